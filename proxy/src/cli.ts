@@ -1,0 +1,44 @@
+// Command line compatible with the reference gateway, so its users can switch without new habits.
+import { parseArgs } from 'node:util';
+import type { LogLevel, LogStyle } from './log.ts';
+
+export interface CliOptions {
+  appDir: string | undefined;
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  logStyle: LogStyle;
+}
+
+export const USAGE = `Usage: skybridge [options]
+  --app-dir DIR        read DIR/config.json (watched: valid edits apply live)
+  --port N             listen port (default 8080, env PORT)
+  --host ADDR          listen address (default 0.0.0.0, env HOST)
+  --log-level LEVEL    debug | info | warn | error (default info)
+  --log-style STYLE    json | pretty (default json)
+  -h, --help           show this help
+Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
+(and <PROVIDER>_BASE_URL to point one elsewhere).`;
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'app-dir': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'log-level': { type: 'string' },
+      'log-style': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const port = Number(values.port ?? env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0-65535, got '${values.port}'`);
+  const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got '${logLevel}'`);
+  const logStyle = (values['log-style'] ?? env.LOG_STYLE ?? 'json') as LogStyle;
+  if (!['json', 'pretty'].includes(logStyle)) throw new Error(`--log-style must be json or pretty, got '${logStyle}'`);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle };
+}

@@ -1,0 +1,139 @@
+// The config.json format, one JSON Schema per resource. These TypeBox objects are plain JSON Schema:
+// ajv validates config files and /api bodies with them, `Static` derives the TypeScript types, and
+// the CRD schemas are generated from them. Shapes follow the reference gateway's config so its users
+// can bring their config.json unchanged.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** A string that may be an `env.VAR` reference, resolved at load time. */
+const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
+
+export const ProviderKeySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256, description: 'Unique within the provider.' }),
+    value: EnvString({ description: 'API key, or env.VAR to read it from the environment.' }),
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Models this key may serve; empty means all.' })),
+    weight: Type.Optional(Type.Number({ minimum: 0, description: 'Load-balancing weight (default 1).' })),
+    use_for_batch_api: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const NetworkConfigSchema = Type.Object(
+  {
+    base_url: Type.Optional(EnvString({ minLength: 1 })),
+    extra_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    default_request_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    retry_backoff_initial_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    retry_backoff_max_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    stream_idle_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
+    max_conns_per_host: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+    insecure_skip_verify: Type.Optional(Type.Boolean()),
+    ca_cert_pem: Type.Optional(Type.String()),
+    beta_header_overrides: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomProviderConfigSchema = Type.Object(
+  {
+    base_provider_type: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]),
+    is_key_less: Type.Optional(Type.Boolean()),
+    allowed_requests: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+    request_path_overrides: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+export const ProviderConfigSchema = Type.Object(
+  {
+    keys: Type.Optional(Type.Array(ProviderKeySchema)),
+    network_config: Type.Optional(NetworkConfigSchema),
+    send_back_raw_request: Type.Optional(Type.Boolean()),
+    send_back_raw_response: Type.Optional(Type.Boolean()),
+    store_raw_request_response: Type.Optional(Type.Boolean()),
+    custom_provider_config: Type.Optional(CustomProviderConfigSchema),
+    // Accepted for compatibility; not built yet (a warning names them).
+    concurrency_and_buffer_size: Type.Optional(Type.Unknown()),
+    proxy_config: Type.Optional(Type.Unknown()),
+    pricing_overrides: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+export const ClientConfigSchema = Type.Object(
+  {
+    compat: Type.Optional(
+      Type.Object({ convert_text_to_chat: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    ),
+    max_request_body_size_mb: Type.Optional(Type.Integer({ minimum: 1 })),
+    allowed_origins: Type.Optional(Type.Array(Type.String())),
+    // Reference-gateway client settings that belong to features not built yet: accepted, warned.
+    drop_excess_requests: Type.Optional(Type.Unknown()),
+    initial_pool_size: Type.Optional(Type.Unknown()),
+    prometheus_labels: Type.Optional(Type.Unknown()),
+    enable_logging: Type.Optional(Type.Unknown()),
+    disable_content_logging: Type.Optional(Type.Unknown()),
+    disable_db_pings_in_health: Type.Optional(Type.Unknown()),
+    log_retention_days: Type.Optional(Type.Unknown()),
+    enforce_governance_header: Type.Optional(Type.Unknown()),
+    enforce_auth_on_inference: Type.Optional(Type.Unknown()),
+    enforce_scim_auth: Type.Optional(Type.Unknown()),
+    allow_direct_keys: Type.Optional(Type.Unknown()),
+    enable_litellm_fallbacks: Type.Optional(Type.Unknown()),
+    header_filter_config: Type.Optional(Type.Unknown()),
+    async_job_result_ttl: Type.Optional(Type.Unknown()),
+    required_headers: Type.Optional(Type.Unknown()),
+    logging_headers: Type.Optional(Type.Unknown()),
+    hide_deleted_virtual_keys_in_filters: Type.Optional(Type.Unknown()),
+    allowed_headers: Type.Optional(Type.Unknown()),
+    mcp_agent_depth: Type.Optional(Type.Unknown()),
+    mcp_tool_execution_timeout: Type.Optional(Type.Unknown()),
+    mcp_code_mode_binding_level: Type.Optional(Type.Unknown()),
+    mcp_tool_sync_interval: Type.Optional(Type.Unknown()),
+    webhook_config: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+/** Top-level sections of the reference config that later features will own. */
+export const UNBUILT_SECTIONS = [
+  'encryption_key',
+  'auth_config',
+  'framework',
+  'governance',
+  'mcp',
+  'vector_store',
+  'config_store',
+  'logs_store',
+  'cluster_config',
+  'saml_config',
+  'load_balancer_config',
+  'guardrails_config',
+  'plugins',
+  'audit_logs',
+  'large_payload_optimization',
+  'websocket',
+  'webhooks',
+] as const;
+
+/** Client settings accepted for compatibility whose feature is not built yet. */
+export const UNBUILT_CLIENT_FIELDS = Object.entries(ClientConfigSchema.properties)
+  .filter(([, s]) => !('type' in (s as TSchema)))
+  .map(([k]) => k);
+
+export const GatewayConfigSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    client: Type.Optional(ClientConfigSchema),
+    providers: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderConfigSchema)),
+    ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
+  },
+  { additionalProperties: false },
+);
+
+export type ProviderKeyConfig = Static<typeof ProviderKeySchema>;
+export type NetworkConfig = Static<typeof NetworkConfigSchema>;
+export type ProviderConfig = Static<typeof ProviderConfigSchema>;
+export type ClientConfig = Static<typeof ClientConfigSchema>;
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;

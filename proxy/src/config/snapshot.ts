@@ -1,0 +1,127 @@
+// The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
+// worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
+import { createHash } from 'node:crypto';
+import type { GatewayConfig, ProviderConfig } from './schema.ts';
+import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
+
+export interface ProviderKey {
+  /** Stable id (UUID-shaped, derived from provider and key name) so every replica agrees. */
+  id: string;
+  name: string;
+  value: string;
+  /** null: serves every model. */
+  models: ReadonlySet<string> | null;
+  weight: number;
+}
+
+export interface ProviderRuntime {
+  name: string;
+  kind: ProviderKind;
+  /** Origin plus path prefix, no trailing slash: `https://api.openai.com/v1`. */
+  origin: string;
+  basePath: string;
+  extraHeaders: Readonly<Record<string, string>>;
+  keys: readonly ProviderKey[];
+  keyless: boolean;
+  operations: ReadonlySet<Operation>;
+  pathOverrides: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  streamIdleTimeoutMs: number;
+  maxRetries: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  maxConnections: number;
+  sendBackRawRequest: boolean;
+  sendBackRawResponse: boolean;
+}
+
+export interface Snapshot {
+  /** Short digest of the source config, shown in logs and metrics. */
+  hash: string;
+  providers: ReadonlyMap<string, ProviderRuntime>;
+  convertTextToChat: boolean;
+  maxBodyBytes: number;
+  config: GatewayConfig;
+}
+
+export const DEFAULTS = {
+  timeoutSeconds: 30,
+  streamIdleTimeoutSeconds: 60,
+  maxRetries: 0,
+  backoffInitialMs: 500,
+  backoffMaxMs: 5000,
+  maxConnections: 5000,
+  maxBodyMb: 10,
+};
+
+export function compileSnapshot(config: GatewayConfig): Snapshot {
+  const providers = new Map<string, ProviderRuntime>();
+  for (const [name, p] of Object.entries(config.providers ?? {})) providers.set(name, compileProvider(name, p));
+  return {
+    hash: configHash(config),
+    providers,
+    convertTextToChat: config.client?.compat?.convert_text_to_chat ?? false,
+    maxBodyBytes: (config.client?.max_request_body_size_mb ?? DEFAULTS.maxBodyMb) * 1024 * 1024,
+    config,
+  };
+}
+
+function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
+  const custom = p.custom_provider_config;
+  const base = PROVIDER_KINDS[name] ?? PROVIDER_KINDS[custom?.base_provider_type ?? 'openai'];
+  const operations = custom?.allowed_requests ? allowedOperations(base, custom.allowed_requests) : base.operations;
+  const kind: ProviderKind = { ...base, operations };
+  const url = new URL(p.network_config?.base_url ?? base.baseUrl);
+  // A base_url with a path of its own replaces the built-in prefix (e.g. `http://host/v1`).
+  const ownPath = url.pathname.replace(/\/+$/, '');
+  const nc = p.network_config ?? {};
+  return {
+    name,
+    kind,
+    origin: url.origin,
+    basePath: ownPath || kind.pathPrefix,
+    extraHeaders: nc.extra_headers ?? {},
+    keys: (p.keys ?? []).map((k) => ({
+      id: keyId(name, k.name),
+      name: k.name,
+      value: k.value,
+      models: k.models && k.models.length > 0 ? new Set(k.models) : null,
+      weight: k.weight ?? 1,
+    })),
+    keyless: custom?.is_key_less ?? kind.keyless,
+    operations,
+    pathOverrides: custom?.request_path_overrides ?? {},
+    timeoutMs: (nc.default_request_timeout_in_seconds ?? DEFAULTS.timeoutSeconds) * 1000,
+    streamIdleTimeoutMs: (nc.stream_idle_timeout_in_seconds ?? DEFAULTS.streamIdleTimeoutSeconds) * 1000,
+    maxRetries: nc.max_retries ?? DEFAULTS.maxRetries,
+    backoffInitialMs: nc.retry_backoff_initial_ms ?? DEFAULTS.backoffInitialMs,
+    backoffMaxMs: nc.retry_backoff_max_ms ?? DEFAULTS.backoffMaxMs,
+    maxConnections: nc.max_conns_per_host ?? DEFAULTS.maxConnections,
+    sendBackRawRequest: p.send_back_raw_request ?? false,
+    sendBackRawResponse: p.send_back_raw_response ?? false,
+  };
+}
+
+/** Maps the reference gateway's `allowed_requests` names onto unified operations. */
+function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>): ReadonlySet<Operation> {
+  const names: Record<Operation, string> = {
+    chat: 'chat_completion',
+    text: 'text_completion',
+    responses: 'responses',
+    embeddings: 'embedding',
+    models: 'list_models',
+  };
+  const out = new Set<Operation>();
+  for (const op of base.operations) if (allowed[names[op]] ?? true) out.add(op);
+  return out;
+}
+
+export function keyId(provider: string, keyName: string): string {
+  const h = createHash('sha256').update(`${provider}\u0000${keyName}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A one-way digest: safe to show in logs and metrics, and it changes when a key is rotated. */
+function configHash(config: GatewayConfig): string {
+  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12);
+}

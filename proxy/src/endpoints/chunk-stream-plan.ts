@@ -1,0 +1,35 @@
+// How chat and text completion chunks are written to a client as SSE (`data: <json>` … `data: [DONE]`).
+import type { ExtraFields, FinishReason, Usage } from '../unified/chat.ts';
+import type { SseEvent } from '../unified/stream.ts';
+import type { StreamPlan } from '../pipeline/stream-relay.ts';
+
+interface Chunk {
+  choices: { finish_reason: FinishReason | null }[];
+  usage?: Usage | null;
+  extra_fields?: ExtraFields;
+}
+
+export interface ChunkSource<T> {
+  push(ev: SseEvent): T[];
+  finish(): T[];
+}
+
+export function chunkStreamPlan<T extends Chunk>(translator: ChunkSource<T>, includeUsage: boolean): StreamPlan<T> {
+  return {
+    translator,
+    encode: (c) => `data: ${JSON.stringify(c)}\n\n`,
+    done: 'data: [DONE]\n\n',
+    usage: (c) => c.usage,
+    terminal: (c) => c.choices.length === 0 || c.choices.some((ch) => ch.finish_reason),
+    // The usage-only chunk exists because the gateway always asks for usage; show it only on request.
+    visible: (c) => includeUsage || c.choices.length > 0,
+    decorate: (c, extra) => {
+      c.extra_fields = extra;
+    },
+    errorEvent: (err) => `data: ${JSON.stringify(err.toBody())}\n\n`,
+  };
+}
+
+export function mapSource<A, B>(source: ChunkSource<A>, f: (a: A) => B): ChunkSource<B> {
+  return { push: (ev) => source.push(ev).map(f), finish: () => source.finish().map(f) };
+}

@@ -1,0 +1,53 @@
+import type { Exchange } from '../http/exchange.ts';
+import { parseJson, readBody, validated } from '../http/body.ts';
+import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
+import type { ChatChunk } from '../unified/chat.ts';
+import { unsupportedOperation } from '../unified/errors.ts';
+import { resolveTargets } from '../pipeline/target.ts';
+import { toUpstreamBody } from '../providers/openai/adapter.ts';
+import { failEarly, runInference } from './inference.ts';
+import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
+
+const parseText = validated(TextRequestSchema);
+const EMULATED = 'chat_completion';
+
+export async function textCompletions(ex: Exchange): Promise<void> {
+  let req;
+  let targets;
+  try {
+    req = parseText(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
+    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
+  } catch (err) {
+    return failEarly(ex, 'text', 'text_completion', err);
+  }
+  const text = req;
+  const stream = text.stream === true;
+  const convert = ex.snapshot.convertTextToChat;
+  await runInference<TextResponse, TextResponse>(ex, {
+    operation: 'text',
+    requestType: stream ? 'text_completion_stream' : 'text_completion',
+    modelRequested: text.model,
+    targets,
+    build: (t, adapter) => {
+      if (t.provider.operations.has('text') && t.provider.kind.format === 'openai') {
+        const body: Record<string, unknown> = toUpstreamBody(text, t.model);
+        if (stream) body.stream_options = { ...(text.stream_options ?? {}), include_usage: true };
+        return { method: 'POST', path: '/completions', requestType: 'text_completion', body, stream };
+      }
+      if (!convert || !t.provider.operations.has('chat')) throw unsupportedOperation(t.provider.name, 'text_completion');
+      return adapter.chatRequest(textToChat(text), t.model, stream);
+    },
+    parse: (body, att, ids) =>
+      att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : (body as TextResponse),
+    usage: (out) => out.usage ?? undefined,
+    stream: stream
+      ? (att, ids) =>
+          // Native text chunks come through the OpenAI chat stream parser unchanged (it only parses JSON).
+          chunkStreamPlan(mapSource(att.adapter.chatStream({ model: att.target.model, ...ids }), toTextChunk), text.stream_options?.include_usage === true)
+      : undefined,
+  });
+}
+
+function toTextChunk(c: ChatChunk | TextResponse): TextResponse {
+  return c.object === 'text_completion' ? c : chatChunkToText(c);
+}

@@ -1,0 +1,40 @@
+import type { Exchange } from '../http/exchange.ts';
+import { parseJson, readBody, validated } from '../http/body.ts';
+import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingResponse } from '../unified/embeddings.ts';
+import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
+import { resolveTargets } from '../pipeline/target.ts';
+import { failEarly, runInference } from './inference.ts';
+
+const parseEmbedding = validated(EmbeddingRequestSchema);
+
+export async function embeddings(ex: Exchange): Promise<void> {
+  let req;
+  let targets;
+  try {
+    req = parseEmbedding(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
+    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
+  } catch (err) {
+    return failEarly(ex, 'embeddings', 'embedding', err);
+  }
+  const emb = req;
+  await runInference<EmbeddingResponse, never>(ex, {
+    operation: 'embeddings',
+    requestType: 'embedding',
+    modelRequested: emb.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'embeddings');
+      if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
+      return adapter.embeddingsRequest(emb, t.model);
+    },
+    parse: (body, att) => {
+      const out = att.adapter.embeddingsResponse!(body, emb, att.target.model, att.up);
+      // Providers that only return floats still honour a base64 request.
+      if (emb.encoding_format === 'base64') {
+        for (const d of out.data) if (Array.isArray(d.embedding)) d.embedding = encodeEmbedding(d.embedding, 'base64');
+      }
+      return out;
+    },
+    usage: (out) => (out.usage ? { prompt_tokens: out.usage.prompt_tokens, completion_tokens: 0, total_tokens: out.usage.total_tokens } : undefined),
+  });
+}

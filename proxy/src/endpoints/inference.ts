@@ -1,0 +1,94 @@
+// The shape every inference endpoint shares: resolve targets, invoke with retries and fallbacks,
+// then either answer JSON or relay a stream, and record metrics and tokens either way.
+import { randomUUID } from 'node:crypto';
+import type { Exchange } from '../http/exchange.ts';
+import { sendError, sendJson, toGatewayError } from '../http/respond.ts';
+import type { ExtraFields, Usage } from '../unified/chat.ts';
+import { GatewayError } from '../unified/errors.ts';
+import type { Operation } from '../providers/catalog.ts';
+import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
+import { invoke, type Attempted } from '../pipeline/invoke.ts';
+import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
+import type { Target } from '../pipeline/target.ts';
+import { modelLabel, requestDuration, requestsTotal, timeToFirstToken, tokensTotal } from '../metrics/metrics.ts';
+
+export interface InferenceSpec<TOut, TItem> {
+  operation: Operation;
+  requestType: string;
+  modelRequested: string;
+  targets: readonly Target[];
+  build(target: Target, adapter: FormatAdapter): UpstreamRequest;
+  /** Non-streaming: the parsed upstream body into the unified answer. */
+  parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut & { extra_fields?: ExtraFields };
+  usage(out: TOut): Usage | undefined;
+  /** Streaming, when the request asked for it. */
+  stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
+}
+
+export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpec<TOut, TItem>): Promise<void> {
+  let provider = spec.targets[0]?.provider.name ?? 'none';
+  let model = spec.targets[0]?.model ?? spec.modelRequested;
+  let status = 200;
+  const ids = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) };
+  try {
+    const attempt = await invoke(spec.targets, spec.build, ex.signal);
+    provider = attempt.target.provider.name;
+    model = attempt.target.model;
+    const rt = attempt.target.provider;
+    const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
+    const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
+    const countTokens = (u: Usage) => recordTokens(provider, model, u);
+    if (spec.stream) {
+      await relayStream(ex.res, attempt.answer.body, spec.stream(attempt, ids), {
+        extra,
+        provider,
+        rawResponse: rt.sendBackRawResponse,
+        rawRequest,
+        signal: ex.signal,
+        onFirstChunk: () => timeToFirstToken.labels(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
+        onUsage: countTokens,
+      });
+      return;
+    }
+    const text = await attempt.answer.body.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new GatewayError(502, `provider '${provider}' returned a body that is not JSON`, { type: 'upstream_invalid_response', provider, upstream: true });
+    }
+    const out = spec.parse(body, attempt, ids);
+    out.extra_fields = {
+      ...extra,
+      latency: Math.round(performance.now() - ex.started),
+      ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
+      ...(rt.sendBackRawResponse ? { raw_response: body } : {}),
+    };
+    const usage = spec.usage(out);
+    if (usage) countTokens(usage);
+    sendJson(ex.res, 200, out);
+  } catch (err) {
+    const e = toGatewayError(err);
+    status = e.status;
+    if (e.provider) provider = e.provider;
+    sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType });
+  } finally {
+    const labels = [spec.operation, provider, modelLabel(model), String(status)] as const;
+    requestsTotal.labels(...labels).inc();
+    requestDuration.labels(...labels).observe((performance.now() - ex.started) / 1000);
+  }
+}
+
+function recordTokens(provider: string, model: string, u: Usage): void {
+  const m = modelLabel(model);
+  if (u.prompt_tokens) tokensTotal.labels(provider, m, 'input').inc(u.prompt_tokens);
+  if (u.completion_tokens) tokensTotal.labels(provider, m, 'output').inc(u.completion_tokens);
+}
+
+/** Error answer for failures before any target was resolved (bad body, unknown provider). */
+export function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown): void {
+  const e = sendError(ex.res, err, { request_type: requestType });
+  const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
+  requestsTotal.labels(...labels).inc();
+  requestDuration.labels(...labels).observe((performance.now() - ex.started) / 1000);
+}

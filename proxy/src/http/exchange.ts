@@ -1,0 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Snapshot } from '../config/snapshot.ts';
+
+/** One client request in flight: the snapshot it started on and a signal that fires if the client leaves. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  snapshot: Snapshot;
+  signal: AbortSignal;
+  /** performance.now() at arrival. */
+  started: number;
+}

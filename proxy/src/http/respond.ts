@@ -1,0 +1,31 @@
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../unified/errors.ts';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' });
+}
+
+export function sendError(res: ServerResponse, err: unknown, extra?: { model_requested?: string; request_type?: string }): GatewayError {
+  const e = toGatewayError(err);
+  if (res.headersSent) {
+    // A stream already reported the error in-band; cut only an answer left half-written.
+    if (!res.writableEnded) res.destroy();
+    return e;
+  }
+  // 499 is our internal marker for a client that left; nobody is there to read it.
+  if (e.status === 499) {
+    res.destroy();
+    return e;
+  }
+  const headers: Record<string, string> = {};
+  if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
+  sendJson(res, e.status, e.toBody(extra), headers);
+  return e;
+}

@@ -1,0 +1,58 @@
+// The HTTP front: node:http (no framework on the hot path), an exact-match route table, and one
+// AbortSignal per request that fires when the client goes away mid-answer.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { SnapshotHolder } from '../config/source.ts';
+import type { Exchange } from './exchange.ts';
+import { sendError } from './respond.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { log } from '../log.ts';
+
+export type Handler = (ex: Exchange) => Promise<void> | void;
+export type Routes = Record<string, Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>>;
+
+export function createGatewayServer(holder: SnapshotHolder, routes: Routes): Server {
+  const table = new Map(Object.entries(routes));
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    const byMethod = table.get(url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname);
+    const handler = byMethod?.[req.method as keyof typeof byMethod];
+    if (!handler) {
+      const err = byMethod
+        ? new GatewayError(405, `method ${req.method} is not allowed on ${url.pathname}`, { type: 'method_not_allowed' })
+        : new GatewayError(404, `no route for ${req.method} ${url.pathname}`, { type: 'not_found_error' });
+      req.resume();
+      sendError(res, err);
+      return;
+    }
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const ex: Exchange = { req, res, url, snapshot: holder.current(), signal: controller.signal, started };
+    Promise.resolve()
+      .then(() => handler(ex))
+      .catch((err: unknown) => {
+        log.error('unhandled error in handler', { path: url.pathname, error: (err as Error)?.stack ?? String(err) });
+        sendError(res, err);
+      });
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && err.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
+}
+
+export function listen(server: Server, port: number, host: string): Promise<{ port: number }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const addr = server.address();
+      resolve({ port: typeof addr === 'object' && addr ? addr.port : port });
+    });
+  });
+}
+
+export type { IncomingMessage, ServerResponse };

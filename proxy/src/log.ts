@@ -1,0 +1,34 @@
+// A small structured logger: JSON lines for machines, one readable line for people. Secrets never
+// reach it: callers log names and ids, not key values.
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogStyle = 'json' | 'pretty';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+let threshold = ORDER.info;
+let style: LogStyle = 'json';
+
+export function configureLog(opts: { level?: LogLevel; style?: LogStyle }): void {
+  if (opts.level) threshold = ORDER[opts.level];
+  if (opts.style) style = opts.style;
+}
+
+function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
+  if (ORDER[level] < threshold) return;
+  const time = new Date().toISOString();
+  let line: string;
+  if (style === 'json') {
+    line = JSON.stringify({ time, level, msg, ...fields });
+  } else {
+    const extra = fields && Object.keys(fields).length ? ' ' + JSON.stringify(fields) : '';
+    line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}${extra}`;
+  }
+  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+}
+
+export const log = {
+  debug: (msg: string, fields?: Record<string, unknown>) => write('debug', msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  enabled: (level: LogLevel) => ORDER[level] >= threshold,
+};

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Entry point: parse the command line, load config (file or environment), serve.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseCli, USAGE } from './cli.ts';
+import { configureLog, log } from './log.ts';
+import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedConfig } from './config/load.ts';
+import { compileSnapshot } from './config/snapshot.ts';
+import { SnapshotHolder, watchConfigFile } from './config/source.ts';
+import { createGatewayServer, listen } from './http/server.ts';
+import { ROUTES } from './routes.ts';
+import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
+import { closePools } from './upstream/pools.ts';
+
+async function main(): Promise<void> {
+  let opts;
+  try {
+    opts = parseCli(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (opts === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  configureLog({ level: opts.logLevel, style: opts.logStyle });
+
+  const file = opts.appDir ? join(resolve(opts.appDir), 'config.json') : undefined;
+  let loaded: LoadedConfig;
+  try {
+    loaded = file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
+  } catch (err) {
+    process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  for (const w of loaded.warnings) log.warn(w);
+  const holder = new SnapshotHolder(compileSnapshot(loaded.config));
+  setConfigHash(holder.current().hash);
+  holder.onSwap((next) => setConfigHash(next.hash));
+  if (file && existsSync(file)) watchConfigFile(file, holder, () => configReloadErrors.inc());
+
+  const server = createGatewayServer(holder, ROUTES);
+  const { port } = await listen(server, opts.port, opts.host);
+  log.info('skybridge listening', {
+    address: `http://${opts.host}:${port}`,
+    config: file && existsSync(file) ? file : 'environment',
+    config_hash: holder.current().hash,
+    providers: [...holder.current().providers.keys()],
+  });
+
+  const shutdown = (signal: string) => {
+    log.info('shutting down', { signal });
+    server.close(() => void closePools().then(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,89 @@
+// Prometheus metrics. Label values are bounded: providers come from config, statuses are HTTP
+// codes, and models are capped (the first MAX_MODELS distinct names, then `other`), so a client
+// sending random model names cannot blow up the series count.
+import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'skybridge_process_' });
+
+const MAX_MODELS = 200;
+const knownModels = new Set<string>();
+
+export function modelLabel(model: string): string {
+  if (knownModels.has(model)) return model;
+  if (knownModels.size >= MAX_MODELS) return 'other';
+  knownModels.add(model);
+  return model;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export const requestsTotal = new Counter({
+  name: 'skybridge_requests_total',
+  help: 'Inference requests answered, by operation, provider, model and HTTP status.',
+  labelNames: ['operation', 'provider', 'model', 'status'] as const,
+  registers: [registry],
+});
+
+export const requestDuration = new Histogram({
+  name: 'skybridge_request_duration_seconds',
+  help: 'Time from request received to response complete, by operation, provider, model and status.',
+  labelNames: ['operation', 'provider', 'model', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const upstreamDuration = new Histogram({
+  name: 'skybridge_upstream_duration_seconds',
+  help: 'Time from sending to an upstream provider until its response headers arrived, per attempt.',
+  labelNames: ['provider', 'model', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const timeToFirstToken = new Histogram({
+  name: 'skybridge_stream_first_token_seconds',
+  help: 'Time from request received to the first streamed chunk sent to the client.',
+  labelNames: ['provider', 'model'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const tokensTotal = new Counter({
+  name: 'skybridge_tokens_total',
+  help: 'Tokens reported by upstream providers, by direction (input or output).',
+  labelNames: ['provider', 'model', 'direction'] as const,
+  registers: [registry],
+});
+
+export const retriesTotal = new Counter({
+  name: 'skybridge_retries_total',
+  help: 'Upstream attempts retried, by provider and the status that caused the retry.',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export const fallbacksTotal = new Counter({
+  name: 'skybridge_fallbacks_total',
+  help: 'Requests that moved on to a fallback target, by the provider given up on and the one tried next.',
+  labelNames: ['from_provider', 'to_provider'] as const,
+  registers: [registry],
+});
+
+export const configInfo = new Gauge({
+  name: 'skybridge_config_info',
+  help: 'The loaded configuration: 1 for the hash in use.',
+  labelNames: ['config_hash'] as const,
+  registers: [registry],
+});
+
+export const configReloadErrors = new Counter({
+  name: 'skybridge_config_reload_errors_total',
+  help: 'Configuration updates rejected (the last good configuration kept serving).',
+  registers: [registry],
+});
+
+export function setConfigHash(hash: string): void {
+  configInfo.reset();
+  configInfo.labels(hash).set(1);
+}

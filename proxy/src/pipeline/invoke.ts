@@ -1,0 +1,82 @@
+// The part of the pipeline that survives failure: for each target in order (primary, then
+// fallbacks), pick a key, call, and retry with backoff while the error is worth retrying.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProviderKey } from '../config/snapshot.ts';
+import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
+import { ADAPTERS } from '../providers/registry.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { pickKey } from './key-pool.ts';
+import { backoffMs, canFallback, isRetryable } from './retry.ts';
+import { sendUpstream, type UpstreamAnswer } from './upstream-call.ts';
+import type { Target } from './target.ts';
+import { fallbacksTotal, modelLabel, retriesTotal, upstreamDuration } from '../metrics/metrics.ts';
+import { log } from '../log.ts';
+
+export interface Attempted {
+  target: Target;
+  adapter: FormatAdapter;
+  key: ProviderKey | undefined;
+  up: UpstreamRequest;
+  answer: UpstreamAnswer;
+  /** Serialized body sent upstream (for raw capture). */
+  sentBody: string | undefined;
+}
+
+/**
+ * Runs the chain and returns the first 2xx answer (headers received, body unread). `build` makes
+ * the upstream request for a target and checks the provider offers the operation; when it throws,
+ * that target has failed and the chain moves on as for any other failure.
+ */
+export async function invoke(
+  targets: readonly Target[],
+  build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
+  signal: AbortSignal,
+): Promise<Attempted> {
+  let lastError: GatewayError | undefined;
+  for (let t = 0; t < targets.length; t++) {
+    const target = targets[t];
+    if (t > 0) {
+      fallbacksTotal.labels(targets[t - 1].provider.name, target.provider.name).inc();
+      log.info('trying fallback', { from: `${targets[t - 1].provider.name}/${targets[t - 1].model}`, to: `${target.provider.name}/${target.model}`, reason: lastError?.message });
+    }
+    try {
+      return await attemptTarget(target, build, signal);
+    } catch (err) {
+      const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, { provider: target.provider.name });
+      if (signal.aborted || !canFallback(e)) throw e;
+      lastError = e;
+    }
+  }
+  throw lastError ?? new GatewayError(500, 'no target to call');
+}
+
+async function attemptTarget(
+  target: Target,
+  build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
+  signal: AbortSignal,
+): Promise<Attempted> {
+  const { provider, model } = target;
+  const adapter = ADAPTERS[provider.kind.format];
+  const up = build(target, adapter);
+  const sentBody = up.body === undefined ? undefined : JSON.stringify(up.body);
+  const failedKeys = new Set<string>();
+  for (let attempt = 0; ; attempt++) {
+    const key = pickKey(provider, model, failedKeys);
+    const started = performance.now();
+    try {
+      const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal);
+      upstreamDuration.labels(provider.name, modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
+      return { target, adapter, key, up, answer, sentBody };
+    } catch (err) {
+      const e = err as GatewayError;
+      upstreamDuration.labels(provider.name, modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
+      if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
+      if (key && (e.status === 429 || e.status === 401 || e.status === 403)) failedKeys.add(key.id);
+      retriesTotal.labels(provider.name, String(e.status)).inc();
+      const wait = backoffMs(provider, attempt, e.retryAfter);
+      log.debug('retrying upstream call', { provider: provider.name, model, attempt: attempt + 1, status: e.status, wait_ms: Math.round(wait) });
+      await sleep(wait, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) throw e;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// Built-in providers as data: where each lives, which wire format it speaks, how it authenticates
+// and which unified operations it offers. OpenAI-compatible providers differ only here.
+export type WireFormat = 'openai' | 'anthropic' | 'gemini';
+/** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models';
+
+export interface ProviderKind {
+  format: WireFormat;
+  baseUrl: string;
+  /** Path between the base URL and the operation path (OpenAI-compatible APIs differ here). */
+  pathPrefix: string;
+  /** Environment variable read for a key when no config.json is given. */
+  envKey: string;
+  /** Local servers run without a key. */
+  keyless: boolean;
+  operations: ReadonlySet<Operation>;
+  nativeResponses: boolean;
+}
+
+const CHAT: Operation[] = ['chat', 'responses', 'models'];
+
+function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operation[], opts: Partial<ProviderKind> = {}): ProviderKind {
+  return {
+    format,
+    baseUrl,
+    envKey,
+    pathPrefix: format === 'gemini' ? '/v1beta' : '/v1',
+    keyless: false,
+    nativeResponses: false,
+    operations: new Set([...CHAT, ...extra]),
+    ...opts,
+  };
+}
+
+export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings'], { nativeResponses: true }),
+  anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', []),
+  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings']),
+  groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', []),
+  mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings']),
+  ollama: kind('openai', 'http://localhost:11434', 'OLLAMA_API_KEY', ['text', 'embeddings'], { keyless: true }),
+  openrouter: kind('openai', 'https://openrouter.ai/api', 'OPENROUTER_API_KEY', ['text']),
+  xai: kind('openai', 'https://api.x.ai', 'XAI_API_KEY', [], { nativeResponses: true }),
+  cerebras: kind('openai', 'https://api.cerebras.ai', 'CEREBRAS_API_KEY', ['text']),
+  perplexity: kind('openai', 'https://api.perplexity.ai', 'PERPLEXITY_API_KEY', [], { pathPrefix: '' }),
+  fireworks: kind('openai', 'https://api.fireworks.ai/inference', 'FIREWORKS_API_KEY', ['text', 'embeddings']),
+  deepseek: kind('openai', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', [], { pathPrefix: '' }),
+  vllm: kind('openai', 'http://localhost:8000', 'VLLM_API_KEY', ['text', 'embeddings'], { keyless: true }),
+};
+
+/** Base provider types a custom provider may extend. */
+export const BASE_PROVIDER_TYPES = ['openai', 'anthropic', 'gemini'] as const;

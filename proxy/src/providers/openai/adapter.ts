@@ -1,0 +1,78 @@
+// OpenAI and every OpenAI-compatible provider: the unified format is this wire format, so the
+// request only needs the gateway's own fields removed and the model name set.
+import type { FormatAdapter } from '../adapter.ts';
+import type { ChatRequest, ChatChunk, ChatResponse } from '../../unified/chat.ts';
+import type { UpstreamErrorDetail } from '../../unified/errors.ts';
+import type { ProviderModelPage } from '../../unified/models.ts';
+import type { EmbeddingResponse } from '../../unified/embeddings.ts';
+
+/** Strips gateway-only fields and sets the upstream model. */
+export function toUpstreamBody<T extends { model: string; fallbacks?: string[] }>(req: T, model: string): Omit<T, 'fallbacks'> {
+  const { fallbacks: _f, ...rest } = req;
+  return { ...rest, model };
+}
+
+export function toOpenAIChatRequest(req: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = toUpstreamBody(req, model);
+  // The gateway's `reasoning` object maps onto OpenAI's flat field.
+  if (req.reasoning) {
+    delete body.reasoning;
+    if (req.reasoning.effort && !req.reasoning_effort) body.reasoning_effort = req.reasoning.effort;
+  }
+  if (stream) {
+    body.stream = true;
+    // Always ask for usage so tokens are counted; the gateway hides the chunk from clients that did not ask.
+    body.stream_options = { ...(req.stream_options ?? {}), include_usage: true };
+  }
+  return body;
+}
+
+export function fromOpenAIError(status: number, body: unknown): UpstreamErrorDetail {
+  const e = (body as { error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
+  if (e && typeof e === 'object') {
+    return {
+      message: typeof e.message === 'string' ? e.message : `upstream returned HTTP ${status}`,
+      type: typeof e.type === 'string' ? e.type : 'upstream_error',
+      ...(e.code !== undefined && e.code !== null ? { code: String(e.code) } : {}),
+      ...(typeof e.param === 'string' ? { param: e.param } : {}),
+    };
+  }
+  if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 1000), type: 'upstream_error' };
+  return { message: `upstream returned HTTP ${status}`, type: 'upstream_error' };
+}
+
+export function fromOpenAIModels(body: unknown): ProviderModelPage {
+  const data = (body as { data?: { id?: unknown; created?: unknown }[] } | null)?.data ?? [];
+  return {
+    models: data
+      .filter((m) => typeof m.id === 'string')
+      .map((m) => ({ id: m.id as string, ...(typeof m.created === 'number' ? { created: m.created } : {}) })),
+  };
+}
+
+export const openaiAdapter: FormatAdapter = {
+  authHeaders: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+  chatRequest: (req, model, stream) => ({
+    method: 'POST',
+    path: '/chat/completions',
+    requestType: 'chat_completion',
+    body: toOpenAIChatRequest(req, model, stream),
+    stream,
+  }),
+  chatResponse: (body) => body as ChatResponse,
+  chatStream: () => ({
+    push: (ev) => (ev.data === '[DONE]' ? [] : [JSON.parse(ev.data) as ChatChunk]),
+    finish: () => [],
+  }),
+  embeddingsRequest: (req, model) => ({
+    method: 'POST',
+    path: '/embeddings',
+    requestType: 'embedding',
+    body: toUpstreamBody(req, model),
+    stream: false,
+  }),
+  embeddingsResponse: (body) => body as EmbeddingResponse,
+  modelsRequest: () => ({ method: 'GET', path: '/models', requestType: 'list_models', stream: false }),
+  modelsResponse: fromOpenAIModels,
+  error: fromOpenAIError,
+};

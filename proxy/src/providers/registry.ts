@@ -1,0 +1,11 @@
+import type { FormatAdapter } from './adapter.ts';
+import type { WireFormat } from './catalog.ts';
+import { openaiAdapter } from './openai/adapter.ts';
+import { anthropicAdapter } from './anthropic/adapter.ts';
+import { geminiAdapter } from './gemini/adapter.ts';
+
+export const ADAPTERS: Readonly<Record<WireFormat, FormatAdapter>> = {
+  openai: openaiAdapter,
+  anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
+};

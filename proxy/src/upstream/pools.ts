@@ -1,0 +1,28 @@
+// One keep-alive connection pool per upstream origin, shared across config snapshots so a reload
+// does not drop warm connections.
+import { Pool } from 'undici';
+
+const pools = new Map<string, Pool>();
+
+export function poolFor(origin: string, connections: number): Pool {
+  const id = `${origin}#${connections}`;
+  let pool = pools.get(id);
+  if (!pool) {
+    pool = new Pool(origin, {
+      connections,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      // Timeouts are enforced per request by the pipeline, not by the pool.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    pools.set(id, pool);
+  }
+  return pool;
+}
+
+export async function closePools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.allSettled(all.map((p) => p.close()));
+}

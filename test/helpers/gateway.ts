@@ -1,0 +1,91 @@
+// Starts the real gateway as a child process (as users run it) with a config.json in a temp app dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+
+const MAIN = new URL('../../proxy/src/main.ts', import.meta.url).pathname;
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  appDir: string;
+  process: ChildProcess;
+  /** Everything the gateway logged so far (stdout and stderr). */
+  logs(): string;
+  writeConfig(config: unknown): void;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: unknown, opts: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<RunningGateway> {
+  const appDir = mkdtempSync(join(tmpdir(), 'skybridge-'));
+  const writeConfig = (c: unknown) => writeFileSync(join(appDir, 'config.json'), JSON.stringify(c, null, 2));
+  if (config !== undefined) writeConfig(config);
+  const child = spawn(process.execPath, [MAIN, '--app-dir', appDir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'debug', ...(opts.args ?? [])], {
+    env: { PATH: process.env.PATH, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 15_000);
+    const check = () => {
+      const m = /"address":"http:\/\/[^:]+:(\d+)"/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    appDir,
+    process: child,
+    logs: () => output,
+    writeConfig,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Runs the gateway expecting it to refuse to start; resolves with its exit code and output. */
+export async function runGatewayExpectingExit(config: unknown, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
+  const appDir = mkdtempSync(join(tmpdir(), 'skybridge-'));
+  writeFileSync(join(appDir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  const child = spawn(process.execPath, [MAIN, '--app-dir', appDir, '--port', '0', '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
+
+/** Polls until `check` passes or the time runs out. */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

@@ -1,0 +1,214 @@
+// The mock upstream provider: one node:http server speaking three providers' wire formats under
+// /openai, /anthropic and /gemini (OpenAI also at the root /v1/...), plus the /_mock control API.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { anthropic } from './anthropic.ts';
+import { control } from './control.ts';
+import { FaultQueue } from './faults.ts';
+import { gemini } from './gemini.ts';
+import { openai } from './openai.ts';
+import type {
+  Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
+} from './types.ts';
+
+export type { Fault, MockProvider, MockProviderOptions, RecordedRequest } from './types.ts';
+
+const EMPTY_QUERY: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function parseQuery(search: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(search)) out[k] = v;
+  return out;
+}
+
+function resolveFormat(pathname: string): { module: FormatModule; sub: string } | undefined {
+  if (pathname.startsWith('/openai/')) return { module: openai, sub: pathname.slice(7) };
+  if (pathname.startsWith('/anthropic/')) return { module: anthropic, sub: pathname.slice(10) };
+  if (pathname.startsWith('/gemini/')) return { module: gemini, sub: pathname.slice(7) };
+  if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
+  return undefined;
+}
+
+/** Connection reset (RST) where the platform supports it, else a plain destroy. */
+function resetSocket(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
+  const host = opts.host ?? '127.0.0.1';
+  const baseLatency = opts.latencyMs ?? 0;
+  const chunkDelay = opts.chunkDelayMs ?? 0;
+  const maxRecorded = opts.maxRecordedRequests ?? Infinity;
+  const requests: RecordedRequest[] = [];
+  const faults = new FaultQueue();
+  const timers = new Set<NodeJS.Timeout>();
+  let counter = 0;
+  const nextId = (): string => `mock${(++counter).toString(36).padStart(10, '0')}`;
+
+  const reset = (): void => {
+    faults.clear();
+    requests.length = 0;
+  };
+
+  function later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  }
+
+  function writeStream(res: ServerResponse, reply: Extract<Reply, { kind: 'sse' }>, resetAfter: number | undefined): void {
+    res.writeHead(200, reply.headers);
+    const events = reply.events;
+    if (resetAfter === undefined && chunkDelay === 0) {
+      res.end(events.join(''));
+      return;
+    }
+    res.flushHeaders();
+    let i = 0;
+    const step = (): void => {
+      if (res.destroyed) return;
+      if (resetAfter !== undefined && i >= resetAfter) {
+        setImmediate(() => resetSocket(res));
+        return;
+      }
+      if (i >= events.length) {
+        res.end();
+        return;
+      }
+      res.write(events[i++], () => {
+        if (chunkDelay > 0 && i < events.length) later(chunkDelay, step);
+        else step();
+      });
+    };
+    step();
+  }
+
+  function send(res: ServerResponse, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
+    const go = (): void => {
+      if (res.destroyed) return;
+      if (reply.kind === 'sse') {
+        writeStream(res, reply, resetAfter);
+        return;
+      }
+      if (resetAfter !== undefined) {
+        // A mid-stream reset fault on a non-streaming answer just drops the connection.
+        resetSocket(res);
+        return;
+      }
+      res.writeHead(reply.status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(reply.body), ...reply.headers });
+      res.end(reply.body);
+    };
+    if (delayMs > 0) later(delayMs, go);
+    else go();
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? EMPTY_QUERY : parseQuery(url.slice(q + 1));
+
+    if (pathname.startsWith('/_mock/')) {
+      const answer = control(method, pathname, raw.toString('utf8'), { faults, requests, reset });
+      const body = JSON.stringify(answer.body);
+      res.writeHead(answer.status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+
+    const target = resolveFormat(pathname);
+    if (!target) {
+      const body = JSON.stringify({ error: `no mock provider at ${pathname}; use /openai, /anthropic or /gemini` });
+      res.writeHead(404, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const { module, sub } = target;
+
+    let body: unknown;
+    let badJson = false;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        badJson = true;
+      }
+    }
+    if (requests.length >= maxRecorded) requests.shift();
+    requests.push({ format: module.format, method, path: pathname, query, headers: req.headers, body });
+
+    const route = module.route(method, sub, body);
+    if (!route) {
+      send(res, module.notFound(method, sub), baseLatency, undefined);
+      return;
+    }
+    const ctx: RequestContext = { method, path: sub, query, headers: req.headers, body, badJson, nextId };
+    const fault: Fault | undefined = faults.take(module.format, route.model);
+    const delay = baseLatency + (fault?.latencyMs ?? 0);
+    if (fault?.status !== undefined) {
+      const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined;
+      send(res, module.error(fault.status, fault.message, { headers }), delay, undefined);
+      return;
+    }
+    if (fault?.dropConnection) {
+      const drop = (): void => {
+        req.socket.destroy();
+      };
+      if (delay > 0) later(delay, drop);
+      else drop();
+      return;
+    }
+    const reply = module.authenticate(ctx) ?? route.handle(ctx);
+    send(res, reply, delay, fault?.resetAfterChunks);
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        handle(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      } catch (err) {
+        const body = JSON.stringify({ error: `mock provider crashed: ${String(err)}` });
+        if (!res.headersSent) res.writeHead(500, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    requests,
+    inject(fault: Fault): void {
+      faults.add(fault);
+    },
+    reset,
+    close(): Promise<void> {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      return new Promise((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// Public and internal types of the mock upstream provider.
+
+export type Format = 'openai' | 'anthropic' | 'gemini';
+
+export interface RecordedRequest {
+  format: Format;
+  method: string;
+  /** URL path without the query string, e.g. `/openai/v1/chat/completions`. */
+  path: string;
+  /** Decoded query parameters (last value wins). */
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or undefined when there was none or it was not valid JSON. */
+  body: unknown;
+}
+
+export interface Fault {
+  /** Match only requests of this format (default: any). */
+  format?: Format;
+  /** Match only requests for this model (default: any). */
+  model?: string;
+  /** Answer with this HTTP status and the provider's own error body shape. */
+  status?: number;
+  /** Error message (default: a sensible one per status). */
+  message?: string;
+  /** Seconds; sets the Retry-After header (use with 429/503). */
+  retryAfter?: number;
+  /** Extra delay before answering. */
+  latencyMs?: number;
+  /** Streaming: destroy the socket after N SSE events. Non-streaming: drop the connection. */
+  resetAfterChunks?: number;
+  /** Destroy the socket without answering. */
+  dropConnection?: boolean;
+  /** How many matching requests it affects (default 1). */
+  times?: number;
+}
+
+export interface MockProvider {
+  url: string;
+  port: number;
+  /** Every provider request received, in order (control-API calls are not recorded). */
+  requests: RecordedRequest[];
+  inject(fault: Fault): void;
+  /** Clear queued faults and recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface MockProviderOptions {
+  port?: number;
+  host?: string;
+  /** Delay before the first byte of every answer. */
+  latencyMs?: number;
+  /** Delay between SSE events. */
+  chunkDelayMs?: number;
+  /** Keep at most this many recorded requests (oldest dropped). Default: unlimited. */
+  maxRecordedRequests?: number;
+}
+
+export type Headers = Record<string, string>;
+
+/** What a format handler answers; the server does the transport (latency, chunk delays, faults). */
+export type Reply =
+  | { kind: 'json'; status: number; body: string; headers?: Headers }
+  | { kind: 'sse'; events: string[]; headers?: Headers };
+
+export interface RequestContext {
+  method: string;
+  /** Path below the format prefix, e.g. `/v1/chat/completions`. */
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  /** True when a body was sent but it was not valid JSON. */
+  badJson: boolean;
+  /** Per-server id generator. */
+  nextId: () => string;
+}
+
+export interface Route {
+  /** Model the request is for (used by fault matching). */
+  model: string | undefined;
+  handle: (ctx: RequestContext) => Reply;
+}
+
+export interface FormatModule {
+  format: Format;
+  /** Find the endpoint for a method + path (below the prefix); undefined → 404. */
+  route: (method: string, path: string, body: unknown) => Route | undefined;
+  /** Authentication / mandatory headers check; a Reply means reject. */
+  authenticate: (ctx: RequestContext) => Reply | undefined;
+  /** Error reply in this provider's own shape. */
+  error: (status: number, message?: string, extra?: ErrorExtra) => Reply;
+  /** 404 for an unknown endpoint. */
+  notFound: (method: string, path: string) => Reply;
+}
+
+export interface ErrorExtra {
+  param?: string | null;
+  code?: string | null;
+  type?: string;
+  headers?: Headers;
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: unknown };

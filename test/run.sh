@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests (translators, config, pipeline pieces) and integration tests
+# (real gateway processes against the mock provider, driven by the official SDKs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x node_modules/.bin/node ] || npm ci --no-audit --no-fund
+exec node_modules/.bin/node --test --test-concurrency=2 --test-timeout=120000 \
+  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts'
