@@ -27,8 +27,18 @@ describe('upstream errors', () => {
     assert.ok(err instanceof OpenAI.BadRequestError, `got ${String(err)}`);
     assert.equal(err.status, 400);
     assert.match(err.message, /bad thing/);
-    const body = err.error as { extra_fields?: { provider?: string } } | undefined;
-    assert.equal(body?.extra_fields?.provider, 'anthropic');
+    stack.mock.inject({ format: 'anthropic', status: 400, message: 'messages: bad thing' });
+    const res = await fetch(`${stack.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const body = (await res.json()) as { is_bifrost_error: boolean; status_code: number; error: { type: string }; extra_fields: { provider: string } };
+    assert.equal(res.status, 400);
+    assert.equal(body.is_bifrost_error, false);
+    assert.equal(body.status_code, 400);
+    assert.equal(body.error.type, 'invalid_request_error');
+    assert.equal(body.extra_fields.provider, 'anthropic');
   });
 
   test('a Gemini 429 with Retry-After is retried until it succeeds', async () => {

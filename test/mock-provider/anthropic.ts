@@ -553,7 +553,9 @@ export const anthropic: FormatModule = {
     return undefined;
   },
   authenticate(ctx) {
-    const key = header(ctx, 'x-api-key');
+    // x-api-key, or `Authorization: Bearer <key>` (what current official SDKs send for API keys).
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(ctx, 'authorization') ?? '');
+    const key = header(ctx, 'x-api-key') || bearer?.[1];
     if (!key) return anthropicError(401, 'x-api-key header is required');
     if (key.startsWith('invalid')) return anthropicError(401, 'invalid x-api-key');
     if (!header(ctx, 'anthropic-version')) return anthropicError(400, 'anthropic-version: header is required');

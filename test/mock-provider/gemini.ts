@@ -6,7 +6,7 @@ import { GEMINI_MODELS, isNonexistentModel } from './models.ts';
 import { json, rawJson, sse } from './reply.ts';
 import { geminiEvent, SSE_HEADERS } from './sse.ts';
 import {
-  countWords, embed, isObject, replyText, stopList, thinkingText, toolReplyText, truncate,
+  countWords, embed, isObject, replyText, splitWords, stopList, thinkingText, toolReplyText, truncate,
 } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
 
@@ -239,8 +239,6 @@ function analyze(body: JsonObject): Analysis | Reply {
     prevRole = role;
     prevCalls = role === 'model' ? info.calls : 0;
   }
-  const last = contents[contents.length - 1];
-  if (isObject(last) && last.role === 'model') a.toolResults = null;
   return a;
 }
 
@@ -392,9 +390,8 @@ function streamChunks(p: Plan, responseId: string): JsonObject[] {
     chunks.push(response(p, responseId, [{ functionCall: p.call }], p.finishReason, outputTokens(p)));
     return chunks;
   }
-  const words = p.text.match(/\S+\s*/g) ?? [p.text];
-  const lead = /^\s*/.exec(p.text)?.[0] ?? '';
-  if (lead && words.length) words[0] = lead + words[0];
+  const words = splitWords(p.text);
+  if (words.length === 0) words.push('');
   let sofar = 0;
   words.forEach((w, i) => {
     sofar += countWords(w);
@@ -510,13 +507,13 @@ function notFoundModel(model: string, method: string, version: string): Reply {
 
 const MODELS_PATH = /^\/(v1beta|v1|v1alpha)\/models(?:\/(.+))?$/;
 type Method = (ctx: RequestContext, model: string) => Reply;
-const METHODS: Record<string, Method> = {
-  generateContent: generate,
-  streamGenerateContent: streamGenerate,
-  embedContent,
-  batchEmbedContents: batchEmbed,
-  countTokens: (ctx) => countTokens(ctx),
-};
+const METHODS = new Map<string, Method>([
+  ['generateContent', generate],
+  ['streamGenerateContent', streamGenerate],
+  ['embedContent', embedContent],
+  ['batchEmbedContents', batchEmbed],
+  ['countTokens', (ctx) => countTokens(ctx)],
+]);
 
 function header(ctx: RequestContext, name: string): string | undefined {
   const v = ctx.headers[name];
@@ -541,7 +538,7 @@ export const gemini: FormatModule = {
     if (colon <= 0) return undefined;
     const model = rest.slice(0, colon);
     const name = rest.slice(colon + 1);
-    const handler = METHODS[name];
+    const handler = METHODS.get(name);
     if (!handler) return undefined;
     return {
       model,

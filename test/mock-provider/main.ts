@@ -9,7 +9,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '9000' },
     host: { type: 'string', default: '127.0.0.1' },
     latency: { type: 'string', default: '0' },
-    'chunk-delay': { type: 'string', default: '0' },
+    'chunk-delay': { type: 'string', default: '1' },
     'max-recorded': { type: 'string', default: '10000' },
     help: { type: 'boolean', short: 'h', default: false },
   },

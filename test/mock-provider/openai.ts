@@ -743,18 +743,18 @@ function bodyModel(body: unknown): string | undefined {
   return isObject(body) && typeof body.model === 'string' ? body.model : undefined;
 }
 
-const POST_ROUTES: Record<string, (ctx: RequestContext) => Reply> = {
-  '/v1/chat/completions': chat,
-  '/v1/completions': completions,
-  '/v1/embeddings': embeddings,
-  '/v1/responses': responses,
-};
+const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
+  ['/v1/chat/completions', chat],
+  ['/v1/completions', completions],
+  ['/v1/embeddings', embeddings],
+  ['/v1/responses', responses],
+]);
 
 export const openai: FormatModule = {
   format: 'openai',
   route(method, path, body): Route | undefined {
     if (method === 'POST') {
-      const handle = POST_ROUTES[path];
+      const handle = POST_ROUTES.get(path);
       return handle ? { model: bodyModel(body), handle } : undefined;
     }
     if (method === 'GET') {

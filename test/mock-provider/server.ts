@@ -18,7 +18,7 @@ const EMPTY_QUERY: Record<string, string> = Object.freeze({}) as Record<string, 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 function parseQuery(search: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of new URLSearchParams(search)) out[k] = v;
   return out;
 }
@@ -42,7 +42,7 @@ function resetSocket(res: ServerResponse): void {
 export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
   const host = opts.host ?? '127.0.0.1';
   const baseLatency = opts.latencyMs ?? 0;
-  const chunkDelay = opts.chunkDelayMs ?? 0;
+  const chunkDelay = opts.chunkDelayMs ?? 1;
   const maxRecorded = opts.maxRecordedRequests ?? Infinity;
   const requests: RecordedRequest[] = [];
   const faults = new FaultQueue();
@@ -63,18 +63,36 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     timers.add(t);
   }
 
-  function writeStream(res: ServerResponse, reply: Extract<Reply, { kind: 'sse' }>, resetAfter: number | undefined): void {
+  /** Per-request transport state: what was recorded, and whether we cut the connection ourselves. */
+  interface Exchange {
+    res: ServerResponse;
+    rec: RecordedRequest;
+    cut: boolean;
+  }
+
+  function cut(x: Exchange): void {
+    x.cut = true;
+    resetSocket(x.res);
+  }
+
+  function writeStream(x: Exchange, reply: Extract<Reply, { kind: 'sse' }>, resetAfter: number | undefined): void {
+    const { res, rec } = x;
     res.writeHead(200, reply.headers);
+    rec.status = 200;
     const events = reply.events;
     if (resetAfter === undefined && chunkDelay === 0) {
-      res.end(events.join(''));
+      const body = events.join('');
+      rec.responseBody = body;
+      res.end(body);
       return;
     }
     res.flushHeaders();
+    rec.responseBody = '';
     let i = 0;
     const step = (): void => {
       if (res.destroyed) return;
       if (resetAfter !== undefined && i >= resetAfter) {
+        x.cut = true;
         setImmediate(() => resetSocket(res));
         return;
       }
@@ -82,7 +100,9 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
         res.end();
         return;
       }
-      res.write(events[i++], () => {
+      const ev = events[i++];
+      rec.responseBody += ev;
+      res.write(ev, () => {
         if (chunkDelay > 0 && i < events.length) later(chunkDelay, step);
         else step();
       });
@@ -90,18 +110,21 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     step();
   }
 
-  function send(res: ServerResponse, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
+  function send(x: Exchange, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
     const go = (): void => {
+      const { res, rec } = x;
       if (res.destroyed) return;
       if (reply.kind === 'sse') {
-        writeStream(res, reply, resetAfter);
+        writeStream(x, reply, resetAfter);
         return;
       }
       if (resetAfter !== undefined) {
         // A mid-stream reset fault on a non-streaming answer just drops the connection.
-        resetSocket(res);
+        cut(x);
         return;
       }
+      rec.status = reply.status;
+      rec.responseBody = reply.body;
       res.writeHead(reply.status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(reply.body), ...reply.headers });
       res.end(reply.body);
     };
@@ -142,12 +165,19 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
         badJson = true;
       }
     }
-    if (requests.length >= maxRecorded) requests.shift();
-    requests.push({ format: module.format, method, path: pathname, query, headers: req.headers, body });
+    const rec: RecordedRequest = { format: module.format, method, path: pathname, query, headers: req.headers, body };
+    if (maxRecorded > 0) {
+      if (requests.length >= maxRecorded) requests.shift();
+      requests.push(rec);
+    }
+    const x: Exchange = { res, rec, cut: false };
+    res.once('close', () => {
+      if (!res.writableFinished && !x.cut) rec.aborted = true;
+    });
 
     const route = module.route(method, sub, body);
     if (!route) {
-      send(res, module.notFound(method, sub), baseLatency, undefined);
+      send(x, module.notFound(method, sub), baseLatency, undefined);
       return;
     }
     const ctx: RequestContext = { method, path: sub, query, headers: req.headers, body, badJson, nextId };
@@ -155,11 +185,12 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const delay = baseLatency + (fault?.latencyMs ?? 0);
     if (fault?.status !== undefined) {
       const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined;
-      send(res, module.error(fault.status, fault.message, { headers }), delay, undefined);
+      send(x, module.error(fault.status, fault.message, { headers }), delay, undefined);
       return;
     }
     if (fault?.dropConnection) {
       const drop = (): void => {
+        x.cut = true;
         req.socket.destroy();
       };
       if (delay > 0) later(delay, drop);
@@ -167,7 +198,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       return;
     }
     const reply = module.authenticate(ctx) ?? route.handle(ctx);
-    send(res, reply, delay, fault?.resetAfterChunks);
+    send(x, reply, delay, fault?.resetAfterChunks);
   }
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {

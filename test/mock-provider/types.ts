@@ -12,6 +12,12 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined when there was none or it was not valid JSON. */
   body: unknown;
+  /** HTTP status answered (unset while pending, or when the connection was dropped without an answer). */
+  status?: number;
+  /** Exactly the body bytes the mock wrote (for streams: the SSE events sent so far). */
+  responseBody?: string;
+  /** True when the client closed the connection before the answer was complete. */
+  aborted?: boolean;
 }
 
 export interface Fault {
@@ -51,7 +57,7 @@ export interface MockProviderOptions {
   host?: string;
   /** Delay before the first byte of every answer. */
   latencyMs?: number;
-  /** Delay between SSE events. */
+  /** Delay between SSE events (default 1 ms; 0 writes a whole stream at once). */
   chunkDelayMs?: number;
   /** Keep at most this many recorded requests (oldest dropped). Default: unlimited. */
   maxRecordedRequests?: number;

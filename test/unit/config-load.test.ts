@@ -21,7 +21,7 @@ test('the reference gateway shape is accepted as it is', () => {
       providers: {
         openai: {
           keys: [{ name: 'main', value: 'env.OPENAI_KEY', models: ['gpt-4o'], weight: 0.7 }, { name: 'spare', value: 'sk-2', weight: 0.3 }],
-          network_config: { base_url: 'https://proxy.example/v1', extra_headers: { 'x-team': 'a' }, default_request_timeout_in_seconds: 10, max_retries: 3, retry_backoff_initial_ms: 100, retry_backoff_max_ms: 2000 },
+          network_config: { base_url: 'https://proxy.example/openai/', extra_headers: { 'x-team': 'a' }, default_request_timeout_in_seconds: 10, max_retries: 3, retry_backoff_initial_ms: 100, retry_backoff_max_ms: 2000 },
           send_back_raw_response: true,
         },
         ollama: { keys: [], network_config: { base_url: 'http://localhost:11434' } },
@@ -35,7 +35,7 @@ test('the reference gateway shape is accepted as it is', () => {
   const snap = compileSnapshot(config);
   const openai = snap.providers.get('openai')!;
   assert.equal(openai.origin, 'https://proxy.example');
-  assert.equal(openai.basePath, '/v1');
+  assert.equal(openai.basePath, '/openai/v1');
   assert.equal(openai.maxRetries, 3);
   assert.equal(openai.timeoutMs, 10_000);
   assert.deepEqual([...openai.keys[0].models!], ['gpt-4o']);

@@ -17,8 +17,9 @@ export interface ProviderKey {
 export interface ProviderRuntime {
   name: string;
   kind: ProviderKind;
-  /** Origin plus path prefix, no trailing slash: `https://api.openai.com/v1`. */
+  /** `https://api.openai.com` */
   origin: string;
+  /** base_url's own path plus the API version prefix, no trailing slash: `/v1`, `/openai/v1`. */
   basePath: string;
   extraHeaders: Readonly<Record<string, string>>;
   keys: readonly ProviderKey[];
@@ -72,14 +73,15 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
   const operations = custom?.allowed_requests ? allowedOperations(base, custom.allowed_requests) : base.operations;
   const kind: ProviderKind = { ...base, operations };
   const url = new URL(p.network_config?.base_url ?? base.baseUrl);
-  // A base_url with a path of its own replaces the built-in prefix (e.g. `http://host/v1`).
+  // As in the reference gateway, the API's version prefix is always appended to base_url's own path
+  // (`https://api.groq.com/openai` + `/v1`), so configs carry over unchanged.
   const ownPath = url.pathname.replace(/\/+$/, '');
   const nc = p.network_config ?? {};
   return {
     name,
     kind,
     origin: url.origin,
-    basePath: ownPath || kind.pathPrefix,
+    basePath: ownPath + kind.pathPrefix,
     extraHeaders: nc.extra_headers ?? {},
     keys: (p.keys ?? []).map((k) => ({
       id: keyId(name, k.name),

@@ -62,7 +62,8 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
       ...extra,
       latency: Math.round(performance.now() - ex.started),
       ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
-      ...(rt.sendBackRawResponse ? { raw_response: body } : {}),
+      // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
+      ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
     };
     const usage = spec.usage(out);
     if (usage) countTokens(usage);

@@ -1,0 +1,273 @@
+// Starting, watching and stopping the processes under test. Every process is a child of the
+// harness, listens on 127.0.0.1 only, and is stopped by its own pid.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, closeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { request } from 'undici';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const BENCH = join(ROOT, 'bench');
+export const PEERS = join(BENCH, '.peers');
+const NODE = process.execPath;
+
+export interface Proc {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  port: number;
+  logFile: string;
+  /** Every pid of the service (a cluster primary and its workers); used for RSS. */
+  pids(): number[];
+}
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    let kids = '';
+    try {
+      kids = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const k of kids.split(/\s+/).filter(Boolean)) {
+      const child = Number(k);
+      out.push(child, ...descendants(child));
+    }
+  }
+  return out;
+}
+
+/** VmRSS in MB of one pid (0 when it is gone). */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Summed RSS (MB) of a service: the process and all its descendants. */
+export function serviceRssMb(p: Proc): number {
+  return p.pids().reduce((s, pid) => s + rssMb(pid), 0);
+}
+
+/** CPU time (user + system, seconds) of a service so far, from /proc/<pid>/stat. */
+export function serviceCpuSeconds(p: Proc): number {
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const pid of p.pids()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / tick;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+interface SpawnOpts {
+  name: string;
+  args: string[];
+  port: number;
+  logDir: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** GET this path until any HTTP answer arrives. */
+  readyPath: string;
+  nodeFlags?: string[];
+}
+
+async function spawnService(o: SpawnOpts): Promise<Proc> {
+  mkdirSync(o.logDir, { recursive: true });
+  const logFile = join(o.logDir, `${o.name}.log`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(NODE, [...(o.nodeFlags ?? []), ...o.args], {
+    cwd: o.cwd ?? ROOT,
+    env: { ...process.env, ...o.env },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  if (child.pid === undefined) throw new Error(`${o.name}: spawn failed`);
+  const pid = child.pid;
+  const proc: Proc = { name: o.name, pid, child, port: o.port, logFile, pids: () => [pid, ...descendants(pid)] };
+  await waitReady(proc, o.readyPath);
+  return proc;
+}
+
+async function waitReady(p: Proc, path: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (p.child.exitCode !== null) break;
+    try {
+      const res = await request(`http://127.0.0.1:${p.port}${path}`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      await res.body.dump();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const tail = existsSync(p.logFile) ? readFileSync(p.logFile, 'utf8').slice(-2000) : '';
+  await stop(p);
+  throw new Error(`${p.name} did not become ready on port ${p.port} (exit ${p.child.exitCode})\n${tail}`);
+}
+
+/** SIGTERM, then SIGKILL after a grace period. Only ever signals this child's own pid. */
+export async function stop(p: Proc, graceMs = 5000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
+  p.child.kill('SIGTERM');
+  const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
+  if ((await Promise.race([exited, timer])) === 'timeout') {
+    p.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+// ---------------------------------------------------------------- the services
+
+export interface MockProfile {
+  latencyMs: number;
+  chunkDelayMs: number;
+}
+
+export function startMock(profile: MockProfile, port: number, logDir: string): Promise<Proc> {
+  return spawnService({
+    name: 'mock',
+    args: [
+      join(ROOT, 'test/mock-provider/main.ts'), '--port', String(port), '--host', '127.0.0.1',
+      '--latency', String(profile.latencyMs), '--chunk-delay', String(profile.chunkDelayMs),
+      // Keep one recorded request: the mock's history is a test aid, not something to benchmark.
+      '--max-recorded', '1',
+    ],
+    port,
+    logDir,
+    readyPath: '/_mock/health',
+  });
+}
+
+export function startFloor(upstream: string, port: number, logDir: string): Promise<Proc> {
+  return spawnService({
+    name: 'floor',
+    args: [join(BENCH, 'floor.ts'), '--port', String(port), '--host', '127.0.0.1', '--upstream', upstream],
+    port,
+    logDir,
+    readyPath: '/health',
+  });
+}
+
+export interface GatewayOptions {
+  /** Worker processes. 1 = the plain single-process gateway (the only mode so far). */
+  workers: number;
+  /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=...']. */
+  nodeFlags?: string[];
+}
+
+/**
+ * The one place the gateway is started. Cluster mode (workers > 1) plugs in here: pass the
+ * gateway's worker option once it has one; RSS and CPU already sum over the process tree.
+ */
+export function startGateway(upstream: string, port: number, logDir: string, opts: GatewayOptions): Promise<Proc> {
+  const appDir = join(logDir, 'gateway-app');
+  mkdirSync(appDir, { recursive: true });
+  const config = {
+    providers: {
+      openai: {
+        keys: [{ name: 'k', value: 'sk-bench', weight: 1 }],
+        network_config: { base_url: upstream },
+      },
+    },
+  };
+  writeFileSync(join(appDir, 'config.json'), JSON.stringify(config, null, 2));
+  const args = [join(ROOT, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'];
+  if (opts.workers > 1) {
+    throw new Error(`gateway cluster mode (workers=${opts.workers}) is not available yet: add its flag in startGateway()`);
+  }
+  return spawnService({ name: 'gateway', args, port, logDir, readyPath: '/health', nodeFlags: opts.nodeFlags });
+}
+
+export const PORTKEY_VERSION = '1.15.2';
+export const AUTOCANNON_VERSION = '8.0.0';
+/**
+ * Portkey 1.15.2 declares @hono/node-server ^1.3.3; from 1.14.2 on, its Response wrapper hands
+ * back fetch's immutable headers and every Portkey streaming answer fails with
+ * "TypeError: immutable" (Portkey-AI/gateway#1389). 1.14.1 is the newest version that works.
+ */
+const HONO_NODE_SERVER = '1.14.1';
+const PEERS_PACKAGE = {
+  name: 'skybridge-bench-peers',
+  private: true,
+  description: 'Benchmark peers and load tools, installed by bench/run.ts (node_modules is git-ignored).',
+  overrides: { '@hono/node-server': HONO_NODE_SERVER },
+  dependencies: { '@portkey-ai/gateway': PORTKEY_VERSION, autocannon: AUTOCANNON_VERSION },
+};
+
+/** Install Portkey (and autocannon, the fallback load tool) into bench/.peers unless present. */
+export async function ensurePeers(): Promise<void> {
+  const ok = existsSync(join(PEERS, 'node_modules/@portkey-ai/gateway/build/start-server.js'))
+    && peerVersion('@portkey-ai/gateway') === PORTKEY_VERSION
+    && peerVersion('@hono/node-server') === HONO_NODE_SERVER
+    && existsSync(join(PEERS, 'node_modules/autocannon/package.json'));
+  if (ok) return;
+  mkdirSync(PEERS, { recursive: true });
+  const manifest = JSON.stringify(PEERS_PACKAGE, null, 2) + '\n';
+  const path = join(PEERS, 'package.json');
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== manifest) writeFileSync(path, manifest);
+  process.stderr.write(`installing @portkey-ai/gateway@${PORTKEY_VERSION} and autocannon@${AUTOCANNON_VERSION} into bench/.peers ...\n`);
+  await new Promise<void>((done, fail) => {
+    const npm = spawn('npm', ['install', '--no-audit', '--no-fund'], { cwd: PEERS, stdio: ['ignore', 'inherit', 'inherit'] });
+    const timer = setTimeout(() => npm.kill('SIGTERM'), 300_000);
+    npm.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) done();
+      else fail(new Error(`npm install in bench/.peers failed (exit ${code})`));
+    });
+  });
+}
+
+export function peerVersion(pkg: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(PEERS, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Portkey's open-source gateway (Hono on @hono/node-server). It binds every interface by default;
+ * the preload in loopback.ts pins it to 127.0.0.1. NODE_ENV=production and --headless: no UI.
+ */
+export function startPortkey(port: number, logDir: string): Promise<Proc> {
+  return spawnService({
+    name: 'portkey',
+    args: [join(PEERS, 'node_modules/@portkey-ai/gateway/build/start-server.js'), `--port=${port}`, '--headless'],
+    nodeFlags: ['--import', join(BENCH, 'lib/loopback.ts')],
+    cwd: PEERS,
+    env: { NODE_ENV: 'production' },
+    port,
+    logDir,
+    readyPath: '/',
+  });
+}

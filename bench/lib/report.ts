@@ -1,0 +1,399 @@
+// Turning runs into medians, the markdown table and docs/benchmarks.md.
+import type { RateResult, SaturationResult, StreamsResult, TargetName } from './load.ts';
+import type { MockProfile } from './procs.ts';
+import { median } from './stats.ts';
+
+export interface Stat {
+  n: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+export interface TargetRun {
+  c1?: Stat;
+  ttft?: Stat;
+  throughput?: SaturationResult;
+  rates?: (RateResult & { cpuUsPerReq: number })[];
+  streams?: StreamsResult[];
+  rss?: { idleMb?: number; loadPeakMb?: number; afterLoadMb?: number; streamsPeakMb?: number };
+}
+
+export interface RunResult {
+  index: number;
+  targets: Partial<Record<TargetName, TargetRun>>;
+  partial: boolean;
+  notes: string[];
+}
+
+export interface Machine {
+  date: string;
+  nproc: number;
+  cpuModel: string;
+  memGiB: number;
+  kernel: string;
+  node: string;
+  commit: string;
+  loadTool: string;
+  portkey: string;
+  runs: number;
+  quick: boolean;
+  gatewayWorkers: number;
+}
+
+type Get = (r: RunResult, t: TargetName) => number | undefined;
+
+interface Row {
+  key: string;
+  label: string;
+  unit: string;
+  better: 'lower' | 'higher';
+  /** Per-run value for a proxy (direct gets `direct` if set, else the same getter). */
+  get: Get;
+  /** What the direct column shows (absolute figure), when the row is relative to direct. */
+  direct?: Get;
+  /** Extra text after the median, e.g. error counts. */
+  extra?: (runs: RunResult[], t: TargetName) => string;
+  /** Excluded from the "ahead of Portkey" comparison. */
+  noCompare?: boolean;
+}
+
+const num = (x: number | undefined): number | undefined => (x === undefined || !Number.isFinite(x) ? undefined : x);
+
+function added(pick: (tr: NonNullable<RunResult['targets'][TargetName]>) => number | undefined): { get: Get; direct: Get } {
+  return {
+    get: (r, t) => {
+      const a = r.targets[t] ? pick(r.targets[t]) : undefined;
+      const d = r.targets.direct ? pick(r.targets.direct) : undefined;
+      return a === undefined || d === undefined ? undefined : num(a - d);
+    },
+    direct: (r) => (r.targets.direct ? num(pick(r.targets.direct)) : undefined),
+  };
+}
+
+function sumErrors(runs: RunResult[], t: TargetName, pick: (tr: NonNullable<RunResult['targets'][TargetName]>) => number | undefined): string {
+  const e = runs.map((r) => (r.targets[t] ? pick(r.targets[t]) ?? 0 : 0)).reduce((s, x) => s + x, 0);
+  return e > 0 ? ` (${e} err)` : '';
+}
+
+function rateOf(tr: NonNullable<RunResult['targets'][TargetName]>, rate: number) {
+  return tr.rates?.find((x) => x.rate === rate);
+}
+
+function levelOf(tr: NonNullable<RunResult['targets'][TargetName]>, n: number) {
+  return tr.streams?.find((x) => x.n === n);
+}
+
+export function rowsFor(runs: RunResult[]): Row[] {
+  const rates = [...new Set(runs.flatMap((r) => Object.values(r.targets).flatMap((t) => t?.rates?.map((x) => x.rate) ?? [])))].sort((a, b) => a - b);
+  const levels = [...new Set(runs.flatMap((r) => Object.values(r.targets).flatMap((t) => t?.streams?.map((x) => x.n) ?? [])))].sort((a, b) => a - b);
+  const rows: Row[] = [
+    { key: 'c1_p50', label: 'Added latency, c=1, p50', unit: 'ms', better: 'lower', ...added((t) => t.c1?.p50), extra: (rs, t) => sumErrors(rs, t, (x) => x.c1?.errors) },
+    { key: 'c1_p99', label: 'Added latency, c=1, p99', unit: 'ms', better: 'lower', ...added((t) => t.c1?.p99) },
+    {
+      key: 'rps', label: 'Throughput at saturation (20 ms upstream)', unit: 'req/s', better: 'higher',
+      get: (r, t) => num(r.targets[t]?.throughput?.rps),
+      extra: (rs, t) => sumErrors(rs, t, (x) => (x.throughput ? x.throughput.non2xx + x.throughput.socketErrors : 0)),
+    },
+  ];
+  for (const rate of rates) {
+    rows.push({
+      key: `rate${rate}_p99`, label: `Added p99 at ${rate} req/s (20 ms upstream)`, unit: 'ms', better: 'lower',
+      ...added((t) => rateOf(t, rate)?.latency.p99),
+    });
+    rows.push({
+      key: `rate${rate}_achieved`, label: `Achieved rate at ${rate} req/s`, unit: 'req/s', better: 'higher',
+      get: (r, t) => num(r.targets[t] && rateOf(r.targets[t], rate)?.achievedRps),
+      extra: (rs, t) => sumErrors(rs, t, (x) => rateOf(x, rate)?.errors),
+    });
+  }
+  const cpuRate = rates.includes(1000) ? 1000 : rates[Math.floor(rates.length / 2)];
+  if (cpuRate !== undefined) {
+    rows.push({
+      key: 'cpu', label: `CPU per request at ${cpuRate} req/s (direct: the mock's own)`, unit: 'µs', better: 'lower',
+      get: (r, t) => num(r.targets[t] && rateOf(r.targets[t], cpuRate)?.cpuUsPerReq),
+    });
+  }
+  rows.push(
+    { key: 'ttft_p50', label: 'Added time to first token, p50', unit: 'ms', better: 'lower', ...added((t) => t.ttft?.p50), extra: (rs, t) => sumErrors(rs, t, (x) => x.ttft?.errors) },
+    { key: 'ttft_p99', label: 'Added time to first token, p99', unit: 'ms', better: 'lower', ...added((t) => t.ttft?.p99) },
+  );
+  for (const n of levels) {
+    rows.push({
+      key: `streams${n}`, label: `${n} held streams: stall-free completed`, unit: 'streams', better: 'higher',
+      get: (r, t) => {
+        const l = r.targets[t] && levelOf(r.targets[t], n);
+        return l ? l.completed - l.stalled : undefined;
+      },
+      extra: (rs, t) => {
+        const ls = rs.map((r) => (r.targets[t] ? levelOf(r.targets[t], n) : undefined)).filter((x) => x !== undefined);
+        if (ls.length === 0) return '';
+        const stalls = median(ls.map((l) => l.stalled));
+        const failed = median(ls.map((l) => l.failed));
+        const gap = median(ls.map((l) => l.maxGapMs));
+        return ` (stalls ${stalls}, failed ${failed}, max gap ${fmt(gap, 'ms')} ms)`;
+      },
+    });
+  }
+  rows.push(
+    {
+      key: 'streams_max', label: 'Max stall-free concurrent streams (of levels tried)', unit: 'streams', better: 'higher',
+      get: (r, t) => {
+        let best = 0;
+        for (const l of r.targets[t]?.streams ?? []) {
+          if (!l.stallFree) break;
+          best = l.n;
+        }
+        return r.targets[t]?.streams ? best : undefined;
+      },
+    },
+    { key: 'rss_idle', label: 'RSS idle', unit: 'MB', better: 'lower', get: (r, t) => num(r.targets[t]?.rss?.idleMb) },
+    { key: 'rss_load', label: 'RSS peak under request load', unit: 'MB', better: 'lower', get: (r, t) => num(r.targets[t]?.rss?.loadPeakMb) },
+    { key: 'rss_streams', label: 'RSS peak holding streams', unit: 'MB', better: 'lower', get: (r, t) => num(r.targets[t]?.rss?.streamsPeakMb) },
+    { key: 'rss_after', label: 'RSS 2 s after request load', unit: 'MB', better: 'lower', get: (r, t) => num(r.targets[t]?.rss?.afterLoadMb), noCompare: true },
+  );
+  return rows;
+}
+
+function fmt(x: number | undefined, unit: string): string {
+  if (x === undefined || !Number.isFinite(x)) return '–';
+  if (unit === 'ms') return Math.abs(x) < 10 ? x.toFixed(2) : x.toFixed(1);
+  if (unit === 'MB') return x.toFixed(1);
+  return Math.round(x).toLocaleString('en-US');
+}
+
+/** Median over runs of a row's value for a target (direct gets its absolute figure). */
+export function medianOf(row: Row, runs: RunResult[], t: TargetName): number | undefined {
+  const get = t === 'direct' && row.direct ? row.direct : row.get;
+  const vals = runs.map((r) => get(r, t)).filter((v): v is number => v !== undefined);
+  return vals.length ? median(vals) : undefined;
+}
+
+export function renderTable(runs: RunResult[], targets: TargetName[]): string {
+  const rows = rowsFor(runs);
+  const head = `| Figure | unit | ${targets.map((t) => (t === 'direct' ? 'direct (absolute)' : t)).join(' | ')} |`;
+  const sep = `|---|---|${targets.map(() => '---:').join('|')}|`;
+  const lines = [head, sep];
+  for (const row of rows) {
+    const cells = targets.map((t) => {
+      if (t === 'direct' && row.key === 'cpu') return fmt(medianOf(row, runs, t), row.unit) + ' (mock)';
+      const v = medianOf(row, runs, t);
+      return fmt(v, row.unit) + (row.extra ? row.extra(runs, t) : '');
+    });
+    lines.push(`| ${row.label} | ${row.unit} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n') + '\n\n' + renderTargets(runs, targets);
+}
+
+interface Check {
+  goal: string;
+  measured: string;
+  pass: boolean | undefined;
+}
+
+export function checks(runs: RunResult[], targets: TargetName[]): Check[] {
+  const rows = rowsFor(runs);
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  const m = (key: string, t: TargetName) => {
+    const row = byKey.get(key);
+    return row && targets.includes(t) ? medianOf(row, runs, t) : undefined;
+  };
+  const out: Check[] = [];
+  const ratio = (key: string, unit: string, goal: string, limit: number, dir: 'le' | 'ge') => {
+    const g = m(key, 'gateway');
+    const f = m(key, 'floor');
+    if (g === undefined || f === undefined) {
+      out.push({ goal, measured: 'not measured', pass: undefined });
+      return;
+    }
+    const pass = dir === 'le' ? g <= limit * f : g >= limit * f;
+    const r = f !== 0 ? `${(g / f).toFixed(2)}×` : 'n/a';
+    out.push({ goal, measured: `gateway ${fmt(g, unit)} ${unit} vs floor ${fmt(f, unit)} ${unit} (${r})`, pass });
+  };
+  ratio('c1_p50', 'ms', 'Added latency p50 ≤ 1.3× floor', 1.3, 'le');
+  ratio('c1_p99', 'ms', 'Added latency p99 ≤ 1.5× floor', 1.5, 'le');
+  ratio('rps', 'req/s', 'Throughput ≥ 0.8× floor', 0.8, 'ge');
+  ratio('ttft_p50', 'ms', 'Added TTFT p50 ≤ 1.5× floor', 1.5, 'le');
+  ratio('ttft_p99', 'ms', 'Added TTFT p99 ≤ 1.5× floor', 1.5, 'le');
+  const smax = m('streams_max', 'gateway');
+  const tried = Math.max(0, ...runs.flatMap((r) => r.targets.gateway?.streams?.map((l) => l.n) ?? []));
+  out.push({
+    goal: '≥ 1,000 concurrent stall-free streams',
+    measured: smax === undefined ? 'not measured' : `${fmt(smax, 'streams')} stall-free (highest level tried ${fmt(tried, 'streams')})`,
+    pass: smax === undefined ? undefined : smax >= 1000,
+  });
+  const rssLoad = m('rss_load', 'gateway');
+  const rssStreams = m('rss_streams', 'gateway');
+  const rssMax = Math.max(rssLoad ?? 0, rssStreams ?? 0);
+  out.push({
+    goal: 'RSS < 150 MB under load',
+    measured: rssLoad === undefined && rssStreams === undefined ? 'not measured'
+      : `peak ${fmt(rssLoad, 'MB')} MB (requests), ${fmt(rssStreams, 'MB')} MB (streams); idle ${fmt(m('rss_idle', 'gateway'), 'MB')} MB`,
+    pass: rssLoad === undefined && rssStreams === undefined ? undefined : rssMax < 150,
+  });
+  if (targets.includes('portkey') && targets.includes('gateway')) {
+    const behind: string[] = [];
+    let compared = 0;
+    for (const row of rows) {
+      if (row.noCompare) continue;
+      const g = medianOf(row, runs, 'gateway');
+      const p = medianOf(row, runs, 'portkey');
+      if (g === undefined || p === undefined) continue;
+      compared++;
+      const ahead = row.better === 'lower' ? g <= p : g >= p;
+      if (!ahead) behind.push(`${row.label} (${fmt(g, row.unit)} vs ${fmt(p, row.unit)})`);
+    }
+    out.push({
+      goal: 'Ahead of Portkey on every figure',
+      measured: behind.length ? `behind on ${behind.length}/${compared}: ${behind.join('; ')}` : `ahead on all ${compared}`,
+      pass: compared ? behind.length === 0 : undefined,
+    });
+  }
+  return out;
+}
+
+function renderTargets(runs: RunResult[], targets: TargetName[]): string {
+  const lines = ['| Target (gateway) | Measured (medians) | Result |', '|---|---|---|'];
+  for (const c of checks(runs, targets)) lines.push(`| ${c.goal} | ${c.measured} | ${c.pass === undefined ? '–' : c.pass ? 'PASS' : '**FAIL**'} |`);
+  return lines.join('\n') + '\n';
+}
+
+/** Per-run values of the headline figures, to show the spread behind each median. */
+function renderSpread(runs: RunResult[], targets: TargetName[]): string {
+  const keys = ['c1_p50', 'c1_p99', 'rps', 'rate2000_p99', 'ttft_p50', 'ttft_p99', 'rss_load'];
+  const rows = rowsFor(runs).filter((r) => keys.includes(r.key));
+  const proxies = targets.filter((t) => t !== 'direct');
+  const lines = [
+    `| Figure | ${proxies.map((t) => `${t} (run 1, 2, …)`).join(' | ')} |`,
+    `|---|${proxies.map(() => '---').join('|')}|`,
+  ];
+  for (const row of rows) {
+    const cells = proxies.map((t) => runs.map((r) => fmt(row.get(r, t), row.unit)).join(', '));
+    lines.push(`| ${row.label} (${row.unit}) | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export interface DocsInput {
+  machine: Machine;
+  runs: RunResult[];
+  targets: TargetName[];
+  plan: {
+    seq: { warmup: number; requests: number };
+    ttft: { warmup: number; requests: number };
+    satConnections: number;
+    satWarmupS: number;
+    satDurationS: number;
+    rates: number[];
+    rateWarmupMs: number;
+    rateDurationMs: number;
+    streamLevels: number[];
+    streamRampMs: number;
+    stallMs: number;
+    streamTimeoutMs: number;
+  };
+  profiles: Record<'c1' | 'load' | 'streams', MockProfile>;
+  jsonName: string;
+}
+
+export function renderDocs(d: DocsInput): string {
+  const { machine: mc, plan: p, profiles: pr } = d;
+  const notes = d.runs.flatMap((r) => r.notes.map((n) => `run ${r.index}: ${n}`));
+  return `# Benchmarks
+
+Skybridge against the floor (the least a Node passthrough can do), Portkey's open-source gateway,
+and the mock upstream called directly — side by side, in one run, on one machine.
+
+_Generated by \`npm run bench\` (\`bench/run.ts\`) on ${mc.date.slice(0, 10)}; raw results in \`${d.jsonName}\` (git-ignored)._
+
+| Machine | |
+|---|---|
+| CPU | ${mc.nproc} × ${mc.cpuModel} |
+| Memory | ${mc.memGiB} GiB |
+| Kernel | Linux ${mc.kernel} |
+| Node | ${mc.node} |
+| Skybridge commit | ${mc.commit} (${mc.gatewayWorkers === 1 ? 'single process' : `${mc.gatewayWorkers} workers`}) |
+| Load tool (saturation) | ${mc.loadTool}; everything else: the harness's own undici clients |
+| Peer | ${mc.portkey} |
+| Runs | ${mc.runs}${mc.quick ? ' (quick)' : ''}; every figure is the median over runs |
+
+The machine is small and noisy: the load generator, the mock upstream and the proxy under test
+share the same ${mc.nproc} cores, so absolute numbers are low and move by several percent between
+runs. Compare columns within one table, not against other machines.
+
+## Results
+
+Latency figures for floor, gateway and Portkey are **added** latency: the target's percentile
+minus the direct (mock-only) percentile of the same run. The direct column shows the direct
+figure itself.
+
+${renderTable(d.runs, d.targets)}
+### Spread across runs
+
+${renderSpread(d.runs, d.targets)}
+${notes.length ? `### Notes from this run\n\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+## Targets under test
+
+- **direct** — the mock upstream (\`test/mock-provider/main.ts\`) called straight, \`POST /openai/v1/chat/completions\`.
+- **floor** — \`bench/floor.ts\`: node:http + an undici keep-alive Pool; reads the body, \`JSON.parse\`,
+  strips the \`openai/\` model prefix, forwards, and pipes the answer back (SSE included). No validation,
+  retries, metrics or logs. Anything the gateway adds shows up as distance from this column.
+- **gateway** — Skybridge (\`proxy/src/main.ts --log-level warn\`), one provider \`openai\` whose
+  \`base_url\` is the mock, model \`openai/gpt-4o\`.
+- **portkey** — \`@portkey-ai/gateway\` ${PORTKEY_LABEL(mc.portkey)} from npm, run with \`NODE_ENV=production --headless\`,
+  addressed with \`x-portkey-provider: openai\` and \`x-portkey-custom-host: <mock>/openai/v1\`.
+  Its \`@hono/node-server\` dependency is pinned to 1.14.1: with newer versions every Portkey
+  streaming answer fails with \`TypeError: immutable\` (Portkey-AI/gateway#1389). Note that Portkey
+  deliberately waits 25 ms before relaying the first chunk of an OpenAI stream; that shows in its TTFT.
+
+All processes listen on 127.0.0.1 only (Portkey binds all interfaces by default; the harness
+preloads \`bench/lib/loopback.ts\` to pin it to loopback). Each is a plain child process of the harness,
+started fresh for each group of phases below.
+
+## Method
+
+Every request is an OpenAI chat completion with a two-word prompt (\`max_tokens: 64\`); the mock
+answers \`Mock reply to: …\` with one SSE event per word when streaming.
+
+| Phase | Upstream (mock) | What is measured |
+|---|---|---|
+| Latency, c=1 | ${pr.c1.latencyMs} ms to first byte | ${p.seq.warmup} warm-up + ${p.seq.requests} sequential JSON requests per target on one keep-alive connection; targets interleaved in blocks so noise drifts hit all alike. p50/p99 of the full round trip; the table shows target − direct. |
+| Time to first token | ${pr.c1.latencyMs} ms, ${pr.c1.chunkDelayMs} ms between events | ${p.ttft.warmup} warm-up + ${p.ttft.requests} sequential streaming requests; time from sending the request to the first body chunk containing \`data:\`; streams are read to \`[DONE]\`. Table shows target − direct. |
+| Throughput | ${pr.load.latencyMs} ms | Closed loop, ${p.satConnections} connections, ${p.satWarmupS} s warm-up then ${p.satDurationS} s, ${mc.loadTool.startsWith('wrk') ? 'wrk with one thread (C, so it steals less CPU than a Node generator)' : 'autocannon in a child process'}. Figure: 2xx answers per second. |
+| Fixed rate | ${pr.load.latencyMs} ms | Open loop at ${p.rates.join(', ')} req/s for ${p.rateDurationMs / 1000} s after ${p.rateWarmupMs / 1000} s warm-up: request *i* is sent at *start + i/rate* whatever happened to earlier ones, and its latency counts from that scheduled time (no coordinated omission). Up to 1,024 connections. "Achieved" counts 2xx answers completed inside the window; errors are non-2xx, failures and answers still missing 2 s after the window. Figure: target p99 − direct p99. |
+| CPU per request | ${pr.load.latencyMs} ms | The proxy's user+system CPU time (from /proc) over the fixed-rate phase divided by requests sent. The least noisy efficiency figure on a shared box. |
+| Held streams | ${pr.streams.latencyMs} ms, ${pr.streams.chunkDelayMs} ms between events (~4 s per stream) | N = ${p.streamLevels.join(', ')} streaming requests opened evenly over ${p.streamRampMs / 1000} s, one connection each, all held until \`[DONE]\` (deadline ${p.streamTimeoutMs / 1000} s). A **stall** is a gap of more than ${p.stallMs / 1000} s with no bytes (from sending the request, so a slow first byte counts). A level is stall-free when every stream completed with no stall. |
+| RSS | — | VmRSS from /proc/<pid>/status (summed over the process tree, ready for cluster mode): idle = after 20 requests and 1 s quiet; peaks sampled every 200 ms during the throughput + fixed-rate phases and while holding streams. |
+
+What the numbers mean:
+
+- **Added latency (c=1)** is the gateway's own cost per request when nothing else is happening:
+  parsing, routing, rewriting, one hop on loopback, relaying the answer.
+- **Throughput at saturation** is how many requests per second the proxy can push through with a
+  20 ms upstream before its CPU is the limit (on this box: the CPU left after the load generator
+  and the mock take theirs).
+- **Added p99 at a fixed rate** is the tail the proxy adds at a realistic, steady load; it grows
+  as the rate approaches the saturation figure.
+- **Added TTFT** is how much later the first token reaches the client than it would without the proxy.
+- **Held streams** shows whether the proxy keeps many slow, long-lived streams flowing
+  (memory per stream, per-chunk work, event-loop fairness).
+
+## Running it
+
+\`\`\`sh
+npm run bench                    # ${'3'} full runs (~15 min), writes this file and bench/results/<stamp>.json
+npm run bench -- --quick         # one short run (< 3 min); prints the table, leaves this file alone
+npm run bench -- --runs 5 --targets floor,gateway
+npm run bench -- --gateway-workers 2   # cluster mode, once the gateway has it (see startGateway in bench/lib/procs.ts)
+node bench/profile.ts            # CPU profile of the gateway under load: top self-time functions
+\`\`\`
+
+The harness installs Portkey (and autocannon, the fallback load tool) into \`bench/.peers/\`
+(git-ignored) on first use. \`wrk\` is used when installed (\`apt-get install wrk\`).
+`;
+}
+
+function PORTKEY_LABEL(s: string): string {
+  return /gateway (\S+)/.exec(s)?.[1] ?? '';
+}

@@ -1,0 +1,403 @@
+// Benchmark harness: direct (mock upstream), floor (minimal passthrough), gateway (Skybridge) and
+// Portkey, measured side by side in one run. See docs/benchmarks.md for the method.
+//
+//   npm run bench                      # full: 3 runs, medians, writes docs/benchmarks.md
+//   npm run bench -- --quick           # smoke run (1 short run, < 3 min), docs untouched
+//   npm run bench -- --runs 5 --targets floor,gateway
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  fixedRate, hasWrk, heldStreams, saturation, sequential, type Target, type TargetName,
+} from './lib/load.ts';
+import {
+  BENCH, ROOT, ensurePeers, freePort, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
+  startMock, startPortkey, stop, type MockProfile, type Proc, PORTKEY_VERSION,
+} from './lib/procs.ts';
+import { renderDocs, renderTable, type Machine, type RunResult, type TargetRun } from './lib/report.ts';
+import { round } from './lib/stats.ts';
+
+const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'portkey'];
+
+interface Plan {
+  seq: { warmup: number; requests: number; blocks: number };
+  ttft: { warmup: number; requests: number; blocks: number };
+  satConnections: number;
+  satWarmupS: number;
+  satDurationS: number;
+  rates: number[];
+  rateWarmupMs: number;
+  rateDurationMs: number;
+  drainMs: number;
+  streamLevels: number[];
+  streamRampMs: number;
+  stallMs: number;
+  streamTimeoutMs: number;
+  /** Hard limit for one whole run (all profiles, all targets). */
+  runLimitMs: number;
+}
+
+const FULL: Plan = {
+  seq: { warmup: 300, requests: 2000, blocks: 10 },
+  ttft: { warmup: 30, requests: 300, blocks: 5 },
+  satConnections: 256,
+  satWarmupS: 2,
+  satDurationS: 10,
+  rates: [500, 1000, 2000],
+  rateWarmupMs: 1000,
+  rateDurationMs: 6000,
+  drainMs: 2000,
+  streamLevels: [250, 500, 1000, 1500],
+  streamRampMs: 1000,
+  stallMs: 1000,
+  streamTimeoutMs: 15_000,
+  runLimitMs: 6.5 * 60_000,
+};
+
+const QUICK: Plan = {
+  seq: { warmup: 100, requests: 500, blocks: 5 },
+  ttft: { warmup: 10, requests: 100, blocks: 2 },
+  satConnections: 256,
+  satWarmupS: 1,
+  satDurationS: 4,
+  rates: [500, 1000, 2000],
+  rateWarmupMs: 500,
+  rateDurationMs: 3000,
+  drainMs: 1500,
+  streamLevels: [250, 1000],
+  streamRampMs: 1000,
+  stallMs: 1000,
+  streamTimeoutMs: 12_000,
+  runLimitMs: 2.6 * 60_000,
+};
+
+/** Upstream behaviour per group of phases. */
+const PROFILES: Record<'c1' | 'load' | 'streams', MockProfile> = {
+  // Concurrency-1 overhead and TTFT: no upstream latency, so the proxy's own time is not lost in
+  // timer noise; 2 ms between SSE events keeps the (fully read) streams short.
+  c1: { latencyMs: 0, chunkDelayMs: 2 },
+  // Throughput and fixed-rate: 20 ms to first byte, like a fast real provider.
+  load: { latencyMs: 20, chunkDelayMs: 5 },
+  // Held streams: slow token pacing (250 ms between events, ~4 s per stream).
+  streams: { latencyMs: 20, chunkDelayMs: 250 },
+};
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      targets: { type: 'string', default: ALL_TARGETS.join(',') },
+      'gateway-workers': { type: 'string', default: '1' },
+      docs: { type: 'boolean' },
+      'no-docs': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets direct,floor,gateway,portkey]
+                         [--gateway-workers N] [--docs | --no-docs]
+  --quick            one short smoke run (< 3 min); does not touch docs/benchmarks.md unless --docs
+  --runs N           full runs to take medians over (default 3; quick: 1)
+  --targets LIST     subset of direct,floor,gateway,portkey ("direct" is always measured)
+  --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
+Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmarks.md.\n`);
+    process.exit(0);
+  }
+  const targets = values.targets.split(',').map((s) => s.trim()).filter(Boolean) as TargetName[];
+  for (const t of targets) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
+  if (!targets.includes('direct')) targets.unshift('direct');
+  const quick = values.quick;
+  const runs = Number(values.runs ?? (quick ? 1 : 3));
+  if (!Number.isInteger(runs) || runs < 1 || runs > 10) throw new Error('--runs must be 1..10');
+  const workers = Number(values['gateway-workers']);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error('--gateway-workers must be >= 1');
+  const docs = values['no-docs'] ? false : (values.docs ?? !quick);
+  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, docs };
+}
+
+type Options = ReturnType<typeof parseOptions>;
+
+function log(msg: string): void {
+  process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+
+function machineInfo(opts: Options): Machine {
+  const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown';
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout
+  }
+  let wrk = 'none';
+  if (hasWrk()) {
+    try {
+      execFileSync('wrk', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      // wrk --version exits 1 and prints its version banner
+      wrk = /wrk (\S+)/.exec(String((err as { stdout?: string }).stdout ?? ''))?.[1] ?? 'wrk';
+    }
+  }
+  return {
+    date: new Date().toISOString(),
+    nproc: cpus().length,
+    cpuModel,
+    memGiB: round(totalmem() / 2 ** 30, 1),
+    kernel: release(),
+    node: process.version,
+    commit,
+    loadTool: hasWrk() ? `wrk ${wrk}` : `autocannon ${peerVersion('autocannon')}`,
+    portkey: `@portkey-ai/gateway ${peerVersion('@portkey-ai/gateway') || PORTKEY_VERSION} (@hono/node-server ${peerVersion('@hono/node-server')})`,
+    runs: opts.runs,
+    quick: opts.quick,
+    gatewayWorkers: opts.workers,
+  };
+}
+
+// ---------------------------------------------------------------- services
+
+interface Services {
+  mock: Proc;
+  proxies: Map<TargetName, Proc>;
+  targets: Target[];
+}
+
+async function startServices(profile: MockProfile, opts: Options, logDir: string): Promise<Services> {
+  const mockPort = await freePort();
+  const mock = await startMock(profile, mockPort, logDir);
+  const mockBase = `http://127.0.0.1:${mockPort}/openai`;
+  const json = { 'content-type': 'application/json' };
+  const targets: Target[] = [{
+    name: 'direct', origin: `http://127.0.0.1:${mockPort}`, path: '/openai/v1/chat/completions',
+    headers: { ...json, authorization: 'Bearer sk-bench' }, model: 'gpt-4o',
+  }];
+  const proxies = new Map<TargetName, Proc>();
+  const starts: Promise<void>[] = [];
+  const want = (t: TargetName) => opts.targets.includes(t);
+  if (want('floor')) {
+    starts.push((async () => {
+      const port = await freePort();
+      proxies.set('floor', await startFloor(mockBase, port, logDir));
+      targets.push({ name: 'floor', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
+    })());
+  }
+  if (want('gateway')) {
+    starts.push((async () => {
+      const port = await freePort();
+      proxies.set('gateway', await startGateway(`${mockBase}/v1`, port, logDir, { workers: opts.workers }));
+      targets.push({ name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
+    })());
+  }
+  if (want('portkey')) {
+    starts.push((async () => {
+      const port = await freePort();
+      proxies.set('portkey', await startPortkey(port, logDir));
+      targets.push({
+        name: 'portkey', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', model: 'gpt-4o',
+        headers: {
+          ...json, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${mockBase}/v1`,
+        },
+      });
+    })());
+  }
+  const settled = await Promise.allSettled(starts);
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) {
+    await stopServices({ mock, proxies, targets });
+    throw (failure as PromiseRejectedResult).reason;
+  }
+  targets.sort((a, b) => ALL_TARGETS.indexOf(a.name) - ALL_TARGETS.indexOf(b.name));
+  return { mock, proxies, targets };
+}
+
+async function stopServices(s: Services): Promise<void> {
+  await Promise.allSettled([...s.proxies.values()].map((p) => stop(p)));
+  await stop(s.mock);
+}
+
+/** Samples the RSS of every proxy every 200 ms; peak() gives the maximum since start(). */
+class RssSampler {
+  #peaks = new Map<TargetName, number>();
+  #timer: NodeJS.Timeout | undefined;
+  start(proxies: Map<TargetName, Proc>): void {
+    this.#peaks.clear();
+    const sample = () => {
+      for (const [name, p] of proxies) this.#peaks.set(name, Math.max(this.#peaks.get(name) ?? 0, serviceRssMb(p)));
+    };
+    sample();
+    this.#timer = setInterval(sample, 200);
+  }
+  stop(): Map<TargetName, number> {
+    clearInterval(this.#timer);
+    return new Map(this.#peaks);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- one run
+
+async function oneRun(index: number, plan: Plan, opts: Options, logDir: string): Promise<RunResult> {
+  const deadline = performance.now() + plan.runLimitMs;
+  const left = () => deadline - performance.now();
+  const result: RunResult = { index, targets: {}, partial: false, notes: [] };
+  const tr = (name: TargetName): TargetRun => (result.targets[name] ??= {});
+  const tmpDir = join(logDir, 'tmp');
+  mkdirSync(tmpDir, { recursive: true });
+
+  // ---- c=1 latency and TTFT (0 ms upstream)
+  {
+    log(`run ${index}: c=1 latency + TTFT (upstream ${PROFILES.c1.latencyMs} ms)`);
+    const s = await startServices(PROFILES.c1, opts, join(logDir, 'c1'));
+    try {
+      const lat = await sequential(s.targets, { ...plan.seq, stream: false, deadline: performance.now() + Math.min(left(), 90_000) });
+      for (const [name, r] of lat) {
+        const sum = summarizeSamples(r.samples);
+        tr(name).c1 = { n: r.samples.length, errors: r.errors, p50: sum.p50, p99: sum.p99, mean: sum.mean };
+      }
+      const tt = await sequential(s.targets, { ...plan.ttft, stream: true, deadline: performance.now() + Math.min(left(), 90_000) });
+      for (const [name, r] of tt) {
+        const sum = summarizeSamples(r.ttft);
+        tr(name).ttft = { n: r.ttft.length, errors: r.errors, p50: sum.p50, p99: sum.p99, mean: sum.mean };
+      }
+    } finally {
+      await stopServices(s);
+    }
+  }
+
+  // ---- throughput and fixed rates (20 ms upstream)
+  if (left() > 30_000) {
+    log(`run ${index}: throughput + fixed rates (upstream ${PROFILES.load.latencyMs} ms)`);
+    const s = await startServices(PROFILES.load, opts, join(logDir, 'load'));
+    try {
+      // Idle RSS: after a few requests (lazy initialisation done) and a short settle.
+      await sequential(s.targets, { warmup: 20, requests: 0, blocks: 1, stream: false, deadline: performance.now() + 10_000 });
+      await sleep(1000);
+      for (const [name, p] of s.proxies) tr(name).rss = { idleMb: serviceRssMb(p) };
+      const sampler = new RssSampler();
+      sampler.start(s.proxies);
+      for (const t of s.targets) {
+        if (left() < 20_000) {
+          result.partial = true;
+          result.notes.push(`throughput/rates for ${t.name} skipped: run time limit`);
+          continue;
+        }
+        log(`  ${t.name}: saturation`);
+        await saturation(t, { connections: plan.satConnections, durationS: plan.satWarmupS, tmpDir });
+        tr(t.name).throughput = await saturation(t, { connections: plan.satConnections, durationS: plan.satDurationS, tmpDir });
+        const proc = s.proxies.get(t.name) ?? s.mock;
+        const rates = [];
+        for (const rate of plan.rates) {
+          log(`  ${t.name}: ${rate} RPS`);
+          const cpu0 = serviceCpuSeconds(proc);
+          const r = await fixedRate(t, {
+            rate, durationMs: plan.rateDurationMs, warmupMs: plan.rateWarmupMs, drainMs: plan.drainMs, maxInFlight: 5000,
+          });
+          const cpuUsPerReq = ((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, r.sentAll);
+          rates.push({ ...r, cpuUsPerReq });
+        }
+        tr(t.name).rates = rates;
+      }
+      const peaks = sampler.stop();
+      await sleep(2000);
+      for (const [name, p] of s.proxies) {
+        const rss = tr(name).rss ?? (tr(name).rss = {});
+        rss.loadPeakMb = peaks.get(name);
+        rss.afterLoadMb = serviceRssMb(p);
+      }
+    } finally {
+      await stopServices(s);
+    }
+  } else {
+    result.partial = true;
+    result.notes.push('throughput/rates skipped: run time limit');
+  }
+
+  // ---- held streams (slow chunks)
+  if (left() > 20_000) {
+    log(`run ${index}: held streams (upstream ${PROFILES.streams.latencyMs} ms, ${PROFILES.streams.chunkDelayMs} ms between events)`);
+    const s = await startServices(PROFILES.streams, opts, join(logDir, 'streams'));
+    try {
+      const sampler = new RssSampler();
+      sampler.start(s.proxies);
+      for (const t of s.targets) {
+        const levels = [];
+        for (const n of plan.streamLevels) {
+          if (left() < plan.streamTimeoutMs + 2000) {
+            result.partial = true;
+            result.notes.push(`streams ${t.name} n=${n} skipped: run time limit`);
+            break;
+          }
+          log(`  ${t.name}: ${n} concurrent streams`);
+          const r = await heldStreams(t, { n, rampMs: plan.streamRampMs, stallMs: plan.stallMs, timeoutMs: plan.streamTimeoutMs });
+          levels.push(r);
+          await sleep(500);
+          // Past the first level that fails badly, higher levels only burn time.
+          if (r.completed < n * 0.5) break;
+        }
+        tr(t.name).streams = levels;
+      }
+      const peaks = sampler.stop();
+      for (const name of s.proxies.keys()) (tr(name).rss ??= {}).streamsPeakMb = peaks.get(name);
+    } finally {
+      await stopServices(s);
+    }
+  } else {
+    result.partial = true;
+    result.notes.push('streams skipped: run time limit');
+  }
+  return result;
+}
+
+function summarizeSamples(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1] : Number.NaN);
+  return { p50: at(0.5), p99: at(0.99), mean: sorted.length ? sorted.reduce((s, x) => s + x, 0) / sorted.length : Number.NaN };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const opts = parseOptions();
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 24) throw new Error(`node >= 24 required (this is ${process.version}); use npm run bench or npx node bench/run.ts`);
+  const plan = opts.quick ? QUICK : FULL;
+  await ensurePeers();
+  const machine = machineInfo(opts);
+  const stamp = machine.date.replace(/[:.]/g, '-');
+  const resultsDir = join(BENCH, 'results');
+  const logDir = join(resultsDir, `${stamp}-logs`);
+  mkdirSync(logDir, { recursive: true });
+  log(`skybridge bench: ${opts.runs} run(s)${opts.quick ? ' (quick)' : ''}, targets ${opts.targets.join(', ')}; ${machine.nproc} cpu, ${machine.node}, load tool ${machine.loadTool}`);
+  const hardLimit = setTimeout(() => {
+    log('hard time limit reached; exiting');
+    process.exit(3);
+  }, opts.runs * plan.runLimitMs + 60_000);
+  hardLimit.unref();
+
+  const runs: RunResult[] = [];
+  for (let i = 1; i <= opts.runs; i++) {
+    const r = await oneRun(i, plan, opts, join(logDir, `run${i}`));
+    runs.push(r);
+    writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ machine, plan, profiles: PROFILES, runs }, null, 2));
+  }
+  const table = renderTable(runs, opts.targets);
+  process.stdout.write('\n' + table + '\n');
+  const jsonPath = join(resultsDir, `${stamp}.json`);
+  writeFileSync(jsonPath, JSON.stringify({ machine, plan, profiles: PROFILES, runs }, null, 2));
+  log(`results: ${jsonPath}`);
+  if (opts.docs) {
+    const docsPath = join(ROOT, 'docs', 'benchmarks.md');
+    writeFileSync(docsPath, renderDocs({ machine, runs, targets: opts.targets, plan, profiles: PROFILES, jsonName: `bench/results/${stamp}.json` }));
+    log(`wrote ${docsPath}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});
