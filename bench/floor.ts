@@ -53,6 +53,10 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       })
       .then(
         (up) => {
+          if (res.destroyed) {
+            up.body.destroy();
+            return;
+          }
           const headers: Record<string, string> = {};
           const type = up.headers['content-type'];
           if (typeof type === 'string') headers['content-type'] = type;

@@ -9,8 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { request } from 'undici';
 import {
-  fixedRate, hasWrk, heldStreams, saturation, sequential, type Target, type TargetName,
+  body, fixedRate, hasWrk, heldStreams, saturation, sequential, type Target, type TargetName,
 } from './lib/load.ts';
 import {
   BENCH, ROOT, ensurePeers, freePort, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
@@ -188,7 +189,7 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
   if (want('gateway')) {
     starts.push((async () => {
       const port = await freePort();
-      proxies.set('gateway', await startGateway(`${mockBase}/v1`, port, logDir, { workers: opts.workers }));
+      proxies.set('gateway', await startGateway(mockBase, port, logDir, { workers: opts.workers }));
       targets.push({ name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
     })());
   }
@@ -211,7 +212,29 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
     throw (failure as PromiseRejectedResult).reason;
   }
   targets.sort((a, b) => ALL_TARGETS.indexOf(a.name) - ALL_TARGETS.indexOf(b.name));
-  return { mock, proxies, targets };
+  const services = { mock, proxies, targets };
+  try {
+    await probe(targets);
+  } catch (err) {
+    await stopServices(services);
+    throw err;
+  }
+  return services;
+}
+
+/** One JSON and one streaming request per target must succeed before anything is measured. */
+async function probe(targets: Target[]): Promise<void> {
+  for (const t of targets) {
+    for (const stream of [false, true]) {
+      const res = await request(t.origin + t.path, {
+        method: 'POST', headers: t.headers, body: body(t, stream), headersTimeout: 10_000, bodyTimeout: 10_000,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || (stream && !text.includes('[DONE]'))) {
+        throw new Error(`probe of ${t.name} (${stream ? 'stream' : 'json'}) failed: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
+      }
+    }
+  }
 }
 
 async function stopServices(s: Services): Promise<void> {
@@ -286,20 +309,23 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
           result.notes.push(`throughput/rates for ${t.name} skipped: run time limit`);
           continue;
         }
-        log(`  ${t.name}: saturation`);
-        await saturation(t, { connections: plan.satConnections, durationS: plan.satWarmupS, tmpDir });
-        tr(t.name).throughput = await saturation(t, { connections: plan.satConnections, durationS: plan.satDurationS, tmpDir });
+        // Fixed rates first (ascending) so they see a process not yet bloated by saturation.
         const proc = s.proxies.get(t.name) ?? s.mock;
         const rates = [];
         for (const rate of plan.rates) {
-          log(`  ${t.name}: ${rate} RPS`);
+          log(`  ${t.name}: ${rate} req/s`);
           const cpu0 = serviceCpuSeconds(proc);
           const r = await fixedRate(t, {
             rate, durationMs: plan.rateDurationMs, warmupMs: plan.rateWarmupMs, drainMs: plan.drainMs, maxInFlight: 5000,
           });
           const cpuUsPerReq = ((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, r.sentAll);
           rates.push({ ...r, cpuUsPerReq });
+          await sleep(500);
         }
+        log(`  ${t.name}: saturation`);
+        await saturation(t, { connections: plan.satConnections, durationS: plan.satWarmupS, tmpDir });
+        tr(t.name).throughput = await saturation(t, { connections: plan.satConnections, durationS: plan.satDurationS, tmpDir });
+        await sleep(500);
         tr(t.name).rates = rates;
       }
       const peaks = sampler.stop();

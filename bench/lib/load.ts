@@ -123,10 +123,10 @@ export interface RateResult {
  */
 export async function fixedRate(
   t: Target,
-  opts: { rate: number; durationMs: number; warmupMs: number; drainMs: number; maxInFlight: number },
+  opts: { rate: number; durationMs: number; warmupMs: number; drainMs: number; maxInFlight: number; stream?: boolean },
 ): Promise<RateResult> {
   const pool = new Pool(t.origin, { connections: 1024, headersTimeout: 10_000, bodyTimeout: 10_000, keepAliveTimeout: 30_000 });
-  const payload = body(t, false);
+  const payload = body(t, opts.stream ?? false);
   const samples: number[] = [];
   let sent = 0;
   let sentAll = 0;

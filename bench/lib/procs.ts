@@ -168,13 +168,14 @@ export function startMock(profile: MockProfile, port: number, logDir: string): P
   });
 }
 
-export function startFloor(upstream: string, port: number, logDir: string): Promise<Proc> {
+export function startFloor(upstream: string, port: number, logDir: string, nodeFlags?: string[]): Promise<Proc> {
   return spawnService({
     name: 'floor',
     args: [join(BENCH, 'floor.ts'), '--port', String(port), '--host', '127.0.0.1', '--upstream', upstream],
     port,
     logDir,
     readyPath: '/health',
+    nodeFlags,
   });
 }
 

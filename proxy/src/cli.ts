@@ -1,5 +1,6 @@
 // Command line compatible with the reference gateway, so its users can switch without new habits.
 import { parseArgs } from 'node:util';
+import { availableParallelism } from 'node:os';
 import type { LogLevel, LogStyle } from './log.ts';
 
 export interface CliOptions {
@@ -8,6 +9,8 @@ export interface CliOptions {
   host: string;
   logLevel: LogLevel;
   logStyle: LogStyle;
+  /** Worker processes sharing the port (node:cluster); 1 = serve in this process. */
+  workers: number;
 }
 
 export const USAGE = `Usage: skybridge [options]
@@ -16,6 +19,7 @@ export const USAGE = `Usage: skybridge [options]
   --host ADDR          listen address (default 0.0.0.0, env HOST)
   --log-level LEVEL    debug | info | warn | error (default info)
   --log-style STYLE    json | pretty (default json)
+  --workers N|auto     worker processes sharing the port (default 1, env WORKERS; auto = one per core)
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -29,6 +33,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       host: { type: 'string' },
       'log-level': { type: 'string' },
       'log-style': { type: 'string' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -40,5 +45,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got '${logLevel}'`);
   const logStyle = (values['log-style'] ?? env.LOG_STYLE ?? 'json') as LogStyle;
   if (!['json', 'pretty'].includes(logStyle)) throw new Error(`--log-style must be json or pretty, got '${logStyle}'`);
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle };
+  const workersArg = values.workers ?? env.WORKERS ?? '1';
+  const workers = workersArg === 'auto' ? availableParallelism() : Number(workersArg);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new Error(`--workers must be an integer 1-256 or 'auto', got '${workersArg}'`);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers };
 }

@@ -11,6 +11,8 @@ import { createGatewayServer, listen } from './http/server.ts';
 import { ROUTES } from './routes.ts';
 import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
 import { closePools } from './upstream/pools.ts';
+import { runPrimary } from './cluster.ts';
+import cluster from 'node:cluster';
 
 async function main(): Promise<void> {
   let opts;
@@ -34,7 +36,13 @@ async function main(): Promise<void> {
     process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(1);
   }
-  for (const w of loaded.warnings) log.warn(w);
+  if (opts.workers > 1 && cluster.isPrimary) {
+    // Config was validated above so a bad file fails once, here, not in every worker.
+    for (const w of loaded.warnings) log.warn(w);
+    runPrimary(opts.workers);
+    return;
+  }
+  if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
   const holder = new SnapshotHolder(compileSnapshot(loaded.config));
   setConfigHash(holder.current().hash);
   holder.onSwap((next) => setConfigHash(next.hash));
@@ -43,6 +51,7 @@ async function main(): Promise<void> {
   const server = createGatewayServer(holder, ROUTES);
   const { port } = await listen(server, opts.port, opts.host);
   log.info('skybridge listening', {
+    ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `http://${opts.host}:${port}`,
     config: file && existsSync(file) ? file : 'environment',
     config_hash: holder.current().hash,

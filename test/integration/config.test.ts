@@ -137,3 +137,20 @@ describe('limits and surfaces', () => {
     assert.match(text, new RegExp(`skybridge_config_info\\{config_hash="${health.config_hash}"\\} 1`));
   });
 });
+
+describe('cluster workers', () => {
+  test('--workers 2 starts two workers on one port that both serve', async () => {
+    const mock = await startMockProvider();
+    const gw = await startGateway({ providers: mockProviders(mock.url) }, { args: ['--workers', '2'] });
+    cleanups.push(async () => {
+      await gw.stop();
+      await mock.close();
+    });
+    await eventually(() => assert.equal(gw.logs().match(/skybridge listening/g)?.length, 2), 10_000);
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: `n${i}` }] })),
+    );
+    answers.forEach((a, i) => assert.equal(a.choices[0].message.content, `Mock reply to: n${i}`));
+  });
+});

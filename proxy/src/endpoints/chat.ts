@@ -1,23 +1,16 @@
 import type { Exchange } from '../http/exchange.ts';
-import { parseJson, readBody, validated } from '../http/body.ts';
+import { validated } from '../http/body.ts';
 import { ChatRequestSchema, type ChatChunk, type ChatResponse } from '../unified/chat.ts';
-import { resolveTargets } from '../pipeline/target.ts';
 import { requireOperation } from '../unified/errors.ts';
-import { failEarly, runInference } from './inference.ts';
+import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan } from './chunk-stream-plan.ts';
 
 const parseChat = validated(ChatRequestSchema);
 
 export async function chatCompletions(ex: Exchange): Promise<void> {
-  let req;
-  let targets;
-  try {
-    req = parseChat(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
-  } catch (err) {
-    return failEarly(ex, 'chat', 'chat_completion', err);
-  }
-  const chat = req;
+  const accepted = await acceptRequest(ex, parseChat, 'chat', 'chat_completion');
+  if (!accepted) return;
+  const { req: chat, targets } = accepted;
   const stream = chat.stream === true;
   await runInference<ChatResponse, ChatChunk>(ex, {
     operation: 'chat',

@@ -1,26 +1,19 @@
 import type { Exchange } from '../http/exchange.ts';
-import { parseJson, readBody, validated } from '../http/body.ts';
+import { validated } from '../http/body.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
 import type { ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
-import { resolveTargets } from '../pipeline/target.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
-import { failEarly, runInference } from './inference.ts';
+import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
 
 const parseText = validated(TextRequestSchema);
 const EMULATED = 'chat_completion';
 
 export async function textCompletions(ex: Exchange): Promise<void> {
-  let req;
-  let targets;
-  try {
-    req = parseText(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
-  } catch (err) {
-    return failEarly(ex, 'text', 'text_completion', err);
-  }
-  const text = req;
+  const accepted = await acceptRequest(ex, parseText, 'text', 'text_completion');
+  if (!accepted) return;
+  const { req: text, targets } = accepted;
   const stream = text.stream === true;
   const convert = ex.snapshot.convertTextToChat;
   await runInference<TextResponse, TextResponse>(ex, {

@@ -1,22 +1,15 @@
 import type { Exchange } from '../http/exchange.ts';
-import { parseJson, readBody, validated } from '../http/body.ts';
+import { validated } from '../http/body.ts';
 import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingResponse } from '../unified/embeddings.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { resolveTargets } from '../pipeline/target.ts';
-import { failEarly, runInference } from './inference.ts';
+import { acceptRequest, runInference } from './inference.ts';
 
 const parseEmbedding = validated(EmbeddingRequestSchema);
 
 export async function embeddings(ex: Exchange): Promise<void> {
-  let req;
-  let targets;
-  try {
-    req = parseEmbedding(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
-  } catch (err) {
-    return failEarly(ex, 'embeddings', 'embedding', err);
-  }
-  const emb = req;
+  const accepted = await acceptRequest(ex, parseEmbedding, 'embeddings', 'embedding');
+  if (!accepted) return;
+  const { req: emb, targets } = accepted;
   await runInference<EmbeddingResponse, never>(ex, {
     operation: 'embeddings',
     requestType: 'embedding',

@@ -9,7 +9,8 @@ import type { Operation } from '../providers/catalog.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
-import type { Target } from '../pipeline/target.ts';
+import { resolveTargets, type Target } from '../pipeline/target.ts';
+import { parseJson, readBody } from '../http/body.ts';
 import { modelLabel, requestDuration, requestsTotal, timeToFirstToken, tokensTotal } from '../metrics/metrics.ts';
 
 export interface InferenceSpec<TOut, TItem> {
@@ -86,8 +87,27 @@ function recordTokens(provider: string, model: string, u: Usage): void {
   if (u.completion_tokens) tokensTotal.labels(provider, m, 'output').inc(u.completion_tokens);
 }
 
+/**
+ * The common start of every inference endpoint: read and validate the body, resolve its targets.
+ * On bad input it answers the error itself and returns undefined.
+ */
+export async function acceptRequest<R extends { model: string; fallbacks?: string[] }>(
+  ex: Exchange,
+  parse: (body: unknown) => R,
+  operation: Operation,
+  requestType: string,
+): Promise<{ req: R; targets: Target[] } | undefined> {
+  try {
+    const req = parse(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
+    return { req, targets: resolveTargets(ex.snapshot, req.model, req.fallbacks) };
+  } catch (err) {
+    failEarly(ex, operation, requestType, err);
+    return undefined;
+  }
+}
+
 /** Error answer for failures before any target was resolved (bad body, unknown provider). */
-export function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown): void {
+function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown): void {
   const e = sendError(ex.res, err, { request_type: requestType });
   const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
   requestsTotal.labels(...labels).inc();

@@ -13,7 +13,7 @@ const MAX_PAGES = 20;
 
 export async function listModels(ex: Exchange): Promise<void> {
   try {
-    const q = ex.url.searchParams;
+    const q = ex.query();
     const only = q.get('provider');
     const pageSize = parsePageSize(q.get('page_size'));
     const offset = parsePageToken(q.get('page_token'));

@@ -1,32 +1,25 @@
 // POST /v1/responses: native where the provider has a responses API, otherwise bridged over chat
 // (request → chat request, chat answer or chunks → responses object or events).
 import type { Exchange } from '../http/exchange.ts';
-import { parseJson, readBody, validated } from '../http/body.ts';
+import { validated } from '../http/body.ts';
 import { ResponsesRequestSchema, type ResponsesObject, type ResponsesRequest, type ResponsesStreamEvent, type ResponsesUsage } from '../unified/responses.ts';
 import { responsesToChat } from '../unified/responses-bridge/request.ts';
 import { chatToResponses } from '../unified/responses-bridge/response.ts';
 import { createResponsesStreamEncoder, encodeResponsesEvent } from '../unified/responses-bridge/stream.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
-import { resolveTargets } from '../pipeline/target.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import type { StreamPlan } from '../pipeline/stream-relay.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
-import { failEarly, runInference } from './inference.ts';
+import { acceptRequest, runInference } from './inference.ts';
 
 const parseResponses = validated(ResponsesRequestSchema);
 const NATIVE = 'responses';
 
 export async function responses(ex: Exchange): Promise<void> {
-  let req;
-  let targets;
-  try {
-    req = parseResponses(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    targets = resolveTargets(ex.snapshot, req.model, req.fallbacks);
-  } catch (err) {
-    return failEarly(ex, 'responses', 'responses', err);
-  }
-  const request = req;
+  const accepted = await acceptRequest(ex, parseResponses, 'responses', 'responses');
+  if (!accepted) return;
+  const { req: request, targets } = accepted;
   const stream = request.stream === true;
   await runInference<ResponsesObject, ResponsesStreamEvent>(ex, {
     operation: 'responses',

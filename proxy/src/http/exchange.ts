@@ -5,7 +5,10 @@ import type { Snapshot } from '../config/snapshot.ts';
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  /** Path without the query string. */
+  path: string;
+  /** Query parameters, parsed on first use (most endpoints never read them). */
+  query(): URLSearchParams;
   snapshot: Snapshot;
   signal: AbortSignal;
   /** performance.now() at arrival. */

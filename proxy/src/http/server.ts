@@ -14,13 +14,16 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes): Ser
   const table = new Map(Object.entries(routes));
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const started = performance.now();
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    const byMethod = table.get(url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname);
+    const raw = req.url ?? '/';
+    const q = raw.indexOf('?');
+    let path = q < 0 ? raw : raw.slice(0, q);
+    if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '');
+    const byMethod = table.get(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
       const err = byMethod
-        ? new GatewayError(405, `method ${req.method} is not allowed on ${url.pathname}`, { type: 'method_not_allowed' })
-        : new GatewayError(404, `no route for ${req.method} ${url.pathname}`, { type: 'not_found_error' });
+        ? new GatewayError(405, `method ${req.method} is not allowed on ${path}`, { type: 'method_not_allowed' })
+        : new GatewayError(404, `no route for ${req.method} ${path}`, { type: 'not_found_error' });
       req.resume();
       sendError(res, err);
       return;
@@ -29,11 +32,19 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes): Ser
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const ex: Exchange = { req, res, url, snapshot: holder.current(), signal: controller.signal, started };
+    const ex: Exchange = {
+      req,
+      res,
+      path,
+      query: () => new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)),
+      snapshot: holder.current(),
+      signal: controller.signal,
+      started,
+    };
     Promise.resolve()
       .then(() => handler(ex))
       .catch((err: unknown) => {
-        log.error('unhandled error in handler', { path: url.pathname, error: (err as Error)?.stack ?? String(err) });
+        log.error('unhandled error in handler', { path, error: (err as Error)?.stack ?? String(err) });
         sendError(res, err);
       });
   });

@@ -1,0 +1,150 @@
+// Where does the gateway's time go? Runs the mock (20 ms) and the gateway (or the floor) under
+// node --cpu-prof, drives fixed-rate load, stops it, and summarises the .cpuprofile: top functions
+// by self time, time per source file / library, and inclusive time of the gateway's own functions.
+//
+//   node bench/profile.ts [--target gateway|floor] [--rate 1000] [--seconds 10] [--stream] [--top 25]
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fixedRate, type Target } from './lib/load.ts';
+import { BENCH, ROOT, freePort, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+
+interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
+interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
+interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+
+const { values } = parseArgs({
+  options: {
+    target: { type: 'string', default: 'gateway' },
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    stream: { type: 'boolean', default: false },
+    top: { type: 'string', default: '25' },
+    file: { type: 'string' },
+  },
+  strict: true,
+});
+
+function where(url: string): string {
+  if (!url) return '';
+  const path = url.replace(/^file:\/\//, '');
+  if (path.includes('/node_modules/')) return 'node_modules/' + path.split('/node_modules/').pop()!.split('/').slice(0, path.includes('/node_modules/@') ? 2 : 1).join('/');
+  if (path.startsWith('node:')) return path;
+  return relative(ROOT, path);
+}
+
+function bucket(cf: CallFrame): string {
+  const fn = cf.functionName;
+  if (fn === '(garbage collector)' || fn === '(idle)' || fn === '(program)' || fn === '(root)') return fn;
+  if (!cf.url) return '(native / builtins)';
+  const w = where(cf.url);
+  if (w.startsWith('node:')) return 'node: internals';
+  if (w.startsWith('node_modules/')) return w;
+  return w;
+}
+
+export function summarise(profile: CpuProfile, top: number): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map<number, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i];
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
+  let total = 0;
+  let idle = 0;
+  for (const [id, t] of self) {
+    total += t;
+    if (byId.get(id)?.callFrame.functionName === '(idle)') idle += t;
+  }
+  const busy = total - idle;
+  const pct = (t: number) => `${((100 * t) / busy).toFixed(1)}%`;
+  const key = (cf: CallFrame) => `${cf.functionName || '(anonymous)'}  ${where(cf.url)}${cf.url ? `:${cf.lineNumber + 1}` : ''}`;
+
+  const selfByFn = new Map<string, number>();
+  const selfByBucket = new Map<string, number>();
+  for (const [id, t] of self) {
+    const cf = byId.get(id)!.callFrame;
+    if (cf.functionName === '(idle)') continue;
+    selfByFn.set(key(cf), (selfByFn.get(key(cf)) ?? 0) + t);
+    selfByBucket.set(bucket(cf), (selfByBucket.get(bucket(cf)) ?? 0) + t);
+  }
+  // Inclusive time of the project's own functions (each function counted once per sample).
+  const incl = new Map<string, number>();
+  for (const [id, t] of self) {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const cf = byId.get(cur)!.callFrame;
+      if (!cf.url || cf.url.includes('/node_modules/') || cf.url.startsWith('node:')) continue;
+      const k = key(cf);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + t);
+    }
+  }
+  const table = (m: Map<string, number>, n: number) =>
+    [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) => `  ${pct(t).padStart(6)}  ${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join('\n');
+  const wall = (profile.endTime - profile.startTime) / 1000;
+  return [
+    `profile: ${(wall / 1000).toFixed(1)} s wall, busy ${(busy / 1000).toFixed(0)} ms (${((100 * busy) / total).toFixed(0)}% of samples), idle ${(idle / 1000).toFixed(0)} ms`,
+    '',
+    'Self time by source (share of busy time):',
+    table(selfByBucket, 20),
+    '',
+    `Top ${top} functions by self time:`,
+    table(selfByFn, top),
+    '',
+    `Top ${top} project functions by inclusive time:`,
+    table(incl, top),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const top = Number(values.top);
+  if (values.file) {
+    process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top) + '\n');
+    return;
+  }
+  const which = values.target;
+  if (which !== 'gateway' && which !== 'floor') throw new Error('--target must be gateway or floor');
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(BENCH, 'results', `profile-${which}-${stamp}`);
+  mkdirSync(dir, { recursive: true });
+  const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
+  const mockBase = `http://127.0.0.1:${mock.port}/openai`;
+  const port = await freePort();
+  let proc: Proc;
+  try {
+    proc = which === 'gateway'
+      ? await startGateway(mockBase, port, dir, { workers: 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+      : await startFloor(mockBase, port, dir, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  } catch (err) {
+    await stop(mock);
+    throw err;
+  }
+  const target: Target = {
+    name: which, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json' }, model: 'openai/gpt-4o',
+  };
+  try {
+    const rate = Number(values.rate);
+    const r = await fixedRate(target, {
+      rate, durationMs: Number(values.seconds) * 1000, warmupMs: 2000, drainMs: 2000, maxInFlight: 5000, stream: values.stream,
+    });
+    process.stderr.write(`${which} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
+  } finally {
+    await stop(proc, 15_000);
+    await stop(mock);
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
+  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top);
+  writeFileSync(join(dir, 'summary.txt'), summary + '\n');
+  process.stdout.write(summary + `\n\nprofile: ${join(dir, file)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`profile failed: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});
