@@ -54,7 +54,8 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       .then(
         (up) => {
           if (res.destroyed) {
-            up.body.destroy();
+            // The client left while we waited: drop the answer, keep the upstream connection.
+            up.body.dump().catch(() => {});
             return;
           }
           const headers: Record<string, string> = {};

@@ -21,6 +21,7 @@ const { values } = parseArgs({
     stream: { type: 'boolean', default: false },
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
+    'skip-ms': { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -43,12 +44,16 @@ function bucket(cf: CallFrame): string {
   return w;
 }
 
-export function summarise(profile: CpuProfile, top: number): string {
+/** skipMs: ignore samples from the first skipMs of the profile (start-up and warm-up). */
+export function summarise(profile: CpuProfile, top: number, skipMs = 0): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
+  let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i++) {
+    elapsed += profile.timeDeltas[i] ?? 0;
+    if (elapsed < skipMs * 1000) continue;
     const id = profile.samples[i];
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
@@ -85,9 +90,9 @@ export function summarise(profile: CpuProfile, top: number): string {
   }
   const table = (m: Map<string, number>, n: number) =>
     [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) => `  ${pct(t).padStart(6)}  ${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join('\n');
-  const wall = (profile.endTime - profile.startTime) / 1000;
+  const wall = (profile.endTime - profile.startTime) / 1000 - skipMs;
   return [
-    `profile: ${(wall / 1000).toFixed(1)} s wall, busy ${(busy / 1000).toFixed(0)} ms (${((100 * busy) / total).toFixed(0)}% of samples), idle ${(idle / 1000).toFixed(0)} ms`,
+    `profile: ${(wall / 1000).toFixed(1)} s wall (first ${(skipMs / 1000).toFixed(1)} s skipped), busy ${(busy / 1000).toFixed(0)} ms (${((100 * busy) / total).toFixed(0)}% of samples), idle ${(idle / 1000).toFixed(0)} ms`,
     '',
     'Self time by source (share of busy time):',
     table(selfByBucket, 20),
@@ -103,7 +108,7 @@ export function summarise(profile: CpuProfile, top: number): string {
 async function main(): Promise<void> {
   const top = Number(values.top);
   if (values.file) {
-    process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top) + '\n');
+    process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top, Number(values['skip-ms'])) + '\n');
     return;
   }
   const which = values.target;
@@ -114,6 +119,8 @@ async function main(): Promise<void> {
   const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
   const mockBase = `http://127.0.0.1:${mock.port}/openai`;
   const port = await freePort();
+  const spawnedAt = performance.now();
+  let measuredFrom = spawnedAt;
   let proc: Proc;
   try {
     proc = which === 'gateway'
@@ -129,9 +136,10 @@ async function main(): Promise<void> {
   };
   try {
     const rate = Number(values.rate);
-    const r = await fixedRate(target, {
-      rate, durationMs: Number(values.seconds) * 1000, warmupMs: 2000, drainMs: 2000, maxInFlight: 5000, stream: values.stream,
-    });
+    const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
+    await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
+    measuredFrom = performance.now();
+    const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
     process.stderr.write(`${which} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
   } finally {
     await stop(proc, 15_000);
@@ -139,7 +147,8 @@ async function main(): Promise<void> {
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
-  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top);
+  // Skip start-up (module loading, type stripping) and warm-up: only the measured load counts.
+  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt);
   writeFileSync(join(dir, 'summary.txt'), summary + '\n');
   process.stdout.write(summary + `\n\nprofile: ${join(dir, file)}\n`);
 }

@@ -92,6 +92,7 @@ function parseOptions() {
       quick: { type: 'boolean', default: false },
       targets: { type: 'string', default: ALL_TARGETS.join(',') },
       'gateway-workers': { type: 'string', default: '1' },
+      'gateway-node-flags': { type: 'string', default: '' },
       docs: { type: 'boolean' },
       'no-docs': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -100,11 +101,12 @@ function parseOptions() {
   });
   if (values.help) {
     process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets direct,floor,gateway,portkey]
-                         [--gateway-workers N] [--docs | --no-docs]
+                         [--gateway-workers N] [--gateway-node-flags "..."] [--docs | --no-docs]
   --quick            one short smoke run (< 3 min); does not touch docs/benchmarks.md unless --docs
   --runs N           full runs to take medians over (default 3; quick: 1)
   --targets LIST     subset of direct,floor,gateway,portkey ("direct" is always measured)
   --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
+  --gateway-node-flags  extra node flags for the gateway, e.g. "--max-semi-space-size=8"
 Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmarks.md.\n`);
     process.exit(0);
   }
@@ -117,7 +119,8 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   const workers = Number(values['gateway-workers']);
   if (!Number.isInteger(workers) || workers < 1) throw new Error('--gateway-workers must be >= 1');
   const docs = values['no-docs'] ? false : (values.docs ?? !quick);
-  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, docs };
+  const gatewayNodeFlags = values['gateway-node-flags'].split(/\s+/).filter(Boolean);
+  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs };
 }
 
 type Options = ReturnType<typeof parseOptions>;
@@ -156,6 +159,7 @@ function machineInfo(opts: Options): Machine {
     runs: opts.runs,
     quick: opts.quick,
     gatewayWorkers: opts.workers,
+    gatewayNodeFlags: opts.gatewayNodeFlags.join(' '),
   };
 }
 
@@ -189,7 +193,7 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
   if (want('gateway')) {
     starts.push((async () => {
       const port = await freePort();
-      proxies.set('gateway', await startGateway(mockBase, port, logDir, { workers: opts.workers }));
+      proxies.set('gateway', await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags }));
       targets.push({ name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
     })());
   }
@@ -302,7 +306,6 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
       await sleep(1000);
       for (const [name, p] of s.proxies) tr(name).rss = { idleMb: serviceRssMb(p) };
       const sampler = new RssSampler();
-      sampler.start(s.proxies);
       for (const t of s.targets) {
         if (left() < 20_000) {
           result.partial = true;
@@ -312,6 +315,7 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
         // Fixed rates first (ascending) so they see a process not yet bloated by saturation.
         const proc = s.proxies.get(t.name) ?? s.mock;
         const rates = [];
+        sampler.start(s.proxies);
         for (const rate of plan.rates) {
           log(`  ${t.name}: ${rate} req/s`);
           const cpu0 = serviceCpuSeconds(proc);
@@ -322,18 +326,22 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
           rates.push({ ...r, cpuUsPerReq });
           await sleep(500);
         }
+        const ratesPeak = sampler.stop().get(t.name);
         log(`  ${t.name}: saturation`);
+        sampler.start(s.proxies);
         await saturation(t, { connections: plan.satConnections, durationS: plan.satWarmupS, tmpDir });
         tr(t.name).throughput = await saturation(t, { connections: plan.satConnections, durationS: plan.satDurationS, tmpDir });
+        const satPeak = sampler.stop().get(t.name);
         await sleep(500);
         tr(t.name).rates = rates;
-      }
-      const peaks = sampler.stop();
-      await sleep(2000);
-      for (const [name, p] of s.proxies) {
-        const rss = tr(name).rss ?? (tr(name).rss = {});
-        rss.loadPeakMb = peaks.get(name);
-        rss.afterLoadMb = serviceRssMb(p);
+        const p = s.proxies.get(t.name);
+        if (p) {
+          await sleep(1500);
+          const rss = tr(t.name).rss ?? (tr(t.name).rss = {});
+          rss.ratesPeakMb = ratesPeak;
+          rss.saturationPeakMb = satPeak;
+          rss.afterLoadMb = serviceRssMb(p);
+        }
       }
     } finally {
       await stopServices(s);
