@@ -11,6 +11,7 @@ before(async () => {
     providers: mockProviders(u, {
       // A provider that retries quickly, to show retries without slowing the suite.
       gemini: { network_config: { base_url: `${u}/gemini`, max_retries: 2, retry_backoff_initial_ms: 10, retry_backoff_max_ms: 50 } },
+      anthropic: { network_config: { base_url: `${u}/anthropic`, max_retries: 0, default_request_timeout_in_seconds: 1 } },
     }),
   }));
 });
@@ -62,6 +63,19 @@ describe('upstream errors', () => {
     const err = await ask(MODELS.gemini).catch((e: unknown) => e);
     assert.ok(err instanceof OpenAI.InternalServerError);
     assert.equal(stack.mock.requests.filter((r) => r.format === 'gemini').length, 3);
+  });
+
+  test('an upstream slower than the request timeout is a 504, and the fallback still answers', async () => {
+    stack.mock.inject({ format: 'anthropic', latencyMs: 2500 });
+    const started = Date.now();
+    const err = await ask(MODELS.anthropic).catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.APIError);
+    assert.equal(err.status, 504);
+    assert.match(err.message, /did not answer in time/);
+    assert.ok(Date.now() - started < 2000, 'gave up at the 1 s timeout');
+    stack.mock.inject({ format: 'anthropic', latencyMs: 2500 });
+    const res = await ask(MODELS.anthropic, { fallbacks: [MODELS.openai] });
+    assert.equal((res as unknown as { extra_fields: { provider: string } }).extra_fields.provider, 'openai');
   });
 
   test('a dropped connection is reported as a 502 naming the provider', async () => {

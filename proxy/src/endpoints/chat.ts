@@ -3,7 +3,8 @@ import { validated } from '../http/body.ts';
 import { ChatRequestSchema, type ChatChunk, type ChatResponse } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
-import { chunkStreamPlan } from './chunk-stream-plan.ts';
+import { chunkStreamPlan, passthroughChunkPlan, type PassthroughChunk } from './chunk-stream-plan.ts';
+import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseChat = validated(ChatRequestSchema);
 
@@ -12,7 +13,7 @@ export async function chatCompletions(ex: Exchange): Promise<void> {
   if (!accepted) return;
   const { req: chat, targets } = accepted;
   const stream = chat.stream === true;
-  await runInference<ChatResponse, ChatChunk>(ex, {
+  await runInference<ChatResponse, ChatChunk | PassthroughChunk>(ex, {
     operation: 'chat',
     requestType: stream ? 'chat_completion_stream' : 'chat_completion',
     modelRequested: chat.model,
@@ -24,7 +25,11 @@ export async function chatCompletions(ex: Exchange): Promise<void> {
     parse: (body, att, ids) => att.adapter.chatResponse(body, { model: att.target.model, ...ids }),
     usage: (out) => out.usage,
     stream: stream
-      ? (att, ids) => chunkStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), chat.stream_options?.include_usage === true)
+      ? (att, ids) => {
+          const includeUsage = chat.stream_options?.include_usage === true;
+          if (att.adapter === openaiAdapter && !att.target.provider.sendBackRawResponse) return passthroughChunkPlan(includeUsage);
+          return chunkStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), includeUsage);
+        }
       : undefined,
   });
 }

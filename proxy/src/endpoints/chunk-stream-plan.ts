@@ -33,3 +33,43 @@ export function chunkStreamPlan<T extends Chunk>(translator: ChunkSource<T>, inc
 export function mapSource<A, B>(source: ChunkSource<A>, f: (a: A) => B): ChunkSource<B> {
   return { push: (ev) => source.push(ev).map(f), finish: () => source.finish().map(f) };
 }
+
+/** An OpenAI-format chunk kept as the upstream's JSON text. */
+export interface PassthroughChunk {
+  json: string;
+  usage?: Usage;
+  usageOnly: boolean;
+  extra?: string;
+}
+
+const USAGE = /"usage"\s*:\s*\{/;
+
+/**
+ * OpenAI-format upstream to OpenAI-format client, raw capture off: chunks pass through as text with
+ * `extra_fields` spliced in, and only the usage chunk is parsed. Saves a parse and a stringify per chunk.
+ */
+export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<PassthroughChunk> {
+  return {
+    translator: {
+      push: (ev) => {
+        if (ev.data === '[DONE]') return [];
+        if (!USAGE.test(ev.data)) return [{ json: ev.data, usageOnly: false }];
+        const parsed = JSON.parse(ev.data) as { usage: Usage; choices?: unknown[] };
+        return [{ json: ev.data, usage: parsed.usage, usageOnly: !parsed.choices?.length }];
+      },
+      finish: () => [],
+    },
+    encode: (c) => {
+      const end = c.json.lastIndexOf('}');
+      return end < 0 ? `data: ${c.json}\n\n` : `data: ${c.json.slice(0, end)},"extra_fields":${c.extra}}\n\n`;
+    },
+    done: 'data: [DONE]\n\n',
+    usage: (c) => c.usage,
+    terminal: () => false,
+    visible: (c) => includeUsage || !c.usageOnly,
+    decorate: (c, extra) => {
+      c.extra = JSON.stringify(extra);
+    },
+    errorEvent: (err) => `data: ${JSON.stringify(err.toBody())}\n\n`,
+  };
+}

@@ -4,17 +4,29 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { validator } from '../config/validate.ts';
 
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+// Plain 'data'/'end' listeners: cheaper than async iteration on the hot path.
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length']) > maxBytes) {
+      req.resume();
+      return reject(tooLarge(maxBytes));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
 }
 
 function tooLarge(maxBytes: number): GatewayError {
