@@ -4,7 +4,6 @@
 //
 //   node bench/floor.ts --port 8100 --upstream http://127.0.0.1:9000/openai
 import { createServer } from 'node:http';
-import { pipeline } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
@@ -64,7 +63,13 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
           const length = up.headers['content-length'];
           if (typeof length === 'string') headers['content-length'] = length;
           res.writeHead(up.statusCode, headers);
-          pipeline(up.body, res, () => {});
+          // pipe(), not stream.pipeline(): pipeline aborts an internal AbortController (a
+          // DOMException with a stack trace) on every finish, ~7% of this process's CPU.
+          up.body.on('error', () => res.destroy());
+          res.on('close', () => {
+            if (!up.body.readableEnded) up.body.destroy();
+          });
+          up.body.pipe(res);
         },
         () => {
           if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });

@@ -4,10 +4,11 @@
 //   npm run bench                      # full: 3 runs, medians, writes docs/benchmarks.md
 //   npm run bench -- --quick           # smoke run (1 short run, < 3 min), docs untouched
 //   npm run bench -- --runs 5 --targets floor,gateway
+//   npm run bench -- --render bench/results/<stamp>.json   # docs from saved results
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import {
@@ -95,6 +96,7 @@ function parseOptions() {
       'gateway-node-flags': { type: 'string', default: '' },
       docs: { type: 'boolean' },
       'no-docs': { type: 'boolean', default: false },
+      render: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -107,6 +109,7 @@ function parseOptions() {
   --targets LIST     subset of direct,floor,gateway,portkey ("direct" is always measured)
   --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
   --gateway-node-flags  extra node flags for the gateway, e.g. "--max-semi-space-size=8"
+  --render FILE      no measuring: rebuild the table and docs/benchmarks.md from a results JSON
 Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmarks.md.\n`);
     process.exit(0);
   }
@@ -120,7 +123,7 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   if (!Number.isInteger(workers) || workers < 1) throw new Error('--gateway-workers must be >= 1');
   const docs = values['no-docs'] ? false : (values.docs ?? !quick);
   const gatewayNodeFlags = values['gateway-node-flags'].split(/\s+/).filter(Boolean);
-  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs };
+  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs, render: values.render };
 }
 
 type Options = ReturnType<typeof parseOptions>;
@@ -228,7 +231,7 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
 
 /** One JSON and one streaming request per target must succeed before anything is measured. */
 async function probe(targets: Target[]): Promise<void> {
-  for (const t of targets) {
+  await Promise.all(targets.map(async (t) => {
     for (const stream of [false, true]) {
       const res = await request(t.origin + t.path, {
         method: 'POST', headers: t.headers, body: body(t, stream), headersTimeout: 10_000, bodyTimeout: 10_000,
@@ -238,7 +241,7 @@ async function probe(targets: Target[]): Promise<void> {
         throw new Error(`probe of ${t.name} (${stream ? 'stream' : 'json'}) failed: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
       }
     }
-  }
+  }));
 }
 
 async function stopServices(s: Services): Promise<void> {
@@ -399,6 +402,16 @@ async function main(): Promise<void> {
   const opts = parseOptions();
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 24) throw new Error(`node >= 24 required (this is ${process.version}); use npm run bench or npx node bench/run.ts`);
+  if (opts.render) {
+    const saved = JSON.parse(readFileSync(opts.render, 'utf8')) as { machine: Machine; plan: Plan; profiles: typeof PROFILES; runs: RunResult[] };
+    const targets = ALL_TARGETS.filter((t) => saved.runs.some((r) => r.targets[t]));
+    process.stdout.write('\n' + renderTable(saved.runs, targets) + '\n');
+    const docsPath = join(ROOT, 'docs', 'benchmarks.md');
+    const jsonName = relative(ROOT, resolve(opts.render));
+    writeFileSync(docsPath, renderDocs({ machine: saved.machine, runs: saved.runs, targets, plan: saved.plan, profiles: saved.profiles, jsonName }));
+    log(`wrote ${docsPath}`);
+    return;
+  }
   const plan = opts.quick ? QUICK : FULL;
   await ensurePeers();
   const machine = machineInfo(opts);
@@ -429,6 +442,13 @@ async function main(): Promise<void> {
     writeFileSync(docsPath, renderDocs({ machine, runs, targets: opts.targets, plan, profiles: PROFILES, jsonName: `bench/results/${stamp}.json` }));
     log(`wrote ${docsPath}`);
   }
+}
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: stopping`);
+    process.exit(130); // the 'exit' hook in lib/procs.ts kills the services
+  });
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,6 @@
 // Starting, watching and stopping the processes under test. Every process is a child of the
 // harness, listens on 127.0.0.1 only, and is stopped by its own pid.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -10,6 +10,12 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BENCH = join(ROOT, 'bench');
 export const PEERS = join(BENCH, '.peers');
 const NODE = process.execPath;
+
+/** Children still running; killed by pid if the harness exits early (time limit, error, Ctrl-C). */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
 
 export interface Proc {
   name: string;
@@ -111,6 +117,8 @@ async function spawnService(o: SpawnOpts): Promise<Proc> {
   });
   closeSync(fd);
   if (child.pid === undefined) throw new Error(`${o.name}: spawn failed`);
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const pid = child.pid;
   const proc: Proc = { name: o.name, pid, child, port: o.port, logFile, pids: () => [pid, ...descendants(pid)] };
   await waitReady(proc, o.readyPath);
@@ -202,11 +210,24 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
     },
   };
   writeFileSync(join(appDir, 'config.json'), JSON.stringify(config, null, 2));
-  const args = [join(ROOT, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'];
-  if (opts.workers > 1) {
-    throw new Error(`gateway cluster mode (workers=${opts.workers}) is not available yet: add its flag in startGateway()`);
-  }
-  return spawnService({ name: 'gateway', args, port, logDir, readyPath: '/health', nodeFlags: opts.nodeFlags });
+  // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
+  buildGateway();
+  const args = [join(ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
+  return spawnService({ name: 'gateway', args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])] });
+}
+
+/** The node flags `npm start` passes (package.json), read from there so the two cannot drift. */
+const START_NODE_FLAGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split('&&').at(-1)!.trim().split(/\s+/).filter((w) => w.startsWith('--'));
+})();
+
+let built = false;
+function buildGateway(): void {
+  if (built) return;
+  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build failed');
+  built = true;
 }
 
 export const PORTKEY_VERSION = '1.15.2';

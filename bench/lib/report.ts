@@ -407,15 +407,17 @@ What the numbers mean:
 ## Running it
 
 \`\`\`sh
-npm run bench                    # ${'3'} full runs (~15 min), writes this file and bench/results/<stamp>.json
+npm run bench                    # 3 full runs (~15 min), writes this file and bench/results/<stamp>.json
 npm run bench -- --quick         # one short run (< 3 min); prints the table, leaves this file alone
 npm run bench -- --runs 5 --targets floor,gateway
 npm run bench -- --gateway-workers 2   # cluster mode, once the gateway has it (see startGateway in bench/lib/procs.ts)
-node bench/profile.ts            # CPU profile of the gateway under load: top self-time functions
+npm run bench -- --render bench/results/<stamp>.json   # rebuild this file from saved results
+npx node bench/profile.ts [--target floor] [--stream]  # CPU profile under load: top self-time functions
 \`\`\`
 
-The harness installs Portkey (and autocannon, the fallback load tool) into \`bench/.peers/\`
-(git-ignored) on first use. \`wrk\` is used when installed (\`apt-get install wrk\`).
+The harness installs Portkey (and autocannon, the fallback load tool) into \`bench/.peers/\` on
+first use (its \`node_modules\` is git-ignored; \`package.json\` and the lock file pin the versions).
+\`wrk\` is used when installed (\`apt-get install wrk\`); the harness needs Node 24 (\`npx node\`).
 `;
 }
 

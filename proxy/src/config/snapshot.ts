@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { GatewayConfig, ProviderConfig } from './schema.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
+import { poolFor } from '../upstream/pools.ts';
+import type { Pool } from 'undici';
 
 export interface ProviderKey {
   /** Stable id (UUID-shaped, derived from provider and key name) so every replica agrees. */
@@ -32,6 +34,8 @@ export interface ProviderRuntime {
   backoffInitialMs: number;
   backoffMaxMs: number;
   maxConnections: number;
+  /** Keep-alive pool to `origin` (shared with earlier snapshots for the same origin). */
+  pool: Pool;
   sendBackRawRequest: boolean;
   sendBackRawResponse: boolean;
 }
@@ -99,6 +103,7 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     backoffInitialMs: nc.retry_backoff_initial_ms ?? DEFAULTS.backoffInitialMs,
     backoffMaxMs: nc.retry_backoff_max_ms ?? DEFAULTS.backoffMaxMs,
     maxConnections: nc.max_conns_per_host ?? DEFAULTS.maxConnections,
+    pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections),
     sendBackRawRequest: p.send_back_raw_request ?? false,
     sendBackRawResponse: p.send_back_raw_response ?? false,
   };

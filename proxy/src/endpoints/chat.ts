@@ -1,6 +1,6 @@
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
-import { ChatRequestSchema, type ChatChunk, type ChatResponse } from '../unified/chat.ts';
+import { ChatRequestSchema, asUsage, type ChatChunk, type ChatResponse } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan, passthroughChunkPlan, type PassthroughChunk } from './chunk-stream-plan.ts';
@@ -23,7 +23,8 @@ export async function chatCompletions(ex: Exchange): Promise<void> {
       return adapter.chatRequest(chat, t.model, stream);
     },
     parse: (body, att, ids) => att.adapter.chatResponse(body, { model: att.target.model, ...ids }),
-    usage: (out) => out.usage,
+    usage: asUsage,
+    passthrough: (att) => att.adapter === openaiAdapter,
     stream: stream
       ? (att, ids) => {
           const includeUsage = chat.stream_options?.include_usage === true;

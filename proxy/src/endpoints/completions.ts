@@ -1,7 +1,7 @@
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
-import type { ChatChunk } from '../unified/chat.ts';
+import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import { acceptRequest, runInference } from './inference.ts';
@@ -32,7 +32,8 @@ export async function textCompletions(ex: Exchange): Promise<void> {
     },
     parse: (body, att, ids) =>
       att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : (body as TextResponse),
-    usage: (out) => out.usage ?? undefined,
+    usage: asUsage,
+    passthrough: (att) => att.up.requestType === 'text_completion',
     stream: stream
       ? (att, ids) =>
           // Native text chunks come through the OpenAI chat stream parser unchanged (it only parses JSON).

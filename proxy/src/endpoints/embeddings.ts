@@ -3,6 +3,7 @@ import { validated } from '../http/body.ts';
 import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingResponse } from '../unified/embeddings.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
+import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseEmbedding = validated(EmbeddingRequestSchema);
 
@@ -28,6 +29,10 @@ export async function embeddings(ex: Exchange): Promise<void> {
       }
       return out;
     },
-    usage: (out) => (out.usage ? { prompt_tokens: out.usage.prompt_tokens, completion_tokens: 0, total_tokens: out.usage.total_tokens } : undefined),
+    usage: (u) => {
+      const usage = u as EmbeddingResponse['usage'] | undefined;
+      return typeof usage?.prompt_tokens === 'number' ? { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: usage.total_tokens } : undefined;
+    },
+    passthrough: (att) => att.adapter === openaiAdapter,
   });
 }

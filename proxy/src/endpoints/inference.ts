@@ -2,7 +2,8 @@
 // then either answer JSON or relay a stream, and record metrics and tokens either way.
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../http/exchange.ts';
-import { sendError, sendJson, toGatewayError } from '../http/respond.ts';
+import { sendError, sendJson, sendJsonText, toGatewayError } from '../http/respond.ts';
+import { appendMember, extractObject } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Operation } from '../providers/catalog.ts';
@@ -11,7 +12,7 @@ import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
 import { resolveTargets, type Target } from '../pipeline/target.ts';
 import { parseJson, readBody } from '../http/body.ts';
-import { modelLabel, requestDuration, requestsTotal, timeToFirstToken, tokensTotal } from '../metrics/metrics.ts';
+import { firstTokenTime, modelLabel, requestCount, requestTime, tokenCount } from '../metrics/metrics.ts';
 
 export interface InferenceSpec<TOut, TItem> {
   operation: Operation;
@@ -21,7 +22,13 @@ export interface InferenceSpec<TOut, TItem> {
   build(target: Target, adapter: FormatAdapter): UpstreamRequest;
   /** Non-streaming: the parsed upstream body into the unified answer. */
   parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut & { extra_fields?: ExtraFields };
-  usage(out: TOut): Usage | undefined;
+  /** Reads the answer's `usage` member (each API shapes it its own way). */
+  usage(usage: unknown): Usage | undefined;
+  /**
+   * True when the upstream answer is already the client's format (OpenAI upstream, same operation):
+   * then the body passes through as text with extra_fields appended, unparsed.
+   */
+  passthrough?(attempt: Attempted): boolean;
   /** Streaming, when the request asked for it. */
   stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
 }
@@ -46,12 +53,26 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
         rawResponse: rt.sendBackRawResponse,
         rawRequest,
         signal: ex.signal,
-        onFirstChunk: () => timeToFirstToken.labels(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
+        onFirstChunk: () => firstTokenTime(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
         onUsage: countTokens,
       });
       return;
     }
     const text = await attempt.answer.body.text();
+    const extraJson = (): ExtraFields => ({
+      ...extra,
+      latency: Math.round(performance.now() - ex.started),
+      ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
+    });
+    if (spec.passthrough?.(attempt) && !rt.sendBackRawResponse) {
+      const spliced = appendMember(text, 'extra_fields', extraJson());
+      if (spliced !== undefined) {
+        const usage = spec.usage(extractObject(text, 'usage'));
+        if (usage) countTokens(usage);
+        sendJsonText(ex.res, 200, spliced);
+        return;
+      }
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -60,13 +81,11 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     }
     const out = spec.parse(body, attempt, ids);
     out.extra_fields = {
-      ...extra,
-      latency: Math.round(performance.now() - ex.started),
-      ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
+      ...extraJson(),
       // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
       ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
     };
-    const usage = spec.usage(out);
+    const usage = spec.usage((out as { usage?: unknown }).usage);
     if (usage) countTokens(usage);
     sendJson(ex.res, 200, out);
   } catch (err) {
@@ -76,15 +95,15 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType });
   } finally {
     const labels = [spec.operation, provider, modelLabel(model), String(status)] as const;
-    requestsTotal.labels(...labels).inc();
-    requestDuration.labels(...labels).observe((performance.now() - ex.started) / 1000);
+    requestCount(...labels).inc();
+    requestTime(...labels).observe((performance.now() - ex.started) / 1000);
   }
 }
 
 function recordTokens(provider: string, model: string, u: Usage): void {
   const m = modelLabel(model);
-  if (u.prompt_tokens) tokensTotal.labels(provider, m, 'input').inc(u.prompt_tokens);
-  if (u.completion_tokens) tokensTotal.labels(provider, m, 'output').inc(u.completion_tokens);
+  if (u.prompt_tokens) tokenCount(provider, m, 'input').inc(u.prompt_tokens);
+  if (u.completion_tokens) tokenCount(provider, m, 'output').inc(u.completion_tokens);
 }
 
 /**
@@ -110,6 +129,6 @@ export async function acceptRequest<R extends { model: string; fallbacks?: strin
 function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown): void {
   const e = sendError(ex.res, err, { request_type: requestType });
   const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
-  requestsTotal.labels(...labels).inc();
-  requestDuration.labels(...labels).observe((performance.now() - ex.started) / 1000);
+  requestCount(...labels).inc();
+  requestTime(...labels).observe((performance.now() - ex.started) / 1000);
 }

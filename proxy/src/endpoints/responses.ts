@@ -37,7 +37,8 @@ export async function responses(ex: Exchange): Promise<void> {
       att.up.requestType === NATIVE
         ? (body as ResponsesObject)
         : chatToResponses(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), request, responseIds(ids)),
-    usage: (out) => fromResponsesUsage(out.usage),
+    usage: (u) => fromResponsesUsage(u as ResponsesUsage | undefined),
+    passthrough: (att) => att.up.requestType === NATIVE,
     stream: stream ? (att, ids) => responsesStreamPlan(att, request, responseIds(ids)) : undefined,
   });
 }

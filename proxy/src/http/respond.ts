@@ -2,7 +2,10 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../unified/errors.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -9,7 +9,7 @@ import { pickKey } from './key-pool.ts';
 import { backoffMs, canFallback, isRetryable } from './retry.ts';
 import { sendUpstream, type UpstreamAnswer } from './upstream-call.ts';
 import type { Target } from './target.ts';
-import { fallbacksTotal, modelLabel, retriesTotal, upstreamDuration } from '../metrics/metrics.ts';
+import { fallbacksTotal, modelLabel, retriesTotal, upstreamTime } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
 
 export interface Attempted {
@@ -65,11 +65,11 @@ async function attemptTarget(
     const started = performance.now();
     try {
       const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal);
-      upstreamDuration.labels(provider.name, modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
+      upstreamTime(provider.name, modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
       return { target, adapter, key, up, answer, sentBody };
     } catch (err) {
       const e = err as GatewayError;
-      upstreamDuration.labels(provider.name, modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
+      upstreamTime(provider.name, modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
       if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
       if (key && (e.status === 429 || e.status === 401 || e.status === 403)) failedKeys.add(key.id);
       retriesTotal.labels(provider.name, String(e.status)).inc();

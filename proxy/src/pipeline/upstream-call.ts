@@ -4,7 +4,6 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
-import { poolFor } from '../upstream/pools.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 
@@ -34,7 +33,7 @@ export async function sendUpstream(
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Dispatcher.ResponseData;
   try {
-    res = await poolFor(provider.origin, provider.maxConnections).request({
+    res = await provider.pool.request({
       method: up.method,
       path: upstreamPath(provider, up),
       headers,

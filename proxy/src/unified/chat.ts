@@ -219,3 +219,9 @@ export interface ChatChunk {
   system_fingerprint?: string;
   extra_fields?: ExtraFields;
 }
+
+/** `u` if it is a chat usage object (as read from an upstream body), else undefined. */
+export function asUsage(u: unknown): Usage | undefined {
+  const v = u as Usage | null | undefined;
+  return v && typeof v.prompt_tokens === 'number' && typeof v.completion_tokens === 'number' ? v : undefined;
+}

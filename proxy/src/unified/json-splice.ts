@@ -1,0 +1,41 @@
+// Editing JSON text without parsing all of it: for answers that pass through in the client's own
+// format, where a full parse and re-serialisation would be the gateway's biggest per-request cost.
+
+/** Adds `"key": value` as the last member of the top-level object `text`; undefined if not an object. */
+export function appendMember(text: string, key: string, value: unknown): string | undefined {
+  const end = text.lastIndexOf('}');
+  if (end < 0 || text.charCodeAt(0) !== 123 /* { */) return undefined;
+  const empty = /^\{\s*$/.test(text.slice(0, end));
+  return `${text.slice(0, end)}${empty ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}${text.slice(end)}`;
+}
+
+/**
+ * The object under the last `"key":` in `text`, parsed alone. Keys inside string values cannot match
+ * (their quotes are escaped), so the last match is a real member; nested objects are scanned with
+ * string awareness to find the matching brace.
+ */
+export function extractObject(text: string, key: string): unknown {
+  const at = text.lastIndexOf(`"${key}"`);
+  if (at < 0) return undefined;
+  let i = at + key.length + 2;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t' || text[i] === ':')) i++;
+  if (text[i] !== '{') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (inString) {
+      if (c === 92 /* \ */) j++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(i, j + 1));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
