@@ -18,28 +18,10 @@ import {
   BENCH, ROOT, ensurePeers, freePort, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
   startMock, startPortkey, stop, type MockProfile, type Proc, PORTKEY_VERSION,
 } from './lib/procs.ts';
-import { renderDocs, renderTable, type Machine, type RunResult, type TargetRun } from './lib/report.ts';
+import { renderDocs, renderTable, type Machine, type Plan, type RunResult, type TargetRun } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 
 const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'portkey'];
-
-interface Plan {
-  seq: { warmup: number; requests: number; blocks: number };
-  ttft: { warmup: number; requests: number; blocks: number };
-  satConnections: number;
-  satWarmupS: number;
-  satDurationS: number;
-  rates: number[];
-  rateWarmupMs: number;
-  rateDurationMs: number;
-  drainMs: number;
-  streamLevels: number[];
-  streamRampMs: number;
-  stallMs: number;
-  streamTimeoutMs: number;
-  /** Hard limit for one whole run (all profiles, all targets). */
-  runLimitMs: number;
-}
 
 const FULL: Plan = {
   seq: { warmup: 300, requests: 2000, blocks: 10 },

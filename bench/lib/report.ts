@@ -284,24 +284,30 @@ function renderSpread(runs: RunResult[], targets: TargetName[]): string {
   return lines.join('\n') + '\n';
 }
 
+/** How much each phase measures (full and quick runs differ only here). */
+export interface Plan {
+  seq: { warmup: number; requests: number; blocks: number };
+  ttft: { warmup: number; requests: number; blocks: number };
+  satConnections: number;
+  satWarmupS: number;
+  satDurationS: number;
+  rates: number[];
+  rateWarmupMs: number;
+  rateDurationMs: number;
+  drainMs: number;
+  streamLevels: number[];
+  streamRampMs: number;
+  stallMs: number;
+  streamTimeoutMs: number;
+  /** Hard limit for one whole run (all profiles, all targets). */
+  runLimitMs: number;
+}
+
 export interface DocsInput {
   machine: Machine;
   runs: RunResult[];
   targets: TargetName[];
-  plan: {
-    seq: { warmup: number; requests: number };
-    ttft: { warmup: number; requests: number };
-    satConnections: number;
-    satWarmupS: number;
-    satDurationS: number;
-    rates: number[];
-    rateWarmupMs: number;
-    rateDurationMs: number;
-    streamLevels: number[];
-    streamRampMs: number;
-    stallMs: number;
-    streamTimeoutMs: number;
-  };
+  plan: Plan;
   profiles: Record<'c1' | 'load' | 'streams', MockProfile>;
   jsonName: string;
 }
