@@ -151,3 +151,17 @@ describe('POST /v1/responses', () => {
     assert.deepEqual(JSON.parse(call.arguments), { query: 'weather in Oslo' });
   });
 });
+
+describe('OpenAI-format prefixes', () => {
+  for (const base of ['/openai', '/openai/v1', '/litellm/v1', '/langchain/v1', '/pydanticai/v1']) {
+    test(`the openai SDK with base URL ${base} reaches any provider`, async () => {
+      const client = new OpenAI({ baseURL: `${stack.gateway.url}${base}`, apiKey: 'x', maxRetries: 0 });
+      const res = await client.chat.completions.create({ model: MODELS.gemini, messages: [{ role: 'user', content: `via ${base}` }] });
+      assert.equal(res.choices[0].message.content, `Mock reply to: via ${base}`);
+      const stream = await client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'streamed' }], stream: true });
+      let text = '';
+      for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+      assert.equal(text, 'Mock reply to: streamed');
+    });
+  }
+});

@@ -2,7 +2,7 @@
 // then either answer JSON or relay a stream, and record metrics and tokens either way.
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../http/exchange.ts';
-import { sendError, sendJson, sendJsonText, toGatewayError } from '../http/respond.ts';
+import { sendError, sendJson, sendJsonText, toGatewayError, type ErrorRenderer } from '../http/respond.ts';
 import { appendMember, extractObject } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
@@ -29,6 +29,8 @@ export interface InferenceSpec<TOut, TItem> {
    * then the body passes through as text with extra_fields appended, unparsed.
    */
   passthrough?(attempt: Attempted): boolean;
+  /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */
+  errorBody?: ErrorRenderer;
   /** Streaming, when the request asked for it. */
   stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
 }
@@ -92,7 +94,7 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     const e = toGatewayError(err);
     status = e.status;
     if (e.provider) provider = e.provider;
-    sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType });
+    sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType }, spec.errorBody);
   } finally {
     const labels = [spec.operation, provider, modelLabel(model), String(status)] as const;
     requestCount(...labels).inc();
@@ -115,19 +117,20 @@ export async function acceptRequest<R extends { model: string; fallbacks?: strin
   parse: (body: unknown) => R,
   operation: Operation,
   requestType: string,
+  errorBody?: ErrorRenderer,
 ): Promise<{ req: R; targets: Target[] } | undefined> {
   try {
     const req = parse(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
     return { req, targets: resolveTargets(ex.snapshot, req.model, req.fallbacks) };
   } catch (err) {
-    failEarly(ex, operation, requestType, err);
+    failEarly(ex, operation, requestType, err, errorBody);
     return undefined;
   }
 }
 
 /** Error answer for failures before any target was resolved (bad body, unknown provider). */
-function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown): void {
-  const e = sendError(ex.res, err, { request_type: requestType });
+function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown, errorBody?: ErrorRenderer): void {
+  const e = sendError(ex.res, err, { request_type: requestType }, errorBody);
   const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
   requestCount(...labels).inc();
   requestTime(...labels).observe((performance.now() - ex.started) / 1000);

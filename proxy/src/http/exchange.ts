@@ -7,6 +7,8 @@ export interface Exchange {
   res: ServerResponse;
   /** Path without the query string. */
   path: string;
+  /** Captures of a pattern route (e.g. the model of `/genai/v1beta/models/{model}:generateContent`). */
+  params: string[];
   /** Query parameters, parsed on first use (most endpoints never read them). */
   query(): URLSearchParams;
   snapshot: Snapshot;

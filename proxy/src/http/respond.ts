@@ -15,7 +15,15 @@ export function toGatewayError(err: unknown): GatewayError {
   return new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' });
 }
 
-export function sendError(res: ServerResponse, err: unknown, extra?: { model_requested?: string; request_type?: string }): GatewayError {
+/** Renders an error in a provider's native shape (for the compatibility prefixes). */
+export type ErrorRenderer = (err: GatewayError) => { status: number; body: unknown };
+
+export function sendError(
+  res: ServerResponse,
+  err: unknown,
+  extra?: { model_requested?: string; request_type?: string },
+  render?: ErrorRenderer,
+): GatewayError {
   const e = toGatewayError(err);
   if (res.headersSent) {
     // A stream already reported the error in-band; cut only an answer left half-written.
@@ -29,6 +37,11 @@ export function sendError(res: ServerResponse, err: unknown, extra?: { model_req
   }
   const headers: Record<string, string> = {};
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
-  sendJson(res, e.status, e.toBody(extra), headers);
+  if (render) {
+    const native = render(e);
+    sendJson(res, native.status, native.body, headers);
+  } else {
+    sendJson(res, e.status, e.toBody(extra), headers);
+  }
   return e;
 }

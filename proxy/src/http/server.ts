@@ -1,4 +1,5 @@
-// The HTTP front: node:http (no framework on the hot path), an exact-match route table, and one
+// The HTTP front: node:http (no framework on the hot path), an exact-match route table (then a few
+// patterns), and one
 // AbortSignal per request that fires when the client goes away mid-answer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SnapshotHolder } from '../config/source.ts';
@@ -8,17 +9,29 @@ import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
-export type Routes = Record<string, Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>>;
+export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
+export type Routes = Record<string, Methods>;
+/** Routes with variable segments (a Gemini model name may itself contain `/`); captures become `params`. */
+export type PatternRoutes = [RegExp, Methods][];
 
-export function createGatewayServer(holder: SnapshotHolder, routes: Routes): Server {
+export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patterns: PatternRoutes = []): Server {
   const table = new Map(Object.entries(routes));
+  const match = (path: string): [Methods | undefined, string[]] => {
+    const exact = table.get(path);
+    if (exact) return [exact, []];
+    for (const [re, methods] of patterns) {
+      const m = re.exec(path);
+      if (m) return [methods, m.slice(1).map((v) => decodeURIComponent(v))];
+    }
+    return [undefined, []];
+  };
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const started = performance.now();
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     let path = q < 0 ? raw : raw.slice(0, q);
     if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '');
-    const byMethod = table.get(path);
+    const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
       const err = byMethod
@@ -36,6 +49,7 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes): Ser
       req,
       res,
       path,
+      params,
       query: () => new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)),
       snapshot: holder.current(),
       signal: controller.signal,
