@@ -8,7 +8,7 @@ import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedCon
 import { compileSnapshot } from './config/snapshot.ts';
 import { SnapshotHolder, watchConfigFile } from './config/source.ts';
 import { createGatewayServer, listen } from './http/server.ts';
-import { buildRoutes } from './routes.ts';
+import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
 import { closePools } from './upstream/pools.ts';
 import { runPrimary } from './cluster.ts';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   holder.onSwap((next) => setConfigHash(next.hash));
   if (file && existsSync(file)) watchConfigFile(file, holder, () => configReloadErrors.inc());
 
-  const { routes, patterns } = buildRoutes();
+  const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   const server = createGatewayServer(holder, routes, patterns);
   const { port } = await listen(server, opts.port, opts.host);
   log.info('skybridge listening', {

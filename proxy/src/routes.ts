@@ -8,6 +8,7 @@ import { embeddings } from './endpoints/embeddings.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
+import { anthropicMessages } from './endpoints/native/anthropic.ts';
 
 const OPENAI_SET: Routes = {
   '/chat/completions': { POST: chatCompletions },
@@ -15,6 +16,12 @@ const OPENAI_SET: Routes = {
   '/responses': { POST: responses },
   '/embeddings': { POST: embeddings },
   '/models': { GET: listModels },
+};
+
+/** Provider-native route sets, served at their prefix and under each framework prefix. */
+export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
+  exact: { '/anthropic/v1/messages': { POST: anthropicMessages } },
+  patterns: [],
 };
 
 export const FRAMEWORK_PREFIXES = ['/litellm', '/langchain', '/pydanticai'] as const;

@@ -1,5 +1,6 @@
 // How chat and text completion chunks are written to a client as SSE (`data: <json>` … `data: [DONE]`).
-import type { ExtraFields, FinishReason, Usage } from '../unified/chat.ts';
+import type { ChatChunk, ExtraFields, FinishReason, Usage } from '../unified/chat.ts';
+import type { GatewayError } from '../unified/errors.ts';
 import type { SseEvent } from '../unified/stream.ts';
 import type { StreamPlan } from '../pipeline/stream-relay.ts';
 
@@ -71,5 +72,43 @@ export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<Passthro
       c.extra = JSON.stringify(extra);
     },
     errorEvent: (err) => `data: ${JSON.stringify(err.toBody())}\n\n`,
+  };
+}
+
+/** One upstream event's worth of a native stream, already encoded, with the usage it reported. */
+export interface EncodedItem {
+  text: string;
+  usage?: Usage;
+}
+
+export interface NativeEncoder<E> {
+  push(chunk: ChatChunk): E[];
+  finish(): E[];
+}
+
+/**
+ * For the compatibility prefixes: unified chunks (from any provider) re-encoded as a native
+ * provider's stream events, e.g. Anthropic's named SSE events or Gemini's `data:` frames.
+ */
+export function encodedStreamPlan<E>(
+  source: ChunkSource<ChatChunk>,
+  encoder: NativeEncoder<E>,
+  encode: (event: E) => string,
+  errorEvent: (err: GatewayError) => string,
+): StreamPlan<EncodedItem> {
+  const items = (chunks: ChatChunk[]): EncodedItem[] =>
+    chunks.map((c) => ({ text: encoder.push(c).map(encode).join(''), ...(c.usage ? { usage: c.usage } : {}) }));
+  return {
+    translator: {
+      push: (ev) => items(source.push(ev)),
+      finish: () => [...items(source.finish()), { text: encoder.finish().map(encode).join('') }],
+    },
+    encode: (i) => i.text,
+    done: '',
+    usage: (i) => i.usage,
+    terminal: () => false,
+    visible: (i) => i.text.length > 0,
+    decorate: () => undefined,
+    errorEvent,
   };
 }

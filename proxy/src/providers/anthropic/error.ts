@@ -22,7 +22,8 @@ export function statusForAnthropicErrorType(type: string): number {
   return STATUS_BY_TYPE[type] ?? 500;
 }
 
-function typeForStatus(status: number): string {
+/** Anthropic error type for an HTTP status (the documented one, else by status class). */
+export function typeForStatus(status: number): string {
   for (const [type, s] of Object.entries(STATUS_BY_TYPE)) if (s === status) return type;
   return status >= 500 ? 'api_error' : 'invalid_request_error';
 }

@@ -1,0 +1,59 @@
+// /anthropic/v1/messages: Anthropic's own API in front of every provider. The native request is
+// read into the unified one, runs the same pipeline, and the answer, stream and errors go back in
+// Anthropic's shapes, so the official SDK works unchanged but for its base URL.
+import { randomUUID } from 'node:crypto';
+import type { Exchange } from '../../http/exchange.ts';
+import type { ChatRequest, Usage } from '../../unified/chat.ts';
+import { invalidRequest, requireOperation } from '../../unified/errors.ts';
+import { fromAnthropicRequest } from '../../providers/anthropic/native/request.ts';
+import { toAnthropicMessage } from '../../providers/anthropic/native/response.ts';
+import { createAnthropicStreamEncoder, encodeAnthropicEvent } from '../../providers/anthropic/native/stream.ts';
+import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
+import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
+import type { AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
+import { acceptRequest, runInference } from '../inference.ts';
+import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+
+function parseMessagesRequest(body: unknown): ChatRequest {
+  const b = body as Partial<AnthropicNativeRequest> | null;
+  if (!b || typeof b !== 'object' || Array.isArray(b)) throw invalidRequest('request body must be a JSON object');
+  if (typeof b.model !== 'string' || !b.model) throw invalidRequest('model: Field required', 'model');
+  if (!Array.isArray(b.messages)) throw invalidRequest('messages: Field required', 'messages');
+  if (typeof b.max_tokens !== 'number') throw invalidRequest('max_tokens: Field required', 'max_tokens');
+  return fromAnthropicRequest(b as AnthropicNativeRequest);
+}
+
+function anthropicUsage(u: unknown): Usage | undefined {
+  const v = u as AnthropicMessage['usage'] | undefined;
+  if (typeof v?.input_tokens !== 'number') return undefined;
+  const input = v.input_tokens + (v.cache_read_input_tokens ?? 0) + (v.cache_creation_input_tokens ?? 0);
+  return { prompt_tokens: input, completion_tokens: v.output_tokens, total_tokens: input + v.output_tokens };
+}
+
+export async function anthropicMessages(ex: Exchange): Promise<void> {
+  const accepted = await acceptRequest(ex, parseMessagesRequest, 'chat', 'chat_completion', toAnthropicError);
+  if (!accepted) return;
+  const { req, targets } = accepted;
+  const stream = req.stream === true;
+  await runInference<AnthropicMessage, EncodedItem>(ex, {
+    operation: 'chat',
+    requestType: stream ? 'chat_completion_stream' : 'chat_completion',
+    modelRequested: req.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'chat');
+      return adapter.chatRequest(req, t.model, stream);
+    },
+    parse: (body, att, ids) => toAnthropicMessage(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), req.model),
+    usage: anthropicUsage,
+    errorBody: toAnthropicError,
+    stream: stream
+      ? (att, ids) => {
+          const encoder = createAnthropicStreamEncoder(req.model, `msg_${randomUUID().replace(/-/g, '')}`);
+          return encodedStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), encoder, encodeAnthropicEvent, (err) =>
+            encoder.fail(err).map(encodeAnthropicEvent).join(''),
+          );
+        }
+      : undefined,
+  });
+}
