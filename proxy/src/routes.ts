@@ -9,6 +9,7 @@ import { listModels } from './endpoints/models.ts';
 import { health, metrics } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
 import { anthropicMessages } from './endpoints/native/anthropic.ts';
+import { GENAI_PATTERNS } from './endpoints/native/genai.ts';
 
 const OPENAI_SET: Routes = {
   '/chat/completions': { POST: chatCompletions },
@@ -21,7 +22,7 @@ const OPENAI_SET: Routes = {
 /** Provider-native route sets, served at their prefix and under each framework prefix. */
 export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
   exact: { '/anthropic/v1/messages': { POST: anthropicMessages } },
-  patterns: [],
+  patterns: GENAI_PATTERNS,
 };
 
 export const FRAMEWORK_PREFIXES = ['/litellm', '/langchain', '/pydanticai'] as const;

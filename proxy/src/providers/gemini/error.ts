@@ -2,7 +2,7 @@
 import type { UpstreamErrorDetail } from '../../unified/errors.ts';
 
 /** Canonical status names Google uses, for bodies that don't carry one (proxies, HTML error pages). */
-const STATUS_BY_HTTP: Record<number, string> = {
+export const STATUS_BY_HTTP: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
