@@ -8,8 +8,8 @@ import { embeddings } from './endpoints/embeddings.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
-import { anthropicMessages } from './endpoints/native/anthropic.ts';
-import { GENAI_PATTERNS } from './endpoints/native/genai.ts';
+import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
+import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
 
 const OPENAI_SET: Routes = {
   '/chat/completions': { POST: chatCompletions },
@@ -21,7 +21,11 @@ const OPENAI_SET: Routes = {
 
 /** Provider-native route sets, served at their prefix and under each framework prefix. */
 export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
-  exact: { '/anthropic/v1/messages': { POST: anthropicMessages } },
+  exact: {
+    '/anthropic/v1/messages': { POST: anthropicMessages },
+    '/anthropic/v1/models': { GET: anthropicModels },
+    '/genai/v1beta/models': { GET: genaiModels },
+  },
   patterns: GENAI_PATTERNS,
 };
 

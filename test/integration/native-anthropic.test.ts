@@ -89,3 +89,13 @@ describe('errors in Anthropic shape', () => {
     assert.equal((msg.content[0] as { text: string }).text, 'Mock reply to: framework');
   });
 });
+
+describe('Anthropic models list', () => {
+  test('models.list shows every provider as provider/model', async () => {
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    assert.ok(ids.includes('anthropic/claude-sonnet-4-5'));
+    assert.ok(ids.includes('openai/gpt-4o'));
+    assert.ok(ids.includes('gemini/gemini-2.5-flash'));
+  });
+});

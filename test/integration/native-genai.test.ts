@@ -61,3 +61,12 @@ describe('GenAI embeddings and errors', () => {
     assert.equal(err.status, 429);
   });
 });
+
+describe('GenAI models list', () => {
+  test('models.list shows every provider as models/provider/model', async () => {
+    const names: string[] = [];
+    for await (const m of await ai.models.list()) names.push(m.name ?? '');
+    assert.ok(names.includes('models/gemini/gemini-2.5-flash'));
+    assert.ok(names.includes('models/anthropic/claude-sonnet-4-5'));
+  });
+});

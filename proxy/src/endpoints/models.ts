@@ -14,29 +14,9 @@ const MAX_PAGES = 20;
 export async function listModels(ex: Exchange): Promise<void> {
   try {
     const q = ex.query();
-    const only = q.get('provider');
     const pageSize = parsePageSize(q.get('page_size'));
     const offset = parsePageToken(q.get('page_token'));
-    let providers = [...ex.snapshot.providers.values()];
-    if (only !== null) {
-      const p = ex.snapshot.providers.get(only);
-      if (!p) throw invalidRequest(`provider '${only}' is not configured on this gateway`, 'provider');
-      requireOperation(p, 'models');
-      providers = [p];
-    } else {
-      providers = providers.filter((p) => p.operations.has('models'));
-    }
-    const lists = await Promise.all(
-      providers.map((p) =>
-        providerModels(p, ex.signal).catch((err: unknown) => {
-          // One provider down must not hide the others; asked for by name, its error is the answer.
-          if (only !== null) throw err;
-          log.warn('list-models failed for a provider', { provider: p.name, error: (err as Error).message });
-          return [] as ModelEntry[];
-        }),
-      ),
-    );
-    const all = lists.flat();
+    const all = await collectModels(ex, q.get('provider'));
     const end = pageSize === undefined ? all.length : offset + pageSize;
     const body: ModelListResponse = { object: 'list', data: all.slice(offset, end) };
     if (end < all.length) body.next_page_token = Buffer.from(String(end)).toString('base64url');
@@ -44,6 +24,30 @@ export async function listModels(ex: Exchange): Promise<void> {
   } catch (err) {
     sendError(ex.res, err, { request_type: 'list_models' });
   }
+}
+
+/** Every configured provider's models (or one provider's, by name), as `provider/model` entries. */
+export async function collectModels(ex: Exchange, only: string | null): Promise<ModelEntry[]> {
+  let providers = [...ex.snapshot.providers.values()];
+  if (only !== null) {
+    const p = ex.snapshot.providers.get(only);
+    if (!p) throw invalidRequest(`provider '${only}' is not configured on this gateway`, 'provider');
+    requireOperation(p, 'models');
+    providers = [p];
+  } else {
+    providers = providers.filter((p) => p.operations.has('models'));
+  }
+  const lists = await Promise.all(
+    providers.map((p) =>
+      providerModels(p, ex.signal).catch((err: unknown) => {
+        // One provider down must not hide the others; asked for by name, its error is the answer.
+        if (only !== null) throw err;
+        log.warn('list-models failed for a provider', { provider: p.name, error: (err as Error).message });
+        return [] as ModelEntry[];
+      }),
+    ),
+  );
+  return lists.flat();
 }
 
 async function providerModels(p: ProviderRuntime, signal: AbortSignal): Promise<ModelEntry[]> {

@@ -12,6 +12,8 @@ import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
 import type { AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
 import { acceptRequest, runInference } from '../inference.ts';
+import { collectModels } from '../models.ts';
+import { sendError, sendJson } from '../../http/respond.ts';
 import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
 
 function parseMessagesRequest(body: unknown): ChatRequest {
@@ -56,4 +58,20 @@ export async function anthropicMessages(ex: Exchange): Promise<void> {
         }
       : undefined,
   });
+}
+
+/** GET /anthropic/v1/models: every provider's models in Anthropic's list shape (ids are `provider/model`). */
+export async function anthropicModels(ex: Exchange): Promise<void> {
+  try {
+    const models = await collectModels(ex, null);
+    const data = models.map((m) => ({
+      type: 'model',
+      id: m.id,
+      display_name: m.name ?? m.id,
+      created_at: new Date((m.created ?? 0) * 1000).toISOString(),
+    }));
+    sendJson(ex.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+  } catch (err) {
+    sendError(ex.res, err, undefined, toAnthropicError);
+  }
 }

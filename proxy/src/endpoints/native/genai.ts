@@ -12,6 +12,8 @@ import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/g
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
 import { acceptRequest, runInference } from '../inference.ts';
+import { collectModels } from '../models.ts';
+import { sendError, sendJson } from '../../http/respond.ts';
 import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
@@ -97,3 +99,22 @@ export const GENAI_PATTERNS: [string, { POST: (ex: Exchange) => Promise<void> }]
   ['/genai/v1beta/models/(.+):embedContent', { POST: embed('embedContent') }],
   ['/genai/v1beta/models/(.+):batchEmbedContents', { POST: embed('batchEmbedContents') }],
 ];
+
+/** GET /genai/v1beta/models: every provider's models in Gemini's list shape (`models/provider/model`). */
+export async function genaiModels(ex: Exchange): Promise<void> {
+  try {
+    const models = await collectModels(ex, null);
+    sendJson(ex.res, 200, {
+      models: models.map((m) => ({
+        name: `models/${m.id}`,
+        displayName: m.name ?? m.id,
+        ...(m.description ? { description: m.description } : {}),
+        ...(m.max_input_tokens ? { inputTokenLimit: m.max_input_tokens } : {}),
+        ...(m.max_output_tokens ? { outputTokenLimit: m.max_output_tokens } : {}),
+        supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+      })),
+    });
+  } catch (err) {
+    sendError(ex.res, err, undefined, toGeminiError);
+  }
+}
