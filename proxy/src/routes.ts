@@ -8,6 +8,7 @@ import { embeddings } from './endpoints/embeddings.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
+import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
 import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
 
@@ -50,5 +51,6 @@ export function buildRoutes(native: { exact: Routes; patterns: [string, Methods]
   for (const prefix of ['', ...FRAMEWORK_PREFIXES]) {
     for (const [source, methods] of native.patterns) patterns.push([new RegExp(`^${prefix}${source}$`), methods]);
   }
+  patterns.push(PASSTHROUGH_PATTERN);
   return { routes, patterns };
 }
