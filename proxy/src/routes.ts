@@ -5,6 +5,7 @@ import type { Methods, PatternRoutes, Routes } from './http/server.ts';
 import { chatCompletions } from './endpoints/chat.ts';
 import { textCompletions } from './endpoints/completions.ts';
 import { embeddings } from './endpoints/embeddings.ts';
+import { rerank } from './endpoints/rerank.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
@@ -18,6 +19,7 @@ const OPENAI_SET: Routes = {
   '/responses': { POST: responses },
   '/embeddings': { POST: embeddings },
   '/models': { GET: listModels },
+  '/rerank': { POST: rerank },
 };
 
 /** Provider-native route sets, served at their prefix and under each framework prefix. */

@@ -3,7 +3,7 @@
 import { isObject } from './text.ts';
 import type { Fault, Format } from './types.ts';
 
-const FORMATS: Format[] = ['openai', 'anthropic', 'gemini'];
+const FORMATS: Format[] = ['openai', 'anthropic', 'gemini', 'cohere', 'bedrock'];
 
 interface Queued {
   fault: Fault;
@@ -55,7 +55,7 @@ export function faultProblem(v: unknown): string | undefined {
   if (!isObject(v)) return 'expected an object';
   const known = new Set(['format', 'model', 'status', 'message', 'retryAfter', 'latencyMs', 'resetAfterChunks', 'dropConnection', 'times']);
   for (const k of Object.keys(v)) if (!known.has(k)) return `unknown field "${k}"`;
-  if (v.format !== undefined && !FORMATS.includes(v.format as Format)) return 'format must be openai, anthropic or gemini';
+  if (v.format !== undefined && !FORMATS.includes(v.format as Format)) return `format must be one of ${FORMATS.join(', ')}`;
   if (v.model !== undefined && typeof v.model !== 'string') return 'model must be a string';
   if (v.status !== undefined && !(Number.isInteger(v.status) && (v.status as number) >= 100 && (v.status as number) <= 599)) return 'status must be an HTTP status code';
   if (v.message !== undefined && typeof v.message !== 'string') return 'message must be a string';

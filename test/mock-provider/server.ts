@@ -4,6 +4,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropic } from './anthropic.ts';
+import { cohere } from './cohere.ts';
+import { bedrock } from './bedrock.ts';
 import { control } from './control.ts';
 import { FaultQueue } from './faults.ts';
 import { gemini } from './gemini.ts';
@@ -27,6 +29,8 @@ function resolveFormat(pathname: string): { module: FormatModule; sub: string } 
   if (pathname.startsWith('/openai/')) return { module: openai, sub: pathname.slice(7) };
   if (pathname.startsWith('/anthropic/')) return { module: anthropic, sub: pathname.slice(10) };
   if (pathname.startsWith('/gemini/')) return { module: gemini, sub: pathname.slice(7) };
+  if (pathname.startsWith('/cohere/')) return { module: cohere, sub: pathname.slice(7) };
+  if (pathname.startsWith('/bedrock/')) return { module: bedrock, sub: pathname.slice(8) };
   if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
   return undefined;
 }
@@ -83,7 +87,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     if (resetAfter === undefined && chunkDelay === 0) {
       const body = events.join('');
       rec.responseBody = body;
-      res.end(body);
+      res.end(body, reply.encoding ?? 'utf8');
       return;
     }
     res.flushHeaders();
@@ -102,7 +106,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       }
       const ev = events[i++];
       rec.responseBody += ev;
-      res.write(ev, () => {
+      res.write(ev, reply.encoding ?? 'utf8', () => {
         if (chunkDelay > 0 && i < events.length) later(chunkDelay, step);
         else step();
       });

@@ -1,6 +1,6 @@
 // Public and internal types of the mock upstream provider.
 
-export type Format = 'openai' | 'anthropic' | 'gemini';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock';
 
 export interface RecordedRequest {
   format: Format;
@@ -68,7 +68,7 @@ export type Headers = Record<string, string>;
 /** What a format handler answers; the server does the transport (latency, chunk delays, faults). */
 export type Reply =
   | { kind: 'json'; status: number; body: string; headers?: Headers }
-  | { kind: 'sse'; events: string[]; headers?: Headers };
+  | { kind: 'sse'; events: string[]; headers?: Headers; /** `latin1` for binary framing (Bedrock event-stream). */ encoding?: BufferEncoding };
 
 export interface RequestContext {
   method: string;

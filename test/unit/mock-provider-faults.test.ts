@@ -107,7 +107,7 @@ describe('fault matching', () => {
 
   test('invalid faults are refused', () => {
     assert.throws(() => mock.inject({ status: 42 }), /status/);
-    assert.throws(() => mock.inject({ format: 'cohere' } as unknown as { format: 'openai' }), /format/);
+    assert.throws(() => mock.inject({ format: 'nonesuch' } as unknown as { format: 'openai' }), /format/);
   });
 });
 

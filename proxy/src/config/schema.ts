@@ -7,6 +7,23 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
 
+/** AWS credentials of a Bedrock key (the reference gateway's `bedrock_key_config`). */
+export const BedrockKeyConfigSchema = Type.Object(
+  {
+    access_key: Type.Optional(EnvString()),
+    secret_key: Type.Optional(EnvString()),
+    session_token: Type.Optional(EnvString()),
+    region: EnvString({ minLength: 1 }),
+    arn: Type.Optional(EnvString()),
+    role_arn: Type.Optional(EnvString()),
+    external_id: Type.Optional(EnvString()),
+    session_name: Type.Optional(EnvString()),
+    deployments: Type.Optional(Type.Record(Type.String(), Type.String())),
+    batch_s3_config: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
 export const ProviderKeySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 256, description: 'Unique within the provider.' }),
@@ -14,6 +31,7 @@ export const ProviderKeySchema = Type.Object(
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Models this key may serve; empty means all.' })),
     weight: Type.Optional(Type.Number({ minimum: 0, description: 'Load-balancing weight (default 1).' })),
     use_for_batch_api: Type.Optional(Type.Boolean()),
+    bedrock_key_config: Type.Optional(BedrockKeyConfigSchema),
   },
   { additionalProperties: false },
 );
@@ -133,6 +151,7 @@ export const GatewayConfigSchema = Type.Object(
 );
 
 export type ProviderKeyConfig = Static<typeof ProviderKeySchema>;
+export type BedrockKeyConfig = Static<typeof BedrockKeyConfigSchema>;
 export type NetworkConfig = Static<typeof NetworkConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
 export type ClientConfig = Static<typeof ClientConfigSchema>;

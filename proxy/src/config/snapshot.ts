@@ -1,7 +1,7 @@
 // The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
-import type { GatewayConfig, ProviderConfig } from './schema.ts';
+import type { BedrockKeyConfig, GatewayConfig, ProviderConfig } from './schema.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
 import type { Pool } from 'undici';
@@ -14,6 +14,8 @@ export interface ProviderKey {
   /** null: serves every model. */
   models: ReadonlySet<string> | null;
   weight: number;
+  /** AWS credentials and region of a Bedrock key. */
+  bedrock?: BedrockKeyConfig;
 }
 
 export interface ProviderRuntime {
@@ -76,7 +78,8 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
   const base = PROVIDER_KINDS[name] ?? PROVIDER_KINDS[custom?.base_provider_type ?? 'openai'];
   const operations = custom?.allowed_requests ? allowedOperations(base, custom.allowed_requests) : base.operations;
   const kind: ProviderKind = { ...base, operations };
-  const url = new URL(p.network_config?.base_url ?? base.baseUrl);
+  const region = base.format === 'bedrock' ? p.keys?.find((k) => k.bedrock_key_config)?.bedrock_key_config?.region : undefined;
+  const url = new URL(p.network_config?.base_url ?? (region ? `https://bedrock-runtime.${region}.amazonaws.com` : base.baseUrl));
   // As in the reference gateway, the API's version prefix is always appended to base_url's own path
   // (`https://api.groq.com/openai` + `/v1`), so configs carry over unchanged.
   const ownPath = url.pathname.replace(/\/+$/, '');
@@ -93,6 +96,7 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
       value: k.value,
       models: k.models && k.models.length > 0 ? new Set(k.models) : null,
       weight: k.weight ?? 1,
+      ...(k.bedrock_key_config && { bedrock: k.bedrock_key_config }),
     })),
     keyless: custom?.is_key_less ?? kind.keyless,
     operations,
@@ -117,6 +121,7 @@ function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>)
     responses: 'responses',
     embeddings: 'embedding',
     models: 'list_models',
+    rerank: 'rerank',
   };
   const out = new Set<Operation>();
   for (const op of base.operations) if (allowed[names[op]] ?? true) out.add(op);

@@ -57,6 +57,7 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
         signal: ex.signal,
         onFirstChunk: () => firstTokenTime(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
         onUsage: countTokens,
+        decoder: attempt.adapter.decodeStream?.(),
       });
       return;
     }

@@ -8,6 +8,7 @@ import type { SseEvent } from '../unified/stream.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { SseParser } from '../upstream/sse.ts';
+import type { StreamDecoder } from '../providers/adapter.ts';
 import { transportError } from './upstream-call.ts';
 
 export interface StreamPlan<T> {
@@ -32,6 +33,8 @@ export interface RelayOptions {
   signal: AbortSignal;
   onFirstChunk(): void;
   onUsage(usage: Usage): void;
+  /** Decoder for a non-SSE framing (the adapter's `decodeStream`); default: SSE. */
+  decoder?: StreamDecoder;
 }
 
 const SSE_HEADERS = {
@@ -48,7 +51,7 @@ export async function relayStream<T>(
   opts: RelayOptions,
 ): Promise<void> {
   res.writeHead(200, SSE_HEADERS);
-  const parser = new SseParser();
+  const parser = opts.decoder ?? new SseParser();
   let pendingRaw: string[] = [];
   let held: T[] = [];
   let chunkIndex = 0;

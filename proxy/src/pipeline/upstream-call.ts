@@ -25,17 +25,19 @@ export async function sendUpstream(
   body: string | undefined,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
-  const headers: Record<string, string> = {
+  let headers: Record<string, string> = {
     ...provider.extraHeaders,
     ...adapter.authHeaders(key?.value),
     accept: up.stream ? 'text/event-stream' : 'application/json',
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  let path = upstreamPath(provider, up);
+  if (adapter.sign) ({ headers, path } = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body }, key));
   let res: Dispatcher.ResponseData;
   try {
     res = await provider.pool.request({
       method: up.method,
-      path: upstreamPath(provider, up),
+      path,
       headers,
       body,
       signal,
@@ -53,7 +55,7 @@ export async function sendUpstream(
   } catch {
     // Not JSON: the adapter reads the text as it is.
   }
-  const detail = adapter.error(res.statusCode, parsed);
+  const detail = adapter.error(res.statusCode, parsed, res.headers);
   throw new GatewayError(res.statusCode, detail.message, {
     type: detail.type,
     code: detail.code,

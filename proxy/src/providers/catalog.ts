@@ -1,8 +1,8 @@
 // Built-in providers as data: where each lives, which wire format it speaks, how it authenticates
 // and which unified operations it offers. OpenAI-compatible providers differ only here.
-export type WireFormat = 'openai' | 'anthropic' | 'gemini';
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere';
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models';
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank';
 
 export interface ProviderKind {
   format: WireFormat;
@@ -46,6 +46,10 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   fireworks: kind('openai', 'https://api.fireworks.ai/inference', 'FIREWORKS_API_KEY', ['text', 'embeddings']),
   deepseek: kind('openai', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', [], { pathPrefix: '' }),
   vllm: kind('openai', 'http://localhost:8000', 'VLLM_API_KEY', ['text', 'embeddings'], { keyless: true }),
+  // Paths carry their own version (chat/embed/rerank under /v2, the models list under /v1).
+  cohere: kind('cohere', 'https://api.cohere.com', 'COHERE_API_KEY', ['embeddings', 'rerank'], { pathPrefix: '' }),
+  // Region comes from the first key's bedrock_key_config (base_url overrides); list-models is not offered yet.
+  bedrock: kind('bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'AWS_BEARER_TOKEN_BEDROCK', [], { pathPrefix: '', operations: new Set(['chat', 'responses']) }),
 };
 
 /** Base provider types a custom provider may extend. */

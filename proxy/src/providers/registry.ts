@@ -3,9 +3,13 @@ import type { WireFormat } from './catalog.ts';
 import { openaiAdapter } from './openai/adapter.ts';
 import { anthropicAdapter } from './anthropic/adapter.ts';
 import { geminiAdapter } from './gemini/adapter.ts';
+import { bedrockAdapter } from './bedrock/adapter.ts';
+import { cohereAdapter } from './cohere/adapter.ts';
 
 export const ADAPTERS: Readonly<Record<WireFormat, FormatAdapter>> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
+  bedrock: bedrockAdapter,
+  cohere: cohereAdapter,
 };
