@@ -1,4 +1,5 @@
 // Unified (OpenAI chat) request -> Anthropic Messages request.
+import { alternatingTurns } from '../turns.ts';
 import type { ChatRequest, ContentPart, Message, ReasoningDetail, ToolChoice } from '../../unified/chat.ts';
 import { invalidRequest } from '../../unified/errors.ts';
 import type {
@@ -124,15 +125,7 @@ function toolChoice(choice: ToolChoice | undefined, noParallel: boolean): Anthro
 
 function convertMessages(input: Message[]): { system: AnthropicTextBlock[]; messages: AnthropicMessageParam[] } {
   const system: AnthropicTextBlock[] = [];
-  const messages: Array<{ role: 'user' | 'assistant'; content: AnthropicContentBlockParam[] }> = [];
-  // Anthropic requires user/assistant alternation: same-role neighbours (including a run of tool
-  // results, which become one user turn) merge into one message.
-  const push = (role: 'user' | 'assistant', blocks: AnthropicContentBlockParam[]) => {
-    if (blocks.length === 0) return;
-    const last = messages.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
+  const { messages, push } = alternatingTurns<AnthropicContentBlockParam>();
   input.forEach((m, i) => {
     switch (m.role) {
       case 'system':

@@ -1,5 +1,6 @@
 // Unified (OpenAI chat) request -> Bedrock Converse request. The model goes in the URL path, not
 // the body; streaming is a different path (`/converse-stream`) with the same body.
+import { alternatingTurns } from '../turns.ts';
 import type { ChatRequest, ContentPart, Message, ReasoningDetail, ToolChoice } from '../../unified/chat.ts';
 import { invalidRequest } from '../../unified/errors.ts';
 import type {
@@ -75,15 +76,7 @@ function toolChoice(choice: ToolChoice | undefined): BedrockToolChoice | undefin
 
 function convertMessages(input: Message[]): { system: Array<{ text: string }>; messages: BedrockMessage[] } {
   const system: Array<{ text: string }> = [];
-  const messages: BedrockMessage[] = [];
-  // Converse requires user/assistant alternation: same-role neighbours (a run of tool results
-  // included) merge into one message.
-  const push = (role: 'user' | 'assistant', blocks: BedrockContentBlock[]) => {
-    if (blocks.length === 0) return;
-    const last = messages.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
+  const { messages, push } = alternatingTurns<BedrockContentBlock>();
   input.forEach((m, i) => {
     switch (m.role) {
       case 'system':
