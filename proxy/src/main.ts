@@ -7,7 +7,17 @@ import { configureLog, log } from './log.ts';
 import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedConfig } from './config/load.ts';
 import { compileSnapshot } from './config/snapshot.ts';
 import { SnapshotHolder, watchConfigFile } from './config/source.ts';
+import { ConfigService } from './config/service.ts';
+import { FileConfigStore, MemoryConfigStore, type ConfigStore } from './config/store.ts';
+import { RedisConfigStore } from './config/redis-store.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX } from './state/redis.ts';
+import { ModelCatalog } from './governance/catalog.ts';
+import { installGovernanceServices } from './governance/services.ts';
+import type { CounterStore } from './governance/counters/store.ts';
+import { MemoryCounterStore } from './governance/counters/memory.ts';
+import { RedisCounterStore } from './governance/counters/redis.ts';
 import { createGatewayServer, listen } from './http/server.ts';
+import { createApiHandler } from './api/app.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
 import { closePools } from './upstream/pools.ts';
@@ -43,13 +53,18 @@ async function main(): Promise<void> {
     return;
   }
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
-  const holder = new SnapshotHolder(compileSnapshot(loaded.config));
+  const { service, counters } = await openState(loaded, opts.appDir);
+  const holder = service.holder;
   setConfigHash(holder.current().hash);
   holder.onSwap((next) => setConfigHash(next.hash));
-  if (file && existsSync(file)) watchConfigFile(file, holder, () => configReloadErrors.inc());
+  if (file && existsSync(file)) watchConfigFile(file, service, () => configReloadErrors.inc());
+  const catalog = new ModelCatalog();
+  installGovernanceServices({ counters, catalog });
+  void catalog.refresh(holder.current());
+  holder.onSwap((next) => void catalog.refresh(next));
 
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const server = createGatewayServer(holder, routes, patterns);
+  const server = createGatewayServer(holder, routes, patterns, createApiHandler(service));
   const { port } = await listen(server, opts.port, opts.host);
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
@@ -67,6 +82,31 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * The config store and counters: in Redis when `redis` is configured (shared by every replica),
+ * else a file in the app dir and process memory.
+ */
+async function openState(loaded: LoadedConfig, appDir: string | undefined): Promise<{ service: ConfigService; counters: CounterStore }> {
+  const redisCfg = loaded.config.redis;
+  let store: ConfigStore;
+  let counters: CounterStore;
+  if (redisCfg) {
+    const client = await connectRedis(redisCfg);
+    const prefix = redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX;
+    store = new RedisConfigStore(client, prefix);
+    const redisCounters = new RedisCounterStore(redisCfg);
+    await redisCounters.ready();
+    counters = redisCounters;
+  } else {
+    store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
+    counters = new MemoryCounterStore();
+  }
+  const stored = await ConfigService.initialDocument(store, loaded.raw);
+  const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
+  const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored);
+  return { service, counters };
 }
 
 void main();

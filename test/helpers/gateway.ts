@@ -18,8 +18,8 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: unknown, opts: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<RunningGateway> {
-  const appDir = mkdtempSync(join(tmpdir(), 'skybridge-'));
+export async function startGateway(config: unknown, opts: { env?: NodeJS.ProcessEnv; args?: string[]; /** Reuse an app dir (a restart). */ appDir?: string } = {}): Promise<RunningGateway> {
+  const appDir = opts.appDir ?? mkdtempSync(join(tmpdir(), 'skybridge-'));
   const writeConfig = (c: unknown) => writeFileSync(join(appDir, 'config.json'), JSON.stringify(c, null, 2));
   if (config !== undefined) writeConfig(config);
   const child = spawn(process.execPath, [MAIN, '--app-dir', appDir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'debug', ...(opts.args ?? [])], {

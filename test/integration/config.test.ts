@@ -57,8 +57,8 @@ describe('start-up validation', () => {
   });
 
   test('fields of features not built yet start with a warning naming them', async () => {
-    const { gw } = await gatewayWith((u: string) => ({ providers: mockProviders(u), governance: { virtual_keys: [] }, client: { enable_logging: true } }));
-    assert.match(gw.logs(), /config field 'governance' is not supported yet/);
+    const { gw } = await gatewayWith((u: string) => ({ providers: mockProviders(u), mcp: {}, client: { enable_logging: true } }));
+    assert.match(gw.logs(), /config field 'mcp' is not supported yet/);
     assert.match(gw.logs(), /config field 'client.enable_logging' is not supported yet/);
   });
 });

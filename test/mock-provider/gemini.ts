@@ -417,6 +417,16 @@ function countTokens(ctx: RequestContext): Reply {
   const unknown = unknownFields(body, new Set(['contents', 'generateContentRequest']), '');
   if (unknown) return unknown;
   const inner = f(body, 'generateContentRequest');
+  if (inner !== undefined) {
+    if (!isObject(inner)) return bad(`Invalid value at 'generate_content_request', expected an object.`);
+    const unknownInner = unknownFields(inner, REQUEST_FIELDS, 'generate_content_request');
+    if (unknownInner) return unknownInner;
+    // The embedded request names its model itself, as `models/{model}`.
+    const m = f(inner, 'model');
+    if (typeof m !== 'string' || !m.startsWith('models/')) {
+      return bad('* GenerateContentRequest.model: unexpected model name format\n');
+    }
+  }
   const a = analyze(isObject(inner) ? inner : body);
   if (isReply(a)) return a;
   const n = countWords(a.allText.join(' '));

@@ -1,4 +1,5 @@
-// OpenAI wire format: Chat Completions, Completions, Embeddings, Responses, Models.
+// OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
+// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { json, rawJson, sse } from './reply.ts';
@@ -8,6 +9,8 @@ import {
   thinkingText, toolReplyText, truncate,
 } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
+import { openaiFilesRoute } from './openai-files.ts';
+import { openaiMediaHandler } from './openai-media.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -45,11 +48,11 @@ export function openaiError(status: number, message?: string, extra: ErrorExtra 
   }, extra.headers);
 }
 
-function bad(message: string, param: string | null = null, code: string | null = null): Reply {
+export function bad(message: string, param: string | null = null, code: string | null = null): Reply {
   return openaiError(400, message, { param, code });
 }
 
-function missing(param: string): Reply {
+export function missing(param: string): Reply {
   return bad(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
 }
 
@@ -60,17 +63,17 @@ function typeName(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-function invalidType(param: string, expected: string, v: unknown): Reply {
+export function invalidType(param: string, expected: string, v: unknown): Reply {
   return bad(`Invalid type for '${param}': expected ${expected}, but got ${typeName(v)} instead.`, param, 'invalid_type');
 }
 
-function invalidValue(param: string, v: unknown, allowed: string[]): Reply {
+export function invalidValue(param: string, v: unknown, allowed: string[]): Reply {
   const list = allowed.map((a) => `'${a}'`);
   const tail = list.length > 1 ? `${list.slice(0, -1).join(', ')}, and ${list[list.length - 1]}` : list[0];
   return bad(`Invalid value: '${String(v)}'. Supported values are: ${tail}.`, param, 'invalid_value');
 }
 
-const PARSE_ERROR =
+export const PARSE_ERROR =
   "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library " +
   'correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble ' +
   'figuring out how to fix this, please contact us through our help center at help.openai.com.)';
@@ -726,6 +729,24 @@ function responses(ctx: RequestContext): Reply {
   return sse(events, SSE_HEADERS);
 }
 
+// ---------------------------------------------------------------- responses input token count
+
+const INPUT_TOKENS_PARAMS = new Set([
+  'conversation', 'input', 'instructions', 'model', 'parallel_tool_calls', 'personality', 'previous_response_id',
+  'reasoning', 'text', 'tool_choice', 'tools', 'truncation',
+]);
+
+/** POST /v1/responses/input_tokens: the words a Responses call with this body would be billed as input. */
+function inputTokens(ctx: RequestContext): Reply {
+  const pre = preflight(ctx, INPUT_TOKENS_PARAMS, 'responses');
+  if (isReply(pre)) return pre;
+  const a = analyzeResponses(pre.body);
+  if (isReply(a)) return a;
+  const names = responsesToolNames(pre.body.tools);
+  if (isReply(names)) return names;
+  return json(200, { object: 'response.input_tokens', input_tokens: countWords(a.allText.join(' ')) });
+}
+
 // ---------------------------------------------------------------- models
 
 const MODELS_REPLY = rawJson(200, OPENAI_MODELS_BODY);
@@ -748,13 +769,18 @@ const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
   ['/v1/completions', completions],
   ['/v1/embeddings', embeddings],
   ['/v1/responses', responses],
+  ['/v1/responses/input_tokens', inputTokens],
 ]);
+/** What batch lines may call. */
+const BATCH_ENDPOINTS = new Map([...POST_ROUTES].filter(([p]) => p !== '/v1/responses/input_tokens'));
 
 export const openai: FormatModule = {
   format: 'openai',
   route(method, path, body): Route | undefined {
+    const files = openaiFilesRoute(method, path, openaiError, BATCH_ENDPOINTS);
+    if (files) return files;
     if (method === 'POST') {
-      const handle = POST_ROUTES.get(path);
+      const handle = POST_ROUTES.get(path) ?? openaiMediaHandler(path);
       return handle ? { model: bodyModel(body), handle } : undefined;
     }
     if (method === 'GET') {

@@ -4,12 +4,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropic } from './anthropic.ts';
+import { azure } from './azure.ts';
 import { cohere } from './cohere.ts';
 import { bedrock } from './bedrock.ts';
 import { control } from './control.ts';
 import { FaultQueue } from './faults.ts';
 import { gemini } from './gemini.ts';
+import { isMultipart, parseMultipart } from './multipart.ts';
 import { openai } from './openai.ts';
+import { vertex } from './vertex.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
 } from './types.ts';
@@ -31,6 +34,8 @@ function resolveFormat(pathname: string): { module: FormatModule; sub: string } 
   if (pathname.startsWith('/gemini/')) return { module: gemini, sub: pathname.slice(7) };
   if (pathname.startsWith('/cohere/')) return { module: cohere, sub: pathname.slice(7) };
   if (pathname.startsWith('/bedrock/')) return { module: bedrock, sub: pathname.slice(8) };
+  if (pathname.startsWith('/azure/')) return { module: azure, sub: pathname.slice(6) };
+  if (pathname.startsWith('/vertex/')) return { module: vertex, sub: pathname.slice(7) };
   if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
   return undefined;
 }
@@ -162,7 +167,11 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
 
     let body: unknown;
     let badJson = false;
-    if (raw.length > 0) {
+    const contentType = req.headers['content-type'];
+    if (raw.length > 0 && isMultipart(contentType)) {
+      // A form is parsed for routing, recording and handlers; undefined when malformed.
+      body = parseMultipart(raw, contentType as string);
+    } else if (raw.length > 0) {
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
@@ -184,7 +193,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       send(x, module.notFound(method, sub), baseLatency, undefined);
       return;
     }
-    const ctx: RequestContext = { method, path: sub, query, headers: req.headers, body, badJson, nextId };
+    const ctx: RequestContext = { method, path: sub, query, headers: req.headers, body, raw, badJson, nextId };
     const fault: Fault | undefined = faults.take(module.format, route.model);
     const delay = baseLatency + (fault?.latencyMs ?? 0);
     if (fault?.status !== undefined) {

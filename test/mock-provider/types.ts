@@ -1,6 +1,6 @@
 // Public and internal types of the mock upstream provider.
 
-export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex';
 
 export interface RecordedRequest {
   format: Format;
@@ -10,7 +10,7 @@ export interface RecordedRequest {
   /** Decoded query parameters (last value wins). */
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON body, or undefined when there was none or it was not valid JSON. */
+  /** Parsed JSON body (a multipart body: its form), or undefined when there was none or it was not valid. */
   body: unknown;
   /** HTTP status answered (unset while pending, or when the connection was dropped without an answer). */
   status?: number;
@@ -77,6 +77,8 @@ export interface RequestContext {
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** The body bytes as received (for bodies that are not JSON, such as an OAuth token form). */
+  raw: Buffer;
   /** True when a body was sent but it was not valid JSON. */
   badJson: boolean;
   /** Per-server id generator. */

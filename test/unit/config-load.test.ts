@@ -74,10 +74,10 @@ test('semantic rules: keys required, custom providers need a base URL, backoff o
 });
 
 test('unbuilt features are accepted with a warning naming the field', () => {
-  const { warnings } = checkConfig({ governance: {}, plugins: [], client: { enable_logging: true }, providers: { openai: { keys: [{ name: 'k', value: 'v' }], proxy_config: { type: 'none' } } } }, 't', {});
+  const { warnings } = checkConfig({ mcp: {}, plugins: [], client: { enable_logging: true }, providers: { openai: { keys: [{ name: 'k', value: 'v' }], proxy_config: { type: 'none' } } } }, 't', {});
   assert.deepEqual(warnings.sort(), [
     "config field 'client.enable_logging' is not supported yet and is ignored",
-    "config field 'governance' is not supported yet and is ignored",
+    "config field 'mcp' is not supported yet and is ignored",
     "config field 'plugins' is not supported yet and is ignored",
     "config field 'providers.openai.proxy_config' is not supported yet and is ignored",
   ]);
@@ -111,4 +111,41 @@ test('key ids are stable UUID-shaped values', () => {
   assert.equal(keyId('openai', 'main'), keyId('openai', 'main'));
   assert.notEqual(keyId('openai', 'main'), keyId('openai', 'spare'));
   assert.match(keyId('openai', 'main'), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+test('governance references are checked with their JSON paths', () => {
+  const providers = { openai: { keys: [{ name: 'k', value: 'v' }] } };
+  assert.throws(
+    () =>
+      checkConfig(
+        {
+          providers,
+          governance: {
+            budgets: [{ id: 'b', max_limit: 1, reset_duration: '1d' }],
+            rate_limits: [{ id: 'r', request_max_limit: 5 }],
+            teams: [{ id: 't', name: 'T', customer_id: 'nope' }],
+            virtual_keys: [
+              { id: 'v1', name: 'one', value: 'sk-bf-aaaaaaaa', team_id: 'ghost', budget_id: 'b', provider_configs: [{ provider: 'mistral', key_ids: ['k'] }] },
+              { id: 'v2', name: 'one', value: 'sk-bf-aaaaaaaa', rate_limit_id: 'missing' },
+            ],
+          },
+        },
+        't',
+        {},
+      ),
+    (e: unknown) => {
+      const paths = (e as ConfigError).errors.map((x) => `${x.path}: ${x.message}`);
+      assert.deepEqual(paths.sort(), [
+        'governance.rate_limits[0].request_reset_duration: is required with request_max_limit',
+        "governance.teams[0].customer_id: no customer with id 'nope'",
+        "governance.virtual_keys[0].provider_configs[0].key_ids[0]: 'k' is neither a key id nor the name of a key of provider 'mistral'",
+        "governance.virtual_keys[0].provider_configs[0].provider: provider 'mistral' is not configured",
+        "governance.virtual_keys[0].team_id: no team with id 'ghost'",
+        "governance.virtual_keys[1].name: duplicate name 'one'",
+        "governance.virtual_keys[1].rate_limit_id: no rate limit with id 'missing'",
+        'governance.virtual_keys[1].value: duplicate virtual key value',
+      ]);
+      return true;
+    },
+  );
 });

@@ -33,24 +33,24 @@ const openai = snap.providers.get('openai')!;
 test('keys are chosen by weight among those that admit the model', () => {
   const counts: Record<string, number> = {};
   for (let i = 0; i < 8000; i++) {
-    const k = pickKey(openai, 'gpt-4o')!;
+    const k = pickKey({ provider: openai, model: 'gpt-4o' })!;
     counts[k.name] = (counts[k.name] ?? 0) + 1;
   }
   assert.deepEqual(Object.keys(counts).sort(), ['heavy', 'light']);
   const ratio = counts.heavy / counts.light;
   assert.ok(ratio > 2.5 && ratio < 3.6, `heavy:light = ${ratio}`);
-  const forMini = new Set(Array.from({ length: 500 }, () => pickKey(openai, 'gpt-4o-mini')!.name));
+  const forMini = new Set(Array.from({ length: 500 }, () => pickKey({ provider: openai, model: 'gpt-4o-mini' })!.name));
   assert.deepEqual([...forMini].sort(), ['heavy', 'light', 'mini-only']);
 });
 
 test('a retry avoids a key that just failed when another can serve', () => {
   const heavy = openai.keys[0];
-  for (let i = 0; i < 200; i++) assert.equal(pickKey(openai, 'gpt-4o', new Set([heavy.id]))!.name, 'light');
+  for (let i = 0; i < 200; i++) assert.equal(pickKey({ provider: openai, model: 'gpt-4o' }, new Set([heavy.id]))!.name, 'light');
 });
 
 test('no eligible key is a clear error', () => {
   const only = compileSnapshot(checkConfig({ providers: { openai: { keys: [{ name: 'x', value: 'v', models: ['a'] }] } } }, 't', {}).config).providers.get('openai')!;
-  assert.throws(() => pickKey(only, 'b'), /no key of provider 'openai' may serve model 'b'/);
+  assert.throws(() => pickKey({ provider: only, model: 'b' }), /no key of provider 'openai' may serve model 'b'/);
 });
 
 test('targets: provider/model, fallbacks, provider/ keeps the model, org-style model names', () => {

@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from './schema.ts';
 import { validator, type FieldError } from './validate.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
+import { governanceErrors } from '../governance/validate.ts';
+import { azureConfigErrors } from '../providers/azure/key.ts';
+import { vertexFromEnv, vertexKeyErrors } from '../providers/vertex/config.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -14,7 +17,10 @@ export class ConfigError extends Error {
 }
 
 export interface LoadedConfig {
+  /** env.VAR references resolved: what the snapshot compiles. */
   config: GatewayConfig;
+  /** As written (references unresolved): what the config store keeps. */
+  raw: GatewayConfig;
   warnings: string[];
 }
 
@@ -45,15 +51,18 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
   const config = resolveEnvRefs(result, '', env, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config));
+  errors.push(...semanticErrors(config), ...governanceErrors(config));
   if (errors.length) throw new ConfigError(source, errors);
-  return { config, warnings: unbuiltWarnings(config) };
+  return { config, raw: result, warnings: unbuiltWarnings(config) };
 }
 
-/** `env.VAR` anywhere under `providers` reads the environment; a missing variable is an error. */
+/** Where secret material lives: `env.VAR` there reads the environment. */
+const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis'];
+
+/** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
-    if (!value.startsWith('env.') || !path.startsWith('providers')) return value;
+    if (!value.startsWith('env.') || !ENV_REF_ROOTS.some((r) => path.startsWith(r))) return value;
     const name = value.slice(4);
     const resolved = env[name];
     if (resolved === undefined || resolved === '') errors.push({ path, message: `environment variable ${name} is not set` });
@@ -80,6 +89,7 @@ function semanticErrors(config: GatewayConfig): FieldError[] {
     if (p.custom_provider_config && !p.network_config?.base_url) {
       errors.push({ path: `${at}.network_config.base_url`, message: 'is required for a custom provider' });
     }
+    if (builtIn?.format === 'azure') errors.push(...azureConfigErrors(at, p));
     const baseUrl = p.network_config?.base_url;
     if (baseUrl) {
       try {
@@ -96,6 +106,7 @@ function semanticErrors(config: GatewayConfig): FieldError[] {
     keys.forEach((k, i) => {
       if (names.has(k.name)) errors.push({ path: `${at}.keys[${i}].name`, message: `duplicate key name '${k.name}'` });
       names.add(k.name);
+      if (builtIn?.format === 'vertex') errors.push(...vertexKeyErrors(k, `${at}.keys[${i}]`));
     });
     const nc = p.network_config;
     if (nc?.retry_backoff_initial_ms !== undefined && nc.retry_backoff_max_ms !== undefined && nc.retry_backoff_initial_ms > nc.retry_backoff_max_ms) {
@@ -116,7 +127,7 @@ function unbuiltWarnings(config: GatewayConfig): string[] {
     if (client[field] !== undefined) warnings.push(`config field 'client.${field}' is not supported yet and is ignored`);
   }
   for (const [name, p] of Object.entries(config.providers ?? {})) {
-    for (const field of ['concurrency_and_buffer_size', 'proxy_config', 'pricing_overrides', 'store_raw_request_response'] as const) {
+    for (const field of ['concurrency_and_buffer_size', 'proxy_config', 'store_raw_request_response'] as const) {
       if (p[field] !== undefined) warnings.push(`config field 'providers.${name}.${field}' is not supported yet and is ignored`);
     }
     for (const field of ['insecure_skip_verify', 'ca_cert_pem', 'beta_header_overrides'] as const) {
@@ -130,9 +141,17 @@ function unbuiltWarnings(config: GatewayConfig): string[] {
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const providers: NonNullable<GatewayConfig['providers']> = {};
   for (const [name, kind] of Object.entries(PROVIDER_KINDS)) {
+    // A Vertex key is a project, a region and credentials, not one variable.
+    if (name === 'vertex') {
+      const vertex = vertexFromEnv(env);
+      if (vertex) providers.vertex = vertex;
+      continue;
+    }
     const key = env[kind.envKey] ?? (name === 'gemini' ? env.GOOGLE_API_KEY : undefined);
-    const baseUrl = env[`${name.toUpperCase()}_BASE_URL`];
+    const baseUrl = env[`${name.toUpperCase()}_BASE_URL`] ?? (name === 'azure' ? env.AZURE_OPENAI_ENDPOINT : undefined);
     if (!key && !(kind.keyless && baseUrl)) continue;
+    // Azure has no default endpoint: without the resource's, there is nothing to call.
+    if (name === 'azure' && !baseUrl) continue;
     providers[name] = {
       keys: key ? [{ name: `${name}-env`, value: key, models: [], weight: 1 }] : [],
       ...(baseUrl ? { network_config: { base_url: baseUrl } } : {}),

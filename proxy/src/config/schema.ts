@@ -3,6 +3,7 @@
 // the CRD schemas are generated from them. Shapes follow the reference gateway's config so its users
 // can bring their config.json unchanged.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance-schema.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
@@ -24,6 +25,33 @@ export const BedrockKeyConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Google Cloud project, region and credentials of a Vertex AI key (the reference gateway's `vertex_key_config`). */
+export const VertexKeyConfigSchema = Type.Object(
+  {
+    project_id: EnvString({ minLength: 1 }),
+    project_number: Type.Optional(EnvString()),
+    region: EnvString({ minLength: 1 }),
+    auth_credentials: Type.Optional(EnvString({ description: 'Service-account key file JSON, or env.VAR holding it.' })),
+    deployments: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+/** Azure OpenAI resource of a key (the reference gateway's `azure_key_config`, plus `auth_type`). */
+export const AzureKeyConfigSchema = Type.Object(
+  {
+    endpoint: EnvString({ minLength: 1, description: 'https://<resource>.openai.azure.com (env.VAR allowed).' }),
+    deployments: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Model name to deployment name; an unmapped model is its own deployment.' })),
+    api_version: Type.Optional(EnvString({ minLength: 1, description: 'Dated api-version of the deployments API (default 2024-10-21, the latest GA).' })),
+    auth_type: Type.Optional(
+      Type.Union([Type.Literal('api_key'), Type.Literal('bearer')], {
+        description: "api_key (default): the key's value is sent as `api-key`; bearer: as `Authorization: Bearer` (a Microsoft Entra ID token).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ProviderKeySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 256, description: 'Unique within the provider.' }),
@@ -32,6 +60,8 @@ export const ProviderKeySchema = Type.Object(
     weight: Type.Optional(Type.Number({ minimum: 0, description: 'Load-balancing weight (default 1).' })),
     use_for_batch_api: Type.Optional(Type.Boolean()),
     bedrock_key_config: Type.Optional(BedrockKeyConfigSchema),
+    azure_key_config: Type.Optional(AzureKeyConfigSchema),
+    vertex_key_config: Type.Optional(VertexKeyConfigSchema),
   },
   { additionalProperties: false },
 );
@@ -74,7 +104,7 @@ export const ProviderConfigSchema = Type.Object(
     // Accepted for compatibility; not built yet (a warning names them).
     concurrency_and_buffer_size: Type.Optional(Type.Unknown()),
     proxy_config: Type.Optional(Type.Unknown()),
-    pricing_overrides: Type.Optional(Type.Unknown()),
+    pricing_overrides: Type.Optional(Type.Array(PricingOverrideSchema)),
   },
   { additionalProperties: false },
 );
@@ -94,8 +124,8 @@ export const ClientConfigSchema = Type.Object(
     disable_content_logging: Type.Optional(Type.Unknown()),
     disable_db_pings_in_health: Type.Optional(Type.Unknown()),
     log_retention_days: Type.Optional(Type.Unknown()),
-    enforce_governance_header: Type.Optional(Type.Unknown()),
-    enforce_auth_on_inference: Type.Optional(Type.Unknown()),
+    enforce_governance_header: Type.Optional(Type.Boolean({ description: 'Deprecated alias of enforce_auth_on_inference.' })),
+    enforce_auth_on_inference: Type.Optional(Type.Boolean({ description: 'Inference calls need a virtual key.' })),
     enforce_scim_auth: Type.Optional(Type.Unknown()),
     allow_direct_keys: Type.Optional(Type.Unknown()),
     enable_litellm_fallbacks: Type.Optional(Type.Unknown()),
@@ -117,9 +147,7 @@ export const ClientConfigSchema = Type.Object(
 /** Top-level sections of the reference config that later features will own. */
 export const UNBUILT_SECTIONS = [
   'encryption_key',
-  'auth_config',
   'framework',
-  'governance',
   'mcp',
   'vector_store',
   'config_store',
@@ -145,6 +173,11 @@ export const GatewayConfigSchema = Type.Object(
     $schema: Type.Optional(Type.String()),
     client: Type.Optional(ClientConfigSchema),
     providers: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderConfigSchema)),
+    governance: Type.Optional(GovernanceSchema),
+    /** Deprecated location of governance.auth_config, still read. */
+    auth_config: Type.Optional(AuthConfigSchema),
+    /** Shared state for several replicas: counters and the config store (a Skybridge extension). */
+    redis: Type.Optional(RedisConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
@@ -152,6 +185,8 @@ export const GatewayConfigSchema = Type.Object(
 
 export type ProviderKeyConfig = Static<typeof ProviderKeySchema>;
 export type BedrockKeyConfig = Static<typeof BedrockKeyConfigSchema>;
+export type AzureKeyConfig = Static<typeof AzureKeyConfigSchema>;
+export type VertexKeyConfig = Static<typeof VertexKeyConfigSchema>;
 export type NetworkConfig = Static<typeof NetworkConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
 export type ClientConfig = Static<typeof ClientConfigSchema>;

@@ -1,10 +1,17 @@
 // The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
-import type { BedrockKeyConfig, GatewayConfig, ProviderConfig } from './schema.ts';
+import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from './schema.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
+import { compileAzureKey, type AzureKey } from '../providers/azure/key.ts';
 import type { Pool } from 'undici';
+import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
+import { keyId } from './key-id.ts';
+
+export { keyId };
+import { compileRules, type CompiledRules } from '../routing/rules.ts';
+import { log } from '../log.ts';
 
 export interface ProviderKey {
   /** Stable id (UUID-shaped, derived from provider and key name) so every replica agrees. */
@@ -16,6 +23,10 @@ export interface ProviderKey {
   weight: number;
   /** AWS credentials and region of a Bedrock key. */
   bedrock?: BedrockKeyConfig;
+  /** Project, region and credentials of a Vertex AI key. */
+  vertex?: VertexKeyConfig;
+  /** Resource, deployments, api-version and auth type of an Azure OpenAI key. */
+  azure?: AzureKey;
 }
 
 export interface ProviderRuntime {
@@ -48,6 +59,9 @@ export interface Snapshot {
   providers: ReadonlyMap<string, ProviderRuntime>;
   convertTextToChat: boolean;
   maxBodyBytes: number;
+  governance: GovernanceRuntime;
+  /** Routing rules with their CEL programs compiled (once per snapshot). */
+  routing: CompiledRules;
   config: GatewayConfig;
 }
 
@@ -69,6 +83,11 @@ export function compileSnapshot(config: GatewayConfig): Snapshot {
     providers,
     convertTextToChat: config.client?.compat?.convert_text_to_chat ?? false,
     maxBodyBytes: (config.client?.max_request_body_size_mb ?? DEFAULTS.maxBodyMb) * 1024 * 1024,
+    governance: compileGovernance(config),
+    routing: compileRules(config.governance?.routing_rules ?? [], {
+      warn: (message) => log.warn(message),
+      resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
+    }),
     config,
   };
 }
@@ -79,7 +98,8 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
   const operations = custom?.allowed_requests ? allowedOperations(base, custom.allowed_requests) : base.operations;
   const kind: ProviderKind = { ...base, operations };
   const region = base.format === 'bedrock' ? p.keys?.find((k) => k.bedrock_key_config)?.bedrock_key_config?.region : undefined;
-  const url = new URL(p.network_config?.base_url ?? (region ? `https://bedrock-runtime.${region}.amazonaws.com` : base.baseUrl));
+  const azureEndpoint = base.format === 'azure' ? p.keys?.find((k) => k.azure_key_config)?.azure_key_config?.endpoint : undefined;
+  const url = new URL(p.network_config?.base_url ?? azureEndpoint ?? (region ? `https://bedrock-runtime.${region}.amazonaws.com` : base.baseUrl));
   // As in the reference gateway, the API's version prefix is always appended to base_url's own path
   // (`https://api.groq.com/openai` + `/v1`), so configs carry over unchanged.
   const ownPath = url.pathname.replace(/\/+$/, '');
@@ -97,6 +117,8 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
       models: k.models && k.models.length > 0 ? new Set(k.models) : null,
       weight: k.weight ?? 1,
       ...(k.bedrock_key_config && { bedrock: k.bedrock_key_config }),
+      ...(k.vertex_key_config && { vertex: k.vertex_key_config }),
+      ...(k.azure_key_config && { azure: compileAzureKey(k.azure_key_config) }),
     })),
     keyless: custom?.is_key_less ?? kind.keyless,
     operations,
@@ -122,16 +144,21 @@ function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>)
     embeddings: 'embedding',
     models: 'list_models',
     rerank: 'rerank',
+    count_tokens: 'count_tokens',
+    // The reference gateway names each file and batch call; the create call stands for the group.
+    files: 'file_upload',
+    batches: 'batch_create',
+    image_generation: 'image_generation',
+    image_edit: 'image_edit',
+    image_variation: 'image_variation',
+    speech: 'speech',
+    transcription: 'transcription',
   };
   const out = new Set<Operation>();
   for (const op of base.operations) if (allowed[names[op]] ?? true) out.add(op);
   return out;
 }
 
-export function keyId(provider: string, keyName: string): string {
-  const h = createHash('sha256').update(`${provider}\u0000${keyName}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 /** A one-way digest: safe to show in logs and metrics, and it changes when a key is rotated. */
 function configHash(config: GatewayConfig): string {

@@ -1,8 +1,9 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import { compileSnapshot, type Snapshot } from './snapshot.ts';
+import type { Snapshot } from './snapshot.ts';
 import { loadConfigFile, ConfigError } from './load.ts';
+import { seedDigest, type ConfigService } from './service.ts';
 import { log } from '../log.ts';
 
 export type SnapshotListener = (next: Snapshot, previous: Snapshot) => void;
@@ -31,21 +32,24 @@ export class SnapshotHolder {
 }
 
 /**
- * Watches config.json and swaps in each valid edit. Editors save in several ways (truncate+write,
+ * Watches config.json; each valid edit becomes the new document (replacing what /api wrote since:
+ * the file is the operator's word). Editors save in several ways (truncate+write,
  * rename over), so the directory is watched and reloads are debounced.
  */
-export function watchConfigFile(file: string, holder: SnapshotHolder, onError?: (err: Error) => void): FSWatcher {
+export function watchConfigFile(file: string, service: ConfigService, onError?: (err: Error) => void): FSWatcher {
   let timer: NodeJS.Timeout | undefined;
   const dir = file.slice(0, file.lastIndexOf('/')) || '.';
   const base = file.slice(file.lastIndexOf('/') + 1);
-  const reload = () => {
+  let last = seedDigest(loadConfigFile(file).raw);
+  const reload = async () => {
     try {
-      const { config, warnings } = loadConfigFile(file);
-      const next = compileSnapshot(config);
-      if (next.hash === holder.current().hash) return;
+      const { raw, warnings } = loadConfigFile(file);
+      const digest = seedDigest(raw);
+      if (digest === last) return;
       for (const w of warnings) log.warn(w);
-      holder.swap(next);
-      log.info('configuration reloaded', { file, config_hash: next.hash });
+      await service.reseed(raw);
+      last = digest;
+      log.info('configuration reloaded', { file, config_hash: service.current().hash });
     } catch (err) {
       const message = err instanceof ConfigError ? err.message : String(err);
       log.error('configuration reload rejected; keeping the last good configuration', { file, error: message });
@@ -55,7 +59,7 @@ export function watchConfigFile(file: string, holder: SnapshotHolder, onError?: 
   const watcher = watch(dir, (_event, name) => {
     if (name !== null && name !== base) return;
     clearTimeout(timer);
-    timer = setTimeout(reload, 100);
+    timer = setTimeout(() => void reload(), 100);
   });
   watcher.unref();
   return watcher;

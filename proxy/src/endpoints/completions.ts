@@ -3,7 +3,6 @@ import { validated } from '../http/body.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
 import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
-import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
 
@@ -22,11 +21,7 @@ export async function textCompletions(ex: Exchange): Promise<void> {
     modelRequested: text.model,
     targets,
     build: (t, adapter) => {
-      if (t.provider.operations.has('text') && t.provider.kind.format === 'openai') {
-        const body: Record<string, unknown> = toUpstreamBody(text, t.model);
-        if (stream) body.stream_options = { ...(text.stream_options ?? {}), include_usage: true };
-        return { method: 'POST', path: '/completions', requestType: 'text_completion', body, stream };
-      }
+      if (t.provider.operations.has('text') && adapter.textRequest) return adapter.textRequest(text, t.model, stream);
       if (!convert || !t.provider.operations.has('chat')) throw unsupportedOperation(t.provider.name, 'text_completion');
       return adapter.chatRequest(textToChat(text), t.model, stream);
     },

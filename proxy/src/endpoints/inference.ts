@@ -10,7 +10,8 @@ import type { Operation } from '../providers/catalog.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
-import { resolveTargets, type Target } from '../pipeline/target.ts';
+import type { Target } from '../pipeline/target.ts';
+import { governRequest } from '../governance/stage.ts';
 import { parseJson, readBody } from '../http/body.ts';
 import { firstTokenTime, modelLabel, requestCount, requestTime, tokenCount } from '../metrics/metrics.ts';
 
@@ -33,6 +34,8 @@ export interface InferenceSpec<TOut, TItem> {
   errorBody?: ErrorRenderer;
   /** Streaming, when the request asked for it. */
   stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
+  /** Answers that are not JSON (audio bytes, plain-text transcripts): relayed to the client as they arrive. */
+  relay?: (attempt: Attempted, ex: Exchange) => Promise<void>;
 }
 
 export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpec<TOut, TItem>): Promise<void> {
@@ -47,7 +50,10 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     const rt = attempt.target.provider;
     const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
-    const countTokens = (u: Usage) => recordTokens(provider, model, u);
+    const countTokens = (u: Usage) => {
+      recordTokens(provider, model, u);
+      ex.governed?.charge(provider, model, u);
+    };
     if (spec.stream) {
       await relayStream(ex.res, attempt.answer.body, spec.stream(attempt, ids), {
         extra,
@@ -59,6 +65,10 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
         onUsage: countTokens,
         decoder: attempt.adapter.decodeStream?.(),
       });
+      return;
+    }
+    if (spec.relay) {
+      await spec.relay(attempt, ex);
       return;
     }
     const text = await attempt.answer.body.text();
@@ -121,16 +131,23 @@ export async function acceptRequest<R extends { model: string; fallbacks?: strin
   errorBody?: ErrorRenderer,
 ): Promise<{ req: R; targets: Target[] } | undefined> {
   try {
-    const req = parse(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    return { req, targets: resolveTargets(ex.snapshot, req.model, req.fallbacks) };
+    const req = parse(withFields(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)), ex.bodyFields));
+    const governed = await governRequest(ex, req.model, req.fallbacks, requestType, req);
+    ex.governed = governed;
+    return { req, targets: governed.targets };
   } catch (err) {
     failEarly(ex, operation, requestType, err, errorBody);
     return undefined;
   }
 }
 
+function withFields(body: unknown, fields: Exchange['bodyFields']): unknown {
+  if (!fields || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...body, ...fields };
+}
+
 /** Error answer for failures before any target was resolved (bad body, unknown provider). */
-function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown, errorBody?: ErrorRenderer): void {
+export function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown, errorBody?: ErrorRenderer): void {
   const e = sendError(ex.res, err, { request_type: requestType }, errorBody);
   const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
   requestCount(...labels).inc();

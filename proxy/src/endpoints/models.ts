@@ -50,7 +50,7 @@ export async function collectModels(ex: Exchange, only: string | null): Promise<
   return lists.flat();
 }
 
-async function providerModels(p: ProviderRuntime, signal: AbortSignal): Promise<ModelEntry[]> {
+export async function providerModels(p: ProviderRuntime, signal: AbortSignal): Promise<ModelEntry[]> {
   const adapter = ADAPTERS[p.kind.format];
   const key = p.keys.find((k) => k.weight > 0) ?? p.keys[0];
   const out: ModelEntry[] = [];

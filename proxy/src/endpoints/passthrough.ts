@@ -23,7 +23,7 @@ export async function passthrough(ex: Exchange): Promise<void> {
     // Any key will do: a passthrough call names no model the key pool could filter on.
     let key;
     try {
-      key = pickKey(provider, '');
+      key = pickKey({ provider, model: '' });
     } catch {
       key = provider.keys.find((k) => k.weight > 0);
     }

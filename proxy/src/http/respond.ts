@@ -15,8 +15,8 @@ export function toGatewayError(err: unknown): GatewayError {
   return new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' });
 }
 
-/** Renders an error in a provider's native shape (for the compatibility prefixes). */
-export type ErrorRenderer = (err: GatewayError) => { status: number; body: unknown };
+/** Renders an error in a provider's native shape (for the compatibility prefixes), with any headers it needs. */
+export type ErrorRenderer = (err: GatewayError) => { status: number; body: unknown; headers?: Record<string, string> };
 
 export function sendError(
   res: ServerResponse,
@@ -39,7 +39,7 @@ export function sendError(
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
   if (render) {
     const native = render(e);
-    sendJson(res, native.status, native.body, headers);
+    sendJson(res, native.status, native.body, { ...headers, ...native.headers });
   } else {
     sendJson(res, e.status, e.toBody(extra), headers);
   }

@@ -7,6 +7,9 @@ import type { Exchange } from './exchange.ts';
 import { sendError } from './respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
+import { serveH2c } from './h2c.ts';
+
+const KEEP_ALIVE_MS = 65_000;
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -14,7 +17,10 @@ export type Routes = Record<string, Methods>;
 /** Routes with variable segments (a Gemini model name may itself contain `/`); captures become `params`. */
 export type PatternRoutes = [RegExp, Methods][];
 
-export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patterns: PatternRoutes = []): Server {
+/** Handles every request under /api (the management API) instead of the route table. */
+export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patterns: PatternRoutes = [], api?: ApiHandler): Server {
   const table = new Map(Object.entries(routes));
   const match = (path: string): [Methods | undefined, string[]] => {
     const exact = table.get(path);
@@ -25,12 +31,16 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patt
     }
     return [undefined, []];
   };
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     let path = q < 0 ? raw : raw.slice(0, q);
     if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '');
+    if (api && (path === '/api' || path.startsWith('/api/'))) {
+      api(req, res);
+      return;
+    }
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
@@ -61,7 +71,10 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patt
         log.error('unhandled error in handler', { path, error: (err as Error)?.stack ?? String(err) });
         sendError(res, err);
       });
-  });
+  };
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, onRequest);
+  // The same routes over HTTP/2 cleartext, for clients that speak only HTTP/2 (the AWS SDK).
+  serveH2c(server, onRequest, KEEP_ALIVE_MS);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (socket.writable && err.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();

@@ -61,7 +61,7 @@ async function attemptTarget(
   const sentBody = up.body === undefined ? undefined : JSON.stringify(up.body);
   const failedKeys = new Set<string>();
   for (let attempt = 0; ; attempt++) {
-    const key = pickKey(provider, model, failedKeys);
+    const key = pickKey(target, failedKeys);
     const started = performance.now();
     try {
       const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal);

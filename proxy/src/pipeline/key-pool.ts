@@ -1,13 +1,20 @@
 // Weighted random choice among a provider's keys that may serve the model.
-import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderKey } from '../config/snapshot.ts';
+import type { Target } from './target.ts';
 import { GatewayError } from '../unified/errors.ts';
 
-export function pickKey(provider: ProviderRuntime, model: string, avoid?: ReadonlySet<string>): ProviderKey | undefined {
+export function pickKey(target: Target, avoid?: ReadonlySet<string>): ProviderKey | undefined {
+  const { provider, model, keyIds, pinnedKeyId } = target;
   if (provider.keys.length === 0) {
     if (provider.keyless) return undefined;
     throw new GatewayError(500, `provider '${provider.name}' has no keys configured`, { provider: provider.name, code: 'no_keys' });
   }
-  let eligible = provider.keys.filter((k) => k.weight > 0 && (k.models === null || k.models.has(model)));
+  if (pinnedKeyId !== undefined) {
+    const pinned = provider.keys.find((k) => k.id === pinnedKeyId);
+    if (pinned) return pinned;
+    throw new GatewayError(400, `pinned key '${pinnedKeyId}' is not in provider '${provider.name}'s key pool`, { provider: provider.name, code: 'pinned_key_missing' });
+  }
+  let eligible = provider.keys.filter((k) => k.weight > 0 && (k.models === null || k.models.has(model)) && (!keyIds || keyIds.has(k.id)));
   if (eligible.length === 0) {
     throw new GatewayError(400, `no key of provider '${provider.name}' may serve model '${model}'`, {
       provider: provider.name,

@@ -23,6 +23,10 @@ export interface StreamPlan<T> {
   visible(item: T): boolean;
   decorate(item: T, extra: ExtraFields): void;
   errorEvent(err: GatewayError): string;
+  /** Response headers other than SSE's (a binary framing such as AWS event-stream). */
+  headers?: Record<string, string>;
+  /** How the encoded strings become bytes: binary framings use `latin1` (one char per byte). */
+  encoding?: BufferEncoding;
 }
 
 export interface RelayOptions {
@@ -50,7 +54,7 @@ export async function relayStream<T>(
   plan: StreamPlan<T>,
   opts: RelayOptions,
 ): Promise<void> {
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, plan.headers ?? SSE_HEADERS);
   const parser = opts.decoder ?? new SseParser();
   let pendingRaw: string[] = [];
   let held: T[] = [];
@@ -95,7 +99,7 @@ export async function relayStream<T>(
   };
   const write = async () => {
     if (!out) return;
-    const ok = res.write(out);
+    const ok = res.write(out, plan.encoding ?? 'utf8');
     out = '';
     if (!ok && !res.destroyed) await once(res, 'drain', { signal: opts.signal });
   };

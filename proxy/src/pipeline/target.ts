@@ -7,6 +7,10 @@ export interface Target {
   provider: ProviderRuntime;
   /** Bare upstream model name. */
   model: string;
+  /** Keys a virtual key allows for this target (undefined: the whole pool). */
+  keyIds?: ReadonlySet<string>;
+  /** A routing rule or fallback pinned this key. */
+  pinnedKeyId?: string;
 }
 
 /** Well-known model families, for a bare model name when several providers are configured. */

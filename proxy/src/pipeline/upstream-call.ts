@@ -6,6 +6,7 @@ import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
+import { poolFor } from '../upstream/pools.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -24,22 +25,32 @@ export async function sendUpstream(
   up: UpstreamRequest,
   body: string | undefined,
   signal: AbortSignal,
+  resent = false,
 ): Promise<UpstreamAnswer> {
+  const unsignedBody = body;
   let headers: Record<string, string> = {
     ...provider.extraHeaders,
     ...adapter.authHeaders(key?.value),
-    accept: up.stream ? 'text/event-stream' : 'application/json',
+    accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  else if (up.payload) headers['content-type'] = up.payload.contentType;
   let path = upstreamPath(provider, up);
-  if (adapter.sign) ({ headers, path } = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body }, key));
+  let pool = provider.pool;
+  if (adapter.sign) {
+    const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath }, key);
+    ({ headers, path } = signed);
+    if (signed.body !== undefined) body = signed.body;
+    // A key with its own endpoint (an Azure resource in another region) gets that origin's keep-alive pool.
+    if (signed.origin && signed.origin !== provider.origin) pool = poolFor(signed.origin, provider.maxConnections);
+  }
   let res: Dispatcher.ResponseData;
   try {
-    res = await provider.pool.request({
+    res = await pool.request({
       method: up.method,
       path,
       headers,
-      body,
+      body: body ?? up.payload?.bytes,
       signal,
       headersTimeout: provider.timeoutMs,
       bodyTimeout: up.stream ? provider.streamIdleTimeoutMs : provider.timeoutMs,
@@ -48,6 +59,11 @@ export async function sendUpstream(
     throw transportError(provider.name, err, signal);
   }
   if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: res.body };
+  // A cached credential the provider no longer takes (an OAuth token revoked or expired early) is dropped, and the call signed and sent once more.
+  if (res.statusCode === 401 && !resent && adapter.authRejected?.(key, headers)) {
+    await res.body.dump();
+    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, true);
+  }
   const text = await res.body.text().catch(() => '');
   let parsed: unknown = text;
   try {

@@ -4,6 +4,9 @@
 import type { ChatRequest, ChatResponse } from '../unified/chat.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from '../unified/embeddings.ts';
 import type { RerankRequest, RerankResponse } from '../unified/rerank.ts';
+import type { FormOperation, FormRequest, ImageGenerationRequest, ImageResponse, SpeechRequest } from '../unified/media.ts';
+import type { TextRequest } from '../unified/text.ts';
+import type { TokenCount } from '../unified/count-tokens.ts';
 import type { ProviderModelPage } from '../unified/models.ts';
 import type { StreamContext, StreamTranslator } from '../unified/stream.ts';
 import type { UpstreamErrorDetail } from '../unified/errors.ts';
@@ -11,13 +14,17 @@ import type { ProviderKey } from '../config/snapshot.ts';
 import type { SseEvent } from '../unified/stream.ts';
 
 export interface UpstreamRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Path below the provider's base path, with query string. */
   path: string;
   /** Name used by `custom_provider_config.request_path_overrides` (e.g. `chat_completion`). */
   requestType: string;
   body?: unknown;
   stream: boolean;
+  /** A body that is not JSON (a multipart form), sent as these bytes instead of `body`. */
+  payload?: { bytes: Buffer; contentType: string };
+  /** Accept header, when neither JSON nor SSE (binary audio). */
+  accept?: string;
 }
 
 export interface ResponseContext {
@@ -36,6 +43,18 @@ export interface SignableRequest {
   path: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** The provider's base path that `path` starts with (a key with its own endpoint replaces it). */
+  basePath?: string;
+}
+
+/** What `sign` settled on: headers and path, and where a key's own endpoint moves the request, its origin (and body). */
+export interface SignedRequest {
+  headers: Record<string, string>;
+  path: string;
+  /** Another origin than the provider's (a key with its own endpoint, e.g. an Azure resource). */
+  origin?: string;
+  /** A rewritten body (e.g. the model renamed to a key's deployment). */
+  body?: string;
 }
 
 /** Turns a binary stream framing into events for the stream translator (instead of the SSE parser). */
@@ -49,15 +68,32 @@ export interface FormatAdapter {
   chatRequest(req: ChatRequest, model: string, stream: boolean): UpstreamRequest;
   chatResponse(body: unknown, ctx: ResponseContext): ChatResponse;
   chatStream(ctx: StreamContext): StreamTranslator;
+  /** Native legacy text completion (OpenAI wire format); without it, text is emulated over chat when allowed. */
+  textRequest?(req: TextRequest, model: string, stream: boolean): UpstreamRequest;
   embeddingsRequest?(req: EmbeddingRequest, model: string): UpstreamRequest;
   embeddingsResponse?(body: unknown, req: EmbeddingRequest, model: string, up: UpstreamRequest): EmbeddingResponse;
   rerankRequest?(req: RerankRequest, model: string): UpstreamRequest;
   rerankResponse?(body: unknown, req: RerankRequest, model: string): RerankResponse;
+  /** Token counting, where the provider has an endpoint for it. */
+  countTokensRequest?(req: ChatRequest, model: string): UpstreamRequest;
+  countTokensResponse?(body: unknown): TokenCount;
+  /** Image generation; the answer is OpenAI's images shape (translated where the format differs). */
+  imageGenerationRequest?(req: ImageGenerationRequest, model: string): UpstreamRequest;
+  imageGenerationResponse?(body: unknown, req: ImageGenerationRequest, model: string): ImageResponse;
+  /** Multipart operations (image edit and variation, transcription): the client's form, model replaced. */
+  formRequest?(op: FormOperation, form: FormRequest, model: string): UpstreamRequest;
+  /** Speech: the answer is relayed as the provider's audio bytes (or its SSE events). */
+  speechRequest?(req: SpeechRequest, model: string): UpstreamRequest;
   modelsRequest(pageToken: string | undefined): UpstreamRequest;
   modelsResponse(body: unknown): ProviderModelPage;
   error(status: number, body: unknown, headers?: Record<string, string | string[] | undefined>): UpstreamErrorDetail;
   /** Replaces `authHeaders` when present: the complete headers (and possibly path) to send. */
-  sign?(req: SignableRequest, key: ProviderKey | undefined): Promise<{ headers: Record<string, string>; path: string }>;
+  sign?(req: SignableRequest, key: ProviderKey | undefined): Promise<SignedRequest>;
+  /**
+   * The provider answered 401 to a request signed with `sent` headers: drop any cached credential.
+   * True when signing again may succeed; the call is then signed and sent once more.
+   */
+  authRejected?(key: ProviderKey | undefined, sent: Record<string, string>): boolean;
   /** Stream framing other than SSE. */
   decodeStream?(): StreamDecoder;
 }

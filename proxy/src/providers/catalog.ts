@@ -1,8 +1,11 @@
 // Built-in providers as data: where each lives, which wire format it speaks, how it authenticates
 // and which unified operations it offers. OpenAI-compatible providers differ only here.
-export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere';
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere' | 'vertex' | 'azure';
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank';
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'files' | 'batches' | MediaOperation;
+/** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
+export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
+const MEDIA: MediaOperation[] = ['image_generation', 'image_edit', 'image_variation', 'speech', 'transcription'];
 
 export interface ProviderKind {
   format: WireFormat;
@@ -33,23 +36,30 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings'], { nativeResponses: true }),
-  anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', []),
-  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings']),
-  groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', []),
-  mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings']),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'files', 'batches', ...MEDIA], { nativeResponses: true }),
+  anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
+  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens']),
+  // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).
+  groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', ['files', 'batches', 'speech', 'transcription']),
+  mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings', 'transcription']),
   ollama: kind('openai', 'http://localhost:11434', 'OLLAMA_API_KEY', ['text', 'embeddings'], { keyless: true }),
   openrouter: kind('openai', 'https://openrouter.ai/api', 'OPENROUTER_API_KEY', ['text']),
-  xai: kind('openai', 'https://api.x.ai', 'XAI_API_KEY', [], { nativeResponses: true }),
+  xai: kind('openai', 'https://api.x.ai', 'XAI_API_KEY', ['image_generation'], { nativeResponses: true }),
   cerebras: kind('openai', 'https://api.cerebras.ai', 'CEREBRAS_API_KEY', ['text']),
   perplexity: kind('openai', 'https://api.perplexity.ai', 'PERPLEXITY_API_KEY', [], { pathPrefix: '' }),
   fireworks: kind('openai', 'https://api.fireworks.ai/inference', 'FIREWORKS_API_KEY', ['text', 'embeddings']),
   deepseek: kind('openai', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', [], { pathPrefix: '' }),
-  vllm: kind('openai', 'http://localhost:8000', 'VLLM_API_KEY', ['text', 'embeddings'], { keyless: true }),
+  vllm: kind('openai', 'http://localhost:8000', 'VLLM_API_KEY', ['text', 'embeddings', 'transcription'], { keyless: true }),
   // Paths carry their own version (chat/embed/rerank under /v2, the models list under /v1).
   cohere: kind('cohere', 'https://api.cohere.com', 'COHERE_API_KEY', ['embeddings', 'rerank'], { pathPrefix: '' }),
   // Region comes from the first key's bedrock_key_config (base_url overrides); list-models is not offered yet.
   bedrock: kind('bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'AWS_BEARER_TOKEN_BEDROCK', [], { pathPrefix: '', operations: new Set(['chat', 'responses']) }),
+  // Gemini and Claude on Google Cloud; host from the first key's vertex_key_config region (base_url overrides),
+  // project and location from each key. No config from plain environment variables (see load.ts).
+  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings']) }),
+  // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
+  // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
+  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings'], { pathPrefix: '/openai', nativeResponses: true }),
 };
 
 /** Base provider types a custom provider may extend. */

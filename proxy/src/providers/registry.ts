@@ -5,6 +5,8 @@ import { anthropicAdapter } from './anthropic/adapter.ts';
 import { geminiAdapter } from './gemini/adapter.ts';
 import { bedrockAdapter } from './bedrock/adapter.ts';
 import { cohereAdapter } from './cohere/adapter.ts';
+import { vertexAdapter } from './vertex/adapter.ts';
+import { azureAdapter } from './azure/adapter.ts';
 
 export const ADAPTERS: Readonly<Record<WireFormat, FormatAdapter>> = {
   openai: openaiAdapter,
@@ -12,4 +14,6 @@ export const ADAPTERS: Readonly<Record<WireFormat, FormatAdapter>> = {
   gemini: geminiAdapter,
   bedrock: bedrockAdapter,
   cohere: cohereAdapter,
+  vertex: vertexAdapter,
+  azure: azureAdapter,
 };

@@ -4,6 +4,7 @@ import { fromAnthropicResponse } from './response.ts';
 import { createAnthropicStreamTranslator } from './stream.ts';
 import { fromAnthropicError } from './error.ts';
 import { fromAnthropicModels } from './models.ts';
+import { fromAnthropicCountTokens, toAnthropicCountTokensRequest } from './count-tokens.ts';
 import type { AnthropicMessage } from './types.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -25,5 +26,7 @@ export const anthropicAdapter: FormatAdapter = {
     stream: false,
   }),
   modelsResponse: fromAnthropicModels,
+  countTokensRequest: toAnthropicCountTokensRequest,
+  countTokensResponse: fromAnthropicCountTokens,
   error: fromAnthropicError,
 };

@@ -5,6 +5,7 @@ import { createGeminiStreamTranslator } from './stream.ts';
 import { toGeminiEmbedRequest, fromGeminiEmbedResponse } from './embeddings.ts';
 import { fromGeminiError } from './error.ts';
 import { fromGeminiModels } from './models.ts';
+import { fromGeminiCountTokens, toGeminiCountTokensRequest } from './count-tokens.ts';
 import type { GeminiGenerateContentResponse } from './types.ts';
 
 const modelPath = (model: string) => `/models/${encodeURIComponent(model)}`;
@@ -33,5 +34,7 @@ export const geminiAdapter: FormatAdapter = {
     stream: false,
   }),
   modelsResponse: fromGeminiModels,
+  countTokensRequest: toGeminiCountTokensRequest,
+  countTokensResponse: fromGeminiCountTokens,
   error: fromGeminiError,
 };

@@ -5,6 +5,9 @@ import type { ChatRequest, ChatChunk, ChatResponse } from '../../unified/chat.ts
 import type { UpstreamErrorDetail } from '../../unified/errors.ts';
 import type { ProviderModelPage } from '../../unified/models.ts';
 import type { EmbeddingResponse } from '../../unified/embeddings.ts';
+import type { TextRequest } from '../../unified/text.ts';
+import { fromOpenAICountTokens, toOpenAICountTokensRequest } from './count-tokens.ts';
+import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.ts';
 
 /** Strips gateway-only fields and sets the upstream model. */
 export function toUpstreamBody<T extends { model: string; fallbacks?: string[] }>(req: T, model: string): Omit<T, 'fallbacks'> {
@@ -24,6 +27,13 @@ export function toOpenAIChatRequest(req: ChatRequest, model: string, stream: boo
     // Always ask for usage so tokens are counted; the gateway hides the chunk from clients that did not ask.
     body.stream_options = { ...(req.stream_options ?? {}), include_usage: true };
   }
+  return body;
+}
+
+/** Legacy text completion body; streams always ask for usage, as chat does. */
+export function toOpenAITextRequest(req: TextRequest, model: string, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = toUpstreamBody(req, model);
+  if (stream) body.stream_options = { ...(req.stream_options ?? {}), include_usage: true };
   return body;
 }
 
@@ -64,6 +74,13 @@ export const openaiAdapter: FormatAdapter = {
     push: (ev) => (ev.data === '[DONE]' ? [] : [JSON.parse(ev.data) as ChatChunk]),
     finish: () => [],
   }),
+  textRequest: (req, model, stream) => ({
+    method: 'POST',
+    path: '/completions',
+    requestType: 'text_completion',
+    body: toOpenAITextRequest(req, model, stream),
+    stream,
+  }),
   embeddingsRequest: (req, model) => ({
     method: 'POST',
     path: '/embeddings',
@@ -72,7 +89,12 @@ export const openaiAdapter: FormatAdapter = {
     stream: false,
   }),
   embeddingsResponse: (body) => body as EmbeddingResponse,
+  imageGenerationRequest: toOpenAIImageGeneration,
+  formRequest: toOpenAIForm,
+  speechRequest: toOpenAISpeech,
   modelsRequest: () => ({ method: 'GET', path: '/models', requestType: 'list_models', stream: false }),
   modelsResponse: fromOpenAIModels,
+  countTokensRequest: toOpenAICountTokensRequest,
+  countTokensResponse: fromOpenAICountTokens,
   error: fromOpenAIError,
 };

@@ -1,0 +1,40 @@
+// Small helpers shared by the /api routers.
+import type { Request, Response } from 'express';
+import { sendJson } from '../http/respond.ts';
+
+export function reply(res: Response, status: number, body: unknown): void {
+  sendJson(res, status, body);
+}
+
+export function queryParam(req: Request, name: string): string | undefined {
+  const v = (req.query as Record<string, unknown>)[name];
+  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+export const queryFlag = (req: Request, name: string): boolean => queryParam(req, name) === 'true';
+
+export function pathParam(req: Request, name: string): string {
+  const v = (req.params as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(v) ? v.join('/') : (v ?? '');
+}
+
+/**
+ * JSON merge patch (RFC 7396) of one level: a field in `patch` replaces the stored one, `null`
+ * removes it (except the fields in `keepNull`, where null is a value of its own).
+ */
+export function mergePatch<T extends Record<string, unknown>>(stored: T, patch: Record<string, unknown>, keepNull: readonly string[] = []): T {
+  const out: Record<string, unknown> = { ...stored };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null && !keepNull.includes(k)) delete out[k];
+    else out[k] = v;
+  }
+  return out as T;
+}
+
+/** A copy without the fields the reference gateway's answers carry but a write does not store. */
+export function without(body: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out = { ...body };
+  for (const f of fields) delete out[f];
+  return out;
+}

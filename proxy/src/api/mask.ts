@@ -1,0 +1,76 @@
+// Secrets in management API answers: shown masked (`sk-...abcd`), never in full. An `env.VAR`
+// reference names a variable, not a secret, and is shown as it is. A masked value sent back
+// unchanged in a write means "keep what is stored".
+
+export const REDACTED = '<redacted>';
+
+/** Below this length the last four characters would give away too much of the secret. */
+const MIN_PARTIAL = 16;
+
+export function maskSecret(value: string): string {
+  if (value.startsWith('env.')) return value;
+  if (value.length >= MIN_PARTIAL) return `${value.slice(0, 3)}...${value.slice(-4)}`;
+  return REDACTED;
+}
+
+/** Passwords and credential blobs: nothing of them is shown. */
+export function redact(value: string): string {
+  return value.startsWith('env.') ? value : REDACTED;
+}
+
+/** Field names whose string values are secrets, wherever they appear. */
+const SECRET_FIELD = /^(value|secret|token|api_?key|api_keys|apikey|authorization|private_key)$|(secret_key|access_key|_token|_secret|_api_key)$/i;
+/** Field names whose values are shown as REDACTED, nothing kept. */
+const OPAQUE_FIELD = /password|credentials/i;
+/** Header names (in `extra_headers`) that carry credentials. */
+const SECRET_HEADER = /auth|key|token|secret|cookie|session|password/i;
+
+/**
+ * A copy of `value` with every secret-named field masked, recursively. `skip(path)` leaves a
+ * subtree as it is (routing rule query trees have `value` fields that are not secrets).
+ */
+export function maskTree(value: unknown, skip: (path: string) => boolean = () => false, path = ''): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => maskTree(v, skip, `${path}[${i}]`));
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const at = path ? `${path}.${k}` : k;
+    if (skip(at)) out[k] = v;
+    else if (OPAQUE_FIELD.test(k)) out[k] = hideAll(v, redact);
+    else if (SECRET_FIELD.test(k)) out[k] = hideAll(v, maskSecret);
+    else if (k === 'extra_headers' && v && typeof v === 'object' && !Array.isArray(v)) out[k] = maskHeaders(v as Record<string, unknown>);
+    else out[k] = maskTree(v, skip, at);
+  }
+  return out;
+}
+
+export function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(headers).map(([name, v]) => [name, SECRET_HEADER.test(name) && typeof v === 'string' ? maskSecret(v) : v]));
+}
+
+/** Every string leaf of a secret field (a list of keys, a credentials object) is hidden. */
+function hideAll(value: unknown, hide: (s: string) => string): unknown {
+  if (typeof value === 'string') return hide(value);
+  if (Array.isArray(value)) return value.map((v) => hideAll(v, hide));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideAll(v, hide)]));
+  return value;
+}
+
+/** True when `sent` is what an answer showed for `stored` (so the caller did not change it). */
+export function isMaskOf(sent: string, stored: string): boolean {
+  return sent !== stored && (sent === maskSecret(stored) || sent === REDACTED);
+}
+
+/**
+ * `sent` with every string that is the masked form of the stored value at the same place replaced
+ * by the stored value: a client that read a record and writes it back keeps its secrets.
+ */
+export function unmask(sent: unknown, stored: unknown): unknown {
+  if (typeof sent === 'string') return typeof stored === 'string' && isMaskOf(sent, stored) ? stored : sent;
+  if (Array.isArray(sent)) return sent.map((v, i) => unmask(v, Array.isArray(stored) ? stored[i] : undefined));
+  if (sent && typeof sent === 'object') {
+    const base = stored && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(sent).map(([k, v]) => [k, unmask(v, base[k])]));
+  }
+  return sent;
+}

@@ -1,0 +1,116 @@
+// /api/plugins and /api/plugins/{name}: the config document's `plugins` array (the reference
+// config's item shape: name, enabled, config, path, version, placement, order). Disabling a plugin
+// keeps its config; secrets inside a plugin config are masked in answers and kept when sent back masked.
+import { Router, type Request, type Response } from 'express';
+import { Type, type Static } from '@sinclair/typebox';
+import type { ConfigService } from '../config/service.ts';
+import type { GatewayConfig } from '../config/schema.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
+import { mergePatch, pathParam, reply, without } from './http.ts';
+import { maskTree, unmask } from './mask.ts';
+import { write } from './write.ts';
+import { methodNotAllowed } from './not-allowed.ts';
+
+export const PluginSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    enabled: Type.Boolean(),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    path: Type.Optional(Type.String()),
+    version: Type.Optional(Type.Integer({ minimum: 1 })),
+    placement: Type.Optional(Type.Union([Type.Literal('pre_builtin'), Type.Literal('post_builtin')])),
+    order: Type.Optional(Type.Integer()),
+  },
+  { additionalProperties: false },
+);
+export type Plugin = Static<typeof PluginSchema>;
+
+/** Fields of the reference's plugin answers that are not stored. */
+const RESPONSE_ONLY = ['id', 'actualName', 'isCustom', 'status', 'created_at', 'updated_at', 'config_hash'];
+
+export function viewPlugin(p: Plugin): Record<string, unknown> {
+  return {
+    ...p,
+    ...(p.config && { config: maskTree(p.config) }),
+    isCustom: p.path !== undefined,
+    // Status as configured: this gateway loads no plugin binaries.
+    status: { name: p.name, status: p.enabled ? 'active' : 'disabled', logs: [], types: [] },
+  };
+}
+
+function pluginsOf(doc: GatewayConfig): Plugin[] {
+  const v = (doc as Record<string, unknown>).plugins;
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new GatewayError(500, "the config document's 'plugins' section is not an array", { type: 'internal_error' });
+  return v as Plugin[];
+}
+
+function draftPlugins(draft: GatewayConfig): Plugin[] {
+  const record = draft as Record<string, unknown>;
+  const list = pluginsOf(draft);
+  record.plugins = list;
+  return list;
+}
+
+export function pluginsRouter(service: ConfigService): Router {
+  const router = Router();
+  const find = (name: string): Plugin => {
+    const p = pluginsOf(service.document()).find((x) => x.name === name);
+    if (!p) throw notFound('plugin', name);
+    return p;
+  };
+
+  router
+    .route('/')
+    .get((_req: Request, res: Response) => {
+      const plugins = pluginsOf(service.document()).map(viewPlugin);
+      reply(res, 200, { plugins, count: plugins.length });
+    })
+    .post(async (req: Request, res: Response) => {
+      const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
+      // A plugin added without saying otherwise is meant to run.
+      const plugin = checkSchema(PluginSchema, { enabled: true, ...body }, 'plugin');
+      await write(service, 'plugin', (draft) => {
+        const list = draftPlugins(draft);
+        if (list.some((p) => p.name === plugin.name)) throw conflict(`plugin '${plugin.name}' already exists`, 'name');
+        list.push(plugin);
+      });
+      reply(res, 201, { message: 'plugin created successfully', plugin: viewPlugin(find(plugin.name)) });
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/:name')
+    .get((req: Request, res: Response) => reply(res, 200, viewPlugin(find(pathParam(req, 'name')))))
+    .put(async (req: Request, res: Response) => {
+      const name = pathParam(req, 'name');
+      const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
+      if (body.name !== undefined && body.name !== name) throw invalidFields('plugin', [{ path: 'name', message: 'cannot be changed (delete and create instead)' }]);
+      await write(service, 'plugin', (draft, ctx) => {
+        const list = draftPlugins(draft);
+        const index = list.findIndex((p) => p.name === name);
+        if (index < 0) throw notFound('plugin', name);
+        const stored = list[index];
+        // Fields not sent are kept: `{enabled: false}` disables and keeps the config.
+        const merged = unmask(mergePatch(stored as Record<string, unknown>, body), stored);
+        list[index] = checkSchema(PluginSchema, merged, 'plugin');
+        ctx.alias(`plugins[${index}]`, '');
+      });
+      reply(res, 200, { message: 'plugin updated successfully', plugin: viewPlugin(find(name)) });
+    })
+    .delete(async (req: Request, res: Response) => {
+      const name = pathParam(req, 'name');
+      await write(service, 'plugin', (draft) => {
+        const list = draftPlugins(draft);
+        const index = list.findIndex((p) => p.name === name);
+        if (index < 0) throw notFound('plugin', name);
+        list.splice(index, 1);
+      });
+      reply(res, 200, { message: 'plugin deleted successfully' });
+    })
+    .all(methodNotAllowed);
+
+  return router;
+}
+

@@ -1,0 +1,165 @@
+// /api/routing/rules (and the deprecated /api/governance/routing-rules, the same handlers).
+// A write is checked like the routing engine will read it (validateRuleForWrite: schema, weights
+// summing to 1, scope_id, CEL that compiles) plus what only the whole document can say: the
+// scope's team/customer/virtual key exists, targets name configured providers and their keys, and
+// the name is free in the scope (409).
+import { createHash, randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { ConfigService } from '../config/service.ts';
+import type { GatewayConfig } from '../config/schema.ts';
+import type { RoutingRule, RoutingScope } from '../config/governance-schema.ts';
+import type { FieldError } from '../config/validate.ts';
+import { keyId } from '../config/key-id.ts';
+import { validateRuleForWrite } from '../routing/rules.ts';
+import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
+import { mergePatch, pathParam, queryFlag, queryParam, reply } from './http.ts';
+import { governanceOf, write } from './write.ts';
+import { methodNotAllowed } from './not-allowed.ts';
+
+const WHAT = 'routing rule';
+const SCOPES: readonly RoutingScope[] = ['global', 'customer', 'team', 'virtual_key'];
+
+/**
+ * A rule's id: its own, or (a rule written in config.json without one) a stable id derived from
+ * scope and name, so every rule can be read, updated and deleted by id.
+ */
+export function ruleId(rule: RoutingRule): string {
+  if (rule.id) return rule.id;
+  const h = createHash('sha256').update(`routing_rule\u0000${rule.scope ?? 'global'}\u0000${rule.scope_id ?? ''}\u0000${rule.name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const view = (rule: RoutingRule): RoutingRule => ({ ...rule, id: ruleId(rule), scope: rule.scope ?? 'global', scope_id: rule.scope_id ?? null });
+
+const sameScope = (a: RoutingRule, b: RoutingRule) => (a.scope ?? 'global') === (b.scope ?? 'global') && (a.scope_id ?? null) === (b.scope_id ?? null);
+
+/** References only the whole document can check. */
+function documentErrors(rule: RoutingRule, doc: GatewayConfig): FieldError[] {
+  const errors: FieldError[] = [];
+  const g = doc.governance ?? {};
+  const scope = rule.scope ?? 'global';
+  if (scope !== 'global' && typeof rule.scope_id === 'string') {
+    const list = scope === 'team' ? g.teams : scope === 'customer' ? g.customers : g.virtual_keys;
+    const label = scope === 'virtual_key' ? 'virtual key' : scope;
+    if (!list?.some((x) => x.id === rule.scope_id)) errors.push({ path: 'scope_id', message: `no ${label} with id '${rule.scope_id}'` });
+  }
+  const providers = doc.providers ?? {};
+  const keyIds = (p: string) => new Set((providers[p]?.keys ?? []).map((k) => keyId(p, k.name)));
+  rule.targets.forEach((t, i) => {
+    if (t.provider === undefined) return;
+    if (!providers[t.provider]) errors.push({ path: `targets[${i}].provider`, message: `provider '${t.provider}' is not configured` });
+    else if (t.key_id !== undefined && !keyIds(t.provider).has(t.key_id)) errors.push({ path: `targets[${i}].key_id`, message: `provider '${t.provider}' has no key with id '${t.key_id}'` });
+  });
+  (rule.fallbacks ?? []).forEach((f, i) => {
+    const provider = typeof f === 'string' ? f.slice(0, f.indexOf('/')) : f.provider;
+    if (!providers[provider]) {
+      errors.push({ path: `fallbacks[${i}]`, message: `provider '${provider}' is not configured` });
+      return;
+    }
+    if (typeof f === 'string') return;
+    if (f.key_id !== undefined && !keyIds(provider).has(f.key_id)) errors.push({ path: `fallbacks[${i}].key_id`, message: `provider '${provider}' has no key with id '${f.key_id}'` });
+    if (f.provider_key_name !== undefined && !(providers[provider]?.keys ?? []).some((k) => k.name === f.provider_key_name)) {
+      errors.push({ path: `fallbacks[${i}].provider_key_name`, message: `provider '${provider}' has no key named '${f.provider_key_name}'` });
+    }
+  });
+  return errors;
+}
+
+/** Everything a stored rule must satisfy; throws 409 for a name taken in the scope, 400 otherwise. */
+function checkRule(candidate: Record<string, unknown>, others: readonly RoutingRule[], doc: GatewayConfig): RoutingRule {
+  const errors = validateRuleForWrite(candidate);
+  if (errors.length) throw invalidFields(WHAT, errors);
+  const rule = candidate as RoutingRule;
+  const clash = others.find((r) => r.name === rule.name && sameScope(r, rule));
+  if (clash) throw conflict(`a routing rule named '${rule.name}' already exists in scope ${rule.scope === undefined || rule.scope === 'global' ? 'global' : `${rule.scope} ${String(rule.scope_id)}`}`, 'name');
+  const docErrors = documentErrors(rule, doc);
+  if (docErrors.length) throw invalidFields(WHAT, docErrors);
+  return rule;
+}
+
+function rulesOf(draft: GatewayConfig): RoutingRule[] {
+  const g = governanceOf(draft);
+  g.routing_rules ??= [];
+  return g.routing_rules;
+}
+
+/** Fields a client may send back from an answer but does not set. */
+const READ_ONLY = ['created_at', 'updated_at'];
+
+export function routingRulesRouter(service: ConfigService): Router {
+  const router = Router();
+
+  router
+    .route('/')
+    .get((req: Request, res: Response) => {
+      const scope = queryParam(req, 'scope');
+      if (scope !== undefined && !SCOPES.includes(scope as RoutingScope)) throw invalidFields('query', [{ path: 'scope', message: `must be one of ${SCOPES.join(', ')}` }]);
+      const scopeId = queryParam(req, 'scope_id');
+      const doc = queryFlag(req, 'from_memory') ? service.current().config : service.document();
+      const rules = (doc.governance?.routing_rules ?? [])
+        .filter((r) => scope === undefined || (r.scope ?? 'global') === scope)
+        .filter((r) => scopeId === undefined || r.scope_id === scopeId)
+        .map(view);
+      reply(res, 200, { rules, count: rules.length });
+    })
+    .post(async (req: Request, res: Response) => {
+      const { id, ...body } = objectBody(req.body, WHAT);
+      const now = new Date().toISOString();
+      const candidate: Record<string, unknown> = { id: id ?? randomUUID(), ...body, created_at: now, updated_at: now };
+      const rule = await write(service, WHAT, (draft, ctx) => {
+        const rules = rulesOf(draft);
+        if (rules.some((r) => ruleId(r) === candidate.id)) throw conflict(`a routing rule with id '${String(candidate.id)}' already exists`, 'id');
+        const checked = checkRule(candidate, rules, draft);
+        rules.push(checked);
+        ctx.alias(`governance.routing_rules[${rules.length - 1}]`, '');
+        return checked;
+      });
+      reply(res, 201, { message: 'routing rule created successfully', rule: view(rule) });
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/:id')
+    .get((req: Request, res: Response) => {
+      const id = pathParam(req, 'id');
+      const rule = (service.document().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
+      if (!rule) throw notFound(WHAT, id);
+      reply(res, 200, { rule: view(rule) });
+    })
+    .put(async (req: Request, res: Response) => {
+      const id = pathParam(req, 'id');
+      const body = objectBody(req.body, WHAT);
+      if (body.id !== undefined && body.id !== id) throw invalidFields(WHAT, [{ path: 'id', message: 'cannot be changed' }]);
+      for (const f of READ_ONLY) delete body[f];
+      const rule = await write(service, WHAT, (draft, ctx) => {
+        const rules = rulesOf(draft);
+        const index = rules.findIndex((r) => ruleId(r) === id);
+        if (index < 0) throw notFound(WHAT, id);
+        const stored = rules[index];
+        const merged: Record<string, unknown> = mergePatch(stored as Record<string, unknown>, body, ['scope_id']);
+        // Moving a rule to global scope drops its scope_id unless the body sets one.
+        if (body.scope === 'global' && !('scope_id' in body)) merged.scope_id = null;
+        merged.id = id;
+        merged.created_at = stored.created_at ?? merged.updated_at ?? new Date().toISOString();
+        merged.updated_at = new Date().toISOString();
+        const checked = checkRule(merged, rules.filter((_, i) => i !== index), draft);
+        rules[index] = checked;
+        ctx.alias(`governance.routing_rules[${index}]`, '');
+        return checked;
+      });
+      reply(res, 200, { message: 'routing rule updated successfully', rule: view(rule) });
+    })
+    .delete(async (req: Request, res: Response) => {
+      const id = pathParam(req, 'id');
+      await write(service, WHAT, (draft) => {
+        const rules = rulesOf(draft);
+        const index = rules.findIndex((r) => ruleId(r) === id);
+        if (index < 0) throw notFound(WHAT, id);
+        rules.splice(index, 1);
+      });
+      reply(res, 200, { message: 'routing rule deleted successfully' });
+    })
+    .all(methodNotAllowed);
+
+  return router;
+}

@@ -1,0 +1,240 @@
+// The `governance` section of config.json (virtual keys, teams, customers, budgets, rate limits,
+// routing rules) and the management-auth settings, in the reference gateway's shapes. The same
+// schemas validate /api bodies and generate the CRDs.
+import { Type, type Static } from '@sinclair/typebox';
+import { ComplexityClassifierSchema } from '../routing/schema.ts';
+
+/** `30s`, `5m`, `1h`, `1d`, `1w`, `1M` (month), `1Y`. */
+export const DURATION_PATTERN = '^[1-9][0-9]*(s|m|h|d|w|M|Y)$';
+const Duration = Type.String({ pattern: DURATION_PATTERN, description: "Window length: '30s', '5m', '1h', '1d', '1w', '1M', '1Y'." });
+const Id = Type.String({ minLength: 1, maxLength: 128 });
+const Name = Type.String({ minLength: 1, maxLength: 256 });
+
+export const BudgetSchema = Type.Object(
+  {
+    id: Id,
+    max_limit: Type.Number({ minimum: 0, description: 'Spend cap in USD per window.' }),
+    reset_duration: Duration,
+    calendar_aligned: Type.Optional(Type.Boolean({ description: 'Windows start at day/week/month/year boundaries (UTC).' })),
+    // Reported by the reference gateway; accepted on input and ignored (usage lives in the counter store).
+    current_usage: Type.Optional(Type.Number()),
+    last_reset: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const RateLimitSchema = Type.Object(
+  {
+    id: Id,
+    token_max_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    token_reset_duration: Type.Optional(Duration),
+    request_max_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    request_reset_duration: Type.Optional(Duration),
+    token_current_usage: Type.Optional(Type.Integer()),
+    token_last_reset: Type.Optional(Type.String()),
+    request_current_usage: Type.Optional(Type.Integer()),
+    request_last_reset: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomerSchema = Type.Object(
+  {
+    id: Id,
+    name: Name,
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+
+export const TeamSchema = Type.Object(
+  {
+    id: Id,
+    name: Name,
+    customer_id: Type.Optional(Id),
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+    profile: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    claims: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const VirtualKeyProviderConfigSchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: "['*']: every model the provider's catalog has; empty: none." })),
+    key_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: "['*']: any key of the provider; empty or omitted: none." })),
+    weight: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'null: not in weighted selection, still usable as provider/model and fallback.' })),
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+
+export const VirtualKeySchema = Type.Object(
+  {
+    id: Id,
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    value: Type.String({ minLength: 8, maxLength: 512, description: 'The key callers send (env.VAR allowed).' }),
+    is_active: Type.Optional(Type.Boolean()),
+    team_id: Type.Optional(Id),
+    customer_id: Type.Optional(Id),
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+    provider_configs: Type.Optional(Type.Array(VirtualKeyProviderConfigSchema, { maxItems: 100 })),
+    mcp_configs: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const RoutingTargetSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.String({ minLength: 1 })),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    key_id: Type.Optional(Type.String({ minLength: 1 })),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export const RoutingFallbackObjectSchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    key_id: Type.Optional(Type.String({ minLength: 1 })),
+    /** config.json only: resolved to `key_id` at load. */
+    provider_key_name: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RoutingFallbackSchema = Type.Union([Type.String({ pattern: '^[^/]+/.*$' }), RoutingFallbackObjectSchema]);
+
+export const RoutingScopeSchema = Type.Union([
+  Type.Literal('global'),
+  Type.Literal('customer'),
+  Type.Literal('team'),
+  Type.Literal('virtual_key'),
+]);
+
+export const RoutingRuleSchema = Type.Object(
+  {
+    id: Type.Optional(Id),
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    enabled: Type.Optional(Type.Boolean()),
+    chain_rule: Type.Optional(Type.Boolean()),
+    cel_expression: Type.Optional(Type.String({ maxLength: 4096 })),
+    targets: Type.Array(RoutingTargetSchema, { minItems: 1, maxItems: 100 }),
+    fallbacks: Type.Optional(Type.Array(RoutingFallbackSchema, { maxItems: 20 })),
+    scope: Type.Optional(RoutingScopeSchema),
+    scope_id: Type.Optional(Type.Union([Id, Type.Null()])),
+    priority: Type.Optional(Type.Number()),
+    query: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    created_at: Type.Optional(Type.String()),
+    updated_at: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelConfigSchema = Type.Object(
+  {
+    id: Id,
+    model_name: Type.String({ minLength: 1 }),
+    provider: Type.Optional(Type.String({ minLength: 1 })),
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+
+export const ProviderGovernanceSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    budget_id: Type.Optional(Id),
+    rate_limit_id: Type.Optional(Id),
+    send_back_raw_request: Type.Optional(Type.Boolean()),
+    send_back_raw_response: Type.Optional(Type.Boolean()),
+    store_raw_request_response: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** Management API auth. Basic auth uses the admin credentials; bearer and x-api-key take a management key. */
+export const AuthConfigSchema = Type.Object(
+  {
+    admin_username: Type.Optional(Type.String({ minLength: 1 })),
+    admin_password: Type.Optional(Type.String({ minLength: 1 })),
+    is_enabled: Type.Optional(Type.Boolean()),
+    disable_auth_on_inference: Type.Optional(Type.Boolean()),
+    api_keys: Type.Optional(Type.Array(Type.String({ minLength: 16 }), { description: 'Management API keys (env.VAR allowed), sent as Bearer or x-api-key.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const GovernanceSchema = Type.Object(
+  {
+    budgets: Type.Optional(Type.Array(BudgetSchema)),
+    rate_limits: Type.Optional(Type.Array(RateLimitSchema)),
+    customers: Type.Optional(Type.Array(CustomerSchema)),
+    teams: Type.Optional(Type.Array(TeamSchema)),
+    virtual_keys: Type.Optional(Type.Array(VirtualKeySchema)),
+    routing_rules: Type.Optional(Type.Array(RoutingRuleSchema)),
+    model_configs: Type.Optional(Type.Array(ModelConfigSchema)),
+    providers: Type.Optional(Type.Array(ProviderGovernanceSchema)),
+    auth_config: Type.Optional(AuthConfigSchema),
+    /** Embedding-based `complexity_tier` for routing rules (a Skybridge extension). */
+    complexity_classifier: Type.Optional(ComplexityClassifierSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** Per-model price overrides on a provider (`providers.<name>.pricing_overrides[]`), USD. */
+export const PricingOverrideSchema = Type.Object(
+  {
+    model_pattern: Type.String({ minLength: 1 }),
+    match_type: Type.Union([Type.Literal('exact'), Type.Literal('wildcard'), Type.Literal('regex')]),
+    request_types: Type.Optional(Type.Array(Type.String())),
+    input_cost_per_token: Type.Optional(Type.Number({ minimum: 0 })),
+    output_cost_per_token: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_read_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_creation_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  // The reference lists many more price dimensions (images, audio, tiers): accepted, not applied.
+  { additionalProperties: true },
+);
+
+/** Where counters and the config store live when several replicas share state. */
+export const RedisConfigSchema = Type.Object(
+  {
+    addr: Type.String({ minLength: 1, description: 'host:port (env.VAR allowed).' }),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String()),
+    db: Type.Optional(Type.Integer({ minimum: 0 })),
+    key_prefix: Type.Optional(Type.String({ description: "Prefix of every key (default 'skybridge:')." })),
+    tls: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export type Budget = Static<typeof BudgetSchema>;
+export type RateLimit = Static<typeof RateLimitSchema>;
+export type Customer = Static<typeof CustomerSchema>;
+export type Team = Static<typeof TeamSchema>;
+export type VirtualKeyProviderConfig = Static<typeof VirtualKeyProviderConfigSchema>;
+export type VirtualKey = Static<typeof VirtualKeySchema>;
+export type RoutingTarget = Static<typeof RoutingTargetSchema>;
+export type RoutingFallback = Static<typeof RoutingFallbackSchema>;
+export type RoutingFallbackObject = Static<typeof RoutingFallbackObjectSchema>;
+export type RoutingScope = Static<typeof RoutingScopeSchema>;
+export type RoutingRule = Static<typeof RoutingRuleSchema>;
+export type ModelConfig = Static<typeof ModelConfigSchema>;
+export type ProviderGovernance = Static<typeof ProviderGovernanceSchema>;
+export type AuthConfig = Static<typeof AuthConfigSchema>;
+export type Governance = Static<typeof GovernanceSchema>;
+export type PricingOverride = Static<typeof PricingOverrideSchema>;
+export type RedisConfig = Static<typeof RedisConfigSchema>;

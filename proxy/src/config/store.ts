@@ -1,0 +1,78 @@
+// Where the live configuration document is kept so that /api writes survive restarts and reach
+// every replica: a file in the app dir for one process (or node:cluster workers sharing the dir),
+// Redis for many replicas. Each stored revision carries the digest of the config.json it was seeded
+// from, so an edited config.json takes over again while an unchanged one does not undo /api writes.
+import { mkdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { GatewayConfig } from './schema.ts';
+
+export interface StoredConfig {
+  /** Digest of the config.json (or environment) the document was seeded from. */
+  seed: string;
+  /** Increases by one with every write. */
+  revision: number;
+  document: GatewayConfig;
+}
+
+/** Another process wrote a revision first. */
+export class RevisionConflict extends Error {}
+
+export interface ConfigStore {
+  readonly kind: 'memory' | 'file' | 'redis';
+  load(): Promise<StoredConfig | undefined>;
+  /** Compare-and-set: throws RevisionConflict unless the stored revision is `expected` (undefined: write anyway). */
+  save(stored: StoredConfig, expected?: number): Promise<void>;
+  /** Called when another process wrote a newer revision. */
+  subscribe(onChange: () => void): void;
+  close(): Promise<void>;
+}
+
+export class MemoryConfigStore implements ConfigStore {
+  readonly kind = 'memory' as const;
+  #stored: StoredConfig | undefined;
+  async load(): Promise<StoredConfig | undefined> {
+    return this.#stored;
+  }
+  async save(stored: StoredConfig, expected?: number): Promise<void> {
+    if (expected !== undefined && (this.#stored?.revision ?? 0) !== expected) throw new RevisionConflict();
+    this.#stored = structuredClone(stored);
+  }
+  subscribe(): void {}
+  async close(): Promise<void> {}
+}
+
+/** `<app-dir>/config.store.json`, written atomically (temp file + rename), mode 0600: it may hold keys. */
+export class FileConfigStore implements ConfigStore {
+  readonly kind = 'file' as const;
+  readonly file: string;
+  constructor(file: string) {
+    this.file = file;
+  }
+  async load(): Promise<StoredConfig | undefined> {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    return JSON.parse(text) as StoredConfig;
+  }
+  /** The check and the rename are not one atomic step across processes: fine for workers sharing a dir. */
+  async save(stored: StoredConfig, expected?: number): Promise<void> {
+    if (expected !== undefined && ((await this.load())?.revision ?? 0) !== expected) throw new RevisionConflict();
+    mkdirSync(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    renameSync(tmp, this.file);
+  }
+  subscribe(onChange: () => void): void {
+    const base = this.file.slice(this.file.lastIndexOf('/') + 1);
+    let timer: NodeJS.Timeout | undefined;
+    watch(dirname(this.file), (_e, name) => {
+      if (name !== null && name !== base) return;
+      clearTimeout(timer);
+      timer = setTimeout(onChange, 50);
+    }).unref();
+  }
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,111 @@
+// /cohere/v2/chat, /cohere/v2/embed, /cohere/v2/rerank: Cohere's v2 API in front of every
+// provider, so the official cohere-ai SDK works unchanged but for its base URL (`…/cohere`).
+// `model` may be `provider/model`. Rerank goes through the unified rerank operation.
+import { randomUUID } from 'node:crypto';
+import type { Exchange } from '../../http/exchange.ts';
+import type { Usage } from '../../unified/chat.ts';
+import { asUsage } from '../../unified/chat.ts';
+import type { EmbeddingRequest } from '../../unified/embeddings.ts';
+import { requireOperation, unsupportedOperation } from '../../unified/errors.ts';
+import { fromCohereChatRequest, fromCohereEmbedRequest, fromCohereRerankRequest } from '../../providers/cohere/native/request.ts';
+import { toCohereChatResponse, toCohereEmbedResponse, toCohereRerankResponse } from '../../providers/cohere/native/response.ts';
+import { createCohereStreamEncoder, encodeCohereEvent } from '../../providers/cohere/native/stream.ts';
+import { toCohereError } from '../../providers/cohere/native/error.ts';
+import { cohereAdapter } from '../../providers/cohere/adapter.ts';
+import type { CohereChatResponse, CohereEmbedResponse, CohereRerankResponse, CohereUsage } from '../../providers/cohere/types.ts';
+import { acceptRequest, runInference } from '../inference.ts';
+import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+
+function cohereUsage(u: unknown): Usage | undefined {
+  const v = u as CohereUsage | undefined;
+  const input = v?.tokens?.input_tokens ?? v?.billed_units?.input_tokens;
+  if (typeof input !== 'number') return undefined;
+  const output = v?.tokens?.output_tokens ?? v?.billed_units?.output_tokens ?? 0;
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+}
+
+export async function cohereChat(ex: Exchange): Promise<void> {
+  const accepted = await acceptRequest(ex, fromCohereChatRequest, 'chat', 'chat_completion', toCohereError);
+  if (!accepted) return;
+  const { req, targets } = accepted;
+  const stream = req.stream === true;
+  await runInference<CohereChatResponse, EncodedItem>(ex, {
+    operation: 'chat',
+    requestType: stream ? 'chat_completion_stream' : 'chat_completion',
+    modelRequested: req.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'chat');
+      return adapter.chatRequest(req, t.model, stream);
+    },
+    parse: (body, att, ids) => toCohereChatResponse(att.adapter.chatResponse(body, { model: att.target.model, ...ids })),
+    usage: cohereUsage,
+    errorBody: toCohereError,
+    stream: stream
+      ? (att, ids) => {
+          const encoder = createCohereStreamEncoder(randomUUID(), (req.tools?.length ?? 0) > 0);
+          return encodedStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), encoder, encodeCohereEvent, (err) =>
+            encoder.fail(err).map(encodeCohereEvent).join(''),
+          );
+        }
+      : undefined,
+  });
+}
+
+export async function cohereEmbed(ex: Exchange): Promise<void> {
+  const accepted = await acceptRequest(ex, fromCohereEmbedRequest, 'embeddings', 'embedding', toCohereError);
+  if (!accepted) return;
+  const { req, targets } = accepted;
+  // Cohere-only fields reach the Cohere translator; other providers would refuse them.
+  const { input_type: _inputType, truncate: _truncate, ...portable } = req;
+  const texts = req.input as string[];
+  await runInference<CohereEmbedResponse, never>(ex, {
+    operation: 'embeddings',
+    requestType: 'embedding',
+    modelRequested: req.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'embeddings');
+      if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
+      const body: EmbeddingRequest = adapter === cohereAdapter ? req : { ...portable, encoding_format: 'float' };
+      return adapter.embeddingsRequest(body, t.model);
+    },
+    parse: (body, att) => {
+      const res = att.adapter.embeddingsResponse!(body, req, att.target.model, att.up);
+      const out: CohereEmbedResponse & { usage?: unknown } = toCohereEmbedResponse(res, texts, randomUUID());
+      // The runner reads `usage`; Cohere reports it under meta.
+      Object.defineProperty(out, 'usage', { value: res.usage, enumerable: false });
+      return out;
+    },
+    usage: (u) => {
+      const usage = u as { prompt_tokens?: number; total_tokens?: number } | undefined;
+      return typeof usage?.prompt_tokens === 'number' ? { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: usage.prompt_tokens } : undefined;
+    },
+    errorBody: toCohereError,
+  });
+}
+
+export async function cohereRerank(ex: Exchange): Promise<void> {
+  const accepted = await acceptRequest(ex, fromCohereRerankRequest, 'rerank', 'rerank', toCohereError);
+  if (!accepted) return;
+  const { req, targets } = accepted;
+  await runInference<CohereRerankResponse, never>(ex, {
+    operation: 'rerank',
+    requestType: 'rerank',
+    modelRequested: req.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'rerank');
+      if (!adapter.rerankRequest) throw unsupportedOperation(t.provider.name, 'rerank');
+      return adapter.rerankRequest(req, t.model);
+    },
+    parse: (body, att) => {
+      const res = att.adapter.rerankResponse!(body, req, att.target.model);
+      const out: CohereRerankResponse & { usage?: unknown } = toCohereRerankResponse(res, randomUUID());
+      Object.defineProperty(out, 'usage', { value: res.usage, enumerable: false });
+      return out;
+    },
+    usage: asUsage,
+    errorBody: toCohereError,
+  });
+}

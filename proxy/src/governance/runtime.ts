@@ -1,0 +1,108 @@
+// The compiled form of the `governance` section, built once per snapshot: virtual keys indexed by a
+// digest of their value, the team and customer each key belongs to, and every limit by id.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { GatewayConfig } from '../config/schema.ts';
+import { keyId } from '../config/key-id.ts';
+import type {
+  AuthConfig, Budget, Customer, ModelConfig, PricingOverride, ProviderGovernance, RateLimit, Team, VirtualKey,
+} from '../config/governance-schema.ts';
+
+export type ModelSet = '*' | ReadonlySet<string>;
+
+export interface ProviderGrant {
+  provider: string;
+  /** '*': whatever the provider's model catalog lists. */
+  models: ModelSet;
+  /** '*': any key of the provider. An empty set denies every key. */
+  keyIds: ModelSet;
+  /** null: only for explicit `provider/model` requests and as a fallback. */
+  weight: number | null;
+  budgetId?: string;
+  rateLimitId?: string;
+}
+
+export interface VirtualKeyRuntime {
+  record: VirtualKey;
+  team?: Team;
+  customer?: Customer;
+  grants: readonly ProviderGrant[];
+}
+
+export interface GovernanceRuntime {
+  /** Inference calls without a virtual key are refused. */
+  enforceAuth: boolean;
+  virtualKeys: ReadonlyMap<string, VirtualKeyRuntime>;
+  budgets: ReadonlyMap<string, Budget>;
+  rateLimits: ReadonlyMap<string, RateLimit>;
+  providerLimits: ReadonlyMap<string, ProviderGovernance>;
+  modelConfigs: readonly ModelConfig[];
+  pricingOverrides: ReadonlyMap<string, readonly PricingOverride[]>;
+  auth: AuthConfig | undefined;
+  /** Any budget or rate limit at all: without one the counter stage is skipped entirely. */
+  hasLimits: boolean;
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
+  const g = config.governance ?? {};
+  const teams = new Map((g.teams ?? []).map((t) => [t.id, t]));
+  const customers = new Map((g.customers ?? []).map((c) => [c.id, c]));
+  const byDigest = new Map<string, VirtualKeyRuntime>();
+  for (const vk of g.virtual_keys ?? []) {
+    const team = vk.team_id ? teams.get(vk.team_id) : undefined;
+    const customerId = vk.customer_id ?? team?.customer_id;
+    byDigest.set(digest(vk.value).toString('base64'), {
+      record: vk,
+      ...(team && { team }),
+      ...(customerId && customers.has(customerId) && { customer: customers.get(customerId) }),
+      grants: (vk.provider_configs ?? []).map((pc) => ({
+        provider: pc.provider,
+        models: setOf(pc.allowed_models),
+        keyIds: keyIdSet(pc.key_ids, pc.provider, config),
+        weight: pc.weight ?? null,
+        ...(pc.budget_id && { budgetId: pc.budget_id }),
+        ...(pc.rate_limit_id && { rateLimitId: pc.rate_limit_id }),
+      })),
+    });
+  }
+  const budgets = new Map((g.budgets ?? []).map((b) => [b.id, b]));
+  const rateLimits = new Map((g.rate_limits ?? []).map((r) => [r.id, r]));
+  const pricingOverrides = new Map<string, PricingOverride[]>();
+  for (const [name, p] of Object.entries(config.providers ?? {})) if (p.pricing_overrides?.length) pricingOverrides.set(name, p.pricing_overrides);
+  const client = config.client;
+  return {
+    enforceAuth: client?.enforce_auth_on_inference ?? client?.enforce_governance_header ?? false,
+    virtualKeys: byDigest,
+    budgets,
+    rateLimits,
+    providerLimits: new Map((g.providers ?? []).map((p) => [p.name, p])),
+    modelConfigs: g.model_configs ?? [],
+    pricingOverrides,
+    auth: g.auth_config ?? config.auth_config,
+    hasLimits: budgets.size > 0 || rateLimits.size > 0,
+  };
+}
+
+/** Key ids, where config.json may also name a key by its name. */
+function keyIdSet(list: readonly string[] | undefined, provider: string, config: GatewayConfig): ModelSet {
+  const names = new Set((config.providers?.[provider]?.keys ?? []).map((k) => k.name));
+  const set = setOf(list);
+  return set === '*' ? set : new Set([...set].map((k) => (names.has(k) ? keyId(provider, k) : k)));
+}
+
+function setOf(list: readonly string[] | undefined): ModelSet {
+  if (list?.includes('*')) return '*';
+  return new Set(list ?? []);
+}
+
+/**
+ * The virtual key whose value is `presented`. The lookup is by SHA-256 digest, so the time taken
+ * does not depend on how much of a guess matches a real key; the final check is constant-time.
+ */
+export function findVirtualKey(rt: GovernanceRuntime, presented: string): VirtualKeyRuntime | undefined {
+  const d = digest(presented);
+  const hit = rt.virtualKeys.get(d.toString('base64'));
+  if (!hit) return undefined;
+  return timingSafeEqual(d, digest(hit.record.value)) ? hit : undefined;
+}

@@ -1,0 +1,82 @@
+// Rules of the governance section that a JSON Schema cannot say: ids and names unique, every
+// reference pointing at something that exists, rate limits with a window for each maximum.
+import type { GatewayConfig } from '../config/schema.ts';
+import type { FieldError } from '../config/validate.ts';
+
+export function governanceErrors(config: GatewayConfig): FieldError[] {
+  const g = config.governance;
+  if (!g) return [];
+  const errors: FieldError[] = [];
+  const ids = (list: { id: string }[] | undefined) => new Set((list ?? []).map((x) => x.id));
+  const budgets = ids(g.budgets);
+  const rateLimits = ids(g.rate_limits);
+  const teams = ids(g.teams);
+  const customers = ids(g.customers);
+  const providers = new Set(Object.keys(config.providers ?? {}));
+
+  const unique = <T>(section: string, list: T[] | undefined, field: keyof T & string, what: string = field) => {
+    const seen = new Set<unknown>();
+    (list ?? []).forEach((x, i) => {
+      const v = x[field];
+      if (v === undefined) return;
+      if (seen.has(v)) errors.push({ path: `governance.${section}[${i}].${field}`, message: `duplicate ${what}${field === 'value' ? '' : ` '${String(v)}'`}` });
+      seen.add(v);
+    });
+  };
+  unique('budgets', g.budgets, 'id');
+  unique('rate_limits', g.rate_limits, 'id');
+  unique('teams', g.teams, 'id');
+  unique('teams', g.teams, 'name');
+  unique('customers', g.customers, 'id');
+  unique('customers', g.customers, 'name');
+  unique('virtual_keys', g.virtual_keys, 'id');
+  unique('virtual_keys', g.virtual_keys, 'name');
+  unique('virtual_keys', g.virtual_keys, 'value', 'virtual key value');
+  unique('model_configs', g.model_configs, 'id');
+
+  const ref = (path: string, id: string | undefined, known: Set<string>, what: string) => {
+    if (id !== undefined && !known.has(id)) errors.push({ path, message: `no ${what} with id '${id}'` });
+  };
+  const limits = (at: string, x: { budget_id?: string; rate_limit_id?: string }) => {
+    ref(`${at}.budget_id`, x.budget_id, budgets, 'budget');
+    ref(`${at}.rate_limit_id`, x.rate_limit_id, rateLimits, 'rate limit');
+  };
+  g.customers?.forEach((c, i) => limits(`governance.customers[${i}]`, c));
+  g.teams?.forEach((t, i) => {
+    limits(`governance.teams[${i}]`, t);
+    ref(`governance.teams[${i}].customer_id`, t.customer_id, customers, 'customer');
+  });
+  g.virtual_keys?.forEach((vk, i) => {
+    const at = `governance.virtual_keys[${i}]`;
+    limits(at, vk);
+    ref(`${at}.team_id`, vk.team_id, teams, 'team');
+    ref(`${at}.customer_id`, vk.customer_id, customers, 'customer');
+    if (vk.team_id && vk.customer_id) errors.push({ path: `${at}.customer_id`, message: 'a virtual key belongs to a team or a customer, not both (the team names its customer)' });
+    vk.provider_configs?.forEach((pc, j) => {
+      const pat = `${at}.provider_configs[${j}]`;
+      limits(pat, pc);
+      if (!providers.has(pc.provider)) errors.push({ path: `${pat}.provider`, message: `provider '${pc.provider}' is not configured` });
+      const keyNames = new Set((config.providers?.[pc.provider]?.keys ?? []).map((k) => k.name));
+      pc.key_ids?.forEach((k, n) => {
+        if (k !== '*' && !keyNames.has(k) && !isUuid(k)) errors.push({ path: `${pat}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
+      });
+    });
+  });
+  g.model_configs?.forEach((mc, i) => {
+    limits(`governance.model_configs[${i}]`, mc);
+    if (mc.provider !== undefined && !providers.has(mc.provider)) errors.push({ path: `governance.model_configs[${i}].provider`, message: `provider '${mc.provider}' is not configured` });
+  });
+  g.providers?.forEach((p, i) => {
+    limits(`governance.providers[${i}]`, p);
+    if (!providers.has(p.name)) errors.push({ path: `governance.providers[${i}].name`, message: `provider '${p.name}' is not configured` });
+  });
+  g.rate_limits?.forEach((r, i) => {
+    const at = `governance.rate_limits[${i}]`;
+    if (r.token_max_limit !== undefined && !r.token_reset_duration) errors.push({ path: `${at}.token_reset_duration`, message: 'is required with token_max_limit' });
+    if (r.request_max_limit !== undefined && !r.request_reset_duration) errors.push({ path: `${at}.request_reset_duration`, message: 'is required with request_max_limit' });
+    if (r.token_max_limit === undefined && r.request_max_limit === undefined) errors.push({ path: at, message: 'needs token_max_limit or request_max_limit' });
+  });
+  return errors;
+}
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);

@@ -1,0 +1,99 @@
+// multipart/form-data: reading a client's form (busboy) into its parts, in order and in memory
+// within the request size limit (form-encode.ts writes parts back out for an upstream).
+import busboy from 'busboy';
+import type { IncomingMessage } from 'node:http';
+import { GatewayError, invalidRequest } from '../unified/errors.ts';
+
+export interface FormField {
+  name: string;
+  value: string;
+}
+
+export interface FormFile {
+  name: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export type FormPart = FormField | FormFile;
+
+export function isFile(p: FormPart): p is FormFile {
+  return 'data' in p;
+}
+
+export function isMultipart(req: IncomingMessage): boolean {
+  return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
+}
+
+/** The form's parts in arrival order; a body over `maxBytes` is a 413, a malformed one a 400. */
+export function readForm(req: IncomingMessage, maxBytes: number): Promise<FormPart[]> {
+  return new Promise((resolve, reject) => {
+    if (!isMultipart(req)) {
+      req.resume();
+      return reject(invalidRequest('the request must be multipart/form-data'));
+    }
+    if (Number(req.headers['content-length']) > maxBytes) {
+      req.resume();
+      return reject(tooLarge(maxBytes));
+    }
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: req.headers, limits: { fileSize: maxBytes } });
+    } catch (err) {
+      req.resume();
+      return reject(invalidRequest(`malformed multipart/form-data request: ${(err as Error).message}`));
+    }
+    // Files finish asynchronously: each takes its slot on arrival so the order is kept.
+    const parts: (FormPart | undefined)[] = [];
+    let pending = 0;
+    let closed = false;
+    let failed = false;
+    let size = 0;
+    const done = () => {
+      if (!failed && closed && pending === 0) resolve(parts.filter((p): p is FormPart => p !== undefined));
+    };
+    const fail = (e: GatewayError) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(bb);
+      req.resume();
+      reject(e);
+    };
+    bb.on('field', (name, value) => {
+      size += value.length;
+      parts.push({ name, value });
+    });
+    bb.on('file', (name, stream, info) => {
+      const slot = parts.push(undefined) - 1;
+      pending++;
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) {
+          stream.resume();
+          fail(tooLarge(maxBytes));
+          return;
+        }
+        chunks.push(c);
+      });
+      stream.on('limit', () => fail(tooLarge(maxBytes)));
+      stream.on('end', () => {
+        parts[slot] = { name, filename: info.filename ?? name, contentType: info.mimeType || 'application/octet-stream', data: Buffer.concat(chunks) };
+        pending--;
+        done();
+      });
+    });
+    bb.on('error', (err: Error) => fail(invalidRequest(`malformed multipart/form-data request: ${err.message}`)));
+    bb.on('close', () => {
+      closed = true;
+      done();
+    });
+    req.on('error', (err) => fail(new GatewayError(400, `request body could not be read: ${err.message}`)));
+    req.pipe(bb);
+  });
+}
+
+function tooLarge(maxBytes: number): GatewayError {
+  return new GatewayError(413, `request body exceeds the limit of ${maxBytes} bytes`, { code: 'request_too_large' });
+}

@@ -1,0 +1,38 @@
+// Azure OpenAI request paths, below `{endpoint}/openai`. The adapter names operations the way Azure's
+// deployments API does, with the bare model in place of the deployment; here the model becomes the
+// key's deployment and the api-version is added. The Responses API exists only on Azure's v1 API
+// (`/openai/v1/responses`, deployment in the body's `model`, no api-version).
+
+const DEPLOYMENT_OP = /^\/deployments\/([^/?]+)(\/[^?]*)$/;
+
+/** `/deployments/{model}/chat/completions`: what the adapter asks for. */
+export function deploymentOp(model: string, op: string): string {
+  return `/deployments/${encodeURIComponent(model)}${op}`;
+}
+
+/** The deployment serving a model: the key's mapping, else a deployment named as the model. */
+export function deploymentFor(model: string, deployments: Readonly<Record<string, string>>): string {
+  return Object.hasOwn(deployments, model) ? deployments[model] : model;
+}
+
+/** Operation path as Azure serves it, with query string. */
+export function azureOperationPath(op: string, deployments: Readonly<Record<string, string>>, apiVersion: string): string {
+  const version = `api-version=${encodeURIComponent(apiVersion)}`;
+  const m = DEPLOYMENT_OP.exec(op);
+  if (m) return `${deploymentOp(deploymentFor(decodeURIComponent(m[1]), deployments), m[2])}?${version}`;
+  if (op === '/responses') return '/v1/responses';
+  return `${op}${op.includes('?') ? '&' : '?'}${version}`;
+}
+
+/**
+ * A Responses body whose `model` the key maps to another deployment, re-serialized; undefined when
+ * nothing changes (the common case: no mapping, so the body is not parsed at all).
+ */
+export function responsesBodyFor(body: string | undefined, deployments: Readonly<Record<string, string>>): string | undefined {
+  if (body === undefined || Object.keys(deployments).length === 0) return undefined;
+  const parsed = JSON.parse(body) as { model?: unknown };
+  if (typeof parsed.model !== 'string') return undefined;
+  const deployment = deploymentFor(parsed.model, deployments);
+  if (deployment === parsed.model) return undefined;
+  return JSON.stringify({ ...parsed, model: deployment });
+}
