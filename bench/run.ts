@@ -15,13 +15,14 @@ import {
   body, fixedRate, hasWrk, heldStreams, saturation, sequential, type Target, type TargetName,
 } from './lib/load.ts';
 import {
-  BENCH, ROOT, ensurePeers, freePort, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
+  BENCH, BENCH_VK, ROOT, ensurePeers, freePort, governedConfig, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
   startMock, startPortkey, stop, type MockProfile, type Proc, PORTKEY_VERSION,
 } from './lib/procs.ts';
+import { startRedis, type RunningRedis } from '../test/helpers/redis.ts';
 import { renderDocs, renderTable, type Machine, type Plan, type RunResult, type TargetRun } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 
-const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'portkey'];
+const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'governed', 'governed-redis', 'portkey'];
 
 const FULL: Plan = {
   seq: { warmup: 300, requests: 2000, blocks: 10 },
@@ -84,11 +85,12 @@ function parseOptions() {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets direct,floor,gateway,portkey]
+    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets direct,floor,gateway,governed,governed-redis,portkey]
                          [--gateway-workers N] [--gateway-node-flags "..."] [--docs | --no-docs]
   --quick            one short smoke run (< 3 min); does not touch docs/benchmarks.md unless --docs
   --runs N           full runs to take medians over (default 3; quick: 1)
-  --targets LIST     subset of direct,floor,gateway,portkey ("direct" is always measured)
+  --targets LIST     subset of direct,floor,gateway,governed,governed-redis,portkey ("direct" is always measured;
+                     governed: virtual key + 10 CEL rules + budgets and rate limits, in process / in Redis)
   --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
   --gateway-node-flags  extra node flags for the gateway, e.g. "--max-semi-space-size=8"
   --render FILE      no measuring: rebuild the table and docs/benchmarks.md from a results JSON
@@ -154,6 +156,7 @@ interface Services {
   mock: Proc;
   proxies: Map<TargetName, Proc>;
   targets: Target[];
+  redis?: RunningRedis;
 }
 
 async function startServices(profile: MockProfile, opts: Options, logDir: string): Promise<Services> {
@@ -182,6 +185,20 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
       targets.push({ name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
     })());
   }
+  let redis: RunningRedis | undefined;
+  for (const name of ['governed', 'governed-redis'] as const) {
+    if (!want(name)) continue;
+    starts.push((async () => {
+      const port = await freePort();
+      const config = governedConfig();
+      if (name === 'governed-redis') {
+        redis = await startRedis();
+        config.redis = { addr: redis.addr };
+      }
+      proxies.set(name, await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags, config, name }));
+      targets.push({ name, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { ...json, 'x-bf-vk': BENCH_VK }, model: 'gpt-4o' });
+    })());
+  }
   if (want('portkey')) {
     starts.push((async () => {
       const port = await freePort();
@@ -197,11 +214,11 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
   const settled = await Promise.allSettled(starts);
   const failure = settled.find((s) => s.status === 'rejected');
   if (failure) {
-    await stopServices({ mock, proxies, targets });
+    await stopServices({ mock, proxies, targets, redis });
     throw (failure as PromiseRejectedResult).reason;
   }
   targets.sort((a, b) => ALL_TARGETS.indexOf(a.name) - ALL_TARGETS.indexOf(b.name));
-  const services = { mock, proxies, targets };
+  const services = { mock, proxies, targets, redis };
   try {
     await probe(targets);
   } catch (err) {
@@ -229,6 +246,7 @@ async function probe(targets: Target[]): Promise<void> {
 async function stopServices(s: Services): Promise<void> {
   await Promise.allSettled([...s.proxies.values()].map((p) => stop(p)));
   await stop(s.mock);
+  await s.redis?.stop();
 }
 
 /** Samples the RSS of every proxy every 200 ms; peak() gives the maximum since start(). */
@@ -394,7 +412,9 @@ async function main(): Promise<void> {
     log(`wrote ${docsPath}`);
     return;
   }
-  const plan = opts.quick ? QUICK : FULL;
+  const base = opts.quick ? QUICK : FULL;
+  // The per-run limit was sized for four targets; each extra one needs its share.
+  const plan = { ...base, runLimitMs: base.runLimitMs * Math.max(1, opts.targets.length / 4) };
   await ensurePeers();
   const machine = machineInfo(opts);
   const stamp = machine.date.replace(/[:.]/g, '-');

@@ -6,7 +6,7 @@ import { Client, Pool } from 'undici';
 import { PEERS } from './procs.ts';
 import { summarize, type Summary } from './stats.ts';
 
-export type TargetName = 'direct' | 'floor' | 'gateway' | 'portkey';
+export type TargetName = 'direct' | 'floor' | 'gateway' | 'governed' | 'governed-redis' | 'portkey';
 
 export interface Target {
   name: TargetName;

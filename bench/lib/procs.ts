@@ -192,6 +192,47 @@ export interface GatewayOptions {
   workers: number;
   /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=...']. */
   nodeFlags?: string[];
+  /** Extra top-level config (governance, redis) and the service name for logs. */
+  config?: Record<string, unknown>;
+  name?: 'gateway' | 'governed' | 'governed-redis';
+}
+
+/** The virtual key the governed targets send. */
+export const BENCH_VK = 'sk-bf-bench-0123456789';
+
+/**
+ * A fully governed request: a virtual key with provider configs, a budget and a rate limit on
+ * the key and its team, and ten CEL routing rules in scope that all evaluate and none match, so
+ * every request pays for the whole chain.
+ */
+export function governedConfig(): Record<string, unknown> {
+  const rules = Array.from({ length: 10 }, (_, i) => ({
+    name: `rule-${i}`,
+    scope: i < 5 ? 'virtual_key' : 'global',
+    ...(i < 5 && { scope_id: 'bench-vk' }),
+    priority: i,
+    cel_expression: [
+      `headers["x-tier-${i}"] == "premium"`,
+      `model.startsWith("claude-") && request > 90.0`,
+      `params["region"] in ["eu", "uk"]`,
+      `budget_used > 95.0 || tokens_used > 95.0`,
+      `request_type == "embedding" && headers["x-batch"] == "1"`,
+    ][i % 5],
+    targets: [{ provider: 'openai', model: 'gpt-4o-mini', weight: 1 }],
+  }));
+  return {
+    governance: {
+      budgets: [{ id: 'vk-budget', max_limit: 1e9, reset_duration: '1d' }, { id: 'team-budget', max_limit: 1e9, reset_duration: '1M', calendar_aligned: true }],
+      rate_limits: [{ id: 'vk-rl', request_max_limit: 1e9, request_reset_duration: '1m', token_max_limit: 1e12, token_reset_duration: '1m' }],
+      teams: [{ id: 'bench-team', name: 'bench', budget_id: 'team-budget' }],
+      virtual_keys: [{
+        id: 'bench-vk', name: 'bench', value: BENCH_VK, team_id: 'bench-team', budget_id: 'vk-budget', rate_limit_id: 'vk-rl',
+        provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'gpt-4o-mini'], key_ids: ['*'], weight: 1 }],
+      }],
+      routing_rules: rules,
+    },
+    client: { enforce_auth_on_inference: true },
+  };
 }
 
 /**
@@ -199,7 +240,8 @@ export interface GatewayOptions {
  * gateway's worker option once it has one; RSS and CPU already sum over the process tree.
  */
 export function startGateway(upstream: string, port: number, logDir: string, opts: GatewayOptions): Promise<Proc> {
-  const appDir = join(logDir, 'gateway-app');
+  const name = opts.name ?? 'gateway';
+  const appDir = join(logDir, `${name}-app`);
   mkdirSync(appDir, { recursive: true });
   const config = {
     providers: {
@@ -208,12 +250,13 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
         network_config: { base_url: upstream },
       },
     },
+    ...opts.config,
   };
   writeFileSync(join(appDir, 'config.json'), JSON.stringify(config, null, 2));
   // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
   buildGateway();
   const args = [join(ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
-  return spawnService({ name: 'gateway', args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])] });
+  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])] });
 }
 
 /** The node flags `npm start` passes (package.json), read from there so the two cannot drift. */

@@ -223,6 +223,21 @@ export function checks(runs: RunResult[], targets: TargetName[]): Check[] {
   ratio('rps', 'req/s', 'Throughput ≥ 0.8× floor', 0.8, 'ge');
   ratio('ttft_p50', 'ms', 'Added TTFT p50 ≤ 1.5× floor', 1.5, 'le');
   ratio('ttft_p99', 'ms', 'Added TTFT p99 ≤ 1.5× floor', 1.5, 'le');
+  // Governance costs, against the plain gateway in the same run (added latency = over direct).
+  const vsGateway = (t: TargetName, key: string, unit: string, goal: string, limit: number, dir: 'le' | 'ge') => {
+    const v = m(key, t);
+    const g = m(key, 'gateway');
+    if (v === undefined || g === undefined || g <= 0) {
+      out.push({ goal, measured: v === undefined || g === undefined ? 'not measured' : 'gateway figure ≤ 0 (noise): no verdict', pass: undefined });
+      return;
+    }
+    out.push({ goal, measured: `${t} ${fmt(v, unit)} ${unit} vs gateway ${fmt(g, unit)} ${unit} (${(v / g).toFixed(2)}×)`, pass: dir === 'le' ? v <= limit * g : v >= limit * g });
+  };
+  if (targets.includes('governed')) {
+    vsGateway('governed', 'c1_p50', 'ms', 'Governed (in-process) added latency p50 ≤ 1.15× plain gateway', 1.15, 'le');
+    vsGateway('governed', 'rps', 'req/s', 'Governed (in-process) throughput ≥ 0.9× plain gateway', 0.9, 'ge');
+  }
+  if (targets.includes('governed-redis')) vsGateway('governed-redis', 'c1_p50', 'ms', 'Governed (Redis counters) added latency p50 ≤ 1.5× plain gateway', 1.5, 'le');
   const smax = m('streams_max', 'gateway');
   const tried = Math.max(0, ...runs.flatMap((r) => r.targets.gateway?.streams?.map((l) => l.n) ?? []));
   out.push({
