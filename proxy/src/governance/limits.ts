@@ -43,9 +43,26 @@ function capacityLevels(rt: GovernanceRuntime, vk: VirtualKeyRuntime | undefined
   return levels;
 }
 
+/** Per snapshot (the runtime is rebuilt with it): the limits of each key/provider/model seen. */
+const memo = new WeakMap<GovernanceRuntime, Map<string, readonly AppliedLimit[]>>();
+const MEMO_MAX = 10_000;
+
 /** Every limit that a request to provider/model with this key must pass, deduplicated by key. */
-export function applicableLimits(rt: GovernanceRuntime, vk: VirtualKeyRuntime | undefined, provider: string, model: string): AppliedLimit[] {
+export function applicableLimits(rt: GovernanceRuntime, vk: VirtualKeyRuntime | undefined, provider: string, model: string): readonly AppliedLimit[] {
   if (!rt.hasLimits) return [];
+  let byKey = memo.get(rt);
+  if (!byKey) memo.set(rt, (byKey = new Map()));
+  const id = `${vk?.record.id ?? ''}\u0000${provider}\u0000${model}`;
+  let limits = byKey.get(id);
+  if (!limits) {
+    // Model names come from requests: bound the memo.
+    if (byKey.size >= MEMO_MAX) byKey.clear();
+    byKey.set(id, (limits = collectLimits(rt, vk, provider, model)));
+  }
+  return limits;
+}
+
+function collectLimits(rt: GovernanceRuntime, vk: VirtualKeyRuntime | undefined, provider: string, model: string): AppliedLimit[] {
   const levels = capacityLevels(rt, vk, provider, model);
   if (vk) {
     levels.push({ budgetId: vk.record.budget_id, rateLimitId: vk.record.rate_limit_id });

@@ -23,6 +23,8 @@ export interface ProviderGrant {
 
 export interface VirtualKeyRuntime {
   record: VirtualKey;
+  /** SHA-256 of the value. */
+  digest: Buffer;
   team?: Team;
   customer?: Customer;
   grants: readonly ProviderGrant[];
@@ -52,8 +54,10 @@ export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
   for (const vk of g.virtual_keys ?? []) {
     const team = vk.team_id ? teams.get(vk.team_id) : undefined;
     const customerId = vk.customer_id ?? team?.customer_id;
-    byDigest.set(digest(vk.value).toString('base64'), {
+    const d = digest(vk.value);
+    byDigest.set(d.toString('base64'), {
       record: vk,
+      digest: d,
       ...(team && { team }),
       ...(customerId && customers.has(customerId) && { customer: customers.get(customerId) }),
       grants: (vk.provider_configs ?? []).map((pc) => ({
@@ -104,5 +108,5 @@ export function findVirtualKey(rt: GovernanceRuntime, presented: string): Virtua
   const d = digest(presented);
   const hit = rt.virtualKeys.get(d.toString('base64'));
   if (!hit) return undefined;
-  return timingSafeEqual(d, digest(hit.record.value)) ? hit : undefined;
+  return timingSafeEqual(d, hit.digest) ? hit : undefined;
 }
