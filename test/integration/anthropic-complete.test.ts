@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 before(async () => {
@@ -42,7 +43,7 @@ async function events(res: Response): Promise<{ event: string; data: Completion 
 
 for (const format of FORMATS) {
   describe(`legacy complete to a ${format}-format upstream`, () => {
-    test('JSON answer in the legacy shape', async () => {
+    test(`JSON answer in the legacy shape ${compat('/anthropic', 'complete', format)}`, async () => {
       const res = await complete({ model: MODELS[format], prompt: '\n\nHuman: Hello legacy world\n\nAssistant:', max_tokens_to_sample: 100 });
       assert.equal(res.status, 200);
       const body = (await res.json()) as Completion;
@@ -55,7 +56,7 @@ for (const format of FORMATS) {
       assert.equal(stack.mock.requests.at(-1)!.format, format);
     });
 
-    test('streamed as completion events, the last with the stop reason', async () => {
+    test(`streamed as completion events, the last with the stop reason ${compat('/anthropic', 'complete.stream', format)}`, async () => {
       const res = await complete({ model: MODELS[format], prompt: '\n\nHuman: stream the legacy way\n\nAssistant:', max_tokens_to_sample: 100, stream: true });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);

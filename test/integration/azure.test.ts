@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { compat } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 
 const API_VERSION = '2024-10-21';
@@ -66,7 +67,7 @@ const last = (m: MockProvider = mock): RecordedRequest => m.requests.at(-1)!;
 const extraFields = (v: unknown) => (v as { extra_fields: { provider: string } }).extra_fields;
 
 describe('(a) OpenAI client to an azure upstream', () => {
-  test('chat: deployment path, api-version, api-key, mapped deployment', async () => {
+  test(`chat: deployment path, api-version, api-key, mapped deployment ${compat('/v1', 'chat', 'azure')}`, async () => {
     const res = await client.chat.completions.create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'Hello Azure' }] });
     assert.equal(res.choices[0].message.content, 'Mock reply to: Hello Azure');
     assert.equal(res.choices[0].finish_reason, 'stop');
@@ -79,7 +80,7 @@ describe('(a) OpenAI client to an azure upstream', () => {
     assert.equal(seen.headers.authorization, undefined);
   });
 
-  test('streaming: the content-filter chunk Azure sends first is not passed on', async () => {
+  test(`streaming: the content-filter chunk Azure sends first is not passed on ${compat('/v1', 'chat.stream', 'azure')}`, async () => {
     const stream = await client.chat.completions.create({
       model: 'azure/gpt-4o',
       messages: [{ role: 'user', content: 'Stream from Azure please' }],
@@ -106,7 +107,7 @@ describe('(a) OpenAI client to an azure upstream', () => {
     assert.equal(last().path, '/azure/openai/deployments/chat-prod/chat/completions');
   });
 
-  test('tool call, then the tool result answered', async () => {
+  test(`tool call, then the tool result answered ${compat('/v1', 'chat.tools', 'azure')}`, async () => {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Oslo' }];
     const first = await client.chat.completions.create({ model: 'azure/gpt-4o', messages, tools: [weatherTool] });
     const call = first.choices[0].message.tool_calls?.[0];
@@ -135,7 +136,7 @@ describe('(a) OpenAI client to an azure upstream', () => {
     assert.match(limited.message, /exceeded the token rate limit/);
   });
 
-  test('embeddings and native text completion on their deployment paths', async () => {
+  test(`embeddings and native text completion on their deployment paths ${compat('/v1', 'embeddings', 'azure')} ${compat('/v1', 'completions', 'azure')}`, async () => {
     const emb = await client.embeddings.create({ model: 'azure/text-embedding-3-small', input: ['one', 'two'] });
     assert.equal(emb.data.length, 2);
     assert.equal(emb.data[0].embedding.length, 8);
@@ -146,7 +147,7 @@ describe('(a) OpenAI client to an azure upstream', () => {
     assert.equal(last().path, '/azure/openai/deployments/gpt-35-turbo-instruct/completions');
   });
 
-  test('responses: Azure v1 API, the deployment in the body, no api-version', async () => {
+  test(`responses: Azure v1 API, the deployment in the body, no api-version ${compat('/v1', 'responses', 'azure')} ${compat('/v1', 'responses.stream', 'azure')}`, async () => {
     const res = await client.responses.create({ model: 'azure/gpt-4o', input: 'Respond from Azure' });
     assert.equal(res.output_text, 'Mock reply to: Respond from Azure');
     assert.equal(last().path, '/azure/openai/v1/responses');
@@ -187,14 +188,14 @@ const UPSTREAMS = [
 
 describe('(b) AzureOpenAI client to the gateway deployment routes', () => {
   for (const { format, model } of UPSTREAMS) {
-    test(`chat JSON to a ${format}-format upstream; the deployment names the model`, async () => {
+    test(`chat JSON to a ${format}-format upstream; the deployment names the model ${compat('/openai/deployments', 'chat', format)}`, async () => {
       const res = await azureClient.chat.completions.create({ model, messages: [{ role: 'user', content: `Hello ${format} via Azure route` }] });
       assert.equal(res.choices[0].message.content, `Mock reply to: Hello ${format} via Azure route`);
       assert.equal(extraFields(res).provider, format);
       assert.equal(last().format, format);
     });
 
-    test(`chat streaming to a ${format}-format upstream`, async () => {
+    test(`chat streaming to a ${format}-format upstream ${compat('/openai/deployments', 'chat.stream', format)}`, async () => {
       const stream = await azureClient.chat.completions.create({ model, messages: [{ role: 'user', content: `Stream ${format} via Azure` }], stream: true });
       let text = '';
       let chunks = 0;
@@ -220,7 +221,7 @@ describe('(b) AzureOpenAI client to the gateway deployment routes', () => {
     assert.equal((last().body as { model: string }).model, 'claude-sonnet-4-5');
   });
 
-  test('embeddings, text completion, responses and models through the Azure routes', async () => {
+  test(`embeddings, text completion, responses and models through the Azure routes ${compat('/openai/deployments', 'embeddings', 'openai')} ${compat('/openai/deployments', 'completions', 'openai')} ${compat('/openai/deployments', 'responses', 'anthropic')}`, async () => {
     const emb = await azureClient.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'vector me' });
     assert.equal(emb.data[0].embedding.length, 8);
     assert.equal(last().path, '/openai/v1/embeddings');
@@ -249,7 +250,7 @@ describe('(b) AzureOpenAI client to the gateway deployment routes', () => {
     assert.ok(((await models.json()) as { data: unknown[] }).data.length > 0);
   });
 
-  test('an Azure client reaches an azure upstream too; errors come back with their status', async () => {
+  test(`an Azure client reaches an azure upstream too; errors come back with their status ${compat('/openai/deployments', 'chat', 'azure')}`, async () => {
     const res = await azureClient.chat.completions.create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'Azure to Azure' }] });
     assert.equal(res.choices[0].message.content, 'Mock reply to: Azure to Azure');
     assert.equal(last().path, '/azure/openai/deployments/chat-prod/chat/completions');

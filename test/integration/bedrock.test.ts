@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { startMockProvider } from '../mock-provider/server.ts';
 
@@ -30,7 +31,7 @@ before(async () => {
 after(() => stack?.close());
 
 describe('chat through a bedrock upstream', () => {
-  test('non-streaming reply, usage, signed request with the encoded model id', async () => {
+  test(`non-streaming reply, usage, signed request with the encoded model id ${compat('/v1', 'chat', 'bedrock')}`, async () => {
     const res = await stack.client.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there gateway' }],
@@ -48,7 +49,7 @@ describe('chat through a bedrock upstream', () => {
     assert.deepEqual((seen.body as { inferenceConfig: unknown }).inferenceConfig, { maxTokens: 100 });
   });
 
-  test('streaming reply arrives in several chunks, ends with stop and usage', async () => {
+  test(`streaming reply arrives in several chunks, ends with stop and usage ${compat('/v1', 'chat.stream', 'bedrock')}`, async () => {
     const stream = await stack.client.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'Stream me a reply please' }],
@@ -73,7 +74,7 @@ describe('chat through a bedrock upstream', () => {
     assert.equal(stack.mock.requests.at(-1)!.path, '/bedrock/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream');
   });
 
-  test('tool call, then the tool result answered', async () => {
+  test(`tool call, then the tool result answered ${compat('/v1', 'chat.tools', 'bedrock')}`, async () => {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris' }];
     const first = await stack.client.chat.completions.create({ model: MODEL, messages, tools: [weatherTool] });
     const call = first.choices[0].message.tool_calls?.[0];
@@ -86,7 +87,7 @@ describe('chat through a bedrock upstream', () => {
     assert.equal(second.choices[0].message.content, 'Tool said: sunny');
   });
 
-  test('streamed tool call', async () => {
+  test(`streamed tool call ${compat('/v1', 'chat.tools.stream', 'bedrock')}`, async () => {
     const stream = await stack.client.chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'Weather in Oslo' }],

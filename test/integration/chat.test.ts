@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 const weatherTool: OpenAI.Chat.ChatCompletionTool = {
   type: 'function',
@@ -25,7 +26,7 @@ after(() => stack.close());
 
 for (const format of FORMATS) {
   describe(`chat through a ${format}-format upstream`, () => {
-    test('non-streaming reply, usage and provider', async () => {
+    test(`non-streaming reply, usage and provider ${compat('/v1', 'chat', format)}`, async () => {
       const res = await stack.client.chat.completions.create({
         model: MODELS[format],
         messages: [
@@ -45,7 +46,7 @@ for (const format of FORMATS) {
       assert.equal(seen.format, format);
     });
 
-    test('streaming reply arrives in several chunks and ends with stop', async () => {
+    test(`streaming reply arrives in several chunks and ends with stop ${compat('/v1', 'chat.stream', format)}`, async () => {
       const stream = await stack.client.chat.completions.create({
         model: MODELS[format],
         messages: [{ role: 'user', content: 'Stream me a reply please' }],
@@ -84,7 +85,7 @@ for (const format of FORMATS) {
       assert.ok(last.usage && last.usage.prompt_tokens > 0 && last.usage.completion_tokens > 0);
     });
 
-    test('tool call and tool result round trip', async () => {
+    test(`tool call and tool result round trip ${compat('/v1', 'chat.tools', format)}`, async () => {
       const first = await stack.client.chat.completions.create({
         model: MODELS[format],
         messages: [{ role: 'user', content: 'weather in Paris' }],
@@ -110,7 +111,7 @@ for (const format of FORMATS) {
       assert.match(second.choices[0].message.content ?? '', /^Tool said: .*sunny, 21C/);
     });
 
-    test('streamed tool call reassembles to the same arguments', async () => {
+    test(`streamed tool call reassembles to the same arguments ${compat('/v1', 'chat.tools.stream', format)}`, async () => {
       const stream = await stack.client.chat.completions.create({
         model: MODELS[format],
         messages: [{ role: 'user', content: 'weather in Rome' }],
@@ -135,7 +136,7 @@ for (const format of FORMATS) {
       assert.equal(finish, 'tool_calls');
     });
 
-    test('images in messages reach the upstream', async () => {
+    test(`images in messages reach the upstream ${compat('/v1', 'chat.images', format)}`, async () => {
       const res = await stack.client.chat.completions.create({
         model: MODELS[format],
         messages: [
@@ -154,7 +155,7 @@ for (const format of FORMATS) {
 }
 
 describe('reasoning', () => {
-  test('anthropic thinking comes back as reasoning with a signature', async () => {
+  test(`anthropic thinking comes back as reasoning with a signature ${compat('/v1', 'chat.reasoning', 'anthropic')}`, async () => {
     const res = await stack.client.chat.completions.create({
       model: MODELS.anthropic,
       messages: [{ role: 'user', content: 'think about it' }],
@@ -167,7 +168,7 @@ describe('reasoning', () => {
     assert.equal(sent.thinking?.type, 'enabled');
   });
 
-  test('gemini thoughts stream as delta.reasoning', async () => {
+  test(`gemini thoughts stream as delta.reasoning ${compat('/v1', 'chat.reasoning.stream', 'gemini')}`, async () => {
     const stream = await stack.client.chat.completions.create({
       model: MODELS.gemini,
       messages: [{ role: 'user', content: 'think about it' }],

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 const MODEL = 'cohere/command-r-plus';
@@ -28,7 +29,7 @@ async function postJson(path: string, body: unknown): Promise<{ status: number; 
 }
 
 describe('cohere via the unified API', () => {
-  test('chat, non-streaming', async () => {
+  test(`chat, non-streaming ${compat('/v1', 'chat', 'cohere')}`, async () => {
     const res = await stack.client.chat.completions.create({ model: MODEL, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello cohere' }], max_tokens: 100 });
     assert.equal(res.choices[0].message.content, 'Mock reply to: Hello cohere');
     assert.equal(res.choices[0].finish_reason, 'stop');
@@ -40,7 +41,7 @@ describe('cohere via the unified API', () => {
     assert.deepEqual((seen.body as { messages: unknown }).messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello cohere' }]);
   });
 
-  test('chat, streaming with usage', async () => {
+  test(`chat, streaming with usage ${compat('/v1', 'chat.stream', 'cohere')}`, async () => {
     const stream = await stack.client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'stream please' }], stream: true, stream_options: { include_usage: true } });
     let text = '';
     let finish: string | null = null;
@@ -55,7 +56,7 @@ describe('cohere via the unified API', () => {
     assert.ok(usage && usage.prompt_tokens > 0);
   });
 
-  test('a tool call, then the tool result answered', async () => {
+  test(`a tool call, then the tool result answered ${compat('/v1', 'chat.tools', 'cohere')} ${compat('/v1', 'chat.tools.stream', 'cohere')}`, async () => {
     const first = await stack.client.chat.completions.create({ model: MODEL, tools: [weather], messages: [{ role: 'user', content: 'weather in Oslo' }] });
     assert.equal(first.choices[0].finish_reason, 'tool_calls');
     const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -79,7 +80,7 @@ describe('cohere via the unified API', () => {
     assert.equal(second.choices[0].message.content, 'Tool said: snowing');
   });
 
-  test('embeddings', async () => {
+  test(`embeddings ${compat('/v1', 'embeddings', 'cohere')}`, async () => {
     const res = await stack.client.embeddings.create({ model: 'cohere/embed-english-v3.0', input: ['alpha', 'beta'] });
     assert.equal(res.data.length, 2);
     assert.equal(res.data[0].embedding.length, 8);

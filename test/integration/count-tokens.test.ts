@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
 import { FORMATS, MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 let anthropic: Anthropic;
@@ -47,7 +48,7 @@ const weatherTool = {
 
 describe('OpenAI SDK responses.inputTokens.count (/v1/responses/input_tokens)', () => {
   for (const format of FORMATS) {
-    test(`counts on the ${format}-format provider's own endpoint`, async () => {
+    test(`counts on the ${format}-format provider's own endpoint ${compat('/v1', 'responses.inputTokens.count', format)}`, async () => {
       // 2 words of instructions + 4 of input, as every mock format counts them.
       const res = await stack.client.responses.inputTokens.count({ model: MODELS[format], instructions: 'Be brief.', input: 'count these four words' });
       assert.equal(res.object, 'response.input_tokens');
@@ -92,7 +93,7 @@ describe('OpenAI SDK responses.inputTokens.count (/v1/responses/input_tokens)', 
     assert.equal(body.model, MODELS.anthropic);
   });
 
-  test('served under /openai too', async () => {
+  test(`served under /openai too ${compat('/openai', 'responses.inputTokens.count', 'gemini')}`, async () => {
     const client = new OpenAI({ baseURL: `${stack.gateway.url}/openai`, apiKey: 'x', maxRetries: 0 });
     const res = await client.responses.inputTokens.count({ model: MODELS.gemini, input: 'two words' });
     assert.equal(res.input_tokens, 2);
@@ -116,7 +117,7 @@ describe('OpenAI SDK responses.inputTokens.count (/v1/responses/input_tokens)', 
 
 describe('Anthropic SDK messages.countTokens (/anthropic/v1/messages/count_tokens)', () => {
   for (const format of FORMATS) {
-    test(`counts a ${format} model`, async () => {
+    test(`counts a ${format} model ${compat('/anthropic', 'messages.countTokens', format)}`, async () => {
       const res = await anthropic.messages.countTokens({
         model: MODELS[format],
         system: 'Answer in French.',
@@ -176,7 +177,7 @@ describe('Anthropic SDK messages.countTokens (/anthropic/v1/messages/count_token
 
 describe('GenAI SDK models.countTokens (/genai/v1beta/models/{model}:countTokens)', () => {
   for (const format of FORMATS) {
-    test(`counts a ${format} model`, async () => {
+    test(`counts a ${format} model ${compat('/genai', 'countTokens', format)}`, async () => {
       const res = await ai.models.countTokens({ model: MODELS[format], contents: 'five words to count here' });
       assert.equal(res.totalTokens, 5);
       assert.match(lastUpstream().path, COUNT_PATH[format]);

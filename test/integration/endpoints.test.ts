@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 before(async () => {
@@ -50,7 +51,7 @@ describe('GET /v1/models', () => {
 
 describe('POST /v1/embeddings', () => {
   for (const model of ['openai/text-embedding-3-small', 'gemini/text-embedding-004']) {
-    test(`${model}: float vectors, one per input`, async () => {
+    test(`${model}: float vectors, one per input ${compat('/v1', 'embeddings', model)}`, async () => {
       const res = await stack.client.embeddings.create({ model, input: ['first text', 'second text'], encoding_format: 'float' });
       assert.equal(res.data.length, 2);
       assert.equal(res.data[1].index, 1);
@@ -82,14 +83,14 @@ describe('POST /v1/embeddings', () => {
 });
 
 describe('POST /v1/completions', () => {
-  test('native text completion on an OpenAI-format provider', async () => {
+  test(`native text completion on an OpenAI-format provider ${compat('/v1', 'completions', 'openai')}`, async () => {
     const res = await stack.client.completions.create({ model: 'openai/gpt-3.5-turbo-instruct', prompt: 'Say this is a test' });
     assert.equal(res.object, 'text_completion');
     assert.equal(res.choices[0].text.trim().length > 0, true);
     assert.equal(stack.mock.requests.at(-1)!.path, '/openai/v1/completions');
   });
 
-  test('streaming native text completion', async () => {
+  test(`streaming native text completion ${compat('/v1', 'completions.stream', 'openai')}`, async () => {
     const stream = await stack.client.completions.create({ model: 'openai/gpt-3.5-turbo-instruct', prompt: 'Say hi', stream: true });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.text ?? '';
@@ -105,7 +106,7 @@ describe('POST /v1/completions', () => {
 });
 
 describe('POST /v1/responses', () => {
-  test('native on OpenAI', async () => {
+  test(`native on OpenAI ${compat('/v1', 'responses', 'openai')}`, async () => {
     const res = await stack.client.responses.create({ model: MODELS.openai, input: 'Hello responses' });
     assert.equal(res.object, 'response');
     assert.equal(stack.mock.requests.at(-1)!.path, '/openai/v1/responses');
@@ -113,7 +114,7 @@ describe('POST /v1/responses', () => {
   });
 
   for (const format of ['anthropic', 'gemini'] as const) {
-    test(`bridged over chat on ${format}`, async () => {
+    test(`bridged over chat on ${format} ${compat('/v1', 'responses', format)}`, async () => {
       const res = await stack.client.responses.create({ model: MODELS[format], input: 'Hello responses', instructions: 'Be nice' });
       assert.equal(res.object, 'response');
       assert.equal(res.status, 'completed');
@@ -121,7 +122,7 @@ describe('POST /v1/responses', () => {
       assert.ok(res.usage && res.usage.input_tokens > 0);
     });
 
-    test(`bridged stream on ${format}: ordered events ending in response.completed`, async () => {
+    test(`bridged stream on ${format}: ordered events ending in response.completed ${compat('/v1', 'responses.stream', format)}`, async () => {
       const stream = await stack.client.responses.create({ model: MODELS[format], input: 'Stream responses', stream: true });
       const types: string[] = [];
       const seqs: number[] = [];
@@ -139,7 +140,7 @@ describe('POST /v1/responses', () => {
     });
   }
 
-  test('bridged function call on anthropic', async () => {
+  test(`bridged function call on anthropic ${compat('/v1', 'responses.tools', 'anthropic')}`, async () => {
     const res = await stack.client.responses.create({
       model: MODELS.anthropic,
       input: 'weather in Oslo',
@@ -154,7 +155,7 @@ describe('POST /v1/responses', () => {
 
 describe('OpenAI-format prefixes', () => {
   for (const base of ['/openai', '/openai/v1', '/litellm/v1', '/langchain/v1', '/pydanticai/v1']) {
-    test(`the openai SDK with base URL ${base} reaches any provider`, async () => {
+    test(`the openai SDK with base URL ${base} reaches any provider ${compat(base, 'chat', 'gemini')} ${compat(base, 'chat.stream', 'anthropic')}`, async () => {
       const client = new OpenAI({ baseURL: `${stack.gateway.url}${base}`, apiKey: 'x', maxRetries: 0 });
       const res = await client.chat.completions.create({ model: MODELS.gemini, messages: [{ role: 'user', content: `via ${base}` }] });
       assert.equal(res.choices[0].message.content, `Mock reply to: via ${base}`);

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
 import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 before(async () => {
@@ -34,7 +35,7 @@ async function upload(client: OpenAI, text = JSONL, name = 'batch.jsonl', opts?:
 }
 
 describe('files', () => {
-  test('upload, retrieve, list, download and delete', async () => {
+  test(`upload, retrieve, list, download and delete ${compat('/v1', 'files', 'openai')}`, async () => {
     const { client } = stack;
     const file = await upload(client);
     assert.match(file.id, /^file-/);
@@ -135,7 +136,7 @@ describe('files', () => {
   });
 
   for (const base of ['/openai', '/openai/v1', '/litellm/v1']) {
-    test(`served under ${base}`, async () => {
+    test(`served under ${base} ${compat(base, 'files', 'openai')}`, async () => {
       const client = new OpenAI({ baseURL: `${stack.gateway.url}${base}`, apiKey: 'x', maxRetries: 0 });
       const file = await upload(client);
       assert.equal((await client.files.retrieve(file.id)).id, file.id);
@@ -144,7 +145,7 @@ describe('files', () => {
 });
 
 describe('batches', () => {
-  test('validating, in_progress, completed; the output file has one answer per line', async () => {
+  test(`validating, in_progress, completed; the output file has one answer per line ${compat('/v1', 'batches', 'openai')}`, async () => {
     const { client } = stack;
     const input = await upload(client);
     const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } });

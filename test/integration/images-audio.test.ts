@@ -8,6 +8,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { embeddedSpeechText, png, pngSize, speechAudio } from '../mock-provider/media-files.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let mock: MockProvider;
 let gateway: RunningGateway;
@@ -52,7 +53,7 @@ async function rejects(p: Promise<unknown>, status: number, check: (e: InstanceT
 }
 
 describe('images', () => {
-  test('generate: the provider prefix is stripped and the images come back with extra_fields', async () => {
+  test(`generate: the provider prefix is stripped and the images come back with extra_fields ${compat('/v1', 'images.generate', 'openai')}`, async () => {
     const res = await client.images.generate({ model: 'openai/dall-e-3', prompt: 'a lighthouse at dusk', response_format: 'b64_json' });
     assert.equal(res.data?.length, 1);
     assert.deepEqual(pngSize(Buffer.from(res.data![0].b64_json!, 'base64')), { width: 1024, height: 1024 });
@@ -65,7 +66,7 @@ describe('images', () => {
     assert.deepEqual(seen.body, { model: 'dall-e-3', prompt: 'a lighthouse at dusk', response_format: 'b64_json' });
   });
 
-  test('generate with gpt-image-1: usage, and streamed partial images', async () => {
+  test(`generate with gpt-image-1: usage, and streamed partial images ${compat('/v1', 'images.generate.stream', 'openai')}`, async () => {
     const res = await client.images.generate({ model: 'openai/gpt-image-1', prompt: 'a red kite', quality: 'low', size: '1024x1536' });
     assert.equal(res.size, '1024x1536');
     assert.equal(res.usage?.output_tokens, 408);
@@ -77,7 +78,7 @@ describe('images', () => {
     assert.ok(events[1].type === 'image_generation.completed' && events[1].usage.output_tokens === 272);
   });
 
-  test('edit: the uploaded file reaches the provider intact, through a fallback too', async () => {
+  test(`edit: the uploaded file reaches the provider intact, through a fallback too ${compat('/v1', 'images.edit', 'openai')}`, async () => {
     const image = png(256, 256, 'a cat');
     // The first attempt fails with a 503; the fallback gets the same form again.
     mock.inject({ format: 'openai', status: 503 });
@@ -110,7 +111,7 @@ describe('images', () => {
     assert.deepEqual(seen['image[]'].map((f) => (f as { filename: string }).filename), ['one.png', 'two.png']);
   });
 
-  test('createVariation', async () => {
+  test(`createVariation ${compat('/v1', 'images.createVariation', 'openai')}`, async () => {
     const res = await client.images.createVariation({ model: 'openai/dall-e-2', image: await toFile(png(256, 256, 'v'), 'v.png', { type: 'image/png' }), n: 2, size: '256x256', response_format: 'b64_json' });
     assert.equal(res.data?.length, 2);
     for (const d of res.data!) assert.deepEqual(pngSize(Buffer.from(d.b64_json!, 'base64')), { width: 256, height: 256 });
@@ -144,7 +145,7 @@ describe('images', () => {
 });
 
 describe('audio', () => {
-  test('speech: the audio is streamed chunk by chunk with the upstream content type', async () => {
+  test(`speech: the audio is streamed chunk by chunk with the upstream content type ${compat('/v1', 'audio.speech', 'openai')}`, async () => {
     const res = await client.audio.speech.create({ model: 'openai/gpt-4o-mini-tts', input: 'Hello from the gateway, one chunk at a time.', voice: 'coral' });
     assert.equal(res.headers.get('content-type'), 'audio/mpeg');
     const reader = res.body!.getReader();
@@ -172,7 +173,7 @@ describe('audio', () => {
     assert.equal(audio.toString('latin1', 0, 4), 'RIFF');
   });
 
-  test('speech as SSE audio events, each with extra_fields', async () => {
+  test(`speech as SSE audio events, each with extra_fields ${compat('/v1', 'audio.speech.stream', 'openai')}`, async () => {
     const res = await client.audio.speech.create({ model: 'openai/gpt-4o-mini-tts', input: 'Events please', voice: 'alloy', stream_format: 'sse' });
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const events = (await res.text()).split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => JSON.parse(b.slice(6)) as { type: string; audio?: string; usage?: { input_tokens: number }; extra_fields?: { provider: string } });
@@ -188,7 +189,7 @@ describe('audio', () => {
     await rejects(client.audio.speech.create({ model: 'openai/tts-1', input: 'x', voice: 'robot' }), 400, (e) => assert.equal(e.param, 'voice'));
   });
 
-  test('transcriptions: json and text, of the speech the provider made', async () => {
+  test(`transcriptions: json and text, of the speech the provider made ${compat('/v1', 'audio.transcriptions', 'openai')}`, async () => {
     const file = await toFile(speechAudio('mp3', 'Testing the gateway transcription'), 'speech.mp3', { type: 'audio/mpeg' });
     const json = await client.audio.transcriptions.create({ model: 'openai/whisper-1', file });
     assert.equal(json.text, 'Testing the gateway transcription');
@@ -205,7 +206,7 @@ describe('audio', () => {
     assert.deepEqual(verbose.words?.map((w) => w.word), ['Testing', 'the', 'gateway', 'transcription']);
   });
 
-  test('transcriptions stream transcript events when the model streams', async () => {
+  test(`transcriptions stream transcript events when the model streams ${compat('/v1', 'audio.transcriptions.stream', 'openai')}`, async () => {
     const stream = await client.audio.transcriptions.create({ model: 'openai/gpt-4o-mini-transcribe', file: await toFile(speechAudio('wav', 'Streaming words arrive'), 'a.wav'), stream: true });
     let text = '';
     let usage: OpenAI.Audio.TranscriptionTextDoneEvent['usage'];

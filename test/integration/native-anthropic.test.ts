@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 let client: Anthropic;
@@ -16,7 +17,7 @@ const tool = { name: 'get_weather', description: 'Weather for a city', input_sch
 
 for (const format of FORMATS) {
   describe(`Anthropic SDK to a ${format}-format upstream`, () => {
-    test('messages.create', async () => {
+    test(`messages.create ${compat('/anthropic', 'messages.create', format)}`, async () => {
       const msg = await client.messages.create({ model: MODELS[format], max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello from anthropic' }] });
       assert.equal(msg.type, 'message');
       assert.equal(msg.role, 'assistant');
@@ -27,7 +28,7 @@ for (const format of FORMATS) {
       assert.equal(stack.mock.requests.at(-1)!.format, format);
     });
 
-    test('messages.stream', async () => {
+    test(`messages.stream ${compat('/anthropic', 'messages.stream', format)}`, async () => {
       const stream = client.messages.stream({ model: MODELS[format], max_tokens: 100, messages: [{ role: 'user', content: 'stream via anthropic' }] });
       let deltas = 0;
       stream.on('text', () => deltas++);
@@ -39,7 +40,7 @@ for (const format of FORMATS) {
       assert.ok(final.usage.output_tokens > 0);
     });
 
-    test('tool use round trip', async () => {
+    test(`tool use round trip ${compat('/anthropic', 'messages.tools', format)}`, async () => {
       const first = await client.messages.create({ model: MODELS[format], max_tokens: 100, tools: [tool], messages: [{ role: 'user', content: 'weather in Lima' }] });
       assert.equal(first.stop_reason, 'tool_use');
       const use = first.content.find((b) => b.type === 'tool_use') as { id: string; name: string; input: unknown } | undefined;
@@ -83,7 +84,7 @@ describe('errors in Anthropic shape', () => {
     assert.match(body.error.message, /max_tokens/);
   });
 
-  test('the framework prefixes serve it too', async () => {
+  test(`the framework prefixes serve it too ${compat('/langchain/anthropic', 'messages.create', 'gemini')}`, async () => {
     const fw = new Anthropic({ baseURL: `${stack.gateway.url}/langchain/anthropic`, apiKey: 'x', maxRetries: 0 });
     const msg = await fw.messages.create({ model: MODELS.gemini, max_tokens: 50, messages: [{ role: 'user', content: 'framework' }] });
     assert.equal((msg.content[0] as { text: string }).text, 'Mock reply to: framework');

@@ -20,6 +20,7 @@ import {
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 let client: BedrockRuntimeClient;
@@ -79,7 +80,7 @@ async function collect(stream: AsyncIterable<ConverseStreamOutput> | undefined) 
 for (const format of ['openai', 'anthropic'] as const) {
   const modelId = MODELS[format];
   describe(`Bedrock SDK to a ${format}-format upstream`, () => {
-    test('Converse', async () => {
+    test(`Converse ${compat('/bedrock', 'Converse', format)}`, async () => {
       const res = await client.send(
         new ConverseCommand({
           modelId,
@@ -97,7 +98,7 @@ for (const format of ['openai', 'anthropic'] as const) {
       assert.equal(seen.format, format);
     });
 
-    test('ConverseStream with text', async () => {
+    test(`ConverseStream with text ${compat('/bedrock', 'ConverseStream', format)}`, async () => {
       const res = await client.send(new ConverseStreamCommand({ modelId, messages: [{ role: 'user', content: [{ text: 'stream via bedrock' }] }] }));
       const out = await collect(res.stream);
       assert.equal(out.text, 'Mock reply to: stream via bedrock');
@@ -108,7 +109,7 @@ for (const format of ['openai', 'anthropic'] as const) {
       assert.ok((out.usage?.outputTokens ?? 0) > 0);
     });
 
-    test('tool use, streamed, then the tool result answered', async () => {
+    test(`tool use, streamed, then the tool result answered ${compat('/bedrock', 'ConverseStream.tools', format)}`, async () => {
       const question: Message = { role: 'user', content: [{ text: 'weather in Lima' }] };
       const res = await client.send(new ConverseStreamCommand({ modelId, messages: [question], toolConfig: { tools: [weather] } }));
       const out = await collect(res.stream);
@@ -133,7 +134,7 @@ for (const format of ['openai', 'anthropic'] as const) {
       assert.match(textOf(answer.output?.message?.content), /^Tool said: .*foggy/);
     });
 
-    test('InvokeModel with a Claude Messages body', async () => {
+    test(`InvokeModel with a Claude Messages body ${compat('/bedrock', 'InvokeModel', format)}`, async () => {
       const res = await client.send(
         new InvokeModelCommand({
           modelId,
@@ -152,7 +153,7 @@ for (const format of ['openai', 'anthropic'] as const) {
 }
 
 describe('InvokeModelWithResponseStream', () => {
-  test('chunk events carry Anthropic stream events as bytes, with invocation metrics at the end', async () => {
+  test(`chunk events carry Anthropic stream events as bytes, with invocation metrics at the end ${compat('/bedrock', 'InvokeModelWithResponseStream', 'openai')}`, async () => {
     const res = await client.send(
       new InvokeModelWithResponseStreamCommand({
         modelId: MODELS.openai,
@@ -177,7 +178,7 @@ describe('InvokeModelWithResponseStream', () => {
 });
 
 describe('Bedrock model ids', () => {
-  test('a bare Bedrock id goes to the bedrock provider', async () => {
+  test(`a bare Bedrock id goes to the bedrock provider ${compat('/bedrock', 'Converse', 'bedrock')}`, async () => {
     const res = await client.send(
       new ConverseCommand({ modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0', messages: [{ role: 'user', content: [{ text: 'bare id' }] }] }),
     );
@@ -256,7 +257,7 @@ describe('wire format', () => {
 });
 
 describe('framework prefixes', () => {
-  test('/litellm/bedrock serves Converse too', async () => {
+  test(`/litellm/bedrock serves Converse too ${compat('/litellm/bedrock', 'Converse', 'gemini')}`, async () => {
     const fw = bedrockClient(`${stack.gateway.url}/litellm/bedrock`);
     try {
       const res = await fw.send(new ConverseCommand({ modelId: MODELS.gemini, messages: [{ role: 'user', content: [{ text: 'framework' }] }] }));

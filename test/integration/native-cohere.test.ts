@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
 import { MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 let co: CohereClientV2;
@@ -30,7 +31,7 @@ const textOf = (content: Cohere.AssistantMessageResponseContentItem[] | undefine
 for (const format of ['openai', 'anthropic', 'cohere'] as const) {
   const model = format === 'cohere' ? 'cohere/command-r-plus' : MODELS[format];
   describe(`Cohere SDK to a ${format}-format upstream`, () => {
-    test('chat', async () => {
+    test(`chat ${compat('/cohere', 'chat', format)}`, async () => {
       const res = await co.chat({ model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello from cohere' }], maxTokens: 100 });
       assert.equal(textOf(res.message.content), 'Mock reply to: Hello from cohere');
       assert.equal(res.finishReason, 'COMPLETE');
@@ -38,7 +39,7 @@ for (const format of ['openai', 'anthropic', 'cohere'] as const) {
       assert.equal(stack.mock.requests.at(-1)!.format, format);
     });
 
-    test('chatStream', async () => {
+    test(`chatStream ${compat('/cohere', 'chatStream', format)}`, async () => {
       const stream = await co.chatStream({ model, messages: [{ role: 'user', content: 'stream via cohere' }] });
       const types: string[] = [];
       let text = '';
@@ -57,7 +58,7 @@ for (const format of ['openai', 'anthropic', 'cohere'] as const) {
       assert.ok((end?.usage?.tokens?.outputTokens ?? 0) > 0);
     });
 
-    test('tool call, streamed, then the tool result answered', async () => {
+    test(`tool call, streamed, then the tool result answered ${compat('/cohere', 'chat.tools', format)} ${compat('/cohere', 'chatStream.tools', format)}`, async () => {
       const first = await co.chat({ model, tools: [weather], messages: [{ role: 'user', content: 'weather in Lima' }] });
       assert.equal(first.finishReason, 'TOOL_CALL');
       const call = first.message.toolCalls?.[0];
@@ -94,7 +95,7 @@ for (const format of ['openai', 'anthropic', 'cohere'] as const) {
 
 describe('Cohere embed', () => {
   for (const model of [MODELS.openai, 'cohere/embed-english-v3.0']) {
-    test(`embed through ${model.split('/')[0]}`, async () => {
+    test(`embed through ${model.split('/')[0]} ${compat('/cohere', 'embed', model)}`, async () => {
       const res = await co.embed({ model, texts: ['first text', 'second text'], inputType: 'search_document', embeddingTypes: ['float'], outputDimension: 16 });
       const vectors = res.embeddings.float ?? [];
       assert.equal(vectors.length, 2);
@@ -109,7 +110,7 @@ describe('Cohere embed', () => {
 });
 
 describe('Cohere rerank', () => {
-  test('results best first through the unified rerank', async () => {
+  test(`results best first through the unified rerank ${compat('/cohere', 'rerank', 'cohere')}`, async () => {
     const res = await co.rerank({
       model: 'cohere/rerank-v3.5',
       query: 'capital of France',
@@ -158,7 +159,7 @@ describe('errors in Cohere shape', () => {
 });
 
 describe('framework prefixes', () => {
-  test('/pydanticai/cohere serves chat too', async () => {
+  test(`/pydanticai/cohere serves chat too ${compat('/pydanticai/cohere', 'chat', 'gemini')}`, async () => {
     const fw = new CohereClientV2({ token: 'x', environment: `${stack.gateway.url}/pydanticai/cohere`, maxRetries: 0 });
     const res = await fw.chat({ model: MODELS.gemini, messages: [{ role: 'user', content: 'framework' }] });
     assert.equal(textOf(res.message.content), 'Mock reply to: framework');

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GoogleGenAI, ApiError, Type } from '@google/genai';
 import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
 let ai: GoogleGenAI;
@@ -14,7 +15,7 @@ after(() => stack.close());
 
 for (const format of FORMATS) {
   describe(`GenAI SDK to a ${format}-format upstream`, () => {
-    test('generateContent', async () => {
+    test(`generateContent ${compat('/genai', 'generateContent', format)}`, async () => {
       const res = await ai.models.generateContent({ model: MODELS[format], contents: 'Hello from genai', config: { systemInstruction: 'Be brief.' } });
       assert.equal(res.text, 'Mock reply to: Hello from genai');
       assert.equal(res.candidates?.[0].finishReason, 'STOP');
@@ -22,7 +23,7 @@ for (const format of FORMATS) {
       assert.equal(stack.mock.requests.at(-1)!.format, format);
     });
 
-    test('generateContentStream', async () => {
+    test(`generateContentStream ${compat('/genai', 'generateContentStream', format)}`, async () => {
       const stream = await ai.models.generateContentStream({ model: MODELS[format], contents: 'stream via genai' });
       let text = '';
       let events = 0;
@@ -34,7 +35,7 @@ for (const format of FORMATS) {
       assert.ok(events >= 2, `${events} events`);
     });
 
-    test('function call', async () => {
+    test(`function call ${compat('/genai', 'generateContent.tools', format)}`, async () => {
       const res = await ai.models.generateContent({
         model: MODELS[format],
         contents: 'weather in Quito',
@@ -48,7 +49,7 @@ for (const format of FORMATS) {
 }
 
 describe('GenAI embeddings and errors', () => {
-  test('embedContent through an OpenAI-format upstream', async () => {
+  test(`embedContent through an OpenAI-format upstream ${compat('/genai', 'embedContent', 'openai')}`, async () => {
     const res = await ai.models.embedContent({ model: 'openai/text-embedding-3-small', contents: ['one text', 'two text'] });
     assert.equal(res.embeddings?.length, 2);
     assert.ok((res.embeddings?.[0].values?.length ?? 0) > 0);

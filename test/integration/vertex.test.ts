@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { compat } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 import { createServiceAccount, revokeTokens, type ServiceAccountKeyFile } from '../mock-provider/vertex.ts';
 
@@ -71,7 +72,7 @@ async function collect(stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) {
 }
 
 describe('vertex Gemini (publishers/google)', () => {
-  test('JSON reply on the project/location path with the bearer token', async () => {
+  test(`JSON reply on the project/location path with the bearer token ${compat('/v1', 'chat', 'vertex')}`, async () => {
     const res = await client.chat.completions.create({
       model: GEMINI,
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there vertex' }],
@@ -87,7 +88,7 @@ describe('vertex Gemini (publishers/google)', () => {
     assert.deepEqual((seen.body as { systemInstruction: unknown }).systemInstruction, { parts: [{ text: 'Be brief.' }] });
   });
 
-  test('streaming reply in several chunks with usage', async () => {
+  test(`streaming reply in several chunks with usage ${compat('/v1', 'chat.stream', 'vertex')}`, async () => {
     const out = await collect(await client.chat.completions.create({
       model: GEMINI, messages: [{ role: 'user', content: 'Stream me a vertex reply' }], stream: true, stream_options: { include_usage: true },
     }));
@@ -100,7 +101,7 @@ describe('vertex Gemini (publishers/google)', () => {
     assert.equal(seen.query.alt, 'sse');
   });
 
-  test('tool call, then the tool result answered', async () => {
+  test(`tool call, then the tool result answered ${compat('/v1', 'chat.tools', 'vertex')}`, async () => {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Lima' }];
     const first = await client.chat.completions.create({ model: GEMINI, messages, tools: [weatherTool] });
     const call = first.choices[0].message.tool_calls?.[0];
@@ -112,7 +113,7 @@ describe('vertex Gemini (publishers/google)', () => {
     assert.equal(second.choices[0].message.content, 'Tool said: cloudy');
   });
 
-  test('embeddings through :predict', async () => {
+  test(`embeddings through :predict ${compat('/v1', 'embeddings', 'vertex')}`, async () => {
     const res = await client.embeddings.create({ model: 'vertex/text-embedding-005', input: ['first text', 'second one here'], dimensions: 16 });
     assert.equal(res.data.length, 2);
     assert.equal(res.data[0].embedding.length, 16);
@@ -122,7 +123,7 @@ describe('vertex Gemini (publishers/google)', () => {
 });
 
 describe('vertex Claude (publishers/anthropic)', () => {
-  test('JSON reply through rawPredict: no model in the body, anthropic_version vertex-2023-10-16', async () => {
+  test(`JSON reply through rawPredict: no model in the body, anthropic_version vertex-2023-10-16 ${compat('/v1', 'chat', 'vertex')}`, async () => {
     const res = await client.chat.completions.create({
       model: CLAUDE, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there claude' }], max_tokens: 100,
     });
@@ -137,7 +138,7 @@ describe('vertex Claude (publishers/anthropic)', () => {
     assert.equal(seen.headers['anthropic-version'], undefined);
   });
 
-  test('streaming reply through streamRawPredict', async () => {
+  test(`streaming reply through streamRawPredict ${compat('/v1', 'chat.stream', 'vertex')}`, async () => {
     const out = await collect(await client.chat.completions.create({
       model: CLAUDE, messages: [{ role: 'user', content: 'Stream claude on vertex' }], stream: true, stream_options: { include_usage: true },
     }));
@@ -148,7 +149,7 @@ describe('vertex Claude (publishers/anthropic)', () => {
     assert.equal(modelCalls().at(-1)!.path, `${SCOPE}/anthropic/models/claude-sonnet-4-5:streamRawPredict`);
   });
 
-  test('streamed tool call, then the tool result answered', async () => {
+  test(`streamed tool call, then the tool result answered ${compat('/v1', 'chat.tools.stream', 'vertex')} ${compat('/v1', 'chat.tools', 'vertex')}`, async () => {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Oslo' }];
     const out = await collect(await client.chat.completions.create({ model: CLAUDE, messages, tools: [weatherTool], tool_choice: 'required', stream: true }));
     assert.equal(out.name, 'get_weather');
@@ -161,7 +162,7 @@ describe('vertex Claude (publishers/anthropic)', () => {
     assert.equal(second.choices[0].message.content, 'Tool said: snowing');
   });
 
-  test('the GenAI SDK through /genai reaches Claude on Vertex', async () => {
+  test(`the GenAI SDK through /genai reaches Claude on Vertex ${compat('/genai', 'generateContent', 'vertex')}`, async () => {
     const ai = new GoogleGenAI({ apiKey: 'not-needed', httpOptions: { baseUrl: `${gateway.url}/genai` } });
     const res = await ai.models.generateContent({ model: CLAUDE, contents: 'Hello from genai' });
     assert.equal(res.text, 'Mock reply to: Hello from genai');
