@@ -10,5 +10,9 @@ if ! command -v redis-server >/dev/null; then
   # The package starts a system instance; the tests run their own.
   service redis-server stop >/dev/null 2>&1 || true
 fi
+# Kubernetes tests run a real kube-apiserver (with etcd), kubectl, helm and kubeconform built from
+# test/kube with Go: cached under ~/.cache/skybridge (~20 ms) unless test/kube changed; a cold build
+# takes ~13 min.
+bash test/kube/build.sh all >/dev/null
 exec node_modules/.bin/node --test --test-concurrency=2 --test-timeout=120000 \
   'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts'

@@ -11,6 +11,8 @@ export interface CliOptions {
   logStyle: LogStyle;
   /** Worker processes sharing the port (node:cluster); 1 = serve in this process. */
   workers: number;
+  /** Follow the operator's rendered configuration in this namespace instead of config.json. */
+  kubeNamespace: string | undefined;
 }
 
 export const USAGE = `Usage: skybridge [options]
@@ -20,6 +22,8 @@ export const USAGE = `Usage: skybridge [options]
   --log-level LEVEL    debug | info | warn | error (default info)
   --log-style STYLE    json | pretty (default json)
   --workers N|auto     worker processes sharing the port (default 1, env WORKERS; auto = one per core)
+  --kube-namespace NS  follow the configuration the Skybridge operator renders in namespace NS
+                       (env SKYBRIDGE_KUBE_NAMESPACE; KUBECONFIG or in-cluster credentials)
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -34,6 +38,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'log-level': { type: 'string' },
       'log-style': { type: 'string' },
       workers: { type: 'string' },
+      'kube-namespace': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -48,5 +53,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const workersArg = values.workers ?? env.WORKERS ?? '1';
   const workers = workersArg === 'auto' ? availableParallelism() : Number(workersArg);
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new Error(`--workers must be an integer 1-256 or 'auto', got '${workersArg}'`);
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers };
+  const kubeNamespace = values['kube-namespace'] ?? (env.SKYBRIDGE_KUBE_NAMESPACE || undefined);
+  if (kubeNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(kubeNamespace)) throw new Error(`--kube-namespace must be a Kubernetes namespace name, got '${kubeNamespace}'`);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace };
 }

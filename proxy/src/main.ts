@@ -18,6 +18,7 @@ import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
 import { createGatewayServer, listen } from './http/server.ts';
 import { createApiHandler } from './api/app.ts';
+import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
 import { closePools } from './upstream/pools.ts';
@@ -38,10 +39,14 @@ async function main(): Promise<void> {
   }
   configureLog({ level: opts.logLevel, style: opts.logStyle });
 
-  const file = opts.appDir ? join(resolve(opts.appDir), 'config.json') : undefined;
+  // With --kube-namespace the operator's rendered configuration is the only source (config.json is
+  // not read), and every worker follows it itself. The client library loads only then.
+  const file = opts.appDir && !opts.kubeNamespace ? join(resolve(opts.appDir), 'config.json') : undefined;
+  let kube: KubeStart | undefined;
   let loaded: LoadedConfig;
   try {
-    loaded = file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
+    if (opts.kubeNamespace && !(opts.workers > 1 && cluster.isPrimary)) kube = await (await import('./config/kube-source.ts')).openKubernetesConfig(opts.kubeNamespace);
+    loaded = kube ? kube.loaded : opts.kubeNamespace ? checkConfig({}, 'an empty configuration') : file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
   } catch (err) {
     process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(1);
@@ -53,11 +58,12 @@ async function main(): Promise<void> {
     return;
   }
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
-  const { service, counters } = await openState(loaded, opts.appDir);
+  const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined);
   const holder = service.holder;
   setConfigHash(holder.current().hash);
   holder.onSwap((next) => setConfigHash(next.hash));
   if (file && existsSync(file)) watchConfigFile(file, service, () => configReloadErrors.inc());
+  if (kube) await kube.follow(service, () => configReloadErrors.inc());
   const catalog = new ModelCatalog();
   installGovernanceServices({ counters, catalog });
   void catalog.refresh(holder.current());
@@ -69,7 +75,7 @@ async function main(): Promise<void> {
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `http://${opts.host}:${port}`,
-    config: file && existsSync(file) ? file : 'environment',
+    config: kube ? `kubernetes namespace ${kube.source.namespace}` : file && existsSync(file) ? file : 'environment',
     config_hash: holder.current().hash,
     providers: [...holder.current().providers.keys()],
   });
@@ -88,7 +94,7 @@ async function main(): Promise<void> {
  * The config store and counters: in Redis when `redis` is configured (shared by every replica),
  * else a file in the app dir and process memory.
  */
-async function openState(loaded: LoadedConfig, appDir: string | undefined): Promise<{ service: ConfigService; counters: CounterStore }> {
+async function openState(loaded: LoadedConfig, appDir: string | undefined, kube = false): Promise<{ service: ConfigService; counters: CounterStore }> {
   const redisCfg = loaded.config.redis;
   let store: ConfigStore;
   let counters: CounterStore;
@@ -102,6 +108,11 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined): Prom
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
+  }
+  if (kube) {
+    // Kubernetes holds the document and each replica follows it there: nothing to store here.
+    const holder = new SnapshotHolder(compileSnapshot(loaded.config));
+    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters };
   }
   const stored = await ConfigService.initialDocument(store, loaded.raw);
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);

@@ -15,6 +15,7 @@ import { governanceRouter } from './governance.ts';
 import { allKeysRouter, providersRouter } from './providers.ts';
 import { pluginsRouter } from './plugins.ts';
 import { configRouter } from './config.ts';
+import { refuseManagedWrites } from './managed.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -33,6 +34,8 @@ export function createApiHandler(service: ConfigService): (req: IncomingMessage,
   app.set('query parser', 'simple');
 
   app.use(requireAuth(service, sessions));
+  // Kubernetes owns the document (--kube-namespace): writes answer 409 naming what to edit instead.
+  app.use(refuseManagedWrites(service));
   // Every body is JSON, whatever content-type the client sent.
   app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
 

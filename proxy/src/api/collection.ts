@@ -13,6 +13,7 @@ import { mergePatch, pathParam, queryFlag, reply, without } from './http.ts';
 import { referrers, stillUsed, type RecordKind } from './references.ts';
 import { governanceOf, write, type WriteContext } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { markManaged } from './managed.ts';
 
 type Section = 'budgets' | 'rate_limits' | 'customers' | 'teams' | 'virtual_keys' | 'model_configs';
 export type StoredRecord = Record<string, unknown> & { id: string };
@@ -80,7 +81,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
       let list = listOf(readDoc(req).governance, spec.section);
       if (spec.filter) list = spec.filter(list, req);
       const doc = service.document();
-      reply(res, 200, { [spec.plural]: list.map((r) => spec.view(r, doc)), count: list.length });
+      reply(res, 200, { [spec.plural]: list.map((r) => markManaged(service, spec.section, r.id, spec.view(r, doc))), count: list.length });
     })
     .post(async (req: Request, res: Response) => {
       const { id, ...body } = without(objectBody(req.body, what), spec.responseOnly ?? []);
@@ -104,7 +105,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
       const id = pathParam(req, 'id');
       const found = listOf(readDoc(req).governance, spec.section).find((x) => x.id === id);
       if (!found) throw notFound(what, id);
-      reply(res, 200, { [spec.singular]: spec.view(found, service.document()) });
+      reply(res, 200, { [spec.singular]: markManaged(service, spec.section, id, spec.view(found, service.document())) });
     })
     .put(async (req: Request, res: Response) => {
       const id = pathParam(req, 'id');

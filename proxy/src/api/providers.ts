@@ -13,6 +13,7 @@ import { maskTree, unmask } from './mask.ts';
 import { providerKeyReferrers, providerReferrers, stillUsed } from './references.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { markManaged } from './managed.ts';
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** Fields of the reference gateway's provider answers that are not stored. */
@@ -77,7 +78,7 @@ export function providersRouter(service: ConfigService): Router {
   router
     .route('/')
     .get((_req: Request, res: Response) => {
-      const providers = Object.entries(service.document().providers ?? {}).map(([name, cfg]) => viewProvider(name, cfg));
+      const providers = Object.entries(service.document().providers ?? {}).map(([name, cfg]) => markManaged(service, 'providers', name, viewProvider(name, cfg)));
       reply(res, 200, { providers, total: providers.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -107,7 +108,7 @@ export function providersRouter(service: ConfigService): Router {
     .route('/:provider')
     .get((req: Request, res: Response) => {
       const name = pathParam(req, 'provider');
-      reply(res, 200, viewProvider(name, current(name)));
+      reply(res, 200, markManaged(service, 'providers', name, viewProvider(name, current(name))));
     })
     .put(async (req: Request, res: Response) => {
       const name = pathParam(req, 'provider');

@@ -15,6 +15,7 @@ import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, pathParam, queryFlag, queryParam, reply } from './http.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { markManaged } from './managed.ts';
 
 const WHAT = 'routing rule';
 const SCOPES: readonly RoutingScope[] = ['global', 'customer', 'team', 'virtual_key'];
@@ -99,7 +100,7 @@ export function routingRulesRouter(service: ConfigService): Router {
       const rules = (doc.governance?.routing_rules ?? [])
         .filter((r) => scope === undefined || (r.scope ?? 'global') === scope)
         .filter((r) => scopeId === undefined || r.scope_id === scopeId)
-        .map(view);
+        .map((r) => markManaged(service, 'routing_rules', ruleId(r), view(r)));
       reply(res, 200, { rules, count: rules.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -124,7 +125,7 @@ export function routingRulesRouter(service: ConfigService): Router {
       const id = pathParam(req, 'id');
       const rule = (service.document().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
       if (!rule) throw notFound(WHAT, id);
-      reply(res, 200, { rule: view(rule) });
+      reply(res, 200, { rule: markManaged(service, 'routing_rules', id, view(rule)) });
     })
     .put(async (req: Request, res: Response) => {
       const id = pathParam(req, 'id');

@@ -12,11 +12,30 @@ import { log } from '../log.ts';
 
 export const seedDigest = (doc: GatewayConfig): string => createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
 
+/** The whole document belongs to something outside this process (Kubernetes): readable, not writable here. */
+export interface ConfigOrigin {
+  managedBy: 'kubernetes';
+  /** Where to make changes instead, for messages: e.g. `the Skybridge custom resources (kubectl)`. */
+  editWith: string;
+  /** `<section>/<id>` → the resource an object comes from, e.g. `virtual_keys/vk-1` → `VirtualKey team-a/vk-1`. */
+  sources: Readonly<Record<string, string>>;
+}
+
+/** update() on a document owned by an external source. */
+export class ManagedConfigError extends Error {
+  readonly origin: ConfigOrigin;
+  constructor(origin: ConfigOrigin) {
+    super(`the configuration is managed by ${origin.managedBy}: change ${origin.editWith}`);
+    this.origin = origin;
+  }
+}
+
 export class ConfigService {
   readonly holder: SnapshotHolder;
   readonly store: ConfigStore;
   #stored: StoredConfig;
   #queue: Promise<unknown> = Promise.resolve();
+  #origin: ConfigOrigin | undefined;
 
   constructor(holder: SnapshotHolder, store: ConfigStore, stored: StoredConfig) {
     this.holder = holder;
@@ -63,6 +82,7 @@ export class ConfigService {
    * is invalid, leaving everything as it was. Returns the snapshot now serving.
    */
   update(change: (draft: GatewayConfig) => void): Promise<Snapshot> {
+    if (this.#origin) return Promise.reject(new ManagedConfigError(this.#origin));
     return this.#serial(async () => {
       for (let attempt = 0; ; attempt++) {
         const draft = structuredClone(this.#stored.document);
@@ -95,6 +115,33 @@ export class ConfigService {
       await this.store.save(stored);
       this.#stored = stored;
       this.holder.swap(next);
+    });
+  }
+
+  /** Set when an external source owns the document (update() is refused from then on). */
+  origin(): ConfigOrigin | undefined {
+    return this.#origin;
+  }
+
+  setOrigin(origin: ConfigOrigin): void {
+    this.#origin = origin;
+  }
+
+  /**
+   * Serves `document` as the whole configuration of an external source (Kubernetes): `env.VAR`
+   * references resolve against `env` (the source's secrets), and nothing is written to the store,
+   * since every replica follows the source itself. Throws ConfigError when invalid, changing nothing.
+   */
+  replace(document: unknown, opts: { source: string; env: NodeJS.ProcessEnv; origin: ConfigOrigin }): Promise<Snapshot> {
+    return this.#serial(async () => {
+      const { config, raw, warnings } = checkConfig(document, opts.source, opts.env);
+      const next = compileSnapshot(config);
+      for (const w of warnings) log.warn(w);
+      this.#stored = { seed: this.#stored.seed, revision: this.#stored.revision + 1, document: raw };
+      this.#origin = opts.origin;
+      if (next.hash === this.holder.current().hash) return this.holder.current();
+      this.holder.swap(next);
+      return next;
     });
   }
 

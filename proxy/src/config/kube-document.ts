@@ -1,0 +1,114 @@
+// The configuration as the operator renders it into Kubernetes (the operator <-> proxy contract,
+// docs/kubernetes.md): an index ConfigMap, written last, naming the part ConfigMaps and the Secret
+// with their checksums. Pure functions: given what the informers hold, either the whole verified
+// document or the reason it is not usable yet. A checksum that does not match is a write still in
+// progress (the operator writes parts, then the Secret, then the index), not an error by itself.
+import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { validator } from './validate.ts';
+
+export const INDEX_CONFIGMAP = 'skybridge-config-index';
+export const INDEX_KEY = 'index.json';
+export const PART_KEY = 'config.part';
+export const SECRET_NAME = 'skybridge-secrets';
+export const CONFIG_LABEL_SELECTOR = 'skybridge.dev/config=true';
+
+const IndexSchema = Type.Object({
+  revision: Type.String({ minLength: 1 }),
+  parts: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  checksums: Type.Record(Type.String(), Type.String()),
+  secret: Type.String({ minLength: 1 }),
+  secretChecksum: Type.String({ minLength: 1 }),
+  managed: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  sources: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+export interface ConfigIndex {
+  revision: string;
+  parts: string[];
+  checksums: Record<string, string>;
+  secret: string;
+  secretChecksum: string;
+  /** Ids per section (`providers`, `virtual_keys`, ...) that come from custom resources. */
+  managed: Record<string, string[]>;
+  /** `<section>/<id>` → the custom resource to edit, e.g. `VirtualKey team-a/checkout`. */
+  sources: Record<string, string>;
+}
+
+/** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
+export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
+
+export type Assembly =
+  /** No index ConfigMap: nothing rendered yet (or it was deleted). */
+  | { state: 'absent' }
+  /** A part or the Secret does not match the index: a write in progress, or one that never finished. */
+  | { state: 'partial'; revision: string; reason: string }
+  /** The index or the document cannot be read at all. */
+  | { state: 'invalid'; revision: string | undefined; reason: string }
+  | { state: 'complete'; index: ConfigIndex; document: unknown; env: Record<string, string> };
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The Secret's checksum as the contract defines it: `KEY=<base64>\n` lines in key order. */
+export function secretChecksum(data: Readonly<Record<string, string>> | undefined): string {
+  const d = data ?? {};
+  return sha256Hex(Object.keys(d).sort().map((k) => `${k}=${d[k]}\n`).join(''));
+}
+
+/** The Secret's values, decoded: what `env.VAR` references in the document resolve against. */
+export function secretEnv(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+}
+
+const validateIndex = validator(IndexSchema);
+
+/** index.json as the contract shapes it; throws Error naming what is wrong. */
+export function parseIndex(text: string): ConfigIndex {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${INDEX_KEY} is not valid JSON: ${(err as Error).message}`);
+  }
+  const result = validateIndex(raw);
+  if (Array.isArray(result)) throw new Error(`${INDEX_KEY} is malformed: ${result.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  return { ...result, managed: result.managed ?? {}, sources: result.sources ?? {} };
+}
+
+/** Reads the index, checks every part and the Secret against it, and joins the parts. */
+export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
+  const indexData = configMap(INDEX_CONFIGMAP);
+  if (!indexData) return { state: 'absent' };
+  const indexText = indexData[INDEX_KEY];
+  if (indexText === undefined) return { state: 'invalid', revision: undefined, reason: `ConfigMap ${INDEX_CONFIGMAP} has no ${INDEX_KEY}` };
+  let index: ConfigIndex;
+  try {
+    index = parseIndex(indexText);
+  } catch (err) {
+    return { state: 'invalid', revision: undefined, reason: (err as Error).message };
+  }
+  const { revision } = index;
+  const texts: string[] = [];
+  for (const name of index.parts) {
+    const expected = index.checksums[name];
+    if (expected === undefined) return { state: 'invalid', revision, reason: `${INDEX_KEY} lists part ${name} without a checksum` };
+    const text = configMap(name)?.[PART_KEY];
+    if (text === undefined) return { state: 'partial', revision, reason: `part ${name} is missing` };
+    if (sha256Hex(text) !== expected) return { state: 'partial', revision, reason: `part ${name} does not match its checksum in the index` };
+    texts.push(text);
+  }
+  const secretData = secret(index.secret);
+  if (secretChecksum(secretData) !== index.secretChecksum) {
+    return { state: 'partial', revision, reason: `Secret ${index.secret} ${secretData ? 'does not match its checksum in the index' : 'is missing'}` };
+  }
+  const text = texts.join('');
+  // Every part matched, so a wrong whole means the index itself is inconsistent (parts out of order).
+  if (sha256Hex(text) !== revision) return { state: 'invalid', revision, reason: 'the assembled document does not match the index revision' };
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (err) {
+    return { state: 'invalid', revision, reason: `the assembled document is not valid JSON: ${(err as Error).message}` };
+  }
+  return { state: 'complete', index, document, env: secretEnv(secretData) };
+}

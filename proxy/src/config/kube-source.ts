@@ -1,0 +1,288 @@
+// The configuration from Kubernetes (`--kube-namespace NS`): list+watch informers on the operator's
+// ConfigMaps (label skybridge.dev/config=true) and its Secret, and on every event the rendered
+// document is verified against the index (kube-document.ts) and, once complete, handed to
+// ConfigService.replace. What is served only ever changes to a whole, valid document: a partial write
+// or an invalid document keeps the last good snapshot.
+import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
+import { assemble, CONFIG_LABEL_SELECTOR, SECRET_NAME, type Assembly } from './kube-document.ts';
+import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
+import type { ConfigOrigin, ConfigService } from './service.ts';
+import { log } from '../log.ts';
+
+export type CompleteAssembly = Extract<Assembly, { state: 'complete' }>;
+
+export interface KubeSourceOptions {
+  namespace: string;
+  /** Default: KUBECONFIG, else in-cluster, else ~/.kube/config. */
+  kubeConfig?: KubeConfig;
+  /** How long a part or Secret may disagree with the index before that is reported as an error. */
+  partialGraceMs?: number;
+  /** Events arriving together (a write of several objects) are read as one. */
+  debounceMs?: number;
+}
+
+const RESTART_BASE_MS = 250;
+const RESTART_MAX_MS = 5000;
+/** A watch that stayed up this long failed for a new reason: start the backoff over. */
+const HEALTHY_AFTER_MS = 30_000;
+
+export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  const kc = new KubeConfig();
+  if (!env.KUBECONFIG && env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}
+
+/** An informer that starts itself again after an error, with capped exponential backoff. */
+class Follower<T extends V1ConfigMap | V1Secret> {
+  readonly informer: ListWatch<T>;
+  #what: string;
+  #delay = RESTART_BASE_MS;
+  #startedAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(what: string, informer: ListWatch<T>, onChange: () => void) {
+    this.#what = what;
+    this.informer = informer;
+    informer.on('add', onChange);
+    informer.on('update', onChange);
+    informer.on('delete', onChange);
+    informer.on('error', (err: unknown) => this.#restart(err));
+  }
+
+  start(): Promise<void> {
+    this.#startedAt = Date.now();
+    return this.informer.start();
+  }
+
+  // The informer stops on any error but a 410 Gone (that one it handles itself: it lists again).
+  #restart(err: unknown): void {
+    if (this.#stopped) return;
+    if (Date.now() - this.#startedAt > HEALTHY_AFTER_MS) this.#delay = RESTART_BASE_MS;
+    const delay = this.#delay;
+    this.#delay = Math.min(this.#delay * 2, RESTART_MAX_MS);
+    // Once per streak of failures: an API server away for minutes should not flood the log.
+    (delay === RESTART_BASE_MS ? log.warn : log.debug)('kubernetes watch failed; retrying', { watch: this.#what, retry_in_ms: delay, error: describe(err) });
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.start(), delay);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.informer.stop();
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as Error & { statusCode?: number; code?: unknown }).statusCode ?? (err as Error & { code?: unknown }).code;
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return `${err.message}${cause}${code !== undefined ? ` (${String(code)})` : ''}`;
+  }
+  return String(err);
+}
+
+/**
+ * Watches the rendered configuration in one namespace. `onDocument` gets every complete document
+ * that differs from the last one given (by revision and Secret checksum); if it throws, the
+ * document is reported like an invalid one. `onError` is called once per bad state.
+ */
+export class KubeConfigSource {
+  readonly namespace: string;
+  #configMaps: Follower<V1ConfigMap>;
+  #secrets: Follower<V1Secret>;
+  #graceMs: number;
+  #debounceMs: number;
+  #debounce: NodeJS.Timeout | undefined;
+  #grace: NodeJS.Timeout | undefined;
+  #onDocument: ((doc: CompleteAssembly) => Promise<void>) | undefined;
+  #onError: ((message: string) => void) | undefined;
+  /** Revision and Secret checksum of the last document handed on (or rejected). */
+  #lastKey: string | undefined;
+  /** The last bad state reported, so a repeated event does not report it twice. */
+  #lastReported: string | undefined;
+  #served = false;
+  #reading: Promise<void> = Promise.resolve();
+
+  constructor(opts: KubeSourceOptions) {
+    this.namespace = opts.namespace;
+    this.#graceMs = opts.partialGraceMs ?? 3000;
+    this.#debounceMs = opts.debounceMs ?? 20;
+    const kc = opts.kubeConfig ?? defaultKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const ns = opts.namespace;
+    const onChange = () => this.#schedule();
+    const secretSelector = `metadata.name=${SECRET_NAME}`;
+    this.#configMaps = new Follower(
+      'configmaps',
+      new ListWatch<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, new Watch(kc), () => core.listNamespacedConfigMap({ namespace: ns, labelSelector: CONFIG_LABEL_SELECTOR }), false, CONFIG_LABEL_SELECTOR),
+      onChange,
+    );
+    // By name, so RBAC can grant this one Secret (resourceNames) and nothing else.
+    this.#secrets = new Follower(
+      'secret',
+      new ListWatch<V1Secret>(`/api/v1/namespaces/${ns}/secrets`, new Watch(kc), () => core.listNamespacedSecret({ namespace: ns, fieldSelector: secretSelector }), false, undefined, secretSelector),
+      onChange,
+    );
+  }
+
+  /** Lists both kinds once (the first read), then keeps watching. Errors are retried, not thrown. */
+  async start(): Promise<void> {
+    await Promise.all([this.#configMaps.start(), this.#secrets.start()]);
+  }
+
+  /** What the informers hold now, verified. */
+  read(): Assembly {
+    const ns = this.namespace;
+    return assemble((name) => this.#configMaps.informer.get(name, ns)?.data, (name) => this.#secrets.informer.get(name, ns)?.data);
+  }
+
+  /** From now on, changes go to `onDocument`; the current state is read at once. */
+  follow(onDocument: (doc: CompleteAssembly) => Promise<void>, onError: (message: string) => void, initial?: CompleteAssembly): Promise<void> {
+    this.#onDocument = onDocument;
+    this.#onError = onError;
+    if (initial) {
+      this.#lastKey = keyOf(initial);
+      this.#served = true;
+    }
+    return this.#readNow(false);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.#debounce);
+    clearTimeout(this.#grace);
+    this.#onDocument = undefined;
+    await Promise.all([this.#configMaps.stop(), this.#secrets.stop()]);
+  }
+
+  #schedule(): void {
+    if (!this.#onDocument) return;
+    clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => void this.#readNow(false), this.#debounceMs);
+  }
+
+  #readNow(graceOver: boolean): Promise<void> {
+    // One read at a time, in order; a failure must not stop the ones after it.
+    this.#reading = this.#reading
+      .then(() => this.#reconcile(graceOver))
+      .catch((err: unknown) => log.error('reading the rendered configuration failed', { namespace: this.namespace, error: describe(err) }));
+    return this.#reading;
+  }
+
+  async #reconcile(graceOver: boolean): Promise<void> {
+    const onDocument = this.#onDocument;
+    if (!onDocument) return;
+    const state = this.read();
+    if (state.state !== 'partial') {
+      clearTimeout(this.#grace);
+      this.#grace = undefined;
+    }
+    switch (state.state) {
+      case 'absent':
+        if (this.#served) this.#report('absent', `ConfigMap skybridge-config-index in namespace ${this.namespace} is gone: keeping the last good configuration`, false);
+        else this.#report('absent', `no configuration rendered in namespace ${this.namespace} yet (ConfigMap skybridge-config-index): waiting for the operator`, false);
+        return;
+      case 'partial':
+        if (graceOver) {
+          this.#report(`partial ${state.revision} ${state.reason}`, `rendered configuration revision ${state.revision} is incomplete: ${state.reason}; keeping the last good configuration`, true);
+          return;
+        }
+        log.debug('rendered configuration is being written; waiting for the rest', { namespace: this.namespace, revision: state.revision, reason: state.reason });
+        // Reported only if no event completes it in time: the operator writes several objects.
+        if (!this.#grace) {
+          this.#grace = setTimeout(() => {
+            this.#grace = undefined;
+            void this.#readNow(true);
+          }, this.#graceMs);
+          this.#grace.unref();
+        }
+        return;
+      case 'invalid':
+        this.#report(`invalid ${state.revision ?? ''} ${state.reason}`, `rendered configuration${state.revision ? ` revision ${state.revision}` : ''} rejected: ${state.reason}; keeping the last good configuration`, true);
+        return;
+      case 'complete': {
+        const key = keyOf(state);
+        if (key === this.#lastKey) return;
+        this.#lastKey = key;
+        try {
+          await onDocument(state);
+          this.#served = true;
+          this.#lastReported = undefined;
+        } catch (err) {
+          const message = err instanceof ConfigError ? err.message : describe(err);
+          this.#report(`rejected ${key}`, `rendered configuration revision ${state.index.revision} rejected; keeping the last good configuration: ${message}`, true);
+        }
+        return;
+      }
+    }
+  }
+
+  #report(key: string, message: string, isError: boolean): void {
+    if (key === this.#lastReported) return;
+    this.#lastReported = key;
+    if (!isError) {
+      log.warn(message, { namespace: this.namespace });
+      return;
+    }
+    log.error(message, { namespace: this.namespace });
+    this.#onError?.(message);
+  }
+}
+
+const keyOf = (doc: CompleteAssembly): string => `${doc.index.revision}/${doc.index.secretChecksum}`;
+
+/** The origin /api reports for a document rendered from custom resources. */
+export const kubeOrigin = (doc: CompleteAssembly | undefined): ConfigOrigin => ({
+  managedBy: 'kubernetes',
+  editWith: 'the Skybridge custom resources (gateway.skybridge.dev) with kubectl',
+  sources: doc?.index.sources ?? {},
+});
+
+/** Applies every complete document through the service (validated, compiled, swapped). */
+export function followKubernetes(source: KubeConfigSource, service: ConfigService, onError: (message: string) => void, initial?: CompleteAssembly): Promise<void> {
+  service.setOrigin(kubeOrigin(initial));
+  return source.follow(
+    async (doc) => {
+      const next = await service.replace(doc.document, { source: `Kubernetes (namespace ${source.namespace}, revision ${doc.index.revision})`, env: doc.env, origin: kubeOrigin(doc) });
+      log.info('configuration reloaded from Kubernetes', { namespace: source.namespace, revision: doc.index.revision, config_hash: next.hash });
+    },
+    onError,
+    initial,
+  );
+}
+
+export interface KubeStart {
+  source: KubeConfigSource;
+  /** The first document, validated; an empty configuration when there is none (yet) or it is bad. */
+  loaded: LoadedConfig;
+  /** The document `loaded` came from, when it did. */
+  initial: CompleteAssembly | undefined;
+  /** Applies every later change through `service`; `onError` counts rejected ones. */
+  follow(service: ConfigService, onError: (message: string) => void): Promise<void>;
+}
+
+/**
+ * Starts watching and waits (at most `waitMs`, e.g. while the API server is unreachable) for the
+ * first read, so a proxy starts serving the configuration that is there. A missing, partial or
+ * invalid one starts the proxy on an empty configuration; following it reports why and swaps in
+ * the first good one.
+ */
+export async function openKubernetesConfig(namespace: string, opts: Omit<KubeSourceOptions, 'namespace'> & { waitMs?: number } = {}): Promise<KubeStart> {
+  const source = new KubeConfigSource({ ...opts, namespace });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([source.start(), new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.waitMs ?? 10_000)))]);
+  clearTimeout(timer);
+  const first = source.read();
+  if (first.state === 'complete') {
+    try {
+      const loaded = checkConfig(first.document, `Kubernetes (namespace ${namespace}, revision ${first.index.revision})`, first.env);
+      return { source, loaded, initial: first, follow: (service, onError) => followKubernetes(source, service, onError, first) };
+    } catch {
+      // Reported (and counted) by follow(), which reads the same document again.
+    }
+  }
+  return { source, loaded: checkConfig({}, 'an empty configuration'), initial: undefined, follow: (service, onError) => followKubernetes(source, service, onError) };
+}

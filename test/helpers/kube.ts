@@ -1,0 +1,193 @@
+// A real Kubernetes API server for end-to-end tests: the genuine kube-apiserver with embedded etcd,
+// built from test/kube (see test/kube/README.md), on 127.0.0.1 with its own CA and kubeconfig.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BUILD_SCRIPT = new URL('../kube/build.sh', import.meta.url).pathname;
+const READY_PREFIX = 'KUBE-APISERVER READY ';
+const TAIL_BYTES = 64 * 1024;
+
+export interface KubeUser {
+  name: string;
+  groups?: string[];
+}
+
+export interface KubeApiServerOptions {
+  /** Extra static-token users (no permissions until RBAC grants them); their tokens are in `tokens`. */
+  users?: KubeUser[];
+  /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
+  apiserverArgs?: string[];
+  startTimeoutMs?: number;
+}
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+export interface KubeApiServer {
+  url: string;
+  /** Admin kubeconfig (user "admin", group system:masters). */
+  kubeconfig: string;
+  /** Admin bearer token. */
+  token: string;
+  /** Bearer tokens of the `users` option, by name. */
+  tokens: Record<string, string>;
+  /** PEM of the CA that signed the serving certificate. */
+  ca: string;
+  stateDir: string;
+  binDir: string;
+  /** Runs the bundled kubectl against this server as admin; add `--token=...` or `--as=...` to act as someone else. */
+  kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
+  /** Stops and starts the API server process on the same etcd data, URL, CA and tokens. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** The API server's recent output (the full log is `${stateDir}/apiserver.log`). */
+  logs(): string;
+}
+
+let built: Promise<string> | undefined;
+
+/** Runs test/kube/build.sh once per process (a cache hit when nothing changed) and returns its bin dir. */
+export function kubeBinDir(): Promise<string> {
+  built ??= new Promise<string>((resolve, reject) => {
+    // The build's progress goes straight to our stderr: a cold build takes minutes and should say so.
+    const child = spawn('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const dir = stdout.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && dir) resolve(dir);
+      else reject(new Error(`test/kube/build.sh failed with ${code}:\n${stdout}`));
+    });
+  });
+  return built;
+}
+
+export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promise<KubeApiServer> {
+  const binDir = await kubeBinDir();
+  const stateDir = mkdtempSync(join(tmpdir(), 'skybridge-kube-'));
+  const tokens = Object.fromEntries((opts.users ?? []).map((u) => [u.name, randomBytes(16).toString('hex')]));
+  const args = ['--state-dir', stateDir];
+  for (const u of opts.users ?? []) args.push('--user', [tokens[u.name], u.name, ...(u.groups ?? [])].join(','));
+  if (opts.apiserverArgs?.length) args.push('--', ...opts.apiserverArgs);
+  const log = createWriteStream(join(stateDir, 'apiserver.log'), { flags: 'a' });
+  const timeoutMs = opts.startTimeoutMs ?? 120_000;
+
+  let proc = await launch(join(binDir, 'kube-apiserver'), args, stateDir, log, timeoutMs);
+  const killOnExit = () => proc.child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const env = { PATH: process.env.PATH, HOME: stateDir, KUBECONFIG: proc.ready.kubeconfig };
+  const server: KubeApiServer = {
+    url: proc.ready.url,
+    kubeconfig: proc.ready.kubeconfig,
+    token: proc.ready.token,
+    tokens,
+    ca: readFileSync(proc.ready.caFile, 'utf8'),
+    stateDir,
+    binDir,
+    kubectl: (kargs, stdin) => run(join(binDir, 'kubectl'), kargs, env, stdin),
+    restart: async () => {
+      await proc.stop();
+      proc = await launch(join(binDir, 'kube-apiserver'), args, stateDir, log, timeoutMs);
+    },
+    stop: async () => {
+      process.removeListener('exit', killOnExit);
+      await proc.stop();
+      log.end();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+    logs: () => proc.tail(),
+  };
+  return server;
+}
+
+interface Ready {
+  url: string;
+  kubeconfig: string;
+  token: string;
+  caFile: string;
+}
+
+interface Launched {
+  child: ChildProcess;
+  ready: Ready;
+  tail(): string;
+  stop(): Promise<void>;
+}
+
+async function launch(bin: string, args: string[], stateDir: string, log: WriteStream, timeoutMs: number): Promise<Launched> {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+  let tail = '';
+  let stdout = '';
+  const record = (d: Buffer) => {
+    log.write(d);
+    tail = (tail + d.toString()).slice(-TAIL_BYTES);
+  };
+  child.stdout!.on('data', (d: Buffer) => {
+    record(d);
+    stdout += d.toString();
+  });
+  child.stderr!.on('data', record);
+
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`kube-apiserver ${why} (state and full log in ${stateDir}); last output:\n${tail}`));
+    };
+    const timer = setTimeout(() => fail(`not ready within ${timeoutMs} ms`), timeoutMs);
+    child.stdout!.on('data', () => {
+      const line = stdout.split('\n').find((l) => l.startsWith(READY_PREFIX));
+      if (!line) return;
+      clearTimeout(timer);
+      child.removeListener('exit', onExit);
+      resolve(JSON.parse(line.slice(READY_PREFIX.length)) as Ready);
+    });
+    const onExit = (code: number | null) => fail(`exited with ${code} before it was ready`);
+    child.once('exit', onExit);
+    child.once('error', (err) => fail(`failed to start: ${err.message}`));
+  });
+
+  return {
+    child,
+    ready,
+    tail: () => tail,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      // Graceful shutdown drains requests and closes etcd; a hang here is a bug worth a clear error.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string, timeoutMs = 60_000): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code });
+    });
+    child.stdin.end(stdin ?? '');
+  });
+}

@@ -1,0 +1,316 @@
+// A proxy started with --kube-namespace following the configuration the operator renders, on a real
+// kube-apiserver (test/helpers/kube.ts). The test writes the ConfigMaps and the Secret itself, as the
+// operator would (server-side apply, parts and Secret first, the index last), and drives the proxy
+// with the OpenAI SDK against the mock provider.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
+import { kubeList, renderConfig, type KubeObject, type RenderedConfig } from '../helpers/kube-render.ts';
+import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+
+const NS = 'skybridge';
+const OPENAI_KEY = 'PROVIDER_SKYBRIDGE_OPENAI_KEY0';
+const ANTHROPIC_KEY = 'PROVIDER_SKYBRIDGE_ANTHROPIC_KEY0';
+const VK = 'VIRTUALKEY_TEAM_A_CHECKOUT_VALUE';
+/** The brief: a change is served within 2 s of the write. */
+const FOLLOW_MS = 2000;
+
+let kube: KubeApiServer;
+let mock: MockProvider;
+let proxy: RunningGateway;
+let client: OpenAI;
+let api: Api;
+
+interface DocOptions {
+  anthropic?: boolean;
+  /** Sent upstream as `x-config-rev`, so the mock shows which revision served a request. */
+  rev: string;
+}
+
+function gatewayDocument(o: DocOptions): Record<string, unknown> {
+  const provider = (format: string, key: string) => ({
+    keys: [{ name: 'key0', value: `env.${key}`, weight: 1 }],
+    network_config: { base_url: `${mock.url}/${format}`, max_retries: 0, extra_headers: { 'x-config-rev': o.rev } },
+  });
+  return {
+    providers: { openai: provider('openai', OPENAI_KEY), ...(o.anthropic && { anthropic: provider('anthropic', ANTHROPIC_KEY) }) },
+    governance: {
+      virtual_keys: [{ id: 'checkout', name: 'checkout', value: `env.${VK}`, is_active: true, provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'] }] }],
+    },
+  };
+}
+
+const SECRETS = { [OPENAI_KEY]: 'sk-openai-1', [ANTHROPIC_KEY]: 'sk-anthropic-1', [VK]: 'sk-bf-checkout-1' };
+
+function render(o: DocOptions, secrets: Record<string, string> = SECRETS): RenderedConfig {
+  return renderConfig(gatewayDocument(o), secrets, {
+    namespace: NS,
+    // Several parts, as a large configuration would have.
+    partChars: 300,
+    managed: { providers: ['openai', ...(o.anthropic ? ['anthropic'] : [])], virtual_keys: ['checkout'] },
+    sources: {
+      'providers/openai': `Provider ${NS}/openai`,
+      ...(o.anthropic && { 'providers/anthropic': `Provider ${NS}/anthropic` }),
+      'virtual_keys/checkout': 'VirtualKey team-a/checkout',
+    },
+  });
+}
+
+/** Server-side apply as the operator does it; objects are written in the order given. */
+async function apply(objects: KubeObject[]): Promise<void> {
+  const r = await kube.kubectl(['apply', '--server-side', '--field-manager=skybridge-operator', '--force-conflicts', '-f', '-'], kubeList(objects));
+  assert.equal(r.code, 0, `kubectl apply failed: ${r.stderr}`);
+}
+
+/** Applies and returns when the write finished (the clock for "served within 2 s" starts there). */
+async function applyTimed(objects: KubeObject[]): Promise<number> {
+  await apply(objects);
+  return Date.now();
+}
+
+async function metric(name: string): Promise<string[]> {
+  const text = await (await fetch(`${proxy.url}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith(name));
+}
+
+const reloadErrors = async (): Promise<number> => Number((await metric('skybridge_config_reload_errors_total'))[0]?.split(' ')[1] ?? 'NaN');
+const configHash = async (): Promise<string> => ((await (await fetch(`${proxy.url}/health`)).json()) as { config_hash: string }).config_hash;
+
+const lastUpstream = (format: string) => [...mock.requests].reverse().find((r) => r.format === format && r.path.endsWith('/messages') === (format === 'anthropic'));
+
+async function chat(model = 'openai/gpt-4o', headers: Record<string, string> = {}): Promise<string | null> {
+  const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 20 }, { headers });
+  return res.choices[0].message.content;
+}
+
+/** Waits for `check` to pass within `ms` of `since`, and says how long it took. */
+async function followedWithin(since: number, ms: number, check: () => Promise<void>): Promise<number> {
+  await eventually(check, ms - (Date.now() - since));
+  const took = Date.now() - since;
+  assert.ok(took <= ms, `followed after ${took} ms`);
+  process.stdout.write(`# followed after ${took} ms\n`);
+  return took;
+}
+
+before(
+  async () => {
+    [kube, mock] = await Promise.all([startKubeApiServer(), startMockProvider({ maxRecordedRequests: 5000 })]);
+    const ns = await kube.kubectl(['create', 'namespace', NS]);
+    assert.equal(ns.code, 0, ns.stderr);
+    // No config.json: the app dir is empty and --kube-namespace is the source.
+    proxy = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig }, args: ['--kube-namespace', NS] });
+    client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    api = apiClient(proxy);
+  },
+  { timeout: 900_000 },
+);
+
+after(async () => {
+  await proxy?.stop();
+  await mock?.close();
+  await kube?.stop();
+});
+
+describe('a proxy following Kubernetes', () => {
+  test('starts empty, then serves a provider defined in Kubernetes within 2 s of the write', async () => {
+    const health = (await (await fetch(`${proxy.url}/health`)).json()) as { providers: string[] };
+    assert.deepEqual(health.providers, [], 'nothing rendered yet: no providers');
+    assert.match(proxy.logs(), /no configuration rendered in namespace skybridge yet/);
+
+    const written = await applyTimed(render({ rev: 'r1' }).all);
+    await followedWithin(written, FOLLOW_MS, async () => {
+      assert.equal(await chat(), 'Mock reply to: Hello');
+    });
+    const seen = lastUpstream('openai')!;
+    assert.equal(seen.headers.authorization, 'Bearer sk-openai-1', 'the key comes from the Secret');
+    assert.equal(seen.headers['x-config-rev'], 'r1');
+    // The virtual key's value came from the Secret too.
+    assert.equal(await chat('openai/gpt-4o', { 'x-bf-vk': 'sk-bf-checkout-1' }), 'Mock reply to: Hello');
+    const unknown = await chat('openai/gpt-4o', { 'x-bf-vk': 'sk-bf-not-a-key' }).catch((e: unknown) => e);
+    assert.ok(unknown instanceof OpenAI.APIError && unknown.status === 401, 'an unknown virtual key is refused');
+  });
+
+  test('an edit is followed within 2 s: a provider added in Kubernetes serves', async () => {
+    await assert.rejects(chat('anthropic/claude-sonnet-4-5'), (e: unknown) => e instanceof OpenAI.APIError && e.status === 400);
+    const written = await applyTimed(render({ anthropic: true, rev: 'r2' }).all);
+    await followedWithin(written, FOLLOW_MS, async () => {
+      assert.equal(await chat('anthropic/claude-sonnet-4-5'), 'Mock reply to: Hello');
+    });
+    const seen = lastUpstream('anthropic')!;
+    assert.equal(seen.headers['x-api-key'], 'sk-anthropic-1');
+    assert.equal(seen.headers['x-config-rev'], 'r2');
+  });
+
+  test('/api lists the objects from custom resources read-only and answers writes with 409 naming the CR', async () => {
+    const providers = await api<{ providers: Array<Record<string, unknown>> }>('GET', '/api/providers');
+    assert.equal(providers.status, 200);
+    const openai = providers.body.providers.find((p) => p.name === 'openai')!;
+    assert.equal(openai.managed_by, 'kubernetes');
+    assert.equal(openai.source, `Provider ${NS}/openai`);
+    const keys = openai.keys as Array<Record<string, unknown>>;
+    assert.equal(keys[0].value, `env.${OPENAI_KEY}`, 'the reference is shown, never the Secret value');
+
+    const vks = await api<{ virtual_keys: Array<Record<string, unknown>> }>('GET', '/api/governance/virtual-keys');
+    assert.equal(vks.body.virtual_keys[0].managed_by, 'kubernetes');
+    assert.equal(vks.body.virtual_keys[0].source, 'VirtualKey team-a/checkout');
+    const vk = await api<{ virtual_key: Record<string, unknown> }>('GET', '/api/governance/virtual-keys/checkout');
+    assert.equal(vk.body.virtual_key.source, 'VirtualKey team-a/checkout');
+
+    const put = await api<ApiError>('PUT', '/api/providers/openai', { network_config: { max_retries: 3 } });
+    assert.equal(put.status, 409);
+    assert.match(put.body.error.message, /provider 'openai' is managed by Kubernetes \(Provider skybridge\/openai\)/);
+    assert.match(put.body.error.message, /kubectl edit providers\.gateway\.skybridge\.dev openai -n skybridge/);
+
+    const del = await api<ApiError>('DELETE', '/api/governance/virtual-keys/checkout');
+    assert.equal(del.status, 409);
+    assert.match(del.body.error.message, /VirtualKey team-a\/checkout/);
+
+    const addKey = await api<ApiError>('POST', '/api/providers/openai/keys', { name: 'extra', value: 'sk-x' });
+    assert.equal(addKey.status, 409);
+    assert.match(addKey.body.error.message, /Provider skybridge\/openai/);
+
+    // Not from a CR, but the operator renders the whole document: created there or nowhere.
+    const create = await api<ApiError>('POST', '/api/governance/teams', { name: 'search' });
+    assert.equal(create.status, 409);
+    assert.match(create.body.error.message, /managed by Kubernetes and \/api is read-only.*kubectl/);
+
+    // Nothing changed.
+    assert.equal(await chat(), 'Mock reply to: Hello');
+    assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r2');
+  });
+
+  test('a partial write (a part that does not match the index) keeps the last good configuration and is counted', async () => {
+    const hashBefore = await configHash();
+    const errorsBefore = await reloadErrors();
+    const next = render({ rev: 'r3-broken' });
+    const index = JSON.parse(next.index.data['index.json']) as { checksums: Record<string, string> };
+    index.checksums['skybridge-config-part-1'] = '0'.repeat(64);
+    const broken: KubeObject = { ...next.index, data: { 'index.json': JSON.stringify(index) } };
+    await apply([...next.parts, next.secret, broken]);
+
+    // The error is reported once the write stays incomplete (the operator's normal multi-object
+    // write is incomplete for a moment too, and is not an error).
+    await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 10_000);
+    assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} is incomplete: part skybridge-config-part-1 does not match its checksum/);
+    assert.equal(await configHash(), hashBefore, 'the loaded config hash did not change');
+    assert.equal(await chat('anthropic/claude-sonnet-4-5'), 'Mock reply to: Hello', 'the last good config (with anthropic) still serves');
+    assert.equal(lastUpstream('anthropic')!.headers['x-config-rev'], 'r2');
+
+    // The operator finishes (or retries) the write: followed.
+    const written = await applyTimed(render({ anthropic: true, rev: 'r4' }).all);
+    await followedWithin(written, FOLLOW_MS, async () => {
+      await chat();
+      assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r4');
+    });
+  });
+
+  test('an invalid document is rejected, counted, and the last good one keeps serving', async () => {
+    const errorsBefore = await reloadErrors();
+    const hashBefore = await configHash();
+    // The document refers to a Secret key the Secret does not have.
+    const doc = gatewayDocument({ anthropic: true, rev: 'r5-invalid' });
+    const bad = renderConfig(doc, { [OPENAI_KEY]: 'sk-openai-1', [VK]: 'sk-bf-checkout-1' }, { namespace: NS, partChars: 300 });
+    await apply(bad.all);
+    await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 5000);
+    assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} rejected; keeping the last good configuration: .*PROVIDER_SKYBRIDGE_ANTHROPIC_KEY0 is not set/);
+    assert.equal(await configHash(), hashBefore);
+    await chat();
+    assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r4');
+    await apply(render({ anthropic: true, rev: 'r6' }).all);
+    await eventually(async () => {
+      await chat();
+      assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r6');
+    }, FOLLOW_MS);
+  });
+
+  test('Secret rotation: the new key is used upstream within 2 s, not before the index commits it', async () => {
+    const rotated = render({ anthropic: true, rev: 'r6' }, { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' });
+    // The operator writes the Secret first: until the index names its checksum, the old key stays.
+    await apply([rotated.secret]);
+    await new Promise((r) => setTimeout(r, 300));
+    await chat();
+    assert.equal(lastUpstream('openai')!.headers.authorization, 'Bearer sk-openai-1');
+
+    const written = await applyTimed([rotated.index]);
+    await followedWithin(written, FOLLOW_MS, async () => {
+      await chat();
+      assert.equal(lastUpstream('openai')!.headers.authorization, 'Bearer sk-openai-2');
+    });
+  });
+
+  test('the proxy rides out an API server restart and follows a later change', { timeout: 300_000 }, async () => {
+    const restartAt = Date.now();
+    const restarted = kube.restart();
+    // Served from the last good configuration all along, the API server away or not.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(await chat(), 'Mock reply to: Hello');
+    await restarted;
+    process.stdout.write(`# API server restarted in ${Date.now() - restartAt} ms\n`);
+    assert.match(proxy.logs(), /kubernetes watch failed; retrying/);
+    assert.equal(await chat(), 'Mock reply to: Hello');
+    const written = await applyTimed(render({ anthropic: true, rev: 'after-restart' }, { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' }).all);
+    // Reconnecting waits out the watch's backoff (at most 5 s), then the change arrives.
+    await eventually(async () => {
+      await chat();
+      assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'after-restart');
+    }, 15_000);
+    process.stdout.write(`# followed ${Date.now() - written} ms after the write\n`);
+  });
+
+  test('100 configuration changes under steady load: no request fails', { timeout: 600_000 }, async () => {
+    const secrets = { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' };
+    const reloadsBefore = proxy.logs().match(/configuration reloaded from Kubernetes/g)?.length ?? 0;
+    let stop = false;
+    let ok = 0;
+    const failures: string[] = [];
+    const worker = async (streaming: boolean) => {
+      while (!stop) {
+        try {
+          if (streaming) {
+            const stream = await client.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+            let text = '';
+            for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+            assert.equal(text, 'Mock reply to: Hello');
+          } else {
+            assert.equal(await chat(), 'Mock reply to: Hello');
+          }
+          ok++;
+        } catch (err) {
+          failures.push(String(err));
+        }
+      }
+    };
+    const load = [worker(false), worker(false), worker(true), worker(true)];
+    for (let i = 1; i <= 100; i++) {
+      const r = render({ anthropic: true, rev: `load-${i}` }, secrets);
+      // Only what changed, as server-side apply of unchanged objects would be a no-op anyway.
+      await apply([...r.parts, r.index]);
+    }
+    await eventually(async () => {
+      await chat();
+      assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'load-100');
+    }, FOLLOW_MS);
+    stop = true;
+    await Promise.all(load);
+    assert.deepEqual(failures, []);
+    assert.ok(ok >= 100, `requests served during the changes: ${ok}`);
+    const reloads = (proxy.logs().match(/configuration reloaded from Kubernetes/g)?.length ?? 0) - reloadsBefore;
+    assert.ok(reloads >= 90, `the proxy swapped configurations ${reloads} times`);
+    process.stdout.write(`# ${ok} requests served, ${reloads} configurations swapped in\n`);
+  });
+
+  test('a proxy started after the configuration exists serves it from its first request', async () => {
+    const second = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig }, args: ['--kube-namespace', NS] });
+    try {
+      const c = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const res = await c.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] });
+      assert.equal(res.choices[0].message.content, 'Mock reply to: Hi');
+      assert.match(second.logs(), /"config":"kubernetes namespace skybridge"/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
