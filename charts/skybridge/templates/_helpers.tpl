@@ -1,0 +1,110 @@
+{{/* Chart name, truncated to a DNS label. */}}
+{{- define "skybridge.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-qualified name; components append -proxy / -operator, so 54 characters leave room. */}}
+{{- define "skybridge.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 54 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 54 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 54 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "skybridge.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "skybridge.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: skybridge
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Selector labels of one component: (dict "ctx" $ "component" "proxy"). */}}
+{{- define "skybridge.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "skybridge.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "skybridge.componentLabels" -}}
+{{ include "skybridge.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "skybridge.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- end -}}
+
+{{- define "skybridge.configNamespace" -}}
+{{- .Values.configNamespace | default .Release.Namespace -}}
+{{- end -}}
+
+{{- define "skybridge.proxy.serviceAccountName" -}}
+{{- if .Values.proxy.serviceAccount.create -}}
+{{- .Values.proxy.serviceAccount.name | default (printf "%s-proxy" (include "skybridge.fullname" .)) -}}
+{{- else -}}
+{{- .Values.proxy.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "skybridge.operator.serviceAccountName" -}}
+{{- if .Values.operator.serviceAccount.create -}}
+{{- .Values.operator.serviceAccount.name | default (printf "%s-operator" (include "skybridge.fullname" .)) -}}
+{{- else -}}
+{{- .Values.operator.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The operator's leader Lease, one per release. */}}
+{{- define "skybridge.leaseName" -}}
+{{- printf "%s-operator" (include "skybridge.fullname" .) -}}
+{{- end -}}
+
+{{- define "skybridge.redisSecretName" -}}
+{{- .Values.redis.existingSecret | default (printf "%s-redis" (include "skybridge.fullname" .)) -}}
+{{- end -}}
+
+{{- define "skybridge.redisSecretKey" -}}
+{{- if .Values.redis.existingSecret -}}{{ .Values.redis.existingSecretPasswordKey }}{{- else -}}password{{- end -}}
+{{- end -}}
+
+{{/* Namespaces the operator reads custom resources in besides the configuration namespace (not "*"). */}}
+{{- define "skybridge.extraWatchNamespaces" -}}
+{{- $config := include "skybridge.configNamespace" . -}}
+{{- $out := list -}}
+{{- range .Values.operator.watchNamespaces -}}
+{{- if and (ne . "*") (ne . $config) -}}{{- $out = append $out . -}}{{- end -}}
+{{- end -}}
+{{- $out | uniq | join "," -}}
+{{- end -}}
+
+{{- define "skybridge.watchAll" -}}
+{{- if has "*" .Values.operator.watchNamespaces -}}true{{- end -}}
+{{- end -}}
+
+{{/* The operator's rights on the custom resources (read specs, write status) and Events about them. */}}
+{{- define "skybridge.operatorCrRules" -}}
+- apiGroups: [gateway.skybridge.dev]
+  resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies]
+  verbs: [get, list, watch]
+- apiGroups: [gateway.skybridge.dev]
+  resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status]
+  verbs: [get, patch, update]
+- apiGroups: [events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+{{- end -}}

@@ -1,0 +1,388 @@
+// The reconcile loop. Informers (every replica, so a new leader starts with warm caches) feed a work
+// queue keyed by target namespace; the leader's worker renders the WHOLE desired state from the
+// caches on each pass (level-based: no event is ever interpreted, only the current state), writes it
+// with server-side apply (parts and Secret first, the index last as the commit point, stale parts
+// deleted after), then writes each CR's status. Nothing outside Kubernetes is created, so no
+// finalizers are needed: a deleted CR simply drops out of the next render.
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { log } from '../../proxy/src/log.ts';
+import { KubeApiError, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
+import { Informer } from './kube/informer.ts';
+import { WorkQueue } from './queue.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import type { EventRecorder } from './events.ts';
+import { API_VERSION, KINDS, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
+import { desiredState, type DesiredState } from './resources/desired.ts';
+import type { SecretLookup } from './resources/translate.ts';
+import { renderOutput, type AppliedObject } from './render/output.ts';
+import { FIELD_MANAGER, INDEX_NAME, LABEL_SELECTOR, partNumber } from './render/contract.ts';
+import { currentStatus, desiredConditions, nextStatus, statusChanged, type RenderOutcome, type ResourceStatus } from './status.ts';
+
+export interface ControllerOptions {
+  kc: KubeConfig;
+  client: KubeClient;
+  /** Where the rendered ConfigMaps and Secret go (and the lease lives). */
+  namespace: string;
+  /** Namespaces whose CRs and Secrets are read; `all` for the whole cluster. */
+  watchNamespaces: readonly string[] | 'all';
+  /** Every this often the whole state is reconciled even without events. */
+  resyncMs: number;
+  maxPartBytes?: number;
+  metrics: OperatorMetrics;
+  events: EventRecorder;
+  /** Whether the lease is still ours right now (checked before every write). */
+  holdsLease?: () => boolean;
+}
+
+interface RawObject extends KubernetesObject {
+  data?: Record<string, string>;
+}
+
+/** Thrown when leadership was lost mid-reconcile: the rest is left to the new leader. */
+class NotLeaderError extends Error {}
+
+export class Controller {
+  readonly #opts: ControllerOptions;
+  readonly #crInformers: { info: KindInfo; informer: Informer }[] = [];
+  readonly #secretInformers = new Map<string, Informer>();
+  readonly #output: { configMaps: Informer; secrets: Informer };
+  readonly #generations = new Map<string, number | undefined>();
+  /** Statuses written and not yet seen back through the watch, by CR uid. */
+  readonly #written = new Map<string, ResourceStatus>();
+  #queue: WorkQueue<string> | undefined;
+  #resync: NodeJS.Timeout | undefined;
+  #leading = false;
+  /** Bumped whenever leadership starts or stops. */
+  #term = 0;
+
+  constructor(opts: ControllerOptions) {
+    this.#opts = opts;
+    const { kc, client } = opts;
+    const namespaces = opts.watchNamespaces === 'all' ? [undefined] : [...new Set(opts.watchNamespaces)];
+    const onError = (what: string) => (err: unknown, retryInMs: number) => {
+      opts.metrics.errors.inc({ stage: 'informer' });
+      log.warn('watch failed, restarting', { resource: what, error: (err as Error)?.message ?? String(err), retry_in_ms: retryInMs });
+    };
+    for (const info of KINDS) {
+      for (const ns of namespaces) {
+        const path = resourcePath(API_VERSION, info.plural, ns);
+        const informer = new Informer(kc, client, {
+          path,
+          onEvent: (type, obj) => this.#onResourceEvent(type, obj),
+          onSynced: () => this.#enqueue(),
+          onError: onError(path),
+        });
+        this.#crInformers.push({ info, informer });
+      }
+    }
+    for (const ns of namespaces) {
+      const path = resourcePath('v1', 'secrets', ns);
+      this.#secretInformers.set(ns ?? '*', new Informer(kc, client, { path, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) }));
+    }
+    const outputInformer = (plural: string) => {
+      const path = resourcePath('v1', plural, opts.namespace);
+      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
+    };
+    this.#output = { configMaps: outputInformer('configmaps'), secrets: outputInformer('secrets') };
+  }
+
+  #all(): Informer[] {
+    return [...this.#crInformers.map((c) => c.informer), ...this.#secretInformers.values(), this.#output.configMaps, this.#output.secrets];
+  }
+
+  /** Start watching (every replica). */
+  start(): void {
+    for (const i of this.#all()) i.start();
+  }
+
+  stop(): void {
+    this.stopLeading();
+    for (const i of this.#all()) i.stop();
+  }
+
+  get synced(): boolean {
+    return this.#all().every((i) => i.synced);
+  }
+
+  waitForSync(): Promise<void> {
+    return Promise.all(this.#all().map((i) => i.waitForSync())).then(() => undefined);
+  }
+
+  /** This replica won the lease: start the worker. */
+  startLeading(): void {
+    if (this.#leading) return;
+    this.#leading = true;
+    this.#term++;
+    const metrics = this.#opts.metrics;
+    const queue = new WorkQueue<string>({ backoff: { baseMs: 200, maxMs: 30_000 }, onDepth: (d) => metrics.queueDepth.set(d) });
+    this.#queue = queue;
+    void this.#work(queue);
+    queue.add(this.#opts.namespace);
+    this.#resync = setInterval(() => queue.add(this.#opts.namespace), this.#opts.resyncMs);
+    this.#resync.unref();
+  }
+
+  /** The lease is lost: stop writing at once. */
+  stopLeading(): void {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.#term++;
+    clearInterval(this.#resync);
+    this.#queue?.shutDown();
+    this.#queue = undefined;
+    // Another replica writes while we follow: only the caches tell the truth then.
+    this.#written.clear();
+  }
+
+  #enqueue(): void {
+    this.#queue?.add(this.#opts.namespace);
+  }
+
+  #onResourceEvent(type: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
+    const uid = obj.metadata?.uid ?? `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+    if (type === 'delete') {
+      this.#generations.delete(uid);
+      this.#written.delete(uid);
+    } else {
+      // Our own status writes change resourceVersion but not generation: nothing to render.
+      const generation = obj.metadata?.generation;
+      if (type === 'update' && this.#generations.has(uid) && this.#generations.get(uid) === generation && !obj.metadata?.deletionTimestamp) return;
+      this.#generations.set(uid, generation);
+    }
+    this.#enqueue();
+  }
+
+  async #work(queue: WorkQueue<string>): Promise<void> {
+    const { metrics } = this.#opts;
+    // Writes check this first: leadership lost (or lost and regained: a new worker took over) stops them.
+    const term = this.#term;
+    const holdsLease = this.#opts.holdsLease ?? (() => true);
+    const guard = () => {
+      if (!this.#leading || this.#term !== term || !holdsLease()) throw new NotLeaderError('not the leader');
+    };
+    for (;;) {
+      const item = await queue.get();
+      if (item === undefined) return;
+      const stop = metrics.duration.startTimer();
+      try {
+        const result = await this.reconcile(item, guard);
+        if (result === 'requeue') {
+          metrics.reconciles.inc({ result: 'requeue' });
+          queue.addAfter(item, 500);
+        } else {
+          metrics.reconciles.inc({ result: 'success' });
+          queue.forget(item);
+        }
+      } catch (err) {
+        if (err instanceof NotLeaderError) {
+          // A late renewal rather than a lost lease: try again shortly (a shut-down queue ignores this).
+          log.info('reconcile stopped: the lease is not confirmed');
+          queue.addAfter(item, 500);
+        } else {
+          metrics.reconciles.inc({ result: 'error' });
+          const delay = queue.addRateLimited(item);
+          log.warn('reconcile failed, retrying', { namespace: item, error: (err as Error).message, retry_in_ms: delay });
+        }
+      } finally {
+        stop();
+        queue.done(item);
+      }
+    }
+  }
+
+  /** Render everything into `target` and update every CR's status. */
+  async reconcile(target: string, guard: () => void): Promise<'done' | 'requeue'> {
+    if (!this.synced) return 'requeue';
+    const { metrics } = this.#opts;
+    const resources = this.#resources();
+    const desired = desiredState(resources, this.#secretLookup());
+    this.#countResources(resources, desired);
+    for (const w of desired.warnings) log.debug('rendered configuration warning', { warning: w });
+
+    let outcome: RenderOutcome;
+    let failure: Error | undefined;
+    if (desired.unattributed.length) {
+      metrics.errors.inc({ stage: 'render' });
+      outcome = { ok: false, message: `The combined configuration is invalid: ${desired.unattributed.join('; ')}` };
+      log.error('rendered configuration is invalid; keeping the last one', { problems: desired.unattributed });
+    } else {
+      try {
+        outcome = { ok: true, revision: await this.#write(target, desired, guard) };
+      } catch (err) {
+        if (err instanceof NotLeaderError) throw err;
+        metrics.errors.inc({ stage: 'apply' });
+        failure = err as Error;
+        outcome = { ok: false, message: `Writing the rendered configuration failed: ${failure.message}` };
+      }
+    }
+    const index = { apiVersion: 'v1', kind: 'ConfigMap', namespace: target, name: INDEX_NAME };
+    if (outcome.ok) {
+      this.#opts.events.clear(index);
+    } else {
+      guard();
+      // Best effort: the API server may be what failed.
+      await this.#opts.events.warn(index, 'RenderFailed', outcome.message, 'Render').catch(() => metrics.errors.inc({ stage: 'event' }));
+    }
+    await this.#writeStatuses(resources, desired, outcome, guard);
+    if (failure) throw failure;
+    return 'done';
+  }
+
+  #resources(): CustomResource[] {
+    const out: CustomResource[] = [];
+    for (const { info, informer } of this.#crInformers) {
+      for (const o of informer.list()) out.push({ ...(o as unknown as CustomResource), kind: info.kind });
+    }
+    return out;
+  }
+
+  #secretLookup(): SecretLookup {
+    const informers = this.#secretInformers;
+    return {
+      get(namespace, name) {
+        const secret = (informers.get('*') ?? informers.get(namespace))?.get(name, namespace) as RawObject | undefined;
+        // A Secret without data exists: its keys are missing, not the Secret.
+        return secret ? (secret.data ?? {}) : undefined;
+      },
+    };
+  }
+
+  #countResources(resources: readonly CustomResource[], desired: DesiredState): void {
+    const counts = new Map<string, number>();
+    for (const info of KINDS) for (const a of ['true', 'false']) counts.set(`${info.kind}|${a}`, 0);
+    for (const r of resources) {
+      const v = desired.verdicts.get(crRef(r));
+      if (!v) continue;
+      const key = `${r.kind}|${v.accepted}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of counts) {
+      const [kind, accepted] = key.split('|');
+      this.#opts.metrics.resources.set({ kind, accepted }, n);
+    }
+  }
+
+  /** Parts and Secret, then the index (the commit point), then stale parts. Returns the revision. */
+  async #write(target: string, desired: DesiredState, guard: () => void): Promise<string> {
+    const live = new Map<string, RawObject>();
+    for (const o of this.#output.configMaps.list(target)) live.set(`ConfigMap/${o.metadata?.name}`, o);
+    for (const o of this.#output.secrets.list(target)) live.set(`Secret/${o.metadata?.name}`, o);
+    // Not yet in the cache (just created): parts rendered without an owner then still match the
+    // live ones that have it (sameAsLive ignores owners it is not asked for), so nothing flaps.
+    const uidBefore = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
+    const render = (indexUid: string | undefined) => renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid });
+
+    const out = render(uidBefore);
+    for (const part of out.parts) await this.#applyIfChanged(part, live, guard);
+    await this.#applyIfChanged(out.secret, live, guard);
+    await this.#applyIfChanged(out.index, live, guard);
+    const uid = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
+    // First render (or the index was recreated): now the parts can name their owner.
+    if (uid && uid !== uidBefore) {
+      const owned = render(uid);
+      for (const part of owned.parts) await this.#applyIfChanged(part, live, guard);
+      await this.#applyIfChanged(owned.secret, live, guard);
+    }
+
+    // The index no longer names parts beyond the new count: proxies never read them again.
+    for (const [key, obj] of live) {
+      const name = obj.metadata?.name ?? '';
+      const n = partNumber(name);
+      if (!key.startsWith('ConfigMap/') || n === undefined || n < out.parts.length) continue;
+      guard();
+      try {
+        await this.#opts.client.delete(resourcePath('v1', 'configmaps', target, name), { uid: obj.metadata?.uid });
+        this.#opts.metrics.applies.inc({ kind: 'ConfigMap', action: 'delete' });
+        log.info('deleted stale part', { namespace: target, name });
+      } catch (err) {
+        // Gone already, or replaced by a newer object of that name (uid precondition): fine.
+        if (!isNotFound(err) && !(err instanceof KubeApiError && err.statusCode === 409)) throw err;
+      }
+    }
+    log.debug('configuration rendered', { namespace: target, revision: out.revision, parts: out.parts.length });
+    return out.revision;
+  }
+
+  async #applyIfChanged(obj: AppliedObject, live: Map<string, RawObject>, guard: () => void): Promise<void> {
+    const key = `${obj.kind}/${obj.metadata.name}`;
+    if (sameAsLive(obj, live.get(key))) return;
+    guard();
+    const plural = obj.kind === 'Secret' ? 'secrets' : 'configmaps';
+    const applied = await this.#opts.client.apply<RawObject>(resourcePath('v1', plural, obj.metadata.namespace, obj.metadata.name), obj, FIELD_MANAGER);
+    this.#opts.metrics.applies.inc({ kind: obj.kind, action: 'apply' });
+    live.set(key, applied);
+  }
+
+  /**
+   * The CR's status as last written: the informer's copy, unless our own later write has not come
+   * back through the watch yet (then the cache is stale, and comparing against it would write again
+   * with a new lastTransitionTime).
+   */
+  #knownStatus(cr: CustomResource): ResourceStatus | undefined {
+    const cached = currentStatus(cr);
+    const written = cr.metadata.uid ? this.#written.get(cr.metadata.uid) : undefined;
+    if (!written) return cached;
+    if (!statusChanged(cached, written)) {
+      this.#written.delete(cr.metadata.uid as string); // caught up
+      return cached;
+    }
+    return written;
+  }
+
+  async #writeStatuses(resources: readonly CustomResource[], desired: DesiredState, outcome: RenderOutcome, guard: () => void): Promise<void> {
+    const { client, events, metrics } = this.#opts;
+    const now = new Date();
+    let firstError: Error | undefined;
+    for (const cr of resources) {
+      const ref = crRef(cr);
+      const verdict = desired.verdicts.get(ref);
+      if (!verdict) continue; // being deleted
+      const conditions = desiredConditions(verdict, outcome);
+      const current = this.#knownStatus(cr);
+      const next = nextStatus(current, conditions, cr.metadata.generation, now);
+      const target = { apiVersion: API_VERSION, kind: cr.kind, namespace: cr.metadata.namespace, name: cr.metadata.name, uid: cr.metadata.uid };
+      try {
+        if (statusChanged(current, next)) {
+          guard();
+          const plural = KINDS.find((k) => k.kind === cr.kind)?.plural as string;
+          await client.mergePatch(`${resourcePath(API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: next }, FIELD_MANAGER);
+          if (cr.metadata.uid) this.#written.set(cr.metadata.uid, next);
+        }
+      } catch (err) {
+        if (err instanceof NotLeaderError) throw err;
+        if (isNotFound(err)) continue; // deleted meanwhile
+        metrics.errors.inc({ stage: 'status' });
+        firstError ??= err as Error;
+        continue;
+      }
+      // A refused CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
+      if (verdict.accepted) {
+        events.clear(target);
+        continue;
+      }
+      try {
+        guard();
+        if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn('resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
+      } catch (err) {
+        if (err instanceof NotLeaderError) throw err;
+        metrics.errors.inc({ stage: 'event' });
+        log.warn('recording an event failed', { resource: ref, error: (err as Error).message });
+      }
+    }
+    if (firstError) throw firstError;
+  }
+}
+
+/** Whether applying `desired` would change the live object (data, labels, our owner reference). */
+export function sameAsLive(desired: AppliedObject, live: RawObject | undefined): boolean {
+  if (!live) return false;
+  const data = live.data ?? {};
+  const want = desired.data;
+  const keys = Object.keys(want);
+  if (keys.length !== Object.keys(data).length || keys.some((k) => data[k] !== want[k])) return false;
+  const labels = live.metadata?.labels ?? {};
+  if (Object.entries(desired.metadata.labels).some(([k, v]) => labels[k] !== v)) return false;
+  const liveOwners = new Set((live.metadata?.ownerReferences ?? []).map((o) => o.uid));
+  const wantOwners = desired.metadata.ownerReferences ?? [];
+  return wantOwners.every((o) => liveOwners.has(o.uid));
+}

@@ -1,0 +1,57 @@
+// Names, labels and shapes the proxies rely on (the operator <-> proxy contract). Change them only
+// together with the proxy's ConfigMap source.
+
+export const FIELD_MANAGER = 'skybridge-operator';
+export const INDEX_NAME = 'skybridge-config-index';
+export const INDEX_KEY = 'index.json';
+export const PART_PREFIX = 'skybridge-config-part-';
+export const PART_KEY = 'config.part';
+export const SECRET_NAME = 'skybridge-secrets';
+
+export const LABELS: Readonly<Record<string, string>> = {
+  'app.kubernetes.io/managed-by': 'skybridge-operator',
+  'skybridge.dev/config': 'true',
+};
+/** Selects every object the operator renders. */
+export const LABEL_SELECTOR = 'skybridge.dev/config=true';
+
+export const partName = (n: number): string => `${PART_PREFIX}${n}`;
+
+/** `skybridge-config-part-7` -> 7; anything else -> undefined. */
+export function partNumber(name: string): number | undefined {
+  if (!name.startsWith(PART_PREFIX)) return undefined;
+  const rest = name.slice(PART_PREFIX.length);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+/** Sections of the document that CRs fill, as named in index.json `managed`. */
+export type ManagedSection =
+  | 'providers'
+  | 'virtual_keys'
+  | 'budgets'
+  | 'rate_limits'
+  | 'routing_rules'
+  | 'plugins'
+  | 'webhooks'
+  | 'mcp_clients';
+
+export interface IndexDocument {
+  /** sha256 of the whole document text. */
+  revision: string;
+  parts: string[];
+  checksums: Record<string, string>;
+  secret: string;
+  secretChecksum: string;
+  /** Ids per section that came from CRs (the proxy answers 409 to /api writes on them). */
+  managed: Partial<Record<ManagedSection, string[]>>;
+  /** `<section>/<id>` -> `<Kind> <namespace>/<name>`: the CR to edit instead. */
+  sources: Record<string, string>;
+}
+
+/**
+ * The Secret data key of one secret value: `<KIND>_<NAMESPACE>_<NAME>_<FIELD>` uppercased, every
+ * character outside [A-Z0-9] turned into `_`. The document refers to it as `env.<key>`.
+ */
+export function secretKeyName(kind: string, namespace: string, name: string, field: string): string {
+  return `${kind}_${namespace}_${name}_${field}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}

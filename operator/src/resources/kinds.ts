@@ -1,0 +1,75 @@
+// The custom resources the operator reads (group gateway.skybridge.dev, version v1alpha1).
+import type { ManagedSection } from '../render/contract.ts';
+
+export const GROUP = 'gateway.skybridge.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy';
+
+export interface KindInfo {
+  kind: KindName;
+  plural: string;
+  /** Section of the document its resources go to (index.json `managed`). */
+  section: ManagedSection;
+}
+
+export const KINDS: readonly KindInfo[] = [
+  { kind: 'Provider', plural: 'providers', section: 'providers' },
+  { kind: 'VirtualKey', plural: 'virtualkeys', section: 'virtual_keys' },
+  { kind: 'RoutingRule', plural: 'routingrules', section: 'routing_rules' },
+  { kind: 'Webhook', plural: 'webhooks', section: 'webhooks' },
+  { kind: 'MCPClient', plural: 'mcpclients', section: 'mcp_clients' },
+  { kind: 'CachePolicy', plural: 'cachepolicies', section: 'plugins' },
+];
+
+export const kindInfo = (kind: KindName): KindInfo => KINDS.find((k) => k.kind === kind) as KindInfo;
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string | Date;
+  deletionTimestamp?: string | Date;
+  labels?: Record<string, string>;
+}
+
+/** A custom resource as read from the API (the informer cache). */
+export interface CustomResource {
+  apiVersion?: string;
+  kind: KindName;
+  metadata: ObjectMeta;
+  spec?: unknown;
+  status?: { observedGeneration?: number; conditions?: Condition[] };
+}
+
+/** `Provider default/openai` */
+export const crRef = (cr: { kind: string; metadata: { namespace: string; name: string } }): string =>
+  `${cr.kind} ${cr.metadata.namespace}/${cr.metadata.name}`;
+
+/** Stable processing order: oldest first (a new CR never displaces an existing one), then namespace/name. */
+export function compareResources(a: CustomResource, b: CustomResource): number {
+  const ta = timestamp(a.metadata.creationTimestamp);
+  const tb = timestamp(b.metadata.creationTimestamp);
+  if (ta !== tb) return ta - tb;
+  const ka = `${a.kind}/${a.metadata.namespace}/${a.metadata.name}`;
+  const kb = `${b.kind}/${b.metadata.namespace}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function timestamp(t: string | Date | undefined): number {
+  if (t === undefined) return 0;
+  const n = t instanceof Date ? t.getTime() : Date.parse(t);
+  return Number.isNaN(n) ? 0 : n;
+}

@@ -1,0 +1,200 @@
+// One custom resource -> the config.json resources it stands for, checked on its own with the
+// proxy's schemas. Secret material is replaced by `env.<KEY>` references and collected separately
+// (it goes to the Secret, never to a ConfigMap). Pure: the Secrets are passed in.
+import { Buffer } from 'node:buffer';
+import { GatewayConfigSchema, ProviderConfigSchema } from '../../../proxy/src/config/schema.ts';
+import { BudgetSchema, RateLimitSchema, VirtualKeySchema } from '../../../proxy/src/config/governance-schema.ts';
+import { validator, type FieldError } from '../../../proxy/src/config/validate.ts';
+import { validateRuleForWrite } from '../../../proxy/src/routing/rules.ts';
+import { secretKeyName, type ManagedSection } from '../render/contract.ts';
+import { crRef, type CustomResource } from './kinds.ts';
+import { translateExtension } from './extensions.ts';
+
+/** Data of the Secrets the CRs may reference, base64 as the API returns it. */
+export interface SecretLookup {
+  get(namespace: string, name: string): Readonly<Record<string, string>> | undefined;
+}
+
+/** One resource of the document, e.g. a provider or a virtual key. */
+export interface Fragment {
+  section: ManagedSection;
+  id: string;
+  value: Record<string, unknown>;
+  /** Where in the spec it came from when not the whole spec (`budget`). */
+  specPath?: string;
+}
+
+export interface Translation {
+  fragments: Fragment[];
+  /** Secret data key -> value (base64, the bytes as stored), referenced from the fragments as `env.<key>`. */
+  secrets: Record<string, string>;
+}
+
+export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict';
+
+export interface Rejection {
+  reason: RejectReason;
+  message: string;
+}
+
+export const isRejection = (r: Translation | Rejection): r is Rejection => 'reason' in r;
+
+const checkProvider = validator(ProviderConfigSchema);
+const checkVirtualKey = validator(VirtualKeySchema);
+const checkBudget = validator(BudgetSchema);
+const checkRateLimit = validator(RateLimitSchema);
+
+/** The pattern of config.json `providers` keys, from the proxy's schema. */
+export const PROVIDER_NAME_PATTERN = new RegExp(Object.keys((GatewayConfigSchema.properties.providers as { patternProperties: Record<string, unknown> }).patternProperties)[0]);
+
+export function translate(cr: CustomResource, secrets: SecretLookup): Translation | Rejection {
+  const spec = cr.spec ?? {};
+  if (!isObject(spec)) return invalid([{ path: '(root)', message: 'must be an object' }]);
+  const refs = new SecretRefs(cr, secrets);
+  let fragments: Fragment[] | Rejection;
+  switch (cr.kind) {
+    case 'Provider':
+      fragments = provider(cr, spec, refs);
+      break;
+    case 'VirtualKey':
+      fragments = virtualKey(cr, spec, refs);
+      break;
+    case 'RoutingRule':
+      fragments = routingRule(cr, spec);
+      break;
+    default: {
+      const ext = translateExtension(cr, spec, (at, ref, field) => refs.use(at, ref, field));
+      fragments = 'errors' in ext ? invalid(ext.errors) : ext.fragments;
+    }
+  }
+  if (!Array.isArray(fragments)) return fragments;
+  // Shape first, then Secrets: a broken spec is the thing to fix before a missing Secret.
+  return refs.resolve() ?? { fragments, secrets: refs.values };
+}
+
+function provider(cr: CustomResource, spec: Record<string, unknown>, refs: SecretRefs): Fragment[] | Rejection {
+  const { name = cr.metadata.name, ...config } = spec;
+  if (typeof name !== 'string' || !PROVIDER_NAME_PATTERN.test(name)) {
+    return invalid([{ path: 'name', message: `provider name '${String(name)}' must match ${PROVIDER_NAME_PATTERN.source} (set spec.name when metadata.name does not)` }]);
+  }
+  const errors: FieldError[] = [];
+  if (Array.isArray(config.keys)) {
+    config.keys = config.keys.map((key: unknown, i: number) => {
+      if (!isObject(key)) return key;
+      const { valueFrom, ...rest } = key;
+      const at = `keys[${i}]`;
+      if (rest.value !== undefined) {
+        errors.push({ path: `${at}.value`, message: 'secret material is never a field: use valueFrom.secretKeyRef' });
+        return rest;
+      }
+      if (valueFrom === undefined) {
+        errors.push({ path: `${at}.valueFrom`, message: 'is required (valueFrom.secretKeyRef names the Secret key holding the API key)' });
+        return rest;
+      }
+      return { ...rest, value: refs.use(`${at}.valueFrom`, valueFrom, `keys_${i}_value`) };
+    });
+  }
+  const checked = checkProvider(config);
+  errors.push(...(Array.isArray(checked) ? checked : []), ...refs.errors);
+  if (errors.length) return invalid(errors);
+  return [{ section: 'providers', id: name, value: config }];
+}
+
+function virtualKey(cr: CustomResource, spec: Record<string, unknown>, refs: SecretRefs): Fragment[] | Rejection {
+  const id = cr.metadata.name;
+  const { valueFrom, budget, rateLimit, ...rest } = spec;
+  const errors: FieldError[] = [];
+  if (rest.id !== undefined && rest.id !== id) errors.push({ path: 'id', message: `a VirtualKey's id is its metadata.name ('${id}'); remove spec.id` });
+  if (rest.value !== undefined) errors.push({ path: 'value', message: 'secret material is never a field: use valueFrom.secretKeyRef' });
+  if (valueFrom === undefined && rest.value === undefined) errors.push({ path: 'valueFrom', message: 'is required (valueFrom.secretKeyRef names the Secret key holding the virtual key)' });
+  const vk: Record<string, unknown> = { ...rest, id, name: rest.name ?? id };
+  if (valueFrom !== undefined) vk.value = refs.use('valueFrom', valueFrom, 'value');
+  const fragments: Fragment[] = [];
+  const limitId = `vk-${id}`;
+  if (budget !== undefined) {
+    if (rest.budget_id !== undefined) errors.push({ path: 'budget_id', message: 'cannot be combined with spec.budget (the inline budget is the key\'s budget)' });
+    const b = isObject(budget) ? { ...budget, id: limitId } : budget;
+    const checked = checkBudget(b);
+    if (Array.isArray(checked)) errors.push(...prefixed('budget', checked));
+    else fragments.push({ section: 'budgets', id: limitId, value: b as Record<string, unknown>, specPath: 'budget' });
+    vk.budget_id = limitId;
+  }
+  if (rateLimit !== undefined) {
+    if (rest.rate_limit_id !== undefined) errors.push({ path: 'rate_limit_id', message: 'cannot be combined with spec.rateLimit (the inline rate limit is the key\'s)' });
+    const r = isObject(rateLimit) ? { ...rateLimit, id: limitId } : rateLimit;
+    const checked = checkRateLimit(r);
+    if (Array.isArray(checked)) errors.push(...prefixed('rateLimit', checked));
+    else fragments.push({ section: 'rate_limits', id: limitId, value: r as Record<string, unknown>, specPath: 'rateLimit' });
+    vk.rate_limit_id = limitId;
+  }
+  const checked = checkVirtualKey(vk);
+  if (Array.isArray(checked)) errors.push(...checked.filter((e) => !(valueFrom === undefined && e.path === 'value')));
+  errors.push(...refs.errors);
+  if (errors.length) return invalid(errors);
+  return [{ section: 'virtual_keys', id, value: vk }, ...fragments];
+}
+
+function routingRule(cr: CustomResource, spec: Record<string, unknown>): Fragment[] | Rejection {
+  const rule: Record<string, unknown> = { ...spec, id: spec.id ?? cr.metadata.name, name: spec.name ?? cr.metadata.name };
+  const errors = validateRuleForWrite(rule);
+  if (errors.length) return invalid(errors);
+  return [{ section: 'routing_rules', id: rule.id as string, value: rule }];
+}
+
+/** Collects a CR's secretKeyRefs as `env.<KEY>` references, then resolves them against the Secrets. */
+class SecretRefs {
+  readonly errors: FieldError[] = [];
+  readonly values: Record<string, string> = {};
+  private readonly pending: { at: string; name: string; key: string; envKey: string }[] = [];
+  private readonly cr: CustomResource;
+  private readonly secrets: SecretLookup;
+
+  constructor(cr: CustomResource, secrets: SecretLookup) {
+    this.cr = cr;
+    this.secrets = secrets;
+  }
+
+  /** `valueFrom` at spec path `at` -> the `env.<KEY>` string standing for it in the document. */
+  use(at: string, valueFrom: unknown, field: string): string {
+    const ref = isObject(valueFrom) && isObject(valueFrom.secretKeyRef) ? valueFrom.secretKeyRef : undefined;
+    const envKey = secretKeyName(this.cr.kind, this.cr.metadata.namespace, this.cr.metadata.name, field);
+    if (!ref || typeof ref.name !== 'string' || !ref.name || typeof ref.key !== 'string' || !ref.key) {
+      this.errors.push({ path: `${at}.secretKeyRef`, message: 'needs the name and key of a Secret in the same namespace' });
+    } else {
+      this.pending.push({ at, name: ref.name, key: ref.key, envKey });
+    }
+    return `env.${envKey}`;
+  }
+
+  /** A rejection naming every missing Secret or key, or undefined when all resolved. */
+  resolve(): Rejection | undefined {
+    const missing: string[] = [];
+    const ns = this.cr.metadata.namespace;
+    for (const p of this.pending) {
+      const data = this.secrets.get(ns, p.name);
+      if (!data) missing.push(`spec.${p.at}: Secret ${ns}/${p.name} not found`);
+      else if (data[p.key] === undefined) missing.push(`spec.${p.at}: Secret ${ns}/${p.name} has no key '${p.key}'`);
+      else this.values[p.envKey] = Buffer.from(data[p.key], 'base64').toString('base64');
+    }
+    if (!missing.length) return undefined;
+    return { reason: 'SecretNotFound', message: `${missing.join('; ')} (create it, or fix the reference in ${crRef(this.cr)})` };
+  }
+}
+
+export function invalid(errors: FieldError[]): Rejection {
+  return { reason: 'InvalidSpec', message: describeErrors(errors) };
+}
+
+/** `spec.keys[0].weight: must be >= 0; spec.name: is required` */
+export function describeErrors(errors: FieldError[]): string {
+  return errors.map((e) => `${specPath(e.path)}: ${e.message}`).join('; ');
+}
+
+const specPath = (path: string): string => (path === '(root)' || path === '' ? 'spec' : path.startsWith('[') ? `spec${path}` : `spec.${path}`);
+
+const prefixed = (prefix: string, errors: FieldError[]): FieldError[] =>
+  errors.map((e) => ({ path: e.path === '(root)' ? prefix : `${prefix}.${e.path}`, message: e.message }));
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,95 @@
+// MCP clients (spec: "MCP client configuration"; the reference config's `mcp` section): the
+// config.json `mcp.client_configs[]` items, the global tool manager settings and the section itself.
+// The single source of truth for this resource: ajv validates with it, `Static` gives the types, and
+// the MCPClient CRD is generated from it.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const MCP_CONNECTION_TYPES = ['http', 'stdio', 'sse', 'websocket'] as const;
+export type McpConnectionType = (typeof MCP_CONNECTION_TYPES)[number];
+
+/**
+ * What each connection type needs besides itself: every entry is a list of alternatives, one of
+ * which must be set (the reference's oneOf, kept as data so the proxy check and the CRD's CEL rule
+ * come from the same table).
+ */
+export const MCP_CONNECTION_REQUIREMENTS: Readonly<Record<McpConnectionType, readonly (readonly string[])[]>> = {
+  http: [['http_config', 'connection_string']],
+  stdio: [['stdio_config']],
+  sse: [['connection_string']],
+  websocket: [['websocket_config']],
+};
+
+/** Go duration as the reference writes tool sync intervals: `10m`, `1h30m`, `0` (use the global), `-1m` (disabled). */
+export const GO_DURATION_PATTERN = '^(0|-?([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$';
+
+const Name = Type.String({ minLength: 1, maxLength: 256 });
+const ToolList = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1000, description });
+const Url = Type.String({ minLength: 1, maxLength: 2048 });
+
+export const McpStdioConfigSchema = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: 4096 }),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 })),
+    envs: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256, description: 'Environment variables of the command.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const McpClientConfigSchema = Type.Object(
+  {
+    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'MCP client identifier.' })),
+    name: Type.String({ minLength: 1, maxLength: 256, description: "The client's global object name in code mode." }),
+    is_code_mode_client: Type.Optional(Type.Boolean({ description: 'Expose the tools only through the code-mode meta-tools.' })),
+    connection_type: Type.Union(
+      MCP_CONNECTION_TYPES.map((t) => Type.Literal(t)),
+      { description: 'http and sse need connection_string (http: or http_config), stdio needs stdio_config, websocket needs websocket_config.' },
+    ),
+    connection_string: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'URL of an http or sse server.' })),
+    auth_type: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('headers'), Type.Literal('oauth')])),
+    oauth_config_id: Type.Optional(Name),
+    headers: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), {
+        maxProperties: 64,
+        description: 'Sent with every request (auth_type headers).',
+      }),
+    ),
+    stdio_config: Type.Optional(McpStdioConfigSchema),
+    websocket_config: Type.Optional(Type.Object({ url: Url }, { additionalProperties: false })),
+    http_config: Type.Optional(Type.Object({ url: Url }, { additionalProperties: false })),
+    tools_to_execute: Type.Optional(ToolList("Tools that may run, also inside code: ['*'] all, [] none.")),
+    tools_to_auto_execute: Type.Optional(ToolList("Tools allowed to run unattended in agent mode: ['*'] all, [] none.")),
+    tool_sync_interval: Type.Optional(
+      Type.String({ maxLength: 64, pattern: GO_DURATION_PATTERN, description: "Per-client tool sync interval ('10m'; '0' uses the global one; negative disables)." }),
+    ),
+    is_ping_available: Type.Optional(Type.Boolean({ description: 'The server answers ping for health checks (default true).' })),
+    tool_pricing: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.Number({ minimum: 0 }), { maxProperties: 1000, description: 'Tool name to cost per execution (USD).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `mcp.tool_manager_config`. */
+export const McpToolManagerConfigSchema = Type.Object(
+  {
+    tool_execution_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds per tool execution (default 30).' })),
+    max_agent_depth: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 10.' })),
+    code_mode_binding_level: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('tool')], { description: 'Default server.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** config.json `mcp`. */
+export const McpSectionSchema = Type.Object(
+  {
+    client_configs: Type.Optional(Type.Array(McpClientConfigSchema)),
+    tool_manager_config: Type.Optional(McpToolManagerConfigSchema),
+    tool_sync_interval: Type.Optional(Type.String({ pattern: GO_DURATION_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+
+export type McpStdioConfig = Static<typeof McpStdioConfigSchema>;
+export type McpClientConfig = Static<typeof McpClientConfigSchema>;
+export type McpToolManagerConfig = Static<typeof McpToolManagerConfigSchema>;
+export type McpSection = Static<typeof McpSectionSchema>;

@@ -1,0 +1,335 @@
+// The Helm chart: `helm lint --strict` and `helm template | kubeconform -strict` for the default
+// values and with every optional feature on, validated offline against JSON Schemas converted from
+// Kubernetes' own OpenAPI documents (k8s.io/kubernetes, the version test/kube builds), our CRDs and
+// the Prometheus operator's ServiceMonitor CRD. helm and kubeconform come from test/kube/build.sh
+// (go install from the module proxy, cached outside the repository); a cold build takes minutes.
+// HELM and KUBECONFORM in the environment name binaries to use instead.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { crdSchemaFiles, openApiSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconform-schemas.ts';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+const CHART = join(ROOT, 'charts/skybridge');
+const PROMETHEUS_OPERATOR = 'github.com/prometheus-operator/prometheus-operator@v0.85.0';
+/** The OpenAPI documents of the API groups the chart uses. */
+const OPENAPI_FILES = ['api__v1', 'apis__apps__v1', 'apis__rbac.authorization.k8s.io__v1', 'apis__autoscaling__v2', 'apis__policy__v1', 'apis__apiextensions.k8s.io__v1'];
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [field: string]: unknown;
+}
+
+let helm = '';
+let kubeconform = '';
+let kubeVersion = '';
+let schemaDir = '';
+let workDir = '';
+
+async function goModDir(cwd: string, module: string, goflags: string): Promise<string> {
+  const { stdout } = await run('go', ['mod', 'download', '-json', module], { cwd, env: { ...process.env, GOFLAGS: goflags }, maxBuffer: 1 << 20 });
+  return (JSON.parse(stdout) as { Dir: string }).Dir;
+}
+
+before(async () => {
+  if (process.env.HELM && process.env.KUBECONFORM) {
+    helm = process.env.HELM;
+    kubeconform = process.env.KUBECONFORM;
+  } else {
+    const build = await run('bash', [join(ROOT, 'test/kube/build.sh'), 'helm', 'kubeconform'], { maxBuffer: 1 << 24 });
+    const bin = build.stdout.trim().split('\n').at(-1) as string;
+    helm = join(bin, 'helm');
+    kubeconform = join(bin, 'kubeconform');
+  }
+
+  // Built-in kinds from the Kubernetes release test/kube pins (the module is already in its build).
+  const k8sDir = await goModDir(join(ROOT, 'test/kube'), 'k8s.io/kubernetes', '-mod=readonly');
+  kubeVersion = /@v([0-9.]+)$/.exec(k8sDir)?.[1] ?? '';
+  assert.ok(kubeVersion, `no version in ${k8sDir}`);
+  schemaDir = mkdtempSync(join(tmpdir(), 'skybridge-schemas-'));
+  workDir = mkdtempSync(join(tmpdir(), 'skybridge-helm-'));
+  for (const name of OPENAPI_FILES) {
+    const doc = JSON.parse(readFileSync(join(k8sDir, 'api/openapi-spec/v3', `${name}_openapi.json`), 'utf8'));
+    for (const f of openApiSchemaFiles(doc, true)) writeFileSync(join(schemaDir, f.name), JSON.stringify(f.schema));
+  }
+  // Our CRDs, from the committed files (the unit test keeps them equal to the generator's output).
+  for (const file of readdirSync(join(ROOT, 'crds'))) {
+    for (const d of parseAllDocuments(readFileSync(join(ROOT, 'crds', file), 'utf8'))) {
+      for (const f of crdSchemaFiles(d.toJS(), true)) writeFileSync(join(schemaDir, f.name), JSON.stringify(f.schema));
+    }
+  }
+  const promDir = await goModDir(tmpdir(), PROMETHEUS_OPERATOR, '-mod=mod');
+  const smCrd = parseAllDocuments(readFileSync(join(promDir, 'example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml'), 'utf8'))
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === 'CustomResourceDefinition');
+  for (const f of crdSchemaFiles(smCrd, true)) writeFileSync(join(schemaDir, f.name), JSON.stringify(f.schema));
+}, { timeout: 30 * 60_000 });
+
+after(() => {
+  for (const d of [schemaDir, workDir]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+async function template(sets: string[], namespace = 'skybridge'): Promise<{ text: string; docs: Manifest[] }> {
+  const args = ['template', 'sb', CHART, '-n', namespace, '--kube-version', kubeVersion, '--include-crds', ...sets.flatMap((s) => ['--set', s])];
+  const { stdout } = await run(helm, args, { maxBuffer: 1 << 26 });
+  return { text: stdout, docs: parseAllDocuments(stdout).map((d) => d.toJS() as Manifest).filter(Boolean) };
+}
+
+interface Summary {
+  valid: number;
+  invalid: number;
+  errors: number;
+  skipped: number;
+}
+
+/** kubeconform -strict over `text`; the summary, or a failure with every finding. */
+async function conform(text: string, label: string): Promise<Summary> {
+  const file = join(workDir, `${label}.yaml`);
+  writeFileSync(file, text);
+  const args = ['-strict', '-summary', '-output', 'json', '-schema-location', join(schemaDir, '{{ .ResourceKind }}{{ .KindSuffix }}.json'), file];
+  const result = await run(kubeconform, args, { maxBuffer: 1 << 24 }).catch((err: { stdout?: string; stderr?: string; code?: number }) => {
+    assert.fail(`kubeconform found problems in ${label} (exit ${err.code}):\n${err.stdout}\n${err.stderr}`);
+  });
+  const out = JSON.parse(result.stdout) as { resources: { kind: string; name: string; status: string; msg: string }[]; summary: Summary };
+  const bad = out.resources.filter((r) => r.status !== 'statusValid');
+  assert.deepEqual(bad, [], `${label}: ${JSON.stringify(bad, null, 2)}`);
+  return out.summary;
+}
+
+async function lint(sets: string[]): Promise<void> {
+  const args = ['lint', CHART, '--strict', '--kube-version', kubeVersion, ...sets.flatMap((s) => ['--set', s])];
+  await run(helm, args).catch((err: { stdout?: string; stderr?: string }) => assert.fail(`helm lint ${sets.join(' ')}:\n${err.stdout}\n${err.stderr}`));
+}
+
+const find = (docs: Manifest[], kind: string, name?: string): Manifest => {
+  const d = docs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
+  assert.ok(d, `no ${kind} ${name ?? ''}`);
+  return d;
+};
+const all = (docs: Manifest[], kind: string) => docs.filter((x) => x.kind === kind);
+
+interface Container {
+  name: string;
+  args?: string[];
+  command?: string[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  securityContext: Record<string, unknown>;
+  livenessProbe?: { httpGet: { path: string } };
+  readinessProbe?: { httpGet: { path: string } };
+  startupProbe?: { httpGet: { path: string } };
+  ports: { name: string; containerPort: number }[];
+}
+interface PodTemplate {
+  spec: { replicas?: number; template: { spec: { securityContext: Record<string, unknown>; serviceAccountName: string; containers: Container[] } } };
+}
+const container = (d: Manifest): Container => (d as unknown as PodTemplate).spec.template.spec.containers[0];
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+const rules = (d: Manifest) => (d as unknown as { rules: Rule[] }).rules;
+
+const EVERYTHING_ON = [
+  'redis.enabled=true',
+  'redis.addr=redis.data.svc:6379',
+  'redis.existingSecret=redis-auth',
+  'redis.tls=true',
+  'redis.keyPrefix=sb:',
+  'metrics.serviceMonitor.enabled=true',
+  'metrics.serviceMonitor.labels.release=kube-prometheus-stack',
+  'operator.replicas=2',
+  'operator.watchNamespaces={team-a,team-b}',
+  'configNamespace=skybridge-config',
+  'proxy.autoscaling.enabled=false',
+  'proxy.replicas=3',
+  'proxy.pdb.maxUnavailable=null',
+  'proxy.pdb.minAvailable=2',
+  'proxy.workers=auto',
+  'image.digest=sha256:' + 'a'.repeat(64),
+];
+
+describe('helm chart', () => {
+  test('helm lint --strict: defaults and every optional feature on', async () => {
+    await lint([]);
+    await lint(EVERYTHING_ON);
+    await lint(['operator.watchNamespaces={*}']);
+    await lint(['operator.enabled=false']);
+  });
+
+  test('default values: every object (and the CRDs) conforms to its schema', async () => {
+    const { text, docs } = await template([]);
+    const summary = await conform(text, 'defaults');
+    assert.equal(summary.valid, docs.length);
+    assert.deepEqual(
+      docs.map((d) => d.kind).sort(),
+      ['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition',
+        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'].sort(),
+    );
+  });
+
+  test('every optional feature on conforms too (Redis, ServiceMonitors, watched namespaces, fixed replicas)', async () => {
+    const { text, docs } = await template(EVERYTHING_ON);
+    const summary = await conform(text, 'everything');
+    assert.equal(summary.valid, docs.length);
+    assert.equal(all(docs, 'ServiceMonitor').length, 2);
+    assert.equal(all(docs, 'PodDisruptionBudget').length, 2);
+    assert.equal(all(docs, 'HorizontalPodAutoscaler').length, 0);
+    const star = await template(['operator.watchNamespaces={*}']);
+    await conform(star.text, 'watch-all');
+    const noOperator = await template(['operator.enabled=false']);
+    await conform(noOperator.text, 'no-operator');
+    assert.equal(all(noOperator.docs, 'Deployment').length, 1);
+  });
+
+  test('proxy: started with --kube-namespace, /health probes, HPA owns the replicas', async () => {
+    const { docs } = await template([]);
+    const proxy = find(docs, 'Deployment', 'sb-skybridge-proxy');
+    const c = container(proxy);
+    assert.ok(c.args?.includes('--kube-namespace=skybridge'), JSON.stringify(c.args));
+    assert.equal(c.command, undefined, 'the image entrypoint is the proxy');
+    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) assert.equal(probe?.httpGet.path, '/health');
+    assert.equal((proxy as unknown as PodTemplate).spec.replicas, undefined);
+    const hpa = find(docs, 'HorizontalPodAutoscaler') as unknown as { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } };
+    assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'sb-skybridge-proxy' });
+    const svc = find(docs, 'Service', 'sb-skybridge-proxy') as unknown as { spec: { selector: Record<string, string>; ports: { targetPort: string }[] } };
+    assert.equal(svc.spec.ports[0].targetPort, 'http');
+    assert.equal(svc.spec.selector['app.kubernetes.io/component'], 'proxy');
+
+    const custom = await template(['configNamespace=gateway-config', 'proxy.autoscaling.enabled=false', 'proxy.replicas=4']);
+    const p = find(custom.docs, 'Deployment', 'sb-skybridge-proxy');
+    assert.ok(container(p).args?.includes('--kube-namespace=gateway-config'));
+    assert.equal((p as unknown as PodTemplate).spec.replicas, 4);
+  });
+
+  test('operator: the same image with its alternate command, writing to the configuration namespace', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    const c = container(find(docs, 'Deployment', 'sb-skybridge-operator'));
+    assert.deepEqual(c.command, ['node', 'dist/operator/src/main.js']);
+    assert.ok(c.args?.includes('--namespace=skybridge-config'));
+    assert.ok(c.args?.includes('--watch-namespaces=skybridge-config,team-a,team-b'));
+    assert.ok(c.args?.includes('--lease-name=sb-skybridge-operator'));
+    assert.equal(c.livenessProbe?.httpGet.path, '/healthz');
+    assert.equal(c.readinessProbe?.httpGet.path, '/readyz');
+    const star = await template(['operator.watchNamespaces={*}']);
+    assert.ok(container(find(star.docs, 'Deployment', 'sb-skybridge-operator')).args?.includes('--watch-namespaces=*'));
+  });
+
+  test('security: non-root, read-only root filesystem, no capabilities, for every container', async () => {
+    for (const sets of [[], EVERYTHING_ON]) {
+      const { docs } = await template(sets);
+      for (const d of all(docs, 'Deployment')) {
+        const pod = (d as unknown as PodTemplate).spec.template.spec;
+        assert.equal(pod.securityContext.runAsNonRoot, true, d.metadata.name);
+        for (const c of pod.containers) {
+          assert.equal(c.securityContext.readOnlyRootFilesystem, true, `${d.metadata.name}/${c.name}`);
+          assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+          assert.deepEqual((c.securityContext.capabilities as { drop: string[] }).drop, ['ALL']);
+        }
+      }
+    }
+  });
+
+  test('RBAC: the proxies read their ConfigMaps and only the skybridge-secrets Secret', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    const role = find(docs, 'Role', 'sb-skybridge-proxy');
+    assert.equal(role.metadata.namespace, 'skybridge-config');
+    assert.deepEqual(rules(role), [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['skybridge-secrets'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const binding = find(docs, 'RoleBinding', 'sb-skybridge-proxy') as unknown as { subjects: { name: string; namespace: string }[] };
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'sb-skybridge-proxy', namespace: 'skybridge' }]);
+    assert.equal(all(docs, 'ClusterRole').length, 0);
+  });
+
+  test('RBAC: the operator writes only in the configuration namespace; elsewhere it reads', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    const roles = all(docs, 'Role').filter((r) => r.metadata.name === 'sb-skybridge-operator');
+    assert.deepEqual(roles.map((r) => r.metadata.namespace).sort(), ['skybridge-config', 'team-a', 'team-b']);
+    const writes = (r: Manifest) => rules(r).filter((x) => x.verbs.some((v) => ['create', 'patch', 'update', 'delete'].includes(v)));
+    const main = roles.find((r) => r.metadata.namespace === 'skybridge-config') as Manifest;
+    const secretWrites = writes(main).filter((x) => x.resources.includes('secrets'));
+    assert.deepEqual(secretWrites.map((x) => [x.verbs, x.resourceNames]), [[['get', 'list', 'watch', 'create'], undefined], [['patch', 'update', 'delete'], ['skybridge-secrets']]]);
+    assert.ok(rules(main).some((x) => x.resources.includes('leases') && x.resourceNames?.[0] === 'sb-skybridge-operator' && x.verbs.includes('update')));
+    assert.ok(rules(main).some((x) => x.resources.includes('virtualkeys/status') && x.verbs.includes('patch')));
+    for (const r of roles.filter((x) => x !== main)) {
+      for (const w of writes(r)) {
+        assert.ok(w.resources.every((res) => res.endsWith('/status') || res === 'events'), `${r.metadata.namespace}: ${JSON.stringify(w)}`);
+      }
+    }
+    const star = await template(['operator.watchNamespaces={*}']);
+    const cr = find(star.docs, 'ClusterRole') as Manifest;
+    assert.ok(rules(cr).every((x) => x.resources.every((res) => res.endsWith('/status') || res === 'events') || x.verbs.every((v) => ['get', 'list', 'watch'].includes(v))));
+  });
+
+  test('Redis: address and options as SKYBRIDGE_REDIS_* variables, the password from a Secret', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    assert.deepEqual(env, {
+      SKYBRIDGE_REDIS_ADDR: 'redis.data.svc:6379',
+      SKYBRIDGE_REDIS_DB: '0',
+      SKYBRIDGE_REDIS_TLS: 'true',
+      SKYBRIDGE_REDIS_KEY_PREFIX: 'sb:',
+      SKYBRIDGE_REDIS_PASSWORD: { secretKeyRef: { name: 'redis-auth', key: 'password' } },
+    });
+    assert.equal(all(docs, 'Secret').length, 0, 'an existing Secret is used, not a new one');
+    const own = await template(['redis.enabled=true', 'redis.addr=r:6379', 'redis.password=s3cret']);
+    const secret = find(own.docs, 'Secret', 'sb-skybridge-redis') as unknown as { data: { password: string } };
+    assert.equal(Buffer.from(secret.data.password, 'base64').toString(), 's3cret');
+    const ownEnv = container(find(own.docs, 'Deployment', 'sb-skybridge-proxy')).env ?? [];
+    assert.deepEqual(ownEnv.find((e) => e.name === 'SKYBRIDGE_REDIS_PASSWORD')?.valueFrom, { secretKeyRef: { name: 'sb-skybridge-redis', key: 'password' } });
+  });
+
+  test('ServiceMonitors scrape /metrics on ports the Services have', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    for (const component of ['proxy', 'operator']) {
+      const sm = find(docs, 'ServiceMonitor', `sb-skybridge-${component}`) as unknown as { metadata: { labels: Record<string, string> }; spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] } };
+      const svc = find(docs, 'Service', `sb-skybridge-${component}`) as unknown as { metadata: { labels: Record<string, string> }; spec: { ports: { name: string }[] } };
+      for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) assert.equal(svc.metadata.labels[k], v, `${component}: selector ${k}`);
+      assert.ok(svc.spec.ports.some((p) => p.name === sm.spec.endpoints[0].port));
+      assert.equal(sm.spec.endpoints[0].path, '/metrics');
+      assert.equal(sm.metadata.labels.release, 'kube-prometheus-stack');
+    }
+  });
+
+  test('values.schema.json rejects bad values with a message naming them', async () => {
+    const bad: [string[], RegExp][] = [
+      [['proxy.logLevel=loud'], /logLevel/],
+      [['redis.enabled=true'], /addr/],
+      [['image.digest=latest'], /digest/],
+      [['operator.watchNamespaces={Team_A}'], /watchNamespaces/],
+      [['proxy.unknownSetting=1'], /unknownSetting/],
+    ];
+    for (const [sets, message] of bad) {
+      const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));
+      assert.ok(err, `helm template accepted ${sets.join(' ')}`);
+      assert.match(err, message);
+    }
+  });
+
+  test('the examples under examples/kubernetes conform to the CRDs', async () => {
+    const dir = join(ROOT, 'examples/kubernetes');
+    const text = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n---\n');
+    const count = parseAllDocuments(text).filter((d) => d.toJS()).length;
+    const summary = await conform(text, 'examples');
+    assert.equal(summary.valid, count);
+    // And a broken one is caught: a secret value inline where a reference belongs, an unknown field.
+    const bad = 'apiVersion: gateway.skybridge.dev/v1alpha1\nkind: VirtualKey\nmetadata: {name: x}\nspec:\n  value: sk-inline\n  valueFrom: {secretKeyRef: {name: s, key: k}}\n';
+    const file = join(workDir, 'bad.yaml');
+    writeFileSync(file, bad);
+    const failed = await run(kubeconform, ['-strict', '-schema-location', join(schemaDir, '{{ .ResourceKind }}{{ .KindSuffix }}.json'), file]).then(() => '', (e: { stdout: string }) => e.stdout);
+    assert.match(failed, /value/);
+    assert.ok(readdirSync(schemaDir).includes(schemaFileName('VirtualKey', 'gateway.skybridge.dev/v1alpha1')));
+  });
+});

@@ -1,0 +1,178 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { desiredState } from '../../operator/src/resources/desired.ts';
+import { translate, isRejection } from '../../operator/src/resources/translate.ts';
+import { cr, ref, sampleResources, sampleSecrets, secrets } from './operator-fixtures.ts';
+import type { KindName } from '../../operator/src/resources/kinds.ts';
+
+const verdict = (resources: ReturnType<typeof sampleResources>, ref: string, lookup = sampleSecrets()) => desiredState(resources, lookup).verdicts.get(ref);
+
+test('valid resources are accepted with reason Valid', () => {
+  const d = desiredState(sampleResources(), sampleSecrets());
+  assert.equal(d.verdicts.size, 4);
+  for (const v of d.verdicts.values()) assert.deepEqual({ accepted: v.accepted, reason: v.reason }, { accepted: true, reason: 'Valid' });
+  assert.deepEqual(d.unattributed, []);
+});
+
+test('a missing Secret or Secret key: SecretNotFound naming both, the rest still renders', () => {
+  const lookup = secrets({ 'default/openai-creds': { 'api-key': 'sk-1' }, 'default/vk-team-a': { other: 'x' } });
+  const d = desiredState(sampleResources(), lookup);
+  const anthropic = d.verdicts.get('Provider default/anthropic');
+  assert.equal(anthropic?.accepted, false);
+  assert.equal(anthropic?.reason, 'SecretNotFound');
+  assert.match(anthropic?.message ?? '', /spec\.keys\[0\]\.valueFrom: Secret default\/anthropic-creds not found/);
+  const vk = d.verdicts.get('VirtualKey default/team-a');
+  assert.equal(vk?.reason, 'SecretNotFound');
+  assert.match(vk?.message ?? '', /Secret default\/vk-team-a has no key 'value'/);
+  // The routing rule targets anthropic, which is gone from the render: that is the proxy's concern
+  // (rules name providers freely); openai stays.
+  assert.equal(d.verdicts.get('Provider default/openai')?.accepted, true);
+  assert.deepEqual(Object.keys((d.input.document.providers ?? {}) as object), ['openai']);
+  assert.equal(d.input.managed.virtual_keys, undefined);
+});
+
+test('schema errors of the proxy: InvalidSpec with the spec path and the reason', () => {
+  const bad = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('openai-creds', 'api-key'), weight: -1 }], network_config: { max_retries: 99 } });
+  const v = verdict([bad], 'Provider default/openai');
+  assert.equal(v?.reason, 'InvalidSpec');
+  assert.match(v?.message ?? '', /spec\.keys\[0\]\.weight: must be >= 0/);
+  assert.match(v?.message ?? '', /spec\.network_config\.max_retries: must be <= 10/);
+});
+
+test("semantic errors of the whole document are pinned on the CR that caused them", () => {
+  const resources = [
+    ...sampleResources(),
+    cr('VirtualKey', 'orphan', { valueFrom: ref('vk-team-a', 'value2'), provider_configs: [{ provider: 'mistral' }] }),
+    cr('Provider', 'not-a-provider', { keys: [{ name: 'k', valueFrom: ref('openai-creds', 'api-key') }] }),
+  ];
+  const lookup = secrets({
+    'default/openai-creds': { 'api-key': 'sk-openai-123' },
+    'default/anthropic-creds': { key: 'sk-ant-456' },
+    'default/vk-team-a': { value: 'sk-bf-team-a-secret', value2: 'sk-bf-orphan-secret' },
+  });
+  const d = desiredState(resources, lookup);
+  const orphan = d.verdicts.get('VirtualKey default/orphan');
+  assert.equal(orphan?.reason, 'InvalidSpec');
+  assert.equal(orphan?.message, "spec.provider_configs[0].provider: provider 'mistral' is not configured");
+  const unknown = d.verdicts.get('Provider default/not-a-provider');
+  assert.equal(unknown?.reason, 'InvalidSpec');
+  assert.match(unknown?.message ?? '', /^spec: unknown provider 'not-a-provider'/);
+  for (const r of ['Provider default/openai', 'VirtualKey default/team-a', 'RoutingRule default/to-anthropic']) assert.equal(d.verdicts.get(r)?.accepted, true, r);
+  assert.deepEqual(d.input.managed.virtual_keys, ['team-a']);
+});
+
+test('a virtual key whose provider is rejected is rejected in turn (checked until nothing changes)', () => {
+  const resources = [
+    cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('creds', 'missing') }] }),
+    cr('VirtualKey', 'vk1', { valueFrom: ref('creds', 'vk'), provider_configs: [{ provider: 'openai' }] }),
+  ];
+  const d = desiredState(resources, secrets({ 'default/creds': { vk: 'sk-bf-0123456789' } }));
+  assert.equal(d.verdicts.get('Provider default/openai')?.reason, 'SecretNotFound');
+  assert.equal(d.verdicts.get('VirtualKey default/vk1')?.message, "spec.provider_configs[0].provider: provider 'openai' is not configured");
+});
+
+test('inline budget errors point at spec.budget; budget_id and budget together are refused', () => {
+  const lookup = secrets({ 'default/s': { v: 'sk-bf-0123456789' } });
+  const bad = cr('VirtualKey', 'vk', { valueFrom: ref('s', 'v'), budget: { max_limit: 5, reset_duration: 'daily' } });
+  assert.match(verdict([bad], 'VirtualKey default/vk', lookup)?.message ?? '', /^spec\.budget\.reset_duration: must match pattern/);
+  const both = cr('VirtualKey', 'vk', { valueFrom: ref('s', 'v'), budget_id: 'b', budget: { max_limit: 5, reset_duration: '1d' } });
+  assert.match(verdict([both], 'VirtualKey default/vk', lookup)?.message ?? '', /spec\.budget_id: cannot be combined with spec\.budget/);
+  const noLimit = cr('VirtualKey', 'vk', { valueFrom: ref('s', 'v'), rateLimit: { token_max_limit: 5 } });
+  assert.match(verdict([noLimit], 'VirtualKey default/vk', lookup)?.message ?? '', /spec\.rateLimit\.token_reset_duration: is required with token_max_limit/);
+});
+
+test('secret material inline is refused: it belongs in a Secret', () => {
+  const t = translate(cr('Provider', 'openai', { keys: [{ name: 'k', value: 'sk-plain' }] }), secrets({}));
+  assert.ok(isRejection(t));
+  assert.match(t.message, /spec\.keys\[0\]\.value: secret material is never a field: use valueFrom\.secretKeyRef/);
+  const vk = translate(cr('VirtualKey', 'v', { name: 'v' }), secrets({}));
+  assert.ok(isRejection(vk));
+  assert.equal(vk.message, 'spec.valueFrom: is required (valueFrom.secretKeyRef names the Secret key holding the virtual key)');
+});
+
+test('routing rules: weights, CEL and scope checked by the proxy; duplicate names in a scope conflict', () => {
+  const weights = cr('RoutingRule', 'w', { targets: [{ provider: 'openai', weight: 0.5 }] });
+  assert.match(verdict([weights], 'RoutingRule default/w')?.message ?? '', /spec\.targets: weights must sum to 1/);
+  const cel = cr('RoutingRule', 'c', { cel_expression: 'model ==', targets: [{ provider: 'openai', weight: 1 }] });
+  assert.match(verdict([cel], 'RoutingRule default/c')?.message ?? '', /spec\.cel_expression: Failed to compile rule/);
+  const older = cr('RoutingRule', 'first', { name: 'same', targets: [{ provider: 'openai', weight: 1 }] }, { created: '2025-01-01T00:00:00Z' });
+  const newer = cr('RoutingRule', 'second', { name: 'same', targets: [{ provider: 'openai', weight: 1 }] }, { created: '2025-01-02T00:00:00Z' });
+  // Whatever order they come in, the older one keeps its place.
+  for (const list of [[older, newer], [newer, older]]) {
+    const d = desiredState(list, secrets({}));
+    assert.equal(d.verdicts.get('RoutingRule default/first')?.accepted, true);
+    assert.equal(d.verdicts.get('RoutingRule default/second')?.reason, 'Conflict');
+  }
+});
+
+test('ids are unique across namespaces: the newer CR conflicts and says with whom', () => {
+  const lookup = secrets({ 'a/s': { v: 'sk-bf-aaaaaaaaaa' }, 'b/s': { v: 'sk-bf-bbbbbbbbbb' } });
+  const first = cr('VirtualKey', 'shared', { valueFrom: ref('s', 'v') }, { namespace: 'a', created: '2025-01-01T00:00:00Z' });
+  const second = cr('VirtualKey', 'shared', { valueFrom: ref('s', 'v') }, { namespace: 'b', created: '2025-02-01T00:00:00Z' });
+  const d = desiredState([second, first], lookup);
+  assert.equal(d.verdicts.get('VirtualKey a/shared')?.accepted, true);
+  const v = d.verdicts.get('VirtualKey b/shared');
+  assert.equal(v?.reason, 'Conflict');
+  assert.match(v?.message ?? '', /virtual_keys id 'shared' is already defined by VirtualKey a\/shared/);
+});
+
+test('a resource being deleted is left out and gets no verdict', () => {
+  const resources = sampleResources();
+  resources[0].metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
+  const d = desiredState(resources, sampleSecrets());
+  assert.equal(d.verdicts.has('Provider default/openai'), false);
+  // team-a now names a provider that is not configured.
+  assert.equal(d.verdicts.get('VirtualKey default/team-a')?.accepted, false);
+});
+
+test('Webhook, MCPClient and CachePolicy render into webhooks, mcp.client_configs and plugins', () => {
+  const lookup = secrets({ 'default/hook': { secret: 'whsec_c2VjcmV0' }, 'default/mcp': { token: 'Bearer abc' } });
+  const resources = [
+    cr('Webhook', 'jobs', { url: 'https://hooks.example.com/x', events: ['async_job.completed'], secretFrom: ref('hook', 'secret') }),
+    cr('MCPClient', 'tools', { connection_type: 'http', connection_string: 'https://mcp.example.com', auth_type: 'headers', headersFrom: { Authorization: ref('mcp', 'token') } }),
+    cr('CachePolicy', 'cache', { dimension: 1, ttl: '5m' }),
+  ];
+  const d = desiredState(resources, lookup);
+  for (const v of d.verdicts.values()) assert.equal(v.accepted, true, v.message);
+  const doc = d.input.document as Record<string, unknown>;
+  assert.deepEqual(doc.webhooks, [{ events: ['async_job.completed'], name: 'jobs', secret: 'env.WEBHOOK_DEFAULT_JOBS_SECRET', url: 'https://hooks.example.com/x' }]);
+  assert.deepEqual(doc.mcp, {
+    client_configs: [
+      {
+        auth_type: 'headers',
+        client_id: 'tools',
+        connection_string: 'https://mcp.example.com',
+        connection_type: 'http',
+        headers: { Authorization: 'env.MCPCLIENT_DEFAULT_TOOLS_HEADER_AUTHORIZATION' },
+        name: 'tools',
+      },
+    ],
+  });
+  assert.deepEqual(doc.plugins, [{ config: { dimension: 1, ttl: '5m' }, enabled: true, name: 'semantic_cache' }]);
+  assert.deepEqual(Object.keys(d.input.secrets).sort(), ['MCPCLIENT_DEFAULT_TOOLS_HEADER_AUTHORIZATION', 'WEBHOOK_DEFAULT_JOBS_SECRET']);
+  // One cache per configuration: a second CachePolicy conflicts.
+  const two = desiredState([...resources, cr('CachePolicy', 'cache2', { dimension: 1 }, { created: '2026-01-01T00:00:00Z' })], lookup);
+  assert.equal(two.verdicts.get('CachePolicy default/cache2')?.reason, 'Conflict');
+});
+
+test('examples/kubernetes/ (every kind) is accepted as a whole and renders every section', async () => {
+  const { parseAllDocuments } = await import('yaml');
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const dir = new URL('../../examples/kubernetes/', import.meta.url);
+  type Doc = { kind: string; metadata: { name: string }; spec?: unknown; stringData?: Record<string, string> };
+  const docs = readdirSync(dir).flatMap((f) => parseAllDocuments(readFileSync(new URL(f, dir), 'utf8')).map((d) => d.toJS() as Doc));
+  const lookup = secrets(Object.fromEntries(docs.filter((d) => d.kind === 'Secret').map((d) => [`default/${d.metadata.name}`, d.stringData ?? {}])));
+  const resources = docs.filter((d) => d.kind !== 'Secret').map((d) => cr(d.kind as KindName, d.metadata.name, d.spec));
+  const d = desiredState(resources, lookup);
+  assert.equal(d.verdicts.size, resources.length);
+  for (const [ref, v] of d.verdicts) assert.equal(v.accepted, true, `${ref}: ${v.message}`);
+  assert.deepEqual(Object.keys(d.input.managed).sort(), ['budgets', 'mcp_clients', 'plugins', 'providers', 'rate_limits', 'routing_rules', 'virtual_keys', 'webhooks']);
+});
+
+test('an env.VAR string in a CR cannot be resolved (there is no environment), and an empty Secret value is named', () => {
+  const lookup = secrets({ 'default/s': { empty: '', v: 'sk-1' } });
+  const envRef = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('s', 'v') }], network_config: { base_url: 'env.OPENAI_URL' } });
+  assert.equal(verdict([envRef], 'Provider default/openai', lookup)?.message, "spec.network_config.base_url: 'env.OPENAI_URL' cannot be resolved in Kubernetes: give the value, or a secretKeyRef where the field takes one");
+  const empty = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('s', 'empty') }] });
+  assert.equal(verdict([empty], 'Provider default/openai', lookup)?.message, 'spec.keys[0].valueFrom: the Secret value it references is empty');
+});
