@@ -10,7 +10,7 @@ import { SnapshotHolder, watchConfigFile } from './config/source.ts';
 import { ConfigService } from './config/service.ts';
 import { FileConfigStore, MemoryConfigStore, type ConfigStore } from './config/store.ts';
 import { RedisConfigStore } from './config/redis-store.ts';
-import { connectRedis, DEFAULT_KEY_PREFIX } from './state/redis.ts';
+import { connectRedis, DEFAULT_KEY_PREFIX, redisFromEnv } from './state/redis.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { installGovernanceServices } from './governance/services.ts';
 import type { CounterStore } from './governance/counters/store.ts';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
  * else a file in the app dir and process memory.
  */
 async function openState(loaded: LoadedConfig, appDir: string | undefined, kube = false): Promise<{ service: ConfigService; counters: CounterStore }> {
-  const redisCfg = loaded.config.redis;
+  const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
   if (redisCfg) {

@@ -182,3 +182,14 @@ test('three gateways on one Redis: a request limit admits exactly N, a budget ov
   assert.ok(spent >= 2, `spent ${spent}`);
   assert.ok(spent <= 2 + 3 * CONCURRENCY * maxCost, `spent ${spent} exceeds 2 + ${3 * CONCURRENCY} x ${maxCost}`);
 });
+
+test('SKYBRIDGE_REDIS_* in the environment (as the Helm chart sets it) shares counters without a redis section', async () => {
+  await redis.flush();
+  const cfg = config({ rate_limits: [{ id: 'env-rl', request_max_limit: 3, request_reset_duration: '1h' }], virtual_keys: [vk('env-vk', { rate_limit_id: 'env-rl' })] });
+  const env = { SKYBRIDGE_REDIS_ADDR: redis.addr, SKYBRIDGE_REDIS_KEY_PREFIX: 'envtest:' };
+  const pair = await Promise.all([startGateway(cfg, { env }), startGateway(cfg, { env })]);
+  gateways.push(...pair);
+  const outcomes = [];
+  for (let i = 0; i < 5; i++) outcomes.push((await status(ask(client(pair[i % 2], 'sk-bf-env-vk-0123456789')))).status);
+  assert.deepEqual(outcomes, [200, 200, 200, 429, 429]);
+});
