@@ -1,0 +1,73 @@
+// Our CRDs on a real kube-apiserver: the examples are admitted, and a CR that breaks a rule is
+// refused at admission with the rule's own message, before the operator ever sees it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+let kube: KubeApiServer;
+
+before(async () => {
+  kube = await startKubeApiServer();
+  const crds = readdirSync(`${ROOT}crds`).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(`${ROOT}crds/${f}`, 'utf8'));
+  const applied = await kube.kubectl(['apply', '-f', '-'], crds.join('\n---\n'));
+  assert.equal(applied.code, 0, applied.stderr);
+  const ready = await kube.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  assert.equal(ready.code, 0, ready.stderr);
+});
+after(async () => {
+  await kube?.stop();
+});
+
+test('every example CR is admitted', async () => {
+  const dir = `${ROOT}examples/kubernetes`;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) {
+    const r = await kube.kubectl(['apply', '-n', 'default', '-f', '-'], readFileSync(`${dir}/${f}`, 'utf8'));
+    assert.equal(r.code, 0, `${f}: ${r.stderr}`);
+  }
+});
+
+const routingRule = (name: string, spec: string) => `apiVersion: gateway.skybridge.dev/v1alpha1
+kind: RoutingRule
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+${spec}`;
+
+const cases: [string, string, RegExp][] = [
+  [
+    'weights',
+    routingRule('bad-weights', '  targets:\n    - provider: openai\n      weight: 0.5\n    - provider: anthropic\n      weight: 0.2'),
+    /the weights of targets must sum to 1/,
+  ],
+  ['scope_id', routingRule('bad-scope', '  scope: team\n  targets:\n    - provider: openai\n      weight: 1'), /scope_id is required unless scope is global/],
+  ['key_id', routingRule('bad-pin', '  targets:\n    - key_id: 0f8fad5b-d9cb-469f-a165-70867728950e\n      weight: 1'), /key_id requires provider/],
+  [
+    'webhook url',
+    `apiVersion: gateway.skybridge.dev/v1alpha1
+kind: Webhook
+metadata:
+  name: plain-http
+  namespace: default
+spec:
+  url: http://hooks.example.com/skybridge
+  events: [async_job.completed]
+  secretFrom:
+    secretKeyRef: { name: skybridge-example-secrets, key: webhook-secret }`,
+    /url must be https/,
+  ],
+];
+
+for (const [what, manifest, message] of cases) {
+  test(`a CR breaking the ${what} rule is refused at admission with a readable message`, async () => {
+    const r = await kube.kubectl(['apply', '-f', '-'], manifest);
+    assert.notEqual(r.code, 0, 'the API server admitted it');
+    assert.match(r.stderr, message);
+    const name = /name: (\S+)/.exec(manifest)![1];
+    const kind = /kind: (\S+)/.exec(manifest)![1].toLowerCase();
+    const get = await kube.kubectl(['get', '-n', 'default', kind, name]);
+    assert.notEqual(get.code, 0, 'nothing was stored');
+  });
+}
