@@ -524,9 +524,21 @@ function fieldPaths(s: JsonSchema, path = '', out = new Set<string>()): Set<stri
 const plain = (s: unknown): JsonSchema => JSON.parse(JSON.stringify(s)) as JsonSchema;
 const difference = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x)).sort();
 
+const CLOUD_CREDENTIALS = [
+  'keys[].bedrock_key_config.access_key',
+  'keys[].bedrock_key_config.secret_key',
+  'keys[].bedrock_key_config.session_token',
+  'keys[].vertex_key_config.auth_credentials',
+];
+
 describe('each spec is the proxy resource with only the contract changes', () => {
   const cases: { kind: KindName; proxy: JsonSchema; rename?: (p: string) => string; removed: string[]; added: string[] }[] = [
-    { kind: 'Provider', proxy: plain(ProviderConfigSchema), removed: ['keys[].value'], added: ['name', 'keys[].valueFrom', 'keys[].valueFrom.secretKeyRef', 'keys[].valueFrom.secretKeyRef.key', 'keys[].valueFrom.secretKeyRef.name'] },
+    {
+      kind: 'Provider',
+      proxy: plain(ProviderConfigSchema),
+      removed: ['keys[].value', ...CLOUD_CREDENTIALS],
+      added: ['name', ...['keys[].value', ...CLOUD_CREDENTIALS].flatMap((f) => [`${f}From`, `${f}From.secretKeyRef`, `${f}From.secretKeyRef.key`, `${f}From.secretKeyRef.name`])],
+    },
     {
       kind: 'VirtualKey',
       proxy: plain(VirtualKeySchema),

@@ -9,7 +9,7 @@ import { secretKeyName, LABELS } from '../../operator/src/render/contract.ts';
 import { desiredState } from '../../operator/src/resources/desired.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 import { checkConfig } from '../../proxy/src/config/load.ts';
-import { cr, ref, sampleResources, sampleSecrets, shuffled } from './operator-fixtures.ts';
+import { cr, ref, sampleResources, sampleSecrets, secrets, shuffled } from './operator-fixtures.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -156,4 +156,30 @@ test('sameAsLive: data, labels and the owner asked for; extra owners and server 
   assert.equal(sameAsLive(part, { ...live, metadata: { ...live.metadata, ownerReferences: [] } }), false);
   // Rendered before the index uid was known: an owned live part still matches.
   assert.equal(sameAsLive(render().parts[0], live), true);
+});
+
+test('Bedrock and Vertex credentials in a Provider come from Secrets too, never from the spec', () => {
+  const bedrock = cr('Provider', 'bedrock', {
+    keys: [{
+      name: 'aws',
+      valueFrom: ref('aws-creds', 'unused'),
+      bedrock_key_config: { region: 'us-east-1', access_keyFrom: ref('aws-creds', 'id'), secret_keyFrom: ref('aws-creds', 'secret') },
+    }],
+  });
+  const secretsWithAws = secrets({
+    'default/aws-creds': { unused: 'x', id: 'AKIAEXAMPLE', secret: 'aws-secret-value' },
+  });
+  const desired = desiredState([bedrock], secretsWithAws);
+  const out = renderOutput(desired.input, { namespace: 'skybridge' });
+  assert.doesNotMatch(out.documentText, /AKIAEXAMPLE|aws-secret-value/);
+  const key = (JSON.parse(out.documentText) as { providers: { bedrock: { keys: { bedrock_key_config: Record<string, string> }[] } } }).providers.bedrock.keys[0].bedrock_key_config;
+  assert.match(key.access_key, /^env\./);
+  assert.match(key.secret_key, /^env\./);
+  const data = out.secret.data as Record<string, string>;
+  assert.equal(Buffer.from(data[key.secret_key.slice(4)], 'base64').toString(), 'aws-secret-value');
+  // A literal credential is refused with a message naming the field to use instead.
+  const literal = desiredState([cr('Provider', 'bedrock', { keys: [{ name: 'aws', valueFrom: ref('aws-creds', 'unused'), bedrock_key_config: { region: 'us-east-1', secret_key: 'inline' } }] })], secretsWithAws);
+  const verdict = [...literal.verdicts.values()][0];
+  assert.equal(verdict.accepted, false);
+  assert.match(verdict.message, /secret_keyFrom/);
 });

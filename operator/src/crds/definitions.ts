@@ -86,7 +86,6 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
     boundsAt: {
       'network_config.ca_cert_pem': { maxLength: 65536 },
       'network_config.extra_headers.*': { maxLength: 8192 },
-      'keys[].vertex_key_config.auth_credentials': { maxLength: 16384 },
     },
     // Key names are unique within a provider: a map-type list says so and merges keys by name.
     extensionsAt: { keys: { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] } },

@@ -47,13 +47,11 @@ export const PROVIDER_NAME_PATTERN = Object.keys(nodeAt(clone(GatewayConfigSchem
 
 const valueFrom = (): JsonSchema => clone(ValueFromSchema);
 
-/** Credentials of a provider key that are still literal strings in a Provider resource. */
-export const PLAINTEXT_CREDENTIALS = [
-  'keys[].bedrock_key_config.access_key',
-  'keys[].bedrock_key_config.secret_key',
-  'keys[].bedrock_key_config.session_token',
-  'keys[].vertex_key_config.auth_credentials',
-] as const;
+/** Credentials inside a provider key's cloud config: in a Provider resource each is `<field>From`, a secretKeyRef. */
+export const KEY_CONFIG_CREDENTIALS: Readonly<Record<string, readonly string[]>> = {
+  bedrock_key_config: ['access_key', 'secret_key', 'session_token'],
+  vertex_key_config: ['auth_credentials'],
+};
 
 /** Fields reported by the reference gateway and ignored on input: no place in a desired state. */
 const BUDGET_STATUS_FIELDS = ['id', 'current_usage', 'last_reset'];
@@ -65,8 +63,10 @@ export function providerSpec(): JsonSchema {
   const keyRequired = (nodeAt(s, 'keys[]').required ?? []).includes('value');
   omit(s, 'keys[]', ['value']);
   addProperties(s, 'keys[]', { valueFrom: { ...valueFrom(), description: 'The API key, from a Secret key.' } }, keyRequired ? ['valueFrom'] : []);
-  // The operator renders only keys[].value from Secrets so far: these stay literal, and say so.
-  for (const path of PLAINTEXT_CREDENTIALS) nodeAt(s, path).description = 'Plain text in this resource (not from a Secret yet): prefer IAM roles or workload identity.';
+  for (const [config, fields] of Object.entries(KEY_CONFIG_CREDENTIALS)) {
+    omit(s, `keys[].${config}`, [...fields]);
+    addProperties(s, `keys[].${config}`, Object.fromEntries(fields.map((f) => [`${f}From`, { ...valueFrom(), description: `${f}, from a Secret key.` }])));
+  }
   addProperties(s, '', { name: { type: 'string', minLength: 1, pattern: PROVIDER_NAME_PATTERN, description: 'Provider name (openai, anthropic, a custom name); default metadata.name.' } });
   return s;
 }

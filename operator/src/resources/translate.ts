@@ -9,6 +9,7 @@ import { validateRuleForWrite } from '../../../proxy/src/routing/rules.ts';
 import { secretKeyName, type ManagedSection } from '../render/contract.ts';
 import { crRef, type CustomResource } from './kinds.ts';
 import { translateExtension } from './extensions.ts';
+import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 
 /** Data of the Secrets the CRs may reference, base64 as the API returns it. */
 export interface SecretLookup {
@@ -90,6 +91,18 @@ function provider(cr: CustomResource, spec: Record<string, unknown>, refs: Secre
       if (valueFrom === undefined) {
         errors.push({ path: `${at}.valueFrom`, message: 'is required (valueFrom.secretKeyRef names the Secret key holding the API key)' });
         return rest;
+      }
+      for (const [config, fields] of Object.entries(KEY_CONFIG_CREDENTIALS)) {
+        const kc = rest[config];
+        if (!isObject(kc)) continue;
+        const out: Record<string, unknown> = { ...kc };
+        for (const f of fields) {
+          if (out[f] !== undefined) errors.push({ path: `${at}.${config}.${f}`, message: `secret material is never a field: use ${f}From.secretKeyRef` });
+          const from = out[`${f}From`];
+          delete out[`${f}From`];
+          if (from !== undefined) out[f] = refs.use(`${at}.${config}.${f}From`, from, `keys_${i}_${f}`);
+        }
+        rest[config] = out;
       }
       return { ...rest, value: refs.use(`${at}.valueFrom`, valueFrom, `keys_${i}_value`) };
     });
