@@ -534,7 +534,7 @@ spec:
     assert.equal(condition(provider, 'Accepted')?.status, 'True');
     assert.equal(await a.metric('skybridge_operator_leader'), 1);
   });
-  test('the whole chain: a proxy following the namespace serves the CRs, keys from the Secrets, and refuses /api writes naming the CR', async () => {
+  test('the whole chain: a proxy following the namespace serves the CRs, keys from the Secrets, a RoutingRule CR routes within 2 s, and /api writes name the CR', async () => {
     const mock = await startMockProvider();
     const proxy = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig }, args: ['--kube-namespace', NS] });
     try {
@@ -564,6 +564,32 @@ spec:
         .create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hello' }] })
         .catch((e: unknown) => e);
       assert.ok(refused instanceof OpenAI.APIError && refused.status === 401);
+
+      // A RoutingRule CR sends matching requests elsewhere, within 2 s of kubectl apply.
+      const anthropic = {
+        apiVersion: 'gateway.skybridge.dev/v1alpha1',
+        kind: 'Provider',
+        metadata: { name: 'anthropic' },
+        spec: { keys: [{ name: 'default', valueFrom: { secretKeyRef: { name: 'llm-credentials', key: 'anthropic' } } }], network_config: { base_url: `${mock.url}/anthropic` } },
+      };
+      await apply(JSON.stringify(anthropic));
+      const rule = {
+        apiVersion: 'gateway.skybridge.dev/v1alpha1',
+        kind: 'RoutingRule',
+        metadata: { name: 'route-to-claude' },
+        spec: { cel_expression: 'headers["x-route"] == "claude"', targets: [{ provider: 'anthropic', model: 'claude-sonnet-4-5', weight: 1 }] },
+      };
+      const routed = async () => {
+        const r = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hello' }] }, { headers: { 'x-route': 'claude' } });
+        return (r as unknown as { extra_fields: { provider: string } }).extra_fields.provider;
+      };
+      assert.equal(await routed(), 'openai', 'no rule yet');
+      const appliedAt = Date.now();
+      await apply(JSON.stringify(rule));
+      await eventually(async () => assert.equal(await routed(), 'anthropic'), 20_000);
+      const took = Date.now() - appliedAt;
+      assert.ok(took < 2000, `the rule took ${took} ms to apply`);
+      assert.equal(await ask(), 'Mock reply to: Hello', 'requests the rule does not match keep their target');
 
       // /api is read-only: a write to a managed object names the CR to edit.
       const res = await fetch(`${proxy.url}/api/providers/openai`, { method: 'DELETE' });
