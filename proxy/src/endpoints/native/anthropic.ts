@@ -4,17 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../../http/exchange.ts';
 import type { ChatRequest, Usage } from '../../unified/chat.ts';
-import { invalidRequest, requireOperation } from '../../unified/errors.ts';
+import { invalidRequest } from '../../unified/errors.ts';
 import { fromAnthropicRequest } from '../../providers/anthropic/native/request.ts';
 import { toAnthropicMessage } from '../../providers/anthropic/native/response.ts';
 import { createAnthropicStreamEncoder, encodeAnthropicEvent } from '../../providers/anthropic/native/stream.ts';
 import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
 import type { AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
-import { acceptRequest, runInference } from '../inference.ts';
+import { serveNativeChat } from './native-chat.ts';
 import { collectModels } from '../models.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
-import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function parseMessagesRequest(body: unknown): ChatRequest {
   const b = body as Partial<AnthropicNativeRequest> | null;
@@ -25,7 +25,7 @@ function parseMessagesRequest(body: unknown): ChatRequest {
   return fromAnthropicRequest(b as AnthropicNativeRequest);
 }
 
-function anthropicUsage(u: unknown): Usage | undefined {
+export function anthropicUsage(u: unknown): Usage | undefined {
   const v = u as AnthropicMessage['usage'] | undefined;
   if (typeof v?.input_tokens !== 'number') return undefined;
   const input = v.input_tokens + (v.cache_read_input_tokens ?? 0) + (v.cache_creation_input_tokens ?? 0);
@@ -33,30 +33,15 @@ function anthropicUsage(u: unknown): Usage | undefined {
 }
 
 export async function anthropicMessages(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseMessagesRequest, 'chat', 'chat_completion', toAnthropicError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  const stream = req.stream === true;
-  await runInference<AnthropicMessage, EncodedItem>(ex, {
-    operation: 'chat',
-    requestType: stream ? 'chat_completion_stream' : 'chat_completion',
-    modelRequested: req.model,
-    targets,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'chat');
-      return adapter.chatRequest(req, t.model, stream);
-    },
-    parse: (body, att, ids) => toAnthropicMessage(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), req.model),
-    usage: anthropicUsage,
+  await serveNativeChat<AnthropicMessage>(ex, {
+    parse: parseMessagesRequest,
     errorBody: toAnthropicError,
-    stream: stream
-      ? (att, ids) => {
-          const encoder = createAnthropicStreamEncoder(req.model, `msg_${randomUUID().replace(/-/g, '')}`);
-          return encodedStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), encoder, encodeAnthropicEvent, (err) =>
-            encoder.fail(err).map(encodeAnthropicEvent).join(''),
-          );
-        }
-      : undefined,
+    usage: anthropicUsage,
+    answer: (res, req) => toAnthropicMessage(res, req.model),
+    stream: (chunks, req) => {
+      const encoder = createAnthropicStreamEncoder(req.model, `msg_${randomUUID().replace(/-/g, '')}`);
+      return encodedStreamPlan(chunks, encoder, encodeAnthropicEvent, (err) => encoder.fail(err).map(encodeAnthropicEvent).join(''));
+    },
   });
 }
 

@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../../http/exchange.ts';
 import type { Usage } from '../../unified/chat.ts';
-import { requireOperation } from '../../unified/errors.ts';
 import { PROVIDER_KINDS } from '../../providers/catalog.ts';
 import type { BedrockConverseResponse, BedrockUsage } from '../../providers/bedrock/types.ts';
 import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
@@ -21,8 +20,9 @@ import { toBedrockError, streamExceptionType } from '../../providers/bedrock/nat
 import { EVENT_STREAM_CONTENT_TYPE, exceptionFrame } from '../../providers/bedrock/native/eventstream.ts';
 import { encodeInvokeChunk, fromInvokeRequest, withInvocationMetrics } from '../../providers/bedrock/native/invoke.ts';
 import { toAnthropicMessage } from '../../providers/anthropic/native/response.ts';
+import { anthropicUsage } from './anthropic.ts';
 import { createAnthropicStreamEncoder } from '../../providers/anthropic/native/stream.ts';
-import { acceptRequest, runInference } from '../inference.ts';
+import { serveNativeChat } from './native-chat.ts';
 import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
 import type { StreamPlan } from '../../pipeline/stream-relay.ts';
 
@@ -44,13 +44,6 @@ function bedrockUsage(u: unknown): Usage | undefined {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function anthropicUsage(u: unknown): Usage | undefined {
-  const v = u as AnthropicMessage['usage'] | undefined;
-  if (typeof v?.input_tokens !== 'number') return undefined;
-  const input = v.input_tokens + (v.cache_read_input_tokens ?? 0) + (v.cache_creation_input_tokens ?? 0);
-  return { prompt_tokens: input, completion_tokens: v.output_tokens, total_tokens: input + v.output_tokens };
-}
-
 /** Event-stream answers: binary frames, written as latin1 text by the relay. */
 function eventStream(plan: StreamPlan<EncodedItem>, extraHeaders: Record<string, string> = {}): StreamPlan<EncodedItem> {
   return {
@@ -61,85 +54,39 @@ function eventStream(plan: StreamPlan<EncodedItem>, extraHeaders: Record<string,
 }
 
 function converse(stream: boolean) {
-  return async (ex: Exchange): Promise<void> => {
+  return (ex: Exchange): Promise<void> => {
     const modelId = ex.params[0];
-    const accepted = await acceptRequest(
-      ex,
-      (body) => fromBedrockConverseRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), stream),
-      'chat',
-      'chat_completion',
-      toBedrockError,
-    );
-    if (!accepted) return;
-    const { req, targets } = accepted;
     const latency = () => Math.round(performance.now() - ex.started);
-    await runInference<BedrockConverseResponse, EncodedItem>(ex, {
-      operation: 'chat',
-      requestType: stream ? 'chat_completion_stream' : 'chat_completion',
-      modelRequested: req.model,
-      targets,
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'chat');
-        return adapter.chatRequest(req, t.model, stream);
-      },
-      parse: (body, att, ids) => toBedrockConverseResponse(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), latency()),
-      usage: bedrockUsage,
+    return serveNativeChat<BedrockConverseResponse>(ex, {
+      parse: (body) => fromBedrockConverseRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), stream),
       errorBody: toBedrockError,
-      stream: stream
-        ? (att, ids) =>
-            eventStream(
-              encodedStreamPlan(
-                att.adapter.chatStream({ model: att.target.model, ...ids }),
-                createBedrockStreamEncoder(latency, ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')),
-                encodeBedrockEvent,
-                bedrockStreamError,
-              ),
-            )
-        : undefined,
+      usage: bedrockUsage,
+      answer: (res) => toBedrockConverseResponse(res, latency()),
+      stream: (chunks, _req, ids) =>
+        eventStream(
+          encodedStreamPlan(chunks, createBedrockStreamEncoder(latency, ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')), encodeBedrockEvent, bedrockStreamError),
+        ),
     });
   };
 }
 
 function invoke(stream: boolean) {
-  return async (ex: Exchange): Promise<void> => {
+  return (ex: Exchange): Promise<void> => {
     const modelId = ex.params[0];
-    const accepted = await acceptRequest(
-      ex,
-      (body) => fromInvokeRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), modelId, stream),
-      'chat',
-      'chat_completion',
-      toBedrockError,
-    );
-    if (!accepted) return;
-    const { req, targets } = accepted;
     const latency = () => Math.round(performance.now() - ex.started);
-    await runInference<AnthropicMessage, EncodedItem>(ex, {
-      operation: 'chat',
-      requestType: stream ? 'chat_completion_stream' : 'chat_completion',
-      modelRequested: req.model,
-      targets,
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'chat');
-        return adapter.chatRequest(req, t.model, stream);
-      },
-      parse: (body, att, ids) => toAnthropicMessage(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), modelId),
-      usage: anthropicUsage,
+    return serveNativeChat<AnthropicMessage>(ex, {
+      parse: (body) => fromInvokeRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), modelId, stream),
       errorBody: toBedrockError,
-      stream: stream
-        ? (att, ids) => {
-            const encoder = createAnthropicStreamEncoder(modelId, `msg_bdrk_${ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')}`);
-            const metrics = withInvocationMetrics(latency);
-            return eventStream(
-              encodedStreamPlan(
-                att.adapter.chatStream({ model: att.target.model, ...ids }),
-                encoder,
-                (ev) => encodeInvokeChunk(metrics(ev)),
-                (err) => exceptionFrame(streamExceptionType(err, true), err.message),
-              ),
-              { 'x-amzn-bedrock-content-type': 'application/json' },
-            );
-          }
-        : undefined,
+      usage: anthropicUsage,
+      answer: (res) => toAnthropicMessage(res, modelId),
+      stream: (chunks, _req, ids) => {
+        const encoder = createAnthropicStreamEncoder(modelId, `msg_bdrk_${ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')}`);
+        const metrics = withInvocationMetrics(latency);
+        return eventStream(
+          encodedStreamPlan(chunks, encoder, (ev) => encodeInvokeChunk(metrics(ev)), (err) => exceptionFrame(streamExceptionType(err, true), err.message)),
+          { 'x-amzn-bedrock-content-type': 'application/json' },
+        );
+      },
     });
   };
 }

@@ -14,7 +14,8 @@ import { toCohereError } from '../../providers/cohere/native/error.ts';
 import { cohereAdapter } from '../../providers/cohere/adapter.ts';
 import type { CohereChatResponse, CohereEmbedResponse, CohereRerankResponse, CohereUsage } from '../../providers/cohere/types.ts';
 import { acceptRequest, runInference } from '../inference.ts';
-import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+import { serveNativeChat } from './native-chat.ts';
+import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function cohereUsage(u: unknown): Usage | undefined {
   const v = u as CohereUsage | undefined;
@@ -25,30 +26,15 @@ function cohereUsage(u: unknown): Usage | undefined {
 }
 
 export async function cohereChat(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, fromCohereChatRequest, 'chat', 'chat_completion', toCohereError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  const stream = req.stream === true;
-  await runInference<CohereChatResponse, EncodedItem>(ex, {
-    operation: 'chat',
-    requestType: stream ? 'chat_completion_stream' : 'chat_completion',
-    modelRequested: req.model,
-    targets,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'chat');
-      return adapter.chatRequest(req, t.model, stream);
-    },
-    parse: (body, att, ids) => toCohereChatResponse(att.adapter.chatResponse(body, { model: att.target.model, ...ids })),
-    usage: cohereUsage,
+  await serveNativeChat<CohereChatResponse>(ex, {
+    parse: fromCohereChatRequest,
     errorBody: toCohereError,
-    stream: stream
-      ? (att, ids) => {
-          const encoder = createCohereStreamEncoder(randomUUID(), (req.tools?.length ?? 0) > 0);
-          return encodedStreamPlan(att.adapter.chatStream({ model: att.target.model, ...ids }), encoder, encodeCohereEvent, (err) =>
-            encoder.fail(err).map(encodeCohereEvent).join(''),
-          );
-        }
-      : undefined,
+    usage: cohereUsage,
+    answer: (res) => toCohereChatResponse(res),
+    stream: (chunks, req) => {
+      const encoder = createCohereStreamEncoder(randomUUID(), (req.tools?.length ?? 0) > 0);
+      return encodedStreamPlan(chunks, encoder, encodeCohereEvent, (err) => encoder.fail(err).map(encodeCohereEvent).join(''));
+    },
   });
 }
 

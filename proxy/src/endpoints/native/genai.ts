@@ -12,9 +12,10 @@ import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/g
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
 import { acceptRequest, runInference } from '../inference.ts';
+import { serveNativeChat } from './native-chat.ts';
 import { collectModels } from '../models.ts';
 import { sendError, sendJson } from '../../http/respond.ts';
-import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('request body must be a JSON object');
@@ -31,41 +32,19 @@ function geminiUsage(u: unknown): Usage | undefined {
 function generate(stream: boolean) {
   return async (ex: Exchange): Promise<void> => {
     const model = ex.params[0];
-    const accepted = await acceptRequest(
-      ex,
-      (body) => ({ ...fromGeminiRequest(objectBody(body) as unknown as GeminiGenerateContentRequest, model), stream }),
-      'chat',
-      'chat_completion',
-      toGeminiError,
-    );
-    if (!accepted) return;
-    const { req, targets } = accepted;
-    await runInference<GeminiGenerateContentResponse & { usage?: unknown }, EncodedItem>(ex, {
-      operation: 'chat',
-      requestType: stream ? 'chat_completion_stream' : 'chat_completion',
+    await serveNativeChat<GeminiGenerateContentResponse & { usage?: unknown }>(ex, {
+      parse: (body) => ({ ...fromGeminiRequest(objectBody(body) as unknown as GeminiGenerateContentRequest, model), stream }),
       modelRequested: model,
-      targets,
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'chat');
-        return adapter.chatRequest(req, t.model, stream);
-      },
-      parse: (body, att, ids) => {
-        const out: GeminiGenerateContentResponse & { usage?: unknown } = toGeminiResponse(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), model);
+      answer: (res) => {
+        const out: GeminiGenerateContentResponse & { usage?: unknown } = toGeminiResponse(res, model);
         // The runner reads `usage`; Gemini calls it usageMetadata.
         Object.defineProperty(out, 'usage', { value: out.usageMetadata, enumerable: false });
         return out;
       },
       usage: geminiUsage,
       errorBody: toGeminiError,
-      stream: stream
-        ? (att, ids) =>
-            encodedStreamPlan(
-              att.adapter.chatStream({ model: att.target.model, ...ids }),
-              createGeminiStreamEncoder(model, ids.id),
-              encodeGeminiSse,
-              (err) => `data: ${JSON.stringify(toGeminiError(err).body)}\r\n\r\n`,
-            )
-        : undefined,
+      stream: (chunks, _req, ids) =>
+        encodedStreamPlan(chunks, createGeminiStreamEncoder(model, ids.id), encodeGeminiSse, (err) => `data: ${JSON.stringify(toGeminiError(err).body)}\r\n\r\n`),
     });
   };
 }

@@ -2,6 +2,7 @@
 // kind of output (or a new tool-call index) closes it with its `.done` events, the way OpenAI
 // streams. The terminal response is assembled by the same builders chatToResponses uses.
 import type { ChatChunk, FinishReason, ReasoningDetail, ToolCall, ToolCallDelta, Usage } from '../chat.ts';
+import { readChunk, type ChunkReader } from '../stream.ts';
 import type {
   ResponsesItemStatus,
   ResponsesObject,
@@ -206,6 +207,15 @@ export function createResponsesStreamEncoder(req: ResponsesRequest, ids: Respons
     emit({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: item.index, delta: args });
   };
 
+  const reader: ChunkReader = {
+    reasoning: (text, details) => {
+      if (text) reasoningText(text);
+      if (details.length) reasoningDetails(details);
+    },
+    text: (text, refusal) => messageDelta(refusal ? 'refusal' : 'output_text', text),
+    toolCall: toolDelta,
+  };
+
   return {
     push(chunk) {
       if (over) return [];
@@ -213,16 +223,7 @@ export function createResponsesStreamEncoder(req: ResponsesRequest, ids: Respons
       start();
       if (chunk.usage) usage = chunk.usage;
       // The Responses API has a single output; extra choices (n > 1) have nowhere to go.
-      const choice = chunk.choices.find((c) => c.index === 0);
-      if (choice) {
-        const delta = choice.delta;
-        if (delta.reasoning) reasoningText(delta.reasoning);
-        if (delta.reasoning_details?.length) reasoningDetails(delta.reasoning_details);
-        if (delta.content) messageDelta('output_text', delta.content);
-        if (delta.refusal) messageDelta('refusal', delta.refusal);
-        for (const tc of delta.tool_calls ?? []) toolDelta(tc);
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
+      finishReason = readChunk(chunk, reader) ?? finishReason;
       return drain();
     },
 

@@ -4,6 +4,7 @@
 // message_delta (stop reason, usage) and message_stop. The inverse of ../stream.ts.
 import type { ChatChunk, FinishReason, ReasoningDetail, ToolCallDelta, Usage } from '../../../unified/chat.ts';
 import type { GatewayError } from '../../../unified/errors.ts';
+import { readChunk, type ChunkReader } from '../../../unified/stream.ts';
 import type { AnthropicContentBlock, AnthropicContentDelta, AnthropicDeltaUsage, AnthropicStreamEvent } from '../types.ts';
 import { toAnthropicError } from './error.ts';
 import { redactedData, toAnthropicUsage, toStopReason } from './response.ts';
@@ -139,20 +140,14 @@ export function createAnthropicStreamEncoder(model: string, messageId: string): 
     if (args) delta(block.index, { type: 'input_json_delta', partial_json: args });
   };
 
+  const reader: ChunkReader = { reasoning, text, toolCall };
+
   return {
     push(chunk) {
       if (over) return [];
       if (chunk.usage) usage = chunk.usage;
       start();
-      const choice = chunk.choices.find((c) => c.index === 0);
-      if (choice) {
-        const d = choice.delta;
-        if (d.reasoning || d.reasoning_details?.length) reasoning(d.reasoning, d.reasoning_details ?? []);
-        if (d.content) text(d.content);
-        if (d.refusal) text(d.refusal);
-        for (const tc of d.tool_calls ?? []) toolCall(tc);
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
+      finishReason = readChunk(chunk, reader) ?? finishReason;
       return drain();
     },
 

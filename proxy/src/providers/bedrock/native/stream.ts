@@ -5,6 +5,7 @@
 // ../stream.ts; frames are written with ./eventstream.ts.
 import type { ChatChunk, FinishReason, ReasoningDetail, ToolCallDelta, Usage } from '../../../unified/chat.ts';
 import type { GatewayError } from '../../../unified/errors.ts';
+import { readChunk, type ChunkReader } from '../../../unified/stream.ts';
 import type { BedrockStreamEvents } from '../types.ts';
 import { eventFrame, exceptionFrame } from './eventstream.ts';
 import { streamExceptionType } from './error.ts';
@@ -122,20 +123,14 @@ export function createBedrockStreamEncoder(latencyMs: () => number, toolIdPrefix
     if (args) delta(block.index, { toolUse: { input: args } });
   };
 
+  const reader: ChunkReader = { reasoning, text, toolCall };
+
   return {
     push(chunk) {
       if (over) return [];
       if (chunk.usage) usage = chunk.usage;
       start();
-      const choice = chunk.choices.find((c) => c.index === 0);
-      if (choice) {
-        const d = choice.delta;
-        if (d.reasoning || d.reasoning_details?.length) reasoning(d.reasoning, d.reasoning_details ?? []);
-        if (d.content) text(d.content);
-        if (d.refusal) text(d.refusal);
-        for (const tc of d.tool_calls ?? []) toolCall(tc);
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
+      finishReason = readChunk(chunk, reader) ?? finishReason;
       return drain();
     },
 

@@ -4,6 +4,7 @@
 // message-end (finish reason, usage). The inverse of ../stream.ts.
 import type { ChatChunk, FinishReason, ToolCallDelta, Usage } from '../../../unified/chat.ts';
 import type { GatewayError } from '../../../unified/errors.ts';
+import { readChunk, type ChunkReader } from '../../../unified/stream.ts';
 import type { CohereStreamEvent } from '../types.ts';
 import { toCohereFinishReason, toCohereUsage } from './response.ts';
 
@@ -90,21 +91,21 @@ export function createCohereStreamEncoder(messageId: string, toolPlan: boolean):
     if (args) out.push({ type: 'tool-call-delta', index: block.index, delta: { message: { tool_calls: { function: { arguments: args } } } } });
   };
 
+  const reader: ChunkReader = {
+    reasoning: (t, details) => {
+      const thought = t || details.map((r) => r.text ?? r.summary ?? '').join('');
+      if (thought) reasoning(thought);
+    },
+    text: (t) => content('text', t),
+    toolCall,
+  };
+
   return {
     push(chunk) {
       if (over) return [];
       if (chunk.usage) usage = chunk.usage;
       start();
-      const choice = chunk.choices.find((c) => c.index === 0);
-      if (choice) {
-        const d = choice.delta;
-        const thought = d.reasoning || (d.reasoning_details ?? []).map((r) => r.text ?? r.summary ?? '').join('');
-        if (thought) reasoning(thought);
-        if (d.content) content('text', d.content);
-        if (d.refusal) content('text', d.refusal);
-        for (const tc of d.tool_calls ?? []) toolCall(tc);
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
+      finishReason = readChunk(chunk, reader) ?? finishReason;
       return drain();
     },
 
