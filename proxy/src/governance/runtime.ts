@@ -105,6 +105,8 @@ function setOf(list: readonly string[] | undefined): ModelSet {
  * does not depend on how much of a guess matches a real key; the final check is constant-time.
  */
 export function findVirtualKey(rt: GovernanceRuntime, presented: string): VirtualKeyRuntime | undefined {
+  // No keys configured (the plain gateway): nothing to hash on every request.
+  if (rt.virtualKeys.size === 0) return undefined;
   const d = digest(presented);
   const hit = rt.virtualKeys.get(d.toString('base64'));
   if (!hit) return undefined;

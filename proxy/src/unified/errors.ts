@@ -89,3 +89,13 @@ export const unsupportedOperation = (provider: string, operation: string) =>
 export function requireOperation(provider: { name: string; operations: ReadonlySet<string> }, operation: string): void {
   if (!provider.operations.has(operation)) throw unsupportedOperation(provider.name, operation);
 }
+
+/** An upstream error body as JSON: parsed when it came as text, undefined when the text is not JSON. */
+export function errorJson(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 // Anthropic error bodies: `{type:'error', error:{type, message}, request_id}`. Proxies and load
 // balancers in front of the API can answer with HTML or plain text instead, so nothing is assumed.
-import type { UpstreamErrorDetail } from '../../unified/errors.ts';
+import { errorJson, type UpstreamErrorDetail } from '../../unified/errors.ts';
 
 /** Documented HTTP status of each Anthropic error type. */
 const STATUS_BY_TYPE: Record<string, number> = {
@@ -31,14 +31,7 @@ export function typeForStatus(status: number): string {
 const MAX_RAW_MESSAGE = 500;
 
 export function fromAnthropicError(status: number, body: unknown): UpstreamErrorDetail {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      parsed = undefined;
-    }
-  }
+  const parsed = errorJson(body);
   const error = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : undefined;
   const type = typeof error?.type === 'string' && error.type ? error.type : typeForStatus(status);
   let message = typeof error?.message === 'string' && error.message ? error.message : undefined;

@@ -1,7 +1,7 @@
 // Bedrock errors: `{message}` (sometimes `Message`) with the exception name in the
 // `x-amzn-errortype` header (`ValidationException:http://internal.amazon.com/...`), or `__type` in
 // the body. Stream exceptions carry the name in the `:exception-type` event header.
-import type { UpstreamErrorDetail } from '../../unified/errors.ts';
+import { errorJson, type UpstreamErrorDetail } from '../../unified/errors.ts';
 
 const STATUS_BY_TYPE: Record<string, number> = {
   ValidationException: 400,
@@ -35,14 +35,7 @@ function typeForStatus(status: number): string {
 }
 
 export function fromBedrockError(status: number, body: unknown, headers?: Record<string, string | string[] | undefined>): UpstreamErrorDetail {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      parsed = undefined;
-    }
-  }
+  const parsed = errorJson(body);
   const obj = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   const header = headers?.['x-amzn-errortype'];
   const rawType = (Array.isArray(header) ? header[0] : header) ?? (typeof obj.__type === 'string' ? obj.__type : '');

@@ -1,6 +1,6 @@
 // Cohere error bodies: `{id, message}` (older answers: `{message}` only). Proxies in front of the
 // API may answer HTML or plain text instead.
-import type { UpstreamErrorDetail } from '../../unified/errors.ts';
+import { errorJson, type UpstreamErrorDetail } from '../../unified/errors.ts';
 
 const MAX_RAW_MESSAGE = 500;
 
@@ -20,14 +20,7 @@ export function typeForStatus(status: number): string {
 }
 
 export function fromCohereError(status: number, body: unknown): UpstreamErrorDetail {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      parsed = undefined;
-    }
-  }
+  const parsed = errorJson(body);
   const rec = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   let message = typeof rec?.message === 'string' && rec.message ? rec.message : undefined;
   if (message === undefined && typeof body === 'string' && body.trim()) message = body.trim().slice(0, MAX_RAW_MESSAGE);

@@ -3,7 +3,7 @@
 // paths, two body tweaks for Claude and authentication differ.
 import type { FormatAdapter, UpstreamRequest } from '../adapter.ts';
 import type { ChatRequest } from '../../unified/chat.ts';
-import { GatewayError, unsupportedOperation, type UpstreamErrorDetail } from '../../unified/errors.ts';
+import { GatewayError, errorJson, unsupportedOperation, type UpstreamErrorDetail } from '../../unified/errors.ts';
 import { toGeminiRequest } from '../gemini/request.ts';
 import { fromGeminiResponse } from '../gemini/response.ts';
 import { createGeminiStreamTranslator } from '../gemini/stream.ts';
@@ -52,14 +52,8 @@ function chatRequest(req: ChatRequest, model: string, stream: boolean): Upstream
 
 /** Errors from Claude's backend keep Anthropic's shape; Vertex's own (auth, quota, routing) are Google's. */
 function vertexError(status: number, body: unknown): UpstreamErrorDetail {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      // Plain text: read as a Google error below.
-    }
-  }
+  // Plain text: read as a Google error below.
+  const parsed = errorJson(body) ?? body;
   const anthropicShaped = typeof parsed === 'object' && parsed !== null && (parsed as { type?: unknown }).type === 'error';
   if (anthropicShaped) return fromAnthropicError(status, parsed);
   const detail = fromGeminiError(status, parsed);
