@@ -5,7 +5,7 @@
 //   node bench/cel-compare.ts            prints markdown tables (pasted into docs/routing.md)
 import { Environment } from '@marcbachmann/cel-js';
 import { evaluate as chromeEvaluate, parse as chromeParse } from 'cel-js';
-import { compileCel, type CelVars } from '../proxy/src/routing/cel.ts';
+import { compileCel, VARIABLE_TYPES, type CelVars } from '../proxy/src/routing/cel.ts';
 import { compileRules } from '../proxy/src/routing/rules.ts';
 import { decide, type RoutingContext } from '../proxy/src/routing/decide.ts';
 import type { RoutingRule } from '../proxy/src/config/governance-schema.ts';
@@ -20,27 +20,10 @@ interface Library {
   isMissingKey(err: unknown): boolean;
 }
 
-const VAR_TYPES: Record<keyof CelVars, string> = {
-  model: 'string',
-  provider: 'string',
-  request_type: 'string',
-  headers: 'map<string, string>',
-  params: 'map<string, string>',
-  virtual_key_id: 'string',
-  virtual_key_name: 'string',
-  team_id: 'string',
-  team_name: 'string',
-  customer_id: 'string',
-  customer_name: 'string',
-  budget_used: 'double',
-  tokens_used: 'double',
-  request: 'double',
-  complexity_tier: 'string',
-};
 
 function marcbachmann(): Library {
   const env = new Environment({ homogeneousAggregateLiterals: false });
-  for (const [n, t] of Object.entries(VAR_TYPES)) env.registerVariable(n, t);
+  for (const [n, t] of Object.entries(VARIABLE_TYPES)) env.registerVariable(n, t);
   return {
     name: '@marcbachmann/cel-js 8.0.0',
     compile(expr) {

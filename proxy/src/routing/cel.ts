@@ -29,7 +29,7 @@ export interface CelVars {
 
 export type CelVarName = keyof CelVars;
 
-const VARIABLE_TYPES: Readonly<Record<CelVarName, string>> = {
+export const VARIABLE_TYPES: Readonly<Record<CelVarName, string>> = {
   model: 'string',
   provider: 'string',
   request_type: 'string',
