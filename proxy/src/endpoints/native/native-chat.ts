@@ -1,0 +1,48 @@
+// The shape every provider-native chat endpoint shares (/anthropic messages and complete, /genai
+// generateContent, /bedrock converse and invoke, /cohere chat): native request in, the unified chat
+// pipeline against any provider, native answer, stream and errors out. Each endpoint supplies only
+// its translators.
+import type { Exchange } from '../../http/exchange.ts';
+import type { ErrorRenderer } from '../../http/respond.ts';
+import type { ChatRequest, ChatResponse, Usage } from '../../unified/chat.ts';
+import type { StreamTranslator } from '../../unified/stream.ts';
+import { requireOperation } from '../../unified/errors.ts';
+import type { StreamPlan } from '../../pipeline/stream-relay.ts';
+import type { EncodedItem } from '../chunk-stream-plan.ts';
+import { acceptRequest, runInference } from '../inference.ts';
+
+export interface NativeChat<TOut> {
+  /** The native body into the unified request, `stream` set when the client asked for one. */
+  parse(body: unknown): ChatRequest;
+  /** `text_completion` for legacy completion APIs served over chat. */
+  requestType?: 'chat_completion' | 'text_completion';
+  /** The model as the client named it, when not the request's own (a path parameter). */
+  modelRequested?: string;
+  errorBody: ErrorRenderer;
+  /** Reads the native answer's `usage` member. */
+  usage(usage: unknown): Usage | undefined;
+  answer(res: ChatResponse, req: ChatRequest): TOut;
+  stream(chunks: StreamTranslator, req: ChatRequest, ids: { id: string; created: number }): StreamPlan<EncodedItem>;
+}
+
+export async function serveNativeChat<TOut extends object>(ex: Exchange, spec: NativeChat<TOut>): Promise<void> {
+  const base = spec.requestType ?? 'chat_completion';
+  const accepted = await acceptRequest(ex, spec.parse, 'chat', base, spec.errorBody);
+  if (!accepted) return;
+  const { req, targets } = accepted;
+  const stream = req.stream === true;
+  await runInference<TOut, EncodedItem>(ex, {
+    operation: 'chat',
+    requestType: stream ? `${base}_stream` : base,
+    modelRequested: spec.modelRequested ?? req.model,
+    targets,
+    build: (t, adapter) => {
+      requireOperation(t.provider, 'chat');
+      return adapter.chatRequest(req, t.model, stream);
+    },
+    parse: (body, att, ids) => spec.answer(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), req),
+    usage: spec.usage,
+    errorBody: spec.errorBody,
+    stream: stream ? (att, ids) => spec.stream(att.adapter.chatStream({ model: att.target.model, ...ids }), req, ids) : undefined,
+  });
+}
