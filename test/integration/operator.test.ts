@@ -157,6 +157,7 @@ async function startOperator(identity: string, extra: string[] = []): Promise<Op
 /** Operators started by this file, for their logs when a wait times out. */
 const running: Operator[] = [];
 
+const leaseTransitions = async () => (await api<{ spec: { leaseTransitions?: number } }>(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/skybridge-operator`))?.spec.leaseTransitions ?? 0;
 const leaseHolder = async () => (await api<{ spec: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/skybridge-operator`))?.spec.holderIdentity;
 
 /** Least privilege, as charts/skybridge grants it: the operators run as this user, not as admin. */
@@ -584,11 +585,19 @@ spec:
         return (r as unknown as { extra_fields: { provider: string } }).extra_fields.provider;
       };
       assert.equal(await routed(), 'openai', 'no rule yet');
-      const appliedAt = Date.now();
+      // The API server restart earlier left watches reconnecting with backoff (up to 15 s after its
+      // 429s while starting): wait until a routing-rule change renders again, then time one.
+      await apply(JSON.stringify({ ...rule, metadata: { name: 'warm-up' }, spec: { ...rule.spec, enabled: false } }));
+      await waitFor('the routing-rule watch to be live', async () => (await rendered())?.index.managed.routing_rules?.includes('warm-up') || undefined, 30_000);
+      const transitionsBefore = await leaseTransitions();
       await apply(JSON.stringify(rule));
+      const appliedAt = Date.now();
       await eventually(async () => assert.equal(await routed(), 'anthropic'), 20_000);
       const took = Date.now() - appliedAt;
-      assert.ok(took < 2000, `the rule took ${took} ms to apply`);
+      // Two operators with a 3 s lease run in this suite: on a loaded machine leadership can change
+      // hands mid-window, and then the new leader's first reconcile sets the pace.
+      const handover = (await leaseTransitions()) !== transitionsBefore;
+      assert.ok(took < (handover ? LEASE_SECONDS * 1000 + 2000 : 2000), `the rule took ${took} ms to apply${handover ? ' (leader changed)' : ''}`);
       assert.equal(await ask(), 'Mock reply to: Hello', 'requests the rule does not match keep their target');
 
       // /api is read-only: a write to a managed object names the CR to edit.
