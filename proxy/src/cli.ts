@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import type { LogLevel, LogStyle } from './log.ts';
+import { DEFAULT_LIMITS, type ListenerLimits } from './http/limits.ts';
 
 export interface CliOptions {
   appDir: string | undefined;
@@ -13,6 +14,8 @@ export interface CliOptions {
   workers: number;
   /** Follow the operator's rendered configuration in this namespace instead of config.json. */
   kubeNamespace: string | undefined;
+  /** Per-connection bounds of the listener (timeouts, header size, HTTP/2 streams). */
+  limits: ListenerLimits;
 }
 
 export const USAGE = `Usage: skybridge [options]
@@ -24,6 +27,11 @@ export const USAGE = `Usage: skybridge [options]
   --workers N|auto     worker processes sharing the port (default 1, env WORKERS; auto = one per core)
   --kube-namespace NS  follow the configuration the Skybridge operator renders in namespace NS
                        (env SKYBRIDGE_KUBE_NAMESPACE; KUBECONFIG or in-cluster credentials)
+  --headers-timeout S  seconds a client may take to send request headers (default ${DEFAULT_LIMITS.headersTimeoutMs / 1000})
+  --request-timeout S  seconds a client may take to send a whole request, body included, on
+                       HTTP/1.1 and HTTP/2 alike (default ${DEFAULT_LIMITS.requestTimeoutMs / 1000}; answering may take longer)
+  --max-header-size B  largest request header block in bytes (default ${DEFAULT_LIMITS.maxHeaderBytes})
+  --h2-max-streams N   concurrent HTTP/2 streams per connection (default ${DEFAULT_LIMITS.h2MaxStreams})
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -39,6 +47,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'log-style': { type: 'string' },
       workers: { type: 'string' },
       'kube-namespace': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'max-header-size': { type: 'string' },
+      'h2-max-streams': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -55,5 +67,29 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new Error(`--workers must be an integer 1-256 or 'auto', got '${workersArg}'`);
   const kubeNamespace = values['kube-namespace'] ?? (env.SKYBRIDGE_KUBE_NAMESPACE || undefined);
   if (kubeNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(kubeNamespace)) throw new Error(`--kube-namespace must be a Kubernetes namespace name, got '${kubeNamespace}'`);
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace };
+  const limits: ListenerLimits = {
+    ...DEFAULT_LIMITS,
+    headersTimeoutMs: seconds('--headers-timeout', values['headers-timeout'], DEFAULT_LIMITS.headersTimeoutMs),
+    requestTimeoutMs: seconds('--request-timeout', values['request-timeout'], DEFAULT_LIMITS.requestTimeoutMs),
+    maxHeaderBytes: integer('--max-header-size', values['max-header-size'], DEFAULT_LIMITS.maxHeaderBytes, 1024, 1024 * 1024),
+    h2MaxStreams: integer('--h2-max-streams', values['h2-max-streams'], DEFAULT_LIMITS.h2MaxStreams, 1, 10_000),
+  };
+  // node:http refuses a header timeout longer than the whole-request timeout.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error('--headers-timeout must not exceed --request-timeout');
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits };
+}
+
+/** A positive number of seconds (fractions allowed, for tests), in milliseconds. */
+function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new Error(`${flag} must be a number of seconds between 0 and 86400, got '${value}'`);
+  return Math.round(n * 1000);
+}
+
+function integer(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer ${min}-${max}, got '${value}'`);
+  return n;
 }

@@ -7,16 +7,18 @@ import { configureLog, log } from './log.ts';
 import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedConfig } from './config/load.ts';
 import { compileSnapshot } from './config/snapshot.ts';
 import { SnapshotHolder, watchConfigFile } from './config/source.ts';
-import { ConfigService } from './config/service.ts';
-import { FileConfigStore, MemoryConfigStore, type ConfigStore } from './config/store.ts';
-import { RedisConfigStore } from './config/redis-store.ts';
-import { connectRedis, DEFAULT_KEY_PREFIX, redisFromEnv } from './state/redis.ts';
+import { ConfigService, seedDigest } from './config/service.ts';
+import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from './config/store.ts';
+import { ConfigStoreUnavailableError, RedisConfigStore } from './config/redis-store.ts';
+import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './state/redis.ts';
+import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { installGovernanceServices } from './governance/services.ts';
 import type { CounterStore } from './governance/counters/store.ts';
 import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
 import { createGatewayServer, listen } from './http/server.ts';
+import { installProcessGuards } from './http/process-guard.ts';
 import { createApiHandler } from './api/app.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
@@ -70,8 +72,10 @@ async function main(): Promise<void> {
   holder.onSwap((next) => void catalog.refresh(next));
 
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const server = createGatewayServer(holder, routes, patterns, createApiHandler(service));
+  const server = createGatewayServer(holder, routes, patterns, createApiHandler(service), opts.limits);
   const { port } = await listen(server, opts.port, opts.host);
+  // Only once serving: a failure to start must still end the process.
+  installProcessGuards();
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `http://${opts.host}:${port}`,
@@ -92,19 +96,23 @@ async function main(): Promise<void> {
 
 /**
  * The config store and counters: in Redis when `redis` is configured (shared by every replica),
- * else a file in the app dir and process memory.
+ * else a file in the app dir and process memory. Redis being away never stops the start: the
+ * gateway serves the start-up document, governed requests get a 503 naming Redis, /health says
+ * `redis: "unavailable"`, and the stored document is seeded or adopted once Redis answers.
  */
 async function openState(loaded: LoadedConfig, appDir: string | undefined, kube = false): Promise<{ service: ConfigService; counters: CounterStore }> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
+  let redis: SharedRedis | undefined;
   if (redisCfg) {
-    const client = await connectRedis(redisCfg);
-    const prefix = redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX;
-    store = new RedisConfigStore(client, prefix);
     const redisCounters = new RedisCounterStore(redisCfg);
-    await redisCounters.ready();
     counters = redisCounters;
+    // Kubernetes replicas keep no document in Redis, only counters.
+    redis = kube ? undefined : openRedis(redisCfg);
+    const shared = redis;
+    registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
+    store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
@@ -114,7 +122,20 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined, kube 
     const holder = new SnapshotHolder(compileSnapshot(loaded.config));
     return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters };
   }
-  const stored = await ConfigService.initialDocument(store, loaded.raw);
+  let stored: StoredConfig | undefined;
+  if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
+    try {
+      stored = await ConfigService.initialDocument(store, loaded.raw);
+    } catch (err) {
+      if (!(err instanceof ConfigStoreUnavailableError)) throw err;
+    }
+  }
+  if (!stored) {
+    // Revision 0: whatever Redis holds once it answers is newer, and is adopted (after seeding).
+    stored = { seed: seedDigest(loaded.raw), revision: 0, document: loaded.raw };
+    log.warn('Redis is unreachable: serving the start-up configuration; /api changes are refused until Redis answers, then the stored configuration is synced', { addr: redisCfg?.addr });
+    (store as RedisConfigStore).seedWhenReady(() => ConfigService.initialDocument(store, loaded.raw));
+  }
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
   const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored);
   return { service, counters };

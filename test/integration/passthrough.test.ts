@@ -1,7 +1,11 @@
-// /<provider>_passthrough/...: forwarded untouched, auth injected from the key pool.
-import { after, before, test } from 'node:test';
+// /<provider>_passthrough/...: forwarded untouched, auth injected from the key pool; the path and
+// headers kept within bounds, redirects and the gateway's own keys never relayed.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '../helpers/setup.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 
 let stack: Stack;
 before(async () => {
@@ -41,4 +45,125 @@ test('upstream errors keep their status and body; unknown providers are 404', as
   assert.equal(((await res.json()) as { error: { status: string } }).error.status, 'RESOURCE_EXHAUSTED');
   const missing = await fetch(`${stack.gateway.url}/groq_passthrough/v1/models`);
   assert.equal(missing.status, 404);
+});
+
+// --- Upstream hygiene: the path as received and never above the base path, only the request's own
+// headers, no redirects relayed, and the gateway's key never echoed back. ---
+
+/** A raw HTTP/1.1 request: fetch would normalise `..` and `%2e%2e` before sending. */
+function rawRequest(url: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('the path goes upstream exactly as received, percent-escapes and query included', async () => {
+  const res = await rawRequest(stack.gateway.url, '/openai_passthrough/v1/models/gpt%2D4o?after=a%2Fb&x=%20');
+  assert.equal(res.status, 200, res.body);
+  const seen = stack.mock.requests.at(-1)!;
+  assert.equal(seen.path, '/openai/v1/models/gpt%2D4o');
+});
+
+test('a path that could leave the base path is a 400 and never reaches the provider', async () => {
+  const before = stack.mock.requests.length;
+  for (const path of [
+    '/openai_passthrough/v1/%2e%2e/%2e%2e/admin',
+    '/openai_passthrough/%2E%2E/secret',
+    '/openai_passthrough/v1/..%2f..%2fadmin',
+    '/openai_passthrough/v1/..%5c..%5cadmin',
+    '/openai_passthrough/v1/%252e%252e/%252e%252e/admin',
+    '/openai_passthrough/v1/../../admin',
+    '/openai_passthrough/v1/./models',
+    '/openai_passthrough/v1/a%00b',
+  ]) {
+    const res = await rawRequest(stack.gateway.url, path);
+    assert.equal(res.status, 400, `${path}: ${res.body}`);
+    const err = (JSON.parse(res.body) as { error: { message: string } }).error;
+    assert.match(err.message, /passthrough path/);
+  }
+  assert.equal(stack.mock.requests.length, before);
+});
+
+test('hop-by-hop and client-identity headers stay at the gateway', async () => {
+  const res = await rawRequest(stack.gateway.url, '/openai_passthrough/v1/models', {
+    cookie: 'session=client-cookie',
+    'x-forwarded-for': '10.1.2.3',
+    'x-forwarded-host': 'evil.example',
+    forwarded: 'for=10.1.2.3',
+    'x-real-ip': '10.1.2.3',
+    via: '1.1 client-proxy',
+    'proxy-authorization': 'Basic c2VjcmV0',
+    connection: 'keep-alive, x-hop-secret',
+    'x-hop-secret': 'not for upstream',
+    'x-api-key': 'client-key',
+    'x-custom': 'kept',
+  });
+  assert.equal(res.status, 200, res.body);
+  const h = stack.mock.requests.at(-1)!.headers;
+  for (const name of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'forwarded', 'x-real-ip', 'via', 'proxy-authorization', 'x-hop-secret', 'x-api-key']) {
+    assert.equal(h[name], undefined, `${name} was forwarded`);
+  }
+  assert.equal(h['x-custom'], 'kept');
+  assert.equal(h.authorization, 'Bearer sk-openai-test');
+});
+
+describe('against an upstream that redirects, sets cookies and echoes keys', () => {
+  const SECRET = 'sk-live-gateway-secret-0123456789';
+  let upstream: Server;
+  let gw: RunningGateway;
+  const seen: string[] = [];
+  before(async () => {
+    upstream = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      if (req.url?.startsWith('/up/v1/moved')) {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        res.end();
+      } else if (req.url?.startsWith('/up/v1/echo')) {
+        res.writeHead(401, { 'content-type': 'application/json', 'set-cookie': 'upstream=1', 'x-upstream': 'yes' });
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}`, header: req.headers.authorization } }));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream=1', connection: 'x-conn-only', 'x-conn-only': 'hop' });
+        res.end('{"ok":true}');
+      }
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    const port = (upstream.address() as AddressInfo).port;
+    gw = await startGateway({ providers: { openai: { keys: [{ name: 'k', value: SECRET, weight: 1 }], network_config: { base_url: `http://127.0.0.1:${port}/up`, max_retries: 0 } } } });
+  });
+  after(async () => {
+    await gw.stop();
+    await new Promise((r) => upstream.close(r));
+  });
+
+  test('an upstream redirect is a 502, not relayed', async () => {
+    const res = await fetch(`${gw.url}/openai_passthrough/v1/moved`, { redirect: 'manual' });
+    assert.equal(res.status, 502);
+    assert.equal(res.headers.get('location'), null);
+    const err = ((await res.json()) as { error: { message: string; type: string } }).error;
+    assert.equal(err.type, 'upstream_redirect');
+    assert.match(err.message, /redirect \(302\)/);
+  });
+
+  test("the gateway's key is scrubbed from a relayed error; upstream cookies are not relayed", async () => {
+    const res = await fetch(`${gw.url}/openai_passthrough/v1/echo`);
+    assert.equal(res.status, 401);
+    const text = await res.text();
+    assert.ok(!text.includes(SECRET), text);
+    assert.match(text, /\[REDACTED\]/);
+    assert.equal(res.headers.get('x-upstream'), 'yes');
+    assert.equal(res.headers.get('set-cookie'), null);
+    const ok = await fetch(`${gw.url}/openai_passthrough/v1/fine`);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('set-cookie'), null);
+    assert.equal(ok.headers.get('x-conn-only'), null);
+    assert.deepEqual(await ok.json(), { ok: true });
+  });
 });

@@ -53,7 +53,7 @@ function nonNegative(v: unknown): boolean {
 /** Why `v` is not a valid Fault, or undefined when it is. */
 export function faultProblem(v: unknown): string | undefined {
   if (!isObject(v)) return 'expected an object';
-  const known = new Set(['format', 'model', 'status', 'message', 'retryAfter', 'latencyMs', 'resetAfterChunks', 'dropConnection', 'times']);
+  const known = new Set(['format', 'model', 'status', 'message', 'retryAfter', 'latencyMs', 'resetAfterChunks', 'dropConnection', 'times', 'reply', 'oversize']);
   for (const k of Object.keys(v)) if (!known.has(k)) return `unknown field "${k}"`;
   if (v.format !== undefined && !FORMATS.includes(v.format as Format)) return `format must be one of ${FORMATS.join(', ')}`;
   if (v.model !== undefined && typeof v.model !== 'string') return 'model must be a string';
@@ -64,5 +64,17 @@ export function faultProblem(v: unknown): string | undefined {
   if (v.resetAfterChunks !== undefined && !(Number.isInteger(v.resetAfterChunks) && (v.resetAfterChunks as number) >= 0)) return 'resetAfterChunks must be a non-negative integer';
   if (v.dropConnection !== undefined && typeof v.dropConnection !== 'boolean') return 'dropConnection must be a boolean';
   if (v.times !== undefined && !(Number.isInteger(v.times) && (v.times as number) >= 1)) return 'times must be a positive integer';
+  if (v.reply !== undefined) {
+    if (!isObject(v.reply)) return 'reply must be an object';
+    const r = v.reply;
+    if (r.status !== undefined && !(Number.isInteger(r.status) && (r.status as number) >= 200 && (r.status as number) <= 599)) return 'reply.status must be an HTTP status code';
+    if (r.body !== undefined && typeof r.body !== 'string') return 'reply.body must be a string';
+    if (r.events !== undefined && !(Array.isArray(r.events) && r.events.every((e) => typeof e === 'string'))) return 'reply.events must be a list of strings';
+    if (r.headers !== undefined && !(isObject(r.headers) && Object.values(r.headers).every((h) => typeof h === 'string'))) return 'reply.headers must map names to strings';
+  }
+  if (v.oversize !== undefined) {
+    if (!isObject(v.oversize) || !(Number.isInteger(v.oversize.bytes) && (v.oversize.bytes as number) > 0)) return 'oversize.bytes must be a positive integer';
+    if (v.oversize.stream !== undefined && typeof v.oversize.stream !== 'boolean') return 'oversize.stream must be a boolean';
+  }
   return undefined;
 }

@@ -119,6 +119,33 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     step();
   }
 
+  /** A body of `bytes` bytes written 64 KiB at a time as the client reads (see Fault.oversize). */
+  function writeOversize(x: Exchange, o: { bytes: number; stream?: boolean }): void {
+    const { res, rec } = x;
+    const head = o.stream ? 'data: "' : '{"object":"oversize","padding":"';
+    res.writeHead(200, { 'content-type': o.stream ? 'text/event-stream' : 'application/json' });
+    rec.status = 200;
+    const filler = Buffer.alloc(64 * 1024, 'a');
+    let left = o.bytes - head.length;
+    // Not the bytes themselves: how many were handed to the socket.
+    const note = () => (rec.responseBody = `${head}... (${o.bytes - left} of ${o.bytes} bytes written)`);
+    note();
+    res.once('close', note);
+    res.write(head);
+    const pump = (): void => {
+      while (left > 0 && !res.destroyed) {
+        const piece = left >= filler.length ? filler : filler.subarray(0, left);
+        left -= piece.length;
+        if (!res.write(piece)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end(o.stream ? '"\n\n' : '"}');
+    };
+    pump();
+  }
+
   function send(x: Exchange, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
     const go = (): void => {
       const { res, rec } = x;
@@ -208,6 +235,18 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       };
       if (delay > 0) later(delay, drop);
       else drop();
+      return;
+    }
+    if (fault?.reply) {
+      const r = fault.reply;
+      const raw: Reply = r.events
+        ? { kind: 'sse', events: r.events, headers: { 'content-type': 'text/event-stream', ...r.headers } }
+        : { kind: 'json', status: r.status ?? 200, body: r.body ?? '', headers: r.headers };
+      send(x, raw, delay, fault.resetAfterChunks);
+      return;
+    }
+    if (fault?.oversize) {
+      later(delay, () => writeOversize(x, fault.oversize!));
       return;
     }
     const reply = module.authenticate(ctx) ?? route.handle(ctx);

@@ -39,6 +39,18 @@ export interface Fault {
   dropConnection?: boolean;
   /** How many matching requests it affects (default 1). */
   times?: number;
+  /**
+   * Answer exactly this instead of the format's handler (after auth is skipped): a status (default
+   * 200), headers (default content-type application/json) and a body string, or SSE `events`
+   * written one by one (each a complete `data: ...\n\n` frame, or any raw text).
+   */
+  reply?: { status?: number; headers?: Record<string, string>; body?: string; events?: string[] };
+  /**
+   * Answer 200 with a body of `bytes` bytes generated as it is written (never held whole): a JSON
+   * object with one huge string member, or with `stream: true` an SSE event whose `data:` line never
+   * ends. For testing the gateway's size limits.
+   */
+  oversize?: { bytes: number; stream?: boolean };
 }
 
 export interface MockProvider {

@@ -74,12 +74,25 @@ test('semantic rules: keys required, custom providers need a base URL, backoff o
 });
 
 test('unbuilt features are accepted with a warning naming the field', () => {
-  const { warnings } = checkConfig({ mcp: {}, plugins: [], client: { enable_logging: true }, providers: { openai: { keys: [{ name: 'k', value: 'v' }], proxy_config: { type: 'none' } } } }, 't', {});
+  const { warnings } = checkConfig(
+    {
+      mcp: {},
+      plugins: [{ name: 'maxim', enabled: true }, { name: 'semantic_cache', enabled: false }],
+      client: { enable_logging: true },
+      providers: { openai: { keys: [{ name: 'k', value: 'v', use_for_batch_api: true }], proxy_config: { type: 'none' } } },
+      governance: { auth_config: { disable_auth_on_inference: true } },
+    },
+    't',
+    {},
+  );
   assert.deepEqual(warnings.sort(), [
     "config field 'client.enable_logging' is not supported yet and is ignored",
+    "config field 'governance.auth_config.disable_auth_on_inference' is not supported yet and is ignored (inference auth follows client.enforce_auth_on_inference)",
     "config field 'mcp' is not supported yet and is ignored",
-    "config field 'plugins' is not supported yet and is ignored",
+    "config field 'providers.openai.keys[0].use_for_batch_api' is not supported yet and is ignored",
     "config field 'providers.openai.proxy_config' is not supported yet and is ignored",
+    "plugin 'maxim' is not built into this gateway: its configuration is kept, but nothing runs",
+    "plugin 'semantic_cache' is not built into this gateway: its configuration is kept, but nothing runs",
   ]);
 });
 

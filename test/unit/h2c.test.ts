@@ -23,7 +23,7 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
 
 before(async () => {
   server = createServer(handler);
-  serveH2c(server, handler, 5000);
+  serveH2c(server, handler, { keepAliveMs: 5000 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -8,7 +8,11 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { sendError, toGatewayError } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { authenticate, managementAuth, SessionStore } from './auth.ts';
+import { authenticate, managementAuth, parseBasic, SessionStore } from './auth.ts';
+import { handleCors } from '../http/cors.ts';
+import { unsafeJson } from '../config/names.ts';
+import { checkJsonBody, checkLocalOnly, checkOrigin } from './guards.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { sessionRouter, unauthorized } from './session.ts';
 import { routingRulesRouter } from './routing-rules.ts';
 import { governanceRouter } from './governance.ts';
@@ -25,6 +29,7 @@ export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
 export function createApiHandler(service: ConfigService): (req: IncomingMessage, res: ServerResponse) => void {
   const sessions = new SessionStore();
+  const throttle = new LoginThrottle();
   warnIfOpen(service.current());
 
   const app = express();
@@ -33,14 +38,30 @@ export function createApiHandler(service: ConfigService): (req: IncomingMessage,
   app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
 
-  app.use(requireAuth(service, sessions));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    // The HTTP front answers CORS first; this covers the app when mounted on its own.
+    if (handleCors(req, res, service.current().config.client?.allowed_origins)) return;
+    guarded(req, () => checkOrigin(req, service.current().config.client?.allowed_origins));
+    next();
+  });
+  app.use(requireAuth(service, sessions, throttle));
   // Kubernetes owns the document (--kube-namespace): writes answer 409 naming what to edit instead.
   app.use(refuseManagedWrites(service));
-  // Every body is JSON, whatever content-type the client sent.
+  // Bodies are JSON and say so (text/plain and forms are what a browser sends cross-site unasked).
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    guarded(req, () => checkJsonBody(req));
+    next();
+  });
   app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
+  // No `__proto__` key and no absurd nesting reach a handler (a copy by assignment would pollute).
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const problem = unsafeJson(req.body);
+    if (problem) throw new GatewayError(400, `invalid request body: ${problem.path}: ${problem.message}`, { param: problem.path, code: 'invalid_field' });
+    next();
+  });
 
   const api = express.Router({ caseSensitive: true });
-  api.use('/session', sessionRouter(service, sessions));
+  api.use('/session', sessionRouter(service, sessions, throttle));
   const rules = routingRulesRouter(service);
   api.use('/routing/rules', rules);
   // Deprecated location, identical behaviour.
@@ -74,8 +95,21 @@ export function createApiHandler(service: ConfigService): (req: IncomingMessage,
   };
 }
 
-/** Nothing under /api answers without credentials once auth_config.is_enabled is true. */
-function requireAuth(service: ConfigService, sessions: SessionStore) {
+/** Runs a check; when it refuses, the unread body is drained so the connection stays usable. */
+function guarded(req: Request, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    req.resume();
+    throw err;
+  }
+}
+
+/**
+ * Nothing under /api answers without credentials once auth_config.is_enabled is true; without it,
+ * only local clients are answered. Password attempts (Basic) are throttled per client address.
+ */
+function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle) {
   let seen: Snapshot | undefined;
   let credentials = '';
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -88,8 +122,19 @@ function requireAuth(service: ConfigService, sessions: SessionStore) {
       seen = snap;
       credentials = fingerprint;
     }
-    if (!auth.enabled || OPEN_PATHS.has(req.path.replace(/\/+$/, ''))) return next();
-    if (authenticate(req.headers, auth, sessions) !== undefined) return next();
+    if (!auth.enabled) {
+      guarded(req, () => checkLocalOnly(req));
+      return next();
+    }
+    const client = req.socket.remoteAddress ?? 'unknown';
+    const basic = parseBasic(req.headers.authorization);
+    if (basic) guarded(req, () => throttle.check(client));
+    if (OPEN_PATHS.has(req.path.replace(/\/+$/, ''))) return next();
+    if (authenticate(req.headers, auth, sessions) !== undefined) {
+      if (basic) throttle.succeed(client);
+      return next();
+    }
+    if (basic) throttle.fail(client, basic.username, 'basic');
     req.resume();
     throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key)');
   };
@@ -98,7 +143,7 @@ function requireAuth(service: ConfigService, sessions: SessionStore) {
 function warnIfOpen(snap: Snapshot): void {
   const auth = managementAuth(snap.governance.auth);
   if (!auth.enabled) {
-    log.warn('the management API (/api) is open to anyone who can reach this port: set governance.auth_config.is_enabled with admin credentials or api_keys');
+    log.warn('management API auth is off: /api answers only loopback clients; set governance.auth_config.is_enabled with admin credentials or api_keys to use it from other hosts');
   } else if ((auth.username === undefined || auth.password === undefined) && auth.apiKeys.length === 0) {
     log.warn('management API auth is enabled but no admin_username/admin_password or api_keys are set: nothing can use /api');
   }

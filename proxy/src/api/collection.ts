@@ -9,7 +9,8 @@ import type { GatewayConfig } from '../config/schema.ts';
 import type { Governance } from '../config/governance-schema.ts';
 import type { FieldError } from '../config/validate.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
-import { mergePatch, pathParam, queryFlag, reply, without } from './http.ts';
+import { mergePatch, namedParam, queryFlag, reply, without } from './http.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { referrers, stillUsed, type RecordKind } from './references.ts';
 import { governanceOf, write, type WriteContext } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
@@ -102,13 +103,13 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
   router
     .route('/:id')
     .get((req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const found = listOf(readDoc(req).governance, spec.section).find((x) => x.id === id);
       if (!found) throw notFound(what, id);
       reply(res, 200, { [spec.singular]: markManaged(service, spec.section, id, spec.view(found, service.document())) });
     })
     .put(async (req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const body = without(objectBody(req.body, what), spec.responseOnly ?? []);
       if (body.id !== undefined && body.id !== id) throw invalidFields(what, [{ path: 'id', message: 'cannot be changed' }]);
       const updated = await write(service, what, (draft, ctx) => {
@@ -125,7 +126,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
       reply(res, 200, { message: `${what} updated successfully`, [spec.singular]: spec.view(updated, service.document()) });
     })
     .delete(async (req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       await write(service, what, (draft) => {
         const list = draftList(draft, spec.section);
         const index = list.findIndex((x) => x.id === id);

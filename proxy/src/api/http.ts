@@ -1,6 +1,8 @@
 // Small helpers shared by the /api routers.
 import type { Request, Response } from 'express';
 import { sendJson } from '../http/respond.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { nameProblem } from '../config/names.ts';
 
 export function reply(res: Response, status: number, body: unknown): void {
   sendJson(res, status, body);
@@ -15,8 +17,16 @@ export function queryParam(req: Request, name: string): string | undefined {
 export const queryFlag = (req: Request, name: string): boolean => queryParam(req, name) === 'true';
 
 export function pathParam(req: Request, name: string): string {
-  const v = (req.params as Record<string, string | string[] | undefined>)[name];
+  const v = Object.hasOwn(req.params, name) ? (req.params as Record<string, string | string[] | undefined>)[name] : undefined;
   return Array.isArray(v) ? v.join('/') : (v ?? '');
+}
+
+/** A path segment naming a record: 400 naming the parameter unless it is a safe name (config/names.ts). */
+export function namedParam(req: Request, name: string, pattern: RegExp, rule: string): string {
+  const v = pathParam(req, name);
+  const problem = nameProblem(v, pattern, rule);
+  if (problem) throw new GatewayError(400, `invalid ${name} '${v.slice(0, 128)}' in the path: ${problem}`, { param: name, code: 'invalid_field' });
+  return v;
 }
 
 /**
@@ -27,7 +37,8 @@ export function mergePatch<T extends Record<string, unknown>>(stored: T, patch: 
   const out: Record<string, unknown> = { ...stored };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null && !keepNull.includes(k)) delete out[k];
-    else out[k] = v;
+    // defineProperty, not assignment: a `__proto__` key stays a plain field (and is refused by validation).
+    else Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out as T;
 }

@@ -1,6 +1,8 @@
 // Secrets in management API answers: shown masked (`sk-...abcd`), never in full. An `env.VAR`
 // reference names a variable, not a secret, and is shown as it is. A masked value sent back
-// unchanged in a write means "keep what is stored".
+// unchanged in a write means "keep what is stored". Credentials inside URLs (`https://user:pass@`)
+// are masked wherever a URL appears.
+import { maskUrlCredentials } from '../config/egress.ts';
 
 export const REDACTED = '<redacted>';
 
@@ -31,17 +33,18 @@ const SECRET_HEADER = /auth|key|token|secret|cookie|session|password/i;
  */
 export function maskTree(value: unknown, skip: (path: string) => boolean = () => false, path = ''): unknown {
   if (Array.isArray(value)) return value.map((v, i) => maskTree(v, skip, `${path}[${i}]`));
+  if (typeof value === 'string') return maskUrlCredentials(value);
   if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  const entries = Object.entries(value).map(([k, v]): [string, unknown] => {
     const at = path ? `${path}.${k}` : k;
-    if (skip(at)) out[k] = v;
-    else if (OPAQUE_FIELD.test(k)) out[k] = hideAll(v, redact);
-    else if (SECRET_FIELD.test(k)) out[k] = hideAll(v, maskSecret);
-    else if (k === 'extra_headers' && v && typeof v === 'object' && !Array.isArray(v)) out[k] = maskHeaders(v as Record<string, unknown>);
-    else out[k] = maskTree(v, skip, at);
-  }
-  return out;
+    if (skip(at)) return [k, v];
+    if (OPAQUE_FIELD.test(k)) return [k, hideAll(v, redact)];
+    if (SECRET_FIELD.test(k)) return [k, hideAll(v, maskSecret)];
+    if (k === 'extra_headers' && v && typeof v === 'object' && !Array.isArray(v)) return [k, maskHeaders(v as Record<string, unknown>)];
+    return [k, maskTree(v, skip, at)];
+  });
+  // fromEntries defines fields: a `__proto__` key could never become the copy's prototype.
+  return Object.fromEntries(entries);
 }
 
 export function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
@@ -58,7 +61,7 @@ function hideAll(value: unknown, hide: (s: string) => string): unknown {
 
 /** True when `sent` is what an answer showed for `stored` (so the caller did not change it). */
 export function isMaskOf(sent: string, stored: string): boolean {
-  return sent !== stored && (sent === maskSecret(stored) || sent === REDACTED);
+  return sent !== stored && (sent === maskSecret(stored) || sent === REDACTED || sent === maskUrlCredentials(stored));
 }
 
 /**

@@ -7,10 +7,12 @@ import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
-import { mergePatch, pathParam, reply, without } from './http.ts';
+import { mergePatch, namedParam, reply, without } from './http.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
 
 export const PluginSchema = Type.Object(
   {
@@ -29,13 +31,19 @@ export type Plugin = Static<typeof PluginSchema>;
 /** Fields of the reference's plugin answers that are not stored. */
 const RESPONSE_ONLY = ['id', 'actualName', 'isCustom', 'status', 'created_at', 'updated_at', 'config_hash'];
 
+/**
+ * The plugin's status as it really is: `active` only for a plugin this gateway runs. One that is
+ * not built is `error` (the reference's status of a plugin that failed to load) with the reason in
+ * `logs`, enabled or not: its configuration is stored for when it is built, nothing runs.
+ */
 export function viewPlugin(p: Plugin): Record<string, unknown> {
+  const built = BUILT_PLUGINS.has(p.name);
+  const status = !p.enabled ? 'disabled' : built ? 'active' : 'error';
   return {
     ...p,
     ...(p.config && { config: maskTree(p.config) }),
     isCustom: p.path !== undefined,
-    // Status as configured: this gateway loads no plugin binaries.
-    status: { name: p.name, status: p.enabled ? 'active' : 'disabled', logs: [], types: [] },
+    status: { name: p.name, status, logs: built ? [] : [pluginNotBuilt(p.name)], types: [] },
   };
 }
 
@@ -71,10 +79,11 @@ export function pluginsRouter(service: ConfigService): Router {
       const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
       // A plugin added without saying otherwise is meant to run.
       const plugin = checkSchema(PluginSchema, { enabled: true, ...body }, 'plugin');
-      await write(service, 'plugin', (draft) => {
+      await write(service, 'plugin', (draft, ctx) => {
         const list = draftPlugins(draft);
         if (list.some((p) => p.name === plugin.name)) throw conflict(`plugin '${plugin.name}' already exists`, 'name');
         list.push(plugin);
+        ctx.alias(`plugins[${list.length - 1}]`, '');
       });
       reply(res, 201, { message: 'plugin created successfully', plugin: viewPlugin(find(plugin.name)) });
     })
@@ -82,9 +91,9 @@ export function pluginsRouter(service: ConfigService): Router {
 
   router
     .route('/:name')
-    .get((req: Request, res: Response) => reply(res, 200, viewPlugin(find(pathParam(req, 'name')))))
+    .get((req: Request, res: Response) => reply(res, 200, viewPlugin(find(namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE)))))
     .put(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'name');
+      const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);
       const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
       if (body.name !== undefined && body.name !== name) throw invalidFields('plugin', [{ path: 'name', message: 'cannot be changed (delete and create instead)' }]);
       await write(service, 'plugin', (draft, ctx) => {
@@ -100,7 +109,7 @@ export function pluginsRouter(service: ConfigService): Router {
       reply(res, 200, { message: 'plugin updated successfully', plugin: viewPlugin(find(name)) });
     })
     .delete(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'name');
+      const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);
       await write(service, 'plugin', (draft) => {
         const list = draftPlugins(draft);
         const index = list.findIndex((p) => p.name === name);

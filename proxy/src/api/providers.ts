@@ -8,14 +8,17 @@ import { ProviderConfigSchema, ProviderKeySchema, type GatewayConfig, type Provi
 import { keyId } from '../config/key-id.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
-import { mergePatch, pathParam, reply, without } from './http.ts';
+import { mergePatch, namedParam, reply, without } from './http.ts';
+import { nameProblem, own, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { providerKeyReferrers, providerReferrers, stillUsed } from './references.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
 
-const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const providerParam = (req: Request): string => namedParam(req, 'provider', PROVIDER_NAME, PROVIDER_NAME_RULE);
+const keyIdParam = (req: Request): string => namedParam(req, 'key_id', SAFE_ID, SAFE_ID_RULE);
+const builtIn = (name: string) => own(PROVIDER_KINDS, name);
 /** Fields of the reference gateway's provider answers that are not stored. */
 const PROVIDER_RESPONSE_ONLY = ['provider_status', 'status', 'description', 'config_hash'];
 const KEY_RESPONSE_ONLY = ['config_hash', 'status', 'description', 'provider'];
@@ -65,12 +68,12 @@ function findKey(cfg: ProviderConfig, provider: string, id: string): number {
 export function providersRouter(service: ConfigService): Router {
   const router = Router();
   const current = (name: string): ProviderConfig => {
-    const cfg = service.document().providers?.[name];
+    const cfg = own(service.document().providers, name);
     if (!cfg) throw notFound('provider', name);
     return cfg;
   };
   const inDraft = (draft: GatewayConfig, name: string): ProviderConfig => {
-    const cfg = draft.providers?.[name];
+    const cfg = own(draft.providers, name);
     if (!cfg) throw notFound('provider', name);
     return cfg;
   };
@@ -84,11 +87,10 @@ export function providersRouter(service: ConfigService): Router {
     .post(async (req: Request, res: Response) => {
       const body = objectBody(req.body, 'provider');
       const name = body.provider ?? body.name;
-      if (typeof name !== 'string' || !PROVIDER_NAME.test(name)) {
-        throw invalidFields('provider', [{ path: 'provider', message: name === undefined ? 'is required' : 'must be a lowercase name of letters, digits, - and _' }]);
-      }
+      const problem = name === undefined ? 'is required' : nameProblem(name, PROVIDER_NAME, PROVIDER_NAME_RULE);
+      if (problem || typeof name !== 'string') throw invalidFields('provider', [{ path: 'provider', message: problem ?? 'must be a string' }]);
       const rest = providerBody(body);
-      if (!PROVIDER_KINDS[name] && rest.custom_provider_config === undefined) {
+      if (!builtIn(name) && rest.custom_provider_config === undefined) {
         throw invalidFields('provider', [{ path: 'provider', message: `unknown provider '${name}': built-in providers are ${Object.keys(PROVIDER_KINDS).join(', ')}; a custom provider needs custom_provider_config.base_provider_type` }]);
       }
       if (rest.keys !== undefined && !Array.isArray(rest.keys)) throw invalidFields('provider', [{ path: 'keys', message: 'must be array' }]);
@@ -96,7 +98,7 @@ export function providersRouter(service: ConfigService): Router {
       const cfg = checkSchema(ProviderConfigSchema, { ...rest, ...(keys && { keys }) }, 'provider');
       await write(service, 'provider', (draft, ctx) => {
         draft.providers ??= {};
-        if (draft.providers[name]) throw conflict(`provider '${name}' already exists`, 'provider');
+        if (own(draft.providers, name)) throw conflict(`provider '${name}' already exists`, 'provider');
         draft.providers[name] = cfg;
         ctx.alias(`providers.${name}`, '');
       });
@@ -107,11 +109,11 @@ export function providersRouter(service: ConfigService): Router {
   router
     .route('/:provider')
     .get((req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
+      const name = providerParam(req);
       reply(res, 200, markManaged(service, 'providers', name, viewProvider(name, current(name))));
     })
     .put(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
+      const name = providerParam(req);
       const rest = providerBody(objectBody(req.body, 'provider'));
       if (rest.keys !== undefined && !Array.isArray(rest.keys)) throw invalidFields('provider', [{ path: 'keys', message: 'must be array' }]);
       await write(service, 'provider', (draft, ctx) => {
@@ -137,7 +139,7 @@ export function providersRouter(service: ConfigService): Router {
       reply(res, 200, viewProvider(name, current(name)));
     })
     .delete(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
+      const name = providerParam(req);
       const deleted = await write(service, 'provider', (draft) => {
         const stored = inDraft(draft, name);
         const users = providerReferrers(draft, name);
@@ -152,16 +154,16 @@ export function providersRouter(service: ConfigService): Router {
   router
     .route('/:provider/keys')
     .get((req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
+      const name = providerParam(req);
       const keys = (current(name).keys ?? []).map((k) => viewKey(name, k));
       reply(res, 200, { keys, total: keys.length });
     })
     .post(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
+      const name = providerParam(req);
       const body = objectBody(req.body, 'provider key');
       const key = await write(service, 'provider key', (draft, ctx) => {
         const cfg = inDraft(draft, name);
-        const keyless = cfg.custom_provider_config?.is_key_less ?? PROVIDER_KINDS[name]?.keyless ?? false;
+        const keyless = cfg.custom_provider_config?.is_key_less ?? builtIn(name)?.keyless ?? false;
         if (keyless) throw invalidFields('provider key', [{ path: '(root)', message: `provider '${name}' is keyless: keys cannot be added` }]);
         const k = normalizeKey(name, body, undefined);
         cfg.keys ??= [];
@@ -177,16 +179,16 @@ export function providersRouter(service: ConfigService): Router {
   router
     .route('/:provider/keys/:key_id')
     .get((req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
-      const id = pathParam(req, 'key_id');
+      const name = providerParam(req);
+      const id = keyIdParam(req);
       const cfg = current(name);
       const index = findKey(cfg, name, id);
       if (index < 0) throw notFound(`key of provider '${name}'`, id);
       reply(res, 200, viewKey(name, cfg.keys![index]));
     })
     .put(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
-      const id = pathParam(req, 'key_id');
+      const name = providerParam(req);
+      const id = keyIdParam(req);
       const body = objectBody(req.body, 'provider key');
       const key = await write(service, 'provider key', (draft, ctx) => {
         const cfg = inDraft(draft, name);
@@ -207,8 +209,8 @@ export function providersRouter(service: ConfigService): Router {
       reply(res, 200, viewKey(name, key));
     })
     .delete(async (req: Request, res: Response) => {
-      const name = pathParam(req, 'provider');
-      const id = pathParam(req, 'key_id');
+      const name = providerParam(req);
+      const id = keyIdParam(req);
       const deleted = await write(service, 'provider key', (draft) => {
         const cfg = inDraft(draft, name);
         const index = findKey(cfg, name, id);
@@ -216,7 +218,7 @@ export function providersRouter(service: ConfigService): Router {
         const stored = cfg.keys![index];
         const users = providerKeyReferrers(draft, name, stored.name);
         if (users.length) throw conflict(stillUsed(`key '${stored.name}' of provider '${name}'`, users));
-        const keyless = cfg.custom_provider_config?.is_key_less ?? PROVIDER_KINDS[name]?.keyless ?? false;
+        const keyless = cfg.custom_provider_config?.is_key_less ?? builtIn(name)?.keyless ?? false;
         if (!keyless && cfg.keys!.length === 1) throw conflict(`key '${stored.name}' is the last key of provider '${name}', which needs one; delete the provider instead`);
         cfg.keys!.splice(index, 1);
         return stored;

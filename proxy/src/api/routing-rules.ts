@@ -12,7 +12,8 @@ import type { FieldError } from '../config/validate.ts';
 import { keyId } from '../config/key-id.ts';
 import { validateRuleForWrite } from '../routing/rules.ts';
 import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
-import { mergePatch, pathParam, queryFlag, queryParam, reply } from './http.ts';
+import { mergePatch, namedParam, queryFlag, queryParam, reply } from './http.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
@@ -122,13 +123,13 @@ export function routingRulesRouter(service: ConfigService): Router {
   router
     .route('/:id')
     .get((req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const rule = (service.document().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
       if (!rule) throw notFound(WHAT, id);
       reply(res, 200, { rule: markManaged(service, 'routing_rules', id, view(rule)) });
     })
     .put(async (req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const body = objectBody(req.body, WHAT);
       if (body.id !== undefined && body.id !== id) throw invalidFields(WHAT, [{ path: 'id', message: 'cannot be changed' }]);
       for (const f of READ_ONLY) delete body[f];
@@ -151,7 +152,7 @@ export function routingRulesRouter(service: ConfigService): Router {
       reply(res, 200, { message: 'routing rule updated successfully', rule: view(rule) });
     })
     .delete(async (req: Request, res: Response) => {
-      const id = pathParam(req, 'id');
+      const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       await write(service, WHAT, (draft) => {
         const rules = rulesOf(draft);
         const index = rules.findIndex((r) => ruleId(r) === id);

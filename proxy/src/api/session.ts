@@ -4,7 +4,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { authenticate, bearerToken, checkAdmin, managementAuth, type SessionStore } from './auth.ts';
+import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, type SessionStore } from './auth.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
@@ -13,7 +14,7 @@ export const unauthorized = (message: string): GatewayError => new GatewayError(
 
 const notEnabled = () => new GatewayError(403, 'authentication is not enabled (auth_config.is_enabled)', { type: 'permission_error', code: 'auth_not_enabled' });
 
-export function sessionRouter(service: ConfigService, sessions: SessionStore): Router {
+export function sessionRouter(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle): Router {
   const router = Router();
   const auth = () => managementAuth(service.current().governance.auth);
 
@@ -25,7 +26,13 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore): R
       const body = objectBody(req.body, 'login');
       const missing = (['username', 'password'] as const).filter((f) => typeof body[f] !== 'string');
       if (missing.length) throw invalidFields('login', missing.map((f) => ({ path: f, message: 'is required (a string)' })));
-      if (!checkAdmin(a, body.username as string, body.password as string)) throw unauthorized('invalid username or password');
+      const client = req.socket.remoteAddress ?? 'unknown';
+      throttle.check(client);
+      if (!checkAdmin(a, body.username as string, body.password as string)) {
+        throttle.fail(client, body.username as string, 'session_login');
+        throw unauthorized('invalid username or password');
+      }
+      throttle.succeed(client);
       const { token, expiresAt } = sessions.issue();
       reply(res, 200, { message: 'Login successful', token, expires_at: new Date(expiresAt).toISOString() });
     })
@@ -45,7 +52,11 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore): R
     .route('/is-auth-enabled')
     .get((req: Request, res: Response) => {
       const a = auth();
-      reply(res, 200, { is_auth_enabled: a.enabled, has_valid_token: a.enabled && authenticate(req.headers, a, sessions) !== undefined });
+      const valid = a.enabled && authenticate(req.headers, a, sessions) !== undefined;
+      // Answering whether a password is right is a login attempt too (the throttle already let it through).
+      const basic = a.enabled ? parseBasic(req.headers.authorization) : undefined;
+      if (basic && !valid) throttle.fail(req.socket.remoteAddress ?? 'unknown', basic.username, 'basic');
+      reply(res, 200, { is_auth_enabled: a.enabled, has_valid_token: valid });
     })
     .all(methodNotAllowed);
 

@@ -7,6 +7,8 @@ import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { governanceErrors } from '../governance/validate.ts';
 import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexFromEnv, vertexKeyErrors } from '../providers/vertex/config.ts';
+import { unsafeJson } from './names.ts';
+import { safetyErrors, safetyWarnings } from './safety.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -47,13 +49,16 @@ export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv
 }
 
 export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  // Before anything copies the document: a `__proto__` key would become a prototype on the first copy.
+  const unsafe = unsafeJson(raw);
+  if (unsafe) throw new ConfigError(source, [unsafe]);
   const result = validateConfig(raw);
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
   const config = resolveEnvRefs(result, '', env, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config), ...governanceErrors(config));
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
   if (errors.length) throw new ConfigError(source, errors);
-  return { config, raw: result, warnings: unbuiltWarnings(config) };
+  return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config)] };
 }
 
 /** Where secret material lives: `env.VAR` there reads the environment. */
@@ -82,7 +87,7 @@ function semanticErrors(config: GatewayConfig): FieldError[] {
   const errors: FieldError[] = [];
   for (const [name, p] of Object.entries(config.providers ?? {})) {
     const at = `providers.${name}`;
-    const builtIn = PROVIDER_KINDS[name];
+    const builtIn = Object.hasOwn(PROVIDER_KINDS, name) ? PROVIDER_KINDS[name] : undefined;
     if (!builtIn && !p.custom_provider_config) {
       errors.push({ path: at, message: `unknown provider '${name}': built-in providers are ${Object.keys(PROVIDER_KINDS).join(', ')}; a custom provider needs custom_provider_config.base_provider_type` });
     }
@@ -120,7 +125,8 @@ function unbuiltWarnings(config: GatewayConfig): string[] {
   const warnings: string[] = [];
   const record = config as Record<string, unknown>;
   for (const section of UNBUILT_SECTIONS) {
-    if (record[section] !== undefined) warnings.push(`config field '${section}' is not supported yet and is ignored`);
+    // Plugins are named one by one (safety.ts).
+    if (section !== 'plugins' && record[section] !== undefined) warnings.push(`config field '${section}' is not supported yet and is ignored`);
   }
   const client = (config.client ?? {}) as Record<string, unknown>;
   for (const field of UNBUILT_CLIENT_FIELDS) {

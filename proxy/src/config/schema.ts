@@ -79,6 +79,12 @@ export const NetworkConfigSchema = Type.Object(
     insecure_skip_verify: Type.Optional(Type.Boolean()),
     ca_cert_pem: Type.Optional(Type.String()),
     beta_header_overrides: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+    allow_link_local: Type.Optional(
+      Type.Boolean({ description: 'Allow base_url to reach link-local addresses and cloud metadata services (169.254.0.0/16, fe80::/10, fd00:ec2::254, metadata.google.internal); default false.' }),
+    ),
+    // Bounds on what one upstream answer may make the gateway hold in memory (a 502 names the limit).
+    max_response_body_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, description: 'Largest non-streaming upstream answer read, in MiB (default 64).' })),
+    max_stream_event_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Largest single upstream stream event, in MiB (default 8).' })),
   },
   { additionalProperties: false },
 );

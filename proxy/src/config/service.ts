@@ -41,7 +41,8 @@ export class ConfigService {
     this.holder = holder;
     this.store = store;
     this.#stored = stored;
-    store.subscribe(() => void this.#serial(() => this.sync()));
+    // A store that cannot be read right now (Redis away) is read again on its next notice.
+    store.subscribe(() => void this.#serial(() => this.sync()).catch((err: unknown) => log.warn('could not read the stored configuration', { store: store.kind, error: (err as Error).message })));
   }
 
   /**

@@ -43,6 +43,10 @@ export interface ProviderRuntime {
   pathOverrides: Readonly<Record<string, string>>;
   timeoutMs: number;
   streamIdleTimeoutMs: number;
+  /** Largest non-streaming answer body read from the provider, in bytes. */
+  maxResponseBytes: number;
+  /** Largest single stream event (SSE event or event-stream frame), in bytes. */
+  maxStreamEventBytes: number;
   maxRetries: number;
   backoffInitialMs: number;
   backoffMaxMs: number;
@@ -73,6 +77,8 @@ export const DEFAULTS = {
   backoffMaxMs: 5000,
   maxConnections: 5000,
   maxBodyMb: 10,
+  maxResponseBodyMb: 64,
+  maxStreamEventMb: 8,
 };
 
 export function compileSnapshot(config: GatewayConfig): Snapshot {
@@ -94,7 +100,7 @@ export function compileSnapshot(config: GatewayConfig): Snapshot {
 
 function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
   const custom = p.custom_provider_config;
-  const base = PROVIDER_KINDS[name] ?? PROVIDER_KINDS[custom?.base_provider_type ?? 'openai'];
+  const base = (Object.hasOwn(PROVIDER_KINDS, name) ? PROVIDER_KINDS[name] : undefined) ?? PROVIDER_KINDS[custom?.base_provider_type ?? 'openai'];
   const operations = custom?.allowed_requests ? allowedOperations(base, custom.allowed_requests) : base.operations;
   const kind: ProviderKind = { ...base, operations };
   const region = base.format === 'bedrock' ? p.keys?.find((k) => k.bedrock_key_config)?.bedrock_key_config?.region : undefined;
@@ -109,7 +115,8 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     kind,
     origin: url.origin,
     basePath: ownPath + kind.pathPrefix,
-    extraHeaders: nc.extra_headers ?? {},
+    // Null prototype: header names are the config's, never looked up through Object.prototype.
+    extraHeaders: Object.assign(Object.create(null) as Record<string, string>, nc.extra_headers),
     keys: (p.keys ?? []).map((k) => ({
       id: keyId(name, k.name),
       name: k.name,
@@ -125,11 +132,13 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     pathOverrides: custom?.request_path_overrides ?? {},
     timeoutMs: (nc.default_request_timeout_in_seconds ?? DEFAULTS.timeoutSeconds) * 1000,
     streamIdleTimeoutMs: (nc.stream_idle_timeout_in_seconds ?? DEFAULTS.streamIdleTimeoutSeconds) * 1000,
+    maxResponseBytes: (nc.max_response_body_size_mb ?? DEFAULTS.maxResponseBodyMb) * 1024 * 1024,
+    maxStreamEventBytes: (nc.max_stream_event_size_mb ?? DEFAULTS.maxStreamEventMb) * 1024 * 1024,
     maxRetries: nc.max_retries ?? DEFAULTS.maxRetries,
     backoffInitialMs: nc.retry_backoff_initial_ms ?? DEFAULTS.backoffInitialMs,
     backoffMaxMs: nc.retry_backoff_max_ms ?? DEFAULTS.backoffMaxMs,
     maxConnections: nc.max_conns_per_host ?? DEFAULTS.maxConnections,
-    pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections),
+    pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections, nc.allow_link_local === true),
     sendBackRawRequest: p.send_back_raw_request ?? false,
     sendBackRawResponse: p.send_back_raw_response ?? false,
   };

@@ -8,6 +8,7 @@ import { relayBody } from '../pipeline/body-relay.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { acceptForm, formBuild } from './media-form.ts';
 import { mediaEventPlan, type MediaEvent } from './media-stream-plan.ts';
+import { checkStringField } from '../unified/answer-shape.ts';
 
 const parseSpeech = validated(SpeechRequestSchema);
 
@@ -50,7 +51,10 @@ export async function transcriptions(ex: Exchange): Promise<void> {
     modelRequested: form.model,
     targets,
     build: formBuild('transcription', form),
-    parse: (body) => body as TranscriptionResponse,
+    parse: (body) => {
+      checkStringField(body, 'text');
+      return body as TranscriptionResponse;
+    },
     usage: mediaUsage,
     passthrough: () => true,
     stream: form.stream ? () => mediaEventPlan() : undefined,

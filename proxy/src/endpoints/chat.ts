@@ -1,12 +1,13 @@
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
+import { nullsAbsent } from '../unified/nulls.ts';
 import { ChatRequestSchema, asUsage, type ChatChunk, type ChatResponse } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan, passthroughChunkPlan, type PassthroughChunk } from './chunk-stream-plan.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
-const parseChat = validated(ChatRequestSchema);
+const parseChat = nullsAbsent(validated(ChatRequestSchema));
 
 export async function chatCompletions(ex: Exchange): Promise<void> {
   const accepted = await acceptRequest(ex, parseChat, 'chat', 'chat_completion');

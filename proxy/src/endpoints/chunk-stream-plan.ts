@@ -3,6 +3,7 @@ import type { ChatChunk, ExtraFields, FinishReason, Usage } from '../unified/cha
 import type { GatewayError } from '../unified/errors.ts';
 import type { SseEvent } from '../unified/stream.ts';
 import type { StreamPlan } from '../pipeline/stream-relay.ts';
+import { readOpenAIChunk } from '../providers/openai/adapter.ts';
 
 interface Chunk {
   choices: { finish_reason: FinishReason | null }[];
@@ -44,6 +45,8 @@ export interface PassthroughChunk {
 }
 
 const USAGE = /"usage"\s*:\s*\{/;
+/** A chunk that plainly has its `choices` list passes unparsed; anything else is read to be checked. */
+const CHOICES = /"choices"\s*:\s*\[/;
 
 /**
  * OpenAI-format upstream to OpenAI-format client, raw capture off: chunks pass through as text with
@@ -54,8 +57,11 @@ export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<Passthro
     translator: {
       push: (ev) => {
         if (ev.data === '[DONE]') return [];
-        if (!USAGE.test(ev.data)) return [{ json: ev.data, usageOnly: false }];
-        const parsed = JSON.parse(ev.data) as { usage: Usage; choices?: unknown[] };
+        const plain = ev.data.charCodeAt(0) === 123 && ev.data.trimEnd().endsWith('}') && CHOICES.test(ev.data);
+        if (plain && !USAGE.test(ev.data)) return [{ json: ev.data, usageOnly: false }];
+        // Throws the upstream's in-band error, or a ShapeError for a chunk of the wrong shape.
+        const parsed = readOpenAIChunk(ev.data) as { usage?: Usage | null; choices: unknown[] };
+        if (!parsed.usage) return [{ json: ev.data, usageOnly: false }];
         return [{ json: ev.data, usage: parsed.usage, usageOnly: !parsed.choices?.length }];
       },
       finish: () => [],

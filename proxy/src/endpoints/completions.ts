@@ -1,12 +1,14 @@
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
+import { nullsAbsent } from '../unified/nulls.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
 import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
+import { objectList } from '../unified/answer-shape.ts';
 
-const parseText = validated(TextRequestSchema);
+const parseText = nullsAbsent(validated(TextRequestSchema));
 const EMULATED = 'chat_completion';
 
 export async function textCompletions(ex: Exchange): Promise<void> {
@@ -26,7 +28,7 @@ export async function textCompletions(ex: Exchange): Promise<void> {
       return adapter.chatRequest(textToChat(text), t.model, stream);
     },
     parse: (body, att, ids) =>
-      att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : (body as TextResponse),
+      att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : checked(body),
     usage: asUsage,
     passthrough: (att) => att.up.requestType === 'text_completion',
     stream: stream
@@ -35,6 +37,12 @@ export async function textCompletions(ex: Exchange): Promise<void> {
           chunkStreamPlan(mapSource(att.adapter.chatStream({ model: att.target.model, ...ids }), toTextChunk), text.stream_options?.include_usage === true)
       : undefined,
   });
+}
+
+/** A native text completion: a `choices` list of objects. */
+function checked(body: unknown): TextResponse {
+  objectList(body, 'choices');
+  return body as TextResponse;
 }
 
 function toTextChunk(c: ChatChunk | TextResponse): TextResponse {

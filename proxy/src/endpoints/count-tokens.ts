@@ -4,6 +4,7 @@
 // through the chat translators; a provider without one gets the unsupported-operation 400.
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
+import { dropNulls } from '../unified/nulls.ts';
 import type { ErrorRenderer } from '../http/respond.ts';
 import type { ChatRequest, ExtraFields } from '../unified/chat.ts';
 import { normalizeCountTokensBody, toCountTokensResponse, toInputTokensBody, type CountTokensResponse, type TokenCount } from '../unified/count-tokens.ts';
@@ -61,7 +62,7 @@ export function lazy<T>(f: () => T): () => T {
   };
 }
 
-const parseCount = ((check) => (body: unknown): ResponsesRequest => check(normalizeCountTokensBody(body)))(validated(ResponsesRequestSchema));
+const parseCount = ((check) => (body: unknown): ResponsesRequest => check(normalizeCountTokensBody(dropNulls(body))))(validated(ResponsesRequestSchema));
 
 /** POST /v1/responses/input_tokens: OpenAI's request and answer shape, any provider behind it. */
 export async function countTokens(ex: Exchange): Promise<void> {

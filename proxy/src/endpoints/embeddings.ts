@@ -1,11 +1,12 @@
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
+import { nullsAbsent } from '../unified/nulls.ts';
 import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingResponse } from '../unified/embeddings.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
-const parseEmbedding = validated(EmbeddingRequestSchema);
+const parseEmbedding = nullsAbsent(validated(EmbeddingRequestSchema));
 
 export async function embeddings(ex: Exchange): Promise<void> {
   const accepted = await acceptRequest(ex, parseEmbedding, 'embeddings', 'embedding');

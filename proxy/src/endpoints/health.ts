@@ -1,9 +1,22 @@
 import type { Exchange } from '../http/exchange.ts';
 import { sendJson } from '../http/respond.ts';
 import { registry } from '../metrics/metrics.ts';
+import { dependencyStates } from '../state/dependencies.ts';
 
+/**
+ * Liveness and what the gateway is missing. Always 200 while the process serves: a dependency down
+ * (Redis) makes only the requests that need it fail, so restarting the gateway would not help;
+ * `status: "degraded"` and `dependencies` say which one is away.
+ */
 export function health(ex: Exchange): void {
-  sendJson(ex.res, 200, { status: 'ok', config_hash: ex.snapshot.hash, providers: [...ex.snapshot.providers.keys()] });
+  const dependencies = dependencyStates();
+  const degraded = Object.values(dependencies).some((s) => s !== 'ok');
+  sendJson(ex.res, 200, {
+    status: degraded ? 'degraded' : 'ok',
+    config_hash: ex.snapshot.hash,
+    providers: [...ex.snapshot.providers.keys()],
+    ...(Object.keys(dependencies).length > 0 && { dependencies: { ...dependencies } }),
+  });
 }
 
 export async function metrics(ex: Exchange): Promise<void> {

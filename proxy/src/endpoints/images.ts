@@ -7,6 +7,13 @@ import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { acceptRequest, runInference } from './inference.ts';
 import { acceptForm, formBuild } from './media-form.ts';
 import { mediaEventPlan, type MediaEvent } from './media-stream-plan.ts';
+import { objectList } from '../unified/answer-shape.ts';
+
+/** OpenAI's images answer: a `data` list of objects. */
+function imageAnswer(body: unknown): ImageResponse {
+  objectList(body, 'data');
+  return body as ImageResponse;
+}
 
 const parseGeneration = validated(ImageGenerationRequestSchema);
 
@@ -24,7 +31,7 @@ export async function imageGenerations(ex: Exchange): Promise<void> {
       if (!adapter.imageGenerationRequest) throw unsupportedOperation(t.provider.name, 'image_generation');
       return adapter.imageGenerationRequest(req, t.model);
     },
-    parse: (body, att) => att.adapter.imageGenerationResponse?.(body, req, att.target.model) ?? (body as ImageResponse),
+    parse: (body, att) => att.adapter.imageGenerationResponse?.(body, req, att.target.model) ?? imageAnswer(body),
     usage: mediaUsage,
     // Formats without their own translation answer in OpenAI's shape already.
     passthrough: (att) => !att.adapter.imageGenerationResponse,
@@ -45,7 +52,7 @@ async function imageForm(ex: Exchange, op: 'image_edit' | 'image_variation'): Pr
     modelRequested: form.model,
     targets,
     build: formBuild(op, form),
-    parse: (body) => body as ImageResponse,
+    parse: imageAnswer,
     usage: mediaUsage,
     passthrough: () => true,
     stream: form.stream ? () => mediaEventPlan() : undefined,

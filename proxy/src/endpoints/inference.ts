@@ -3,12 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../http/exchange.ts';
 import { sendError, sendJson, sendJsonText, toGatewayError, type ErrorRenderer } from '../http/respond.ts';
-import { appendMember, extractObject } from '../unified/json-splice.ts';
+import { appendMember } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
-import { GatewayError } from '../unified/errors.ts';
+import { asUpstreamFault } from '../unified/errors.ts';
+import { answerObject } from '../unified/answer-shape.ts';
+import { parseAnswerJson } from '../pipeline/answer-body.ts';
+import { scrubProvider } from '../upstream/scrub.ts';
 import type { Operation } from '../providers/catalog.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
+import { withClientHeaders } from '../pipeline/client-headers.ts';
 import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
 import type { Target } from '../pipeline/target.ts';
 import { governRequest } from '../governance/stage.ts';
@@ -44,9 +48,14 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
   let status = 200;
   const ids = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) };
   try {
-    const attempt = await invoke(spec.targets, spec.build, ex.signal);
+    const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, ex.req.headers);
+    const attempt = await invoke(spec.targets, build, ex.signal);
     provider = attempt.target.provider.name;
     model = attempt.target.model;
+    if (ex.access) {
+      ex.access.provider = provider;
+      ex.access.model = model;
+    }
     const rt = attempt.target.provider;
     const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
@@ -63,7 +72,9 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
         signal: ex.signal,
         onFirstChunk: () => firstTokenTime(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
         onUsage: countTokens,
-        decoder: attempt.adapter.decodeStream?.(),
+        decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
+        maxEventBytes: rt.maxStreamEventBytes,
+        scrub: (t) => scrubProvider(t, rt),
       });
       return;
     }
@@ -71,28 +82,33 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
       await spec.relay(attempt, ex);
       return;
     }
-    const text = await attempt.answer.body.text();
+    // Bounded read; an upstream echoing the gateway's key in its answer gets it scrubbed.
+    const text = scrubProvider(await attempt.answer.text(), rt);
     const extraJson = (): ExtraFields => ({
       ...extra,
       latency: Math.round(performance.now() - ex.started),
       ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
     });
+    const body = parseAnswerJson(text, provider);
+    // The one place where an answer of the wrong shape (a TypeError in a translator included)
+    // becomes a 502 upstream_invalid_response, for every route that comes through here.
+    let out: TOut & { extra_fields?: ExtraFields };
+    try {
+      answerObject(body);
+      out = spec.parse(body, attempt, ids);
+    } catch (err) {
+      throw asUpstreamFault(err, provider);
+    }
     if (spec.passthrough?.(attempt) && !rt.sendBackRawResponse) {
+      // Already the client's format and checked above: sent as received, extra_fields spliced in.
       const spliced = appendMember(text, 'extra_fields', extraJson());
       if (spliced !== undefined) {
-        const usage = spec.usage(extractObject(text, 'usage'));
+        const usage = spec.usage((body as { usage?: unknown }).usage);
         if (usage) countTokens(usage);
         sendJsonText(ex.res, 200, spliced);
         return;
       }
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new GatewayError(502, `provider '${provider}' returned a body that is not JSON`, { type: 'upstream_invalid_response', provider, upstream: true });
-    }
-    const out = spec.parse(body, attempt, ids);
     out.extra_fields = {
       ...extraJson(),
       // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
@@ -105,8 +121,15 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     const e = toGatewayError(err);
     status = e.status;
     if (e.provider) provider = e.provider;
+    const failed = ex.snapshot.providers.get(provider);
+    if (failed) e.message = scrubProvider(e.message, failed);
     sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType }, spec.errorBody);
   } finally {
+    // The access log names the provider and model that answered, or the last one tried.
+    if (ex.access) {
+      ex.access.provider ??= provider;
+      ex.access.model ??= model;
+    }
     const labels = [spec.operation, provider, modelLabel(model), String(status)] as const;
     requestCount(...labels).inc();
     requestTime(...labels).observe((performance.now() - ex.started) / 1000);

@@ -6,14 +6,17 @@ import { readForm, type FormPart } from '../http/multipart.ts';
 import { FORM_SPECS, parseForm, type FormOperation, type FormRequest } from '../unified/media.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
-import { resolveTargets, type Target } from '../pipeline/target.ts';
+import type { Target } from '../pipeline/target.ts';
+import { governRequest } from '../governance/stage.ts';
 import { failEarly } from './inference.ts';
 
 export async function acceptForm(ex: Exchange, op: FormOperation): Promise<{ form: FormRequest; targets: Target[] } | undefined> {
   try {
     const parts = await readForm(ex.req, ex.snapshot.maxBodyBytes);
     const form = parseForm(withRouteFields(parts, ex.bodyFields), FORM_SPECS[op]);
-    return { form, targets: resolveTargets(ex.snapshot, form.model, form.fallbacks) };
+    // The same caller check, key permissions and limits as every JSON inference route.
+    ex.governed = await governRequest(ex, form.model, form.fallbacks, op);
+    return { form, targets: ex.governed.targets };
   } catch (err) {
     failEarly(ex, op, op, err);
     return undefined;

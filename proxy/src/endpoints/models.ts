@@ -1,15 +1,13 @@
 // GET /v1/models: every configured provider's list-models answer, merged under `provider/model` ids.
 import type { Exchange } from '../http/exchange.ts';
 import { sendError, sendJson } from '../http/respond.ts';
-import type { ProviderRuntime } from '../config/snapshot.ts';
 import type { ModelEntry, ModelListResponse } from '../unified/models.ts';
 import { GatewayError, invalidRequest, requireOperation } from '../unified/errors.ts';
-import { ADAPTERS } from '../providers/registry.ts';
-import { sendUpstream } from '../pipeline/upstream-call.ts';
 import { log } from '../log.ts';
+import { callerOf, governProviderList, grantFor } from '../governance/provider-call.ts';
+import { providerModels } from './provider-models.ts';
 
-/** A provider that paginates forever is cut off here. */
-const MAX_PAGES = 20;
+export { providerModels };
 
 export async function listModels(ex: Exchange): Promise<void> {
   try {
@@ -26,44 +24,41 @@ export async function listModels(ex: Exchange): Promise<void> {
   }
 }
 
-/** Every configured provider's models (or one provider's, by name), as `provider/model` entries. */
+/**
+ * Every configured provider's models (or one provider's, by name), as `provider/model` entries.
+ * Listing spends the providers' keys, so it is governed like inference: a virtual key where one is
+ * required, only the providers (and models) the key allows, and its limits count the request.
+ */
 export async function collectModels(ex: Exchange, only: string | null): Promise<ModelEntry[]> {
+  const vk = callerOf(ex);
   let providers = [...ex.snapshot.providers.values()];
   if (only !== null) {
     const p = ex.snapshot.providers.get(only);
     if (!p) throw invalidRequest(`provider '${only}' is not configured on this gateway`, 'provider');
     requireOperation(p, 'models');
+    if (vk) grantFor(vk, only);
+    ex.access.provider = only;
     providers = [p];
   } else {
     providers = providers.filter((p) => p.operations.has('models'));
   }
+  const governed = await governProviderList(ex, providers, vk);
   const lists = await Promise.all(
-    providers.map((p) =>
-      providerModels(p, ex.signal).catch((err: unknown) => {
-        // One provider down must not hide the others; asked for by name, its error is the answer.
-        if (only !== null) throw err;
-        log.warn('list-models failed for a provider', { provider: p.name, error: (err as Error).message });
-        return [] as ModelEntry[];
-      }),
-    ),
+    governed.providers.map((p) => {
+      const grant = governed.vk?.grants.find((g) => g.provider === p.name);
+      const keyIds = grant && grant.keyIds !== '*' ? grant.keyIds : undefined;
+      return providerModels(p, ex.signal, keyIds).then(
+        (models) => (grant && grant.models !== '*' ? models.filter((m) => (grant.models as ReadonlySet<string>).has(m.id.slice(p.name.length + 1))) : models),
+        (err: unknown) => {
+          // One provider down must not hide the others; asked for by name, its error is the answer.
+          if (only !== null) throw err;
+          log.warn('list-models failed for a provider', { provider: p.name, error: (err as Error).message });
+          return [] as ModelEntry[];
+        },
+      );
+    }),
   );
   return lists.flat();
-}
-
-export async function providerModels(p: ProviderRuntime, signal: AbortSignal): Promise<ModelEntry[]> {
-  const adapter = ADAPTERS[p.kind.format];
-  const key = p.keys.find((k) => k.weight > 0) ?? p.keys[0];
-  const out: ModelEntry[] = [];
-  let token: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const up = adapter.modelsRequest(token);
-    const answer = await sendUpstream(p, adapter, key, up, undefined, signal);
-    const parsed = adapter.modelsResponse(await answer.body.json());
-    for (const m of parsed.models) out.push({ ...m, id: `${p.name}/${m.id}`, object: 'model', owned_by: p.name });
-    token = parsed.nextPageToken;
-    if (!token) break;
-  }
-  return out;
 }
 
 function parsePageSize(v: string | null): number | undefined {

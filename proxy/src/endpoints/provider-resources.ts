@@ -13,7 +13,7 @@ import { sendUpstream, type UpstreamAnswer } from '../pipeline/upstream-call.ts'
 import { GatewayError, requireOperation } from '../unified/errors.ts';
 import { appendMember } from '../unified/json-splice.ts';
 import { modelLabel, requestCount, requestTime } from '../metrics/metrics.ts';
-import { identifyCaller } from '../governance/auth.ts';
+import { callerOf, governProviderCall } from '../governance/provider-call.ts';
 
 export type ResourceOperation = Extract<Operation, 'files' | 'batches'>;
 
@@ -40,7 +40,11 @@ export function chooseProvider(ex: Exchange, operation: ResourceOperation, name:
     requireOperation(provider, operation);
     return provider;
   }
-  for (const provider of ex.snapshot.providers.values()) if (provider.operations.has(operation)) return provider;
+  // Unnamed: the first that offers it among those the caller's virtual key allows.
+  const vk = callerOf(ex);
+  for (const provider of ex.snapshot.providers.values()) {
+    if (provider.operations.has(operation) && (!vk || vk.grants.some((g) => g.provider === provider.name))) return provider;
+  }
   throw new GatewayError(400, `no configured provider offers ${operation}; name one with the 'provider' query parameter`, {
     type: 'unsupported_operation',
     code: 'unsupported_operation',
@@ -50,10 +54,11 @@ export function chooseProvider(ex: Exchange, operation: ResourceOperation, name:
 
 /**
  * Files live in the account of the key that uploaded them, so every file and batch call uses the
- * same key: the first enabled one, preferring a key not limited to some models.
+ * same key: the first enabled one (among those the caller's virtual key allows), preferring a key
+ * not limited to some models.
  */
-function resourceKey(provider: ProviderRuntime): ProviderKey | undefined {
-  const enabled = provider.keys.filter((k) => k.weight > 0);
+function resourceKey(provider: ProviderRuntime, keyIds: ReadonlySet<string> | undefined): ProviderKey | undefined {
+  const enabled = provider.keys.filter((k) => k.weight > 0 && (!keyIds || keyIds.has(k.id)));
   const key = enabled.find((k) => k.models === null) ?? enabled[0];
   if (!key && !provider.keyless) {
     throw new GatewayError(500, `provider '${provider.name}' has no enabled keys`, { provider: provider.name, code: 'no_keys' });
@@ -61,10 +66,14 @@ function resourceKey(provider: ProviderRuntime): ProviderKey | undefined {
   return key;
 }
 
-/** One call, no retries: an upload or a create repeated after a lost answer would happen twice. */
-export function callProvider(ex: Exchange, provider: ProviderRuntime, up: UpstreamRequest): Promise<UpstreamAnswer> {
+/**
+ * One call, no retries: an upload or a create repeated after a lost answer would happen twice.
+ * Governed first: the caller's key must allow the provider, and the request counts against its limits.
+ */
+export async function callProvider(ex: Exchange, provider: ProviderRuntime, up: UpstreamRequest): Promise<UpstreamAnswer> {
+  const governed = await governProviderCall(ex, provider.name, up.requestType);
   const body = up.body === undefined ? undefined : JSON.stringify(up.body);
-  return sendUpstream(provider, ADAPTERS[provider.kind.format], resourceKey(provider), up, body, ex.signal);
+  return sendUpstream(provider, ADAPTERS[provider.kind.format], resourceKey(provider, governed.keyIds), up, body, ex.signal);
 }
 
 /** The client's query string without the gateway's own parameters, `?`-prefixed when not empty. */
@@ -92,9 +101,9 @@ export async function serveResource(
   let provider = 'none';
   let status = 200;
   try {
-    // Files and batches name no model, so routing and model limits do not apply; a virtual key,
-    // where the configuration requires one, still does.
-    identifyCaller(ex.snapshot.governance, ex.req.headers);
+    // Files and batches name no model, so routing and model limits do not apply. The caller is
+    // checked before the body is read; its provider permissions and limits in callProvider.
+    callerOf(ex);
     const done = await call();
     provider = done.provider.name;
     if (done.raw) await relayBytes(ex, done.answer);
@@ -111,7 +120,7 @@ export async function serveResource(
 }
 
 async function sendWithExtra(ex: Exchange, done: ResourceAnswer, requestType: string): Promise<void> {
-  const text = await done.answer.body.text();
+  const text = await done.answer.text();
   const extra = { provider: done.provider.name, request_type: requestType, latency: Math.round(performance.now() - ex.started) };
   const spliced = appendMember(text, 'extra_fields', extra);
   if (spliced === undefined) {

@@ -2,6 +2,7 @@
 // (request → chat request, chat answer or chunks → responses object or events).
 import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
+import { nullsAbsent } from '../unified/nulls.ts';
 import { ResponsesRequestSchema, type ResponsesObject, type ResponsesRequest, type ResponsesStreamEvent, type ResponsesUsage } from '../unified/responses.ts';
 import { responsesToChat } from '../unified/responses-bridge/request.ts';
 import { chatToResponses } from '../unified/responses-bridge/response.ts';
@@ -12,8 +13,9 @@ import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import type { StreamPlan } from '../pipeline/stream-relay.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
 import { acceptRequest, runInference } from './inference.ts';
+import { checkStringField, objectList } from '../unified/answer-shape.ts';
 
-const parseResponses = validated(ResponsesRequestSchema);
+const parseResponses = nullsAbsent(validated(ResponsesRequestSchema));
 const NATIVE = 'responses';
 
 export async function responses(ex: Exchange): Promise<void> {
@@ -35,12 +37,18 @@ export async function responses(ex: Exchange): Promise<void> {
     },
     parse: (body, att, ids) =>
       att.up.requestType === NATIVE
-        ? (body as ResponsesObject)
+        ? nativeAnswer(body)
         : chatToResponses(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), request, responseIds(ids)),
     usage: (u) => fromResponsesUsage(u as ResponsesUsage | undefined),
     passthrough: (att) => att.up.requestType === NATIVE,
     stream: stream ? (att, ids) => responsesStreamPlan(att, request, responseIds(ids)) : undefined,
   });
+}
+
+/** A native Responses object: an `output` list of items. */
+function nativeAnswer(body: unknown): ResponsesObject {
+  objectList(body, 'output');
+  return body as ResponsesObject;
 }
 
 function responseIds(ids: { id: string; created: number }) {
@@ -65,7 +73,7 @@ function responsesStreamPlan(att: Attempted, req: ResponsesRequest, ids: { respo
     return {
       ...base,
       translator: {
-        push: (e) => (e.data === '[DONE]' ? [] : [JSON.parse(e.data) as ResponsesStreamEvent]),
+        push: (e) => (e.data === '[DONE]' ? [] : [nativeEvent(e.data)]),
         finish: () => [],
       },
       errorEvent: (err) => encodeResponsesEvent({ type: 'error', sequence_number: seq++, code: err.code ?? err.type, message: err.message, param: err.param ?? null }),
@@ -81,6 +89,13 @@ function responsesStreamPlan(att: Attempted, req: ResponsesRequest, ids: { respo
     },
     errorEvent: (err) => encoder.fail({ message: err.message, code: err.code ?? err.type }).map(encodeResponsesEvent).join(''),
   };
+}
+
+/** A native Responses stream event: an object with a `type`. */
+function nativeEvent(data: string): ResponsesStreamEvent {
+  const ev = JSON.parse(data) as unknown;
+  checkStringField(ev, 'type');
+  return ev as ResponsesStreamEvent;
 }
 
 function fromResponsesUsage(u: ResponsesUsage | null | undefined): Usage | undefined {

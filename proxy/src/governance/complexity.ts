@@ -21,7 +21,7 @@ function embedder(snap: Snapshot, provider: string, model: string) {
       if (!adapter.embeddingsRequest) throw new Error(`provider '${t.provider.name}' has no embeddings`);
       return adapter.embeddingsRequest(req, t.model);
     }, AbortSignal.timeout(target.provider.timeoutMs));
-    const parsed = att.adapter.embeddingsResponse!(await att.answer.body.json(), req, att.target.model, att.up);
+    const parsed = att.adapter.embeddingsResponse!(await att.answer.json(), req, att.target.model, att.up);
     return parsed.data.map((d) => d.embedding as number[]);
   };
 }

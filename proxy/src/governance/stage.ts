@@ -34,6 +34,8 @@ export async function governRequest(
   const snap = ex.snapshot;
   const rt = snap.governance;
   const vk = identifyCaller(rt, ex.req.headers);
+  // Exchanges built outside the server (tools, tests) may carry no access record.
+  if (vk && ex.access) ex.access.vk = vk.record.id;
   const services = governanceServices();
   const tier = snap.routing.usesComplexityTier ? await complexityTier(snap, body) : undefined;
   const routed = routeRequest(ex, vk, model, fallbacks, requestType, tier);
@@ -44,29 +46,47 @@ export async function governRequest(
 
   const primary = targets[0];
   const limits = applicableLimits(rt, vk, primary.provider.name, primary.model);
-  if (limits.length === 0) return { targets, vk, charge: NO_CHARGE };
-  const verdict = await services.counters.admit(limits, Date.now());
+  await admitLimits(limits);
+  return { targets, vk, charge: limits.length === 0 ? NO_CHARGE : charger(ex, vk, limits, primary.provider.name, primary.model, requestType) };
+}
+
+/** Admits one request against `limits`: 429 / 402 when one is full, 503 when the counters cannot be read. */
+export async function admitLimits(limits: readonly AppliedLimit[]): Promise<void> {
+  if (limits.length === 0) return;
+  const verdict = await governanceServices().counters.admit(limits, Date.now());
   if (!verdict.ok) throw limitError(limits[verdict.index], verdict.retryAfterMs);
-  return {
-    targets,
-    vk,
-    charge: (provider, servedModel, usage) => {
-      // A fallback may have answered: its own provider and model levels are the ones charged.
-      const charged = provider === primary.provider.name && servedModel === primary.model ? limits : applicableLimits(rt, vk, provider, servedModel);
-      const adds: { limit: AppliedLimit; amount: number }[] = [];
-      const tokens = usage.total_tokens || usage.prompt_tokens + usage.completion_tokens;
-      let cost: number | undefined;
-      for (const limit of charged) {
-        if (limit.kind === 'tokens' && tokens > 0) adds.push({ limit, amount: tokens });
-        if (limit.kind === 'budget') {
-          cost ??= requestCost(rt.pricingOverrides.get(provider), provider, servedModel, usage, requestType);
-          if (cost > 0) adds.push({ limit, amount: cost });
-        }
+}
+
+/**
+ * Charges what an answer used to the token limits and budgets among `limits` (those admitted for
+ * provider/model); an answer from another provider or model (a fallback) is charged to its own.
+ */
+export function charger(
+  ex: Exchange,
+  vk: VirtualKeyRuntime | undefined,
+  limits: readonly AppliedLimit[],
+  primaryProvider: string,
+  primaryModel: string,
+  requestType: string,
+): Governed['charge'] {
+  const rt = ex.snapshot.governance;
+  return (provider, servedModel, usage) => {
+    const charged = provider === primaryProvider && servedModel === primaryModel ? limits : applicableLimits(rt, vk, provider, servedModel);
+    const adds: { limit: AppliedLimit; amount: number }[] = [];
+    const tokens = usage.total_tokens || usage.prompt_tokens + usage.completion_tokens;
+    let cost: number | undefined;
+    for (const limit of charged) {
+      if (limit.kind === 'tokens' && tokens > 0) adds.push({ limit, amount: tokens });
+      if (limit.kind === 'budget') {
+        cost ??= requestCost(rt.pricingOverrides.get(provider), provider, servedModel, usage, requestType);
+        if (cost > 0) adds.push({ limit, amount: cost });
       }
-      if (adds.length) {
-        services.counters.record(adds, Date.now()).catch((err: unknown) => log.error('could not record usage against limits', { error: (err as Error).message }));
-      }
-    },
+    }
+    if (adds.length) {
+      governanceServices()
+        .counters.record(adds, Date.now())
+        .catch((err: unknown) => log.error('could not record usage against limits', { error: (err as Error).message }));
+    }
   };
 }
 
@@ -96,7 +116,7 @@ function requestCost(
   });
 }
 
-function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {
+export function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {
   const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
   if (limit.kind === 'budget') {
     return new GatewayError(402, `budget '${limit.id}' is exhausted (limit $${limit.max} per ${limit.duration}); it resets in ${retryAfter}s`, {

@@ -4,20 +4,18 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { validator } from '../config/validate.ts';
 
-// Plain 'data'/'end' listeners: cheaper than async iteration on the hot path.
+// Plain 'data'/'end' listeners: cheaper than async iteration on the hot path. Over the limit, the
+// rest is not read: the 413 closes the connection (respond.ts) instead of draining it.
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length']) > maxBytes) {
-      req.resume();
-      return reject(tooLarge(maxBytes));
-    }
+    if (Number(req.headers['content-length']) > maxBytes) return reject(tooLarge(maxBytes));
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
         req.off('data', onData);
-        req.resume();
+        req.pause();
         reject(tooLarge(maxBytes));
         return;
       }
@@ -26,6 +24,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once('error', reject);
+    // Cut before the end (client gone, or the body timeout reset the stream): settle, so nothing waits forever.
+    req.once('close', () => reject(new GatewayError(499, 'the client closed the request before sending its whole body')));
   });
 }
 
@@ -33,13 +33,49 @@ function tooLarge(maxBytes: number): GatewayError {
   return new GatewayError(413, `request body exceeds the limit of ${maxBytes} bytes`, { code: 'request_too_large' });
 }
 
+/**
+ * Nesting allowed in a JSON body. Validators, translators and JSON.stringify all recurse, so a
+ * body nested thousands deep would overflow the stack somewhere; real requests (tool schemas
+ * included) stay far below this.
+ */
+export const MAX_JSON_DEPTH = 128;
+
 export function parseJson(buf: Buffer): unknown {
   if (buf.length === 0) throw invalidRequest('request body is empty; a JSON object is required');
+  let value: unknown;
   try {
-    return JSON.parse(buf.toString('utf8'));
+    value = JSON.parse(buf.toString('utf8'));
   } catch (err) {
     throw invalidRequest(`request body is not valid JSON: ${(err as Error).message}`);
   }
+  if (mayNestDeeperThan(buf, MAX_JSON_DEPTH) && depthOf(value) > MAX_JSON_DEPTH) {
+    throw invalidRequest(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value;
+}
+
+/** Cheap pre-check: nesting needs an opening bracket per level, and most bodies have few of them. */
+function mayNestDeeperThan(buf: Buffer, depth: number): boolean {
+  let count = 0;
+  for (const bracket of [0x5b, 0x7b]) {
+    for (let i = buf.indexOf(bracket); i >= 0; i = buf.indexOf(bracket, i + 1)) if (++count > depth) return true;
+  }
+  return false;
+}
+
+/** Nesting depth of a parsed JSON value, without recursion (the point is not to overflow the stack). */
+export function depthOf(root: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    const d = depth + 1;
+    if (d > max) max = d;
+    if (d > MAX_JSON_DEPTH) return d;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) if (child !== null && typeof child === 'object') stack.push([child, d]);
+  }
+  return max;
 }
 
 /** Validates a parsed body; the first problem becomes a 400 naming the field, all of them listed. */

@@ -20,4 +20,6 @@ export interface Exchange {
   governed?: Governed;
   /** Set on the JSON body before validation, overriding it: a route that names the model in its path (Azure deployments). */
   bodyFields?: Readonly<Record<string, unknown>>;
+  /** What the access log line names besides method, path and status: filled in by whoever learns it. */
+  access: { provider?: string; model?: string; vk?: string };
 }

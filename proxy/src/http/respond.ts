@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { constants, type Http2Stream } from 'node:http2';
 import { GatewayError } from '../unified/errors.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
@@ -36,6 +37,7 @@ export function sendError(
     return e;
   }
   const headers: Record<string, string> = {};
+  stopReading(res, headers);
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
   if (render) {
     const native = render(e);
@@ -44,4 +46,25 @@ export function sendError(
     sendJson(res, e.status, e.toBody(extra), headers);
   }
   return e;
+}
+
+/**
+ * An error answered before the request body was all received (a 413, an early 401) does not read
+ * the rest: HTTP/1.1 closes the connection after the answer (node would otherwise drain it to
+ * reuse the connection, however large); HTTP/2 ends just that stream with RST_STREAM(CANCEL) once
+ * the answer is out, which tells the client to stop sending (node puts no NO_ERROR reset on the
+ * wire for a stream it has finished answering, so clients would wait forever).
+ */
+function stopReading(res: ServerResponse, headers: Record<string, string>): void {
+  const req = res.req as ServerResponse['req'] | undefined;
+  if (!req) return;
+  if (req.httpVersionMajor === 1) {
+    if (!req.complete) headers.connection = 'close';
+    return;
+  }
+  // `remoteClose`: the client ended its side, whether or not the handler read the body.
+  const stream = (res as unknown as { stream?: Http2Stream }).stream;
+  if (!stream || stream.destroyed || stream.state.remoteClose) return;
+  // The stream's own 'finish' (answer handed to the session); the compat response's comes only after close.
+  stream.once('finish', () => stream.close(constants.NGHTTP2_CANCEL));
 }

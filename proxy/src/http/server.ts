@@ -1,6 +1,7 @@
 // The HTTP front: node:http (no framework on the hot path), an exact-match route table (then a few
-// patterns), and one
-// AbortSignal per request that fires when the client goes away mid-answer.
+// patterns), and one AbortSignal per request that fires when the client goes away mid-answer.
+// Nothing a client sends may end the process: path decoding is total, a handler that throws (sync
+// or async) answers 500, and every request, response and socket has an 'error' listener.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SnapshotHolder } from '../config/source.ts';
 import type { Exchange } from './exchange.ts';
@@ -8,8 +9,9 @@ import { sendError } from './respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { serveH2c } from './h2c.ts';
-
-const KEEP_ALIVE_MS = 65_000;
+import { handleCors } from './cors.ts';
+import { logAccess } from './access-log.ts';
+import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -20,41 +22,43 @@ export type PatternRoutes = [RegExp, Methods][];
 /** Handles every request under /api (the management API) instead of the route table. */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patterns: PatternRoutes = [], api?: ApiHandler): Server {
+/** A capture's percent-escapes decoded; a malformed one (`%`, `%zz`, a broken UTF-8 sequence) is the client's mistake. */
+function decodeParam(value: string, path: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new GatewayError(400, `malformed percent-encoding in path '${path}'`, { param: 'path' });
+  }
+}
+
+export function createGatewayServer(
+  holder: SnapshotHolder,
+  routes: Routes,
+  patterns: PatternRoutes = [],
+  api?: ApiHandler,
+  limits: ListenerLimits = DEFAULT_LIMITS,
+): Server {
   const table = new Map(Object.entries(routes));
   const match = (path: string): [Methods | undefined, string[]] => {
     const exact = table.get(path);
     if (exact) return [exact, []];
     for (const [re, methods] of patterns) {
       const m = re.exec(path);
-      if (m) return [methods, m.slice(1).map((v) => decodeURIComponent(v))];
+      if (m) return [methods, m.slice(1).map((v) => (v === undefined ? v : decodeParam(v, path)))];
     }
     return [undefined, []];
   };
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const started = performance.now();
-    const raw = req.url ?? '/';
-    const q = raw.indexOf('?');
-    let path = q < 0 ? raw : raw.slice(0, q);
-    if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '');
-    if (api && (path === '/api' || path.startsWith('/api/'))) {
-      api(req, res);
-      return;
-    }
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access']): void => {
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
       const err = byMethod
         ? new GatewayError(405, `method ${req.method} is not allowed on ${path}`, { type: 'method_not_allowed' })
         : new GatewayError(404, `no route for ${req.method} ${path}`, { type: 'not_found_error' });
-      req.resume();
       sendError(res, err);
       return;
     }
     const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
     const ex: Exchange = {
       req,
       res,
@@ -64,22 +68,83 @@ export function createGatewayServer(holder: SnapshotHolder, routes: Routes, patt
       snapshot: holder.current(),
       signal: controller.signal,
       started,
+      access,
     };
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
     Promise.resolve()
       .then(() => handler(ex))
-      .catch((err: unknown) => {
-        log.error('unhandled error in handler', { path, error: (err as Error)?.stack ?? String(err) });
-        sendError(res, err);
-      });
+      .catch((err: unknown) => failed(res, path, err));
   };
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, onRequest);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const raw = req.url ?? '/';
+    const q = raw.indexOf('?');
+    let path = q < 0 ? raw : raw.slice(0, q);
+    if (path.length > 1 && path.endsWith('/')) path = trimSlashes(path);
+    // Without these, an 'error' on either (a write after end, a reset mid-body) would be uncaught.
+    req.on('error', ignoreStreamError);
+    res.on('error', ignoreStreamError);
+    const access: Exchange['access'] = {};
+    res.once('close', () => logAccess(req, res, path, started, access));
+    try {
+      // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
+      if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
+      if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
+      else route(req, res, path, raw, q, started, access);
+    } catch (err) {
+      failed(res, path, err);
+    }
+  };
+  const server = createServer(
+    {
+      keepAliveTimeout: limits.keepAliveMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often node looks for connections past those timeouts: often enough to keep them close.
+      connectionsCheckingInterval: Math.min(5000, Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+    },
+    onRequest,
+  );
   // The same routes over HTTP/2 cleartext, for clients that speak only HTTP/2 (the AWS SDK).
-  serveH2c(server, onRequest, KEEP_ALIVE_MS);
+  serveH2c(server, onRequest, limits);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (socket.writable && err.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+    // An answer already under way (node keeps it on the socket) must not get a second status line.
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (!socket.writable || err.code === 'ECONNRESET' || answering) {
+      socket.destroy();
+      return;
+    }
+    // node names these; anything else is a malformed request.
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
   return server;
+}
+
+/** The last-resort answer: a handler threw (a bug); the client gets a 500 with the error object, the log the stack. */
+function failed(res: ServerResponse, path: string, err: unknown): void {
+  if (!(err instanceof GatewayError) || err.status >= 500) log.error('unhandled error in handler', { path, error: (err as Error)?.stack ?? String(err) });
+  try {
+    sendError(res, err);
+  } catch (sendErr) {
+    // Writing the answer itself failed (a half-written response): the connection is beyond saving.
+    log.error('could not answer an error', { path, error: String(sendErr) });
+    res.destroy();
+  }
+}
+
+function ignoreStreamError(err: Error): void {
+  log.debug('request stream error', { error: err.message });
+}
+
+/** Drops trailing slashes without a regex over a client-chosen string. */
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 47) end--;
+  return path.slice(0, end);
 }
 
 export function listen(server: Server, port: number, host: string): Promise<{ port: number }> {

@@ -1,6 +1,8 @@
 // Prometheus metrics. Label values are bounded: providers come from config, statuses are HTTP
-// codes, and models are capped (the first MAX_MODELS distinct names, then `other`), so a client
-// sending random model names cannot blow up the series count.
+// codes, and models are capped. A model name becomes a label only once a provider has answered it
+// (admitModel) and while fewer than MAX_MODELS are known; anything else is `other`. So names a client
+// makes up (answered 404 upstream, or refused by the gateway) can neither grow the series count nor
+// crowd real models out of their own labels. prom-client escapes label values (`\`, `"`, newline).
 import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
@@ -10,10 +12,12 @@ const MAX_MODELS = 200;
 const knownModels = new Set<string>();
 
 export function modelLabel(model: string): string {
-  if (knownModels.has(model)) return model;
-  if (knownModels.size >= MAX_MODELS) return 'other';
-  knownModels.add(model);
-  return model;
+  return model === '' || knownModels.has(model) ? model : 'other';
+}
+
+/** A provider answered this model name successfully (or config names it): it may have its own label. */
+export function admitModel(model: string): void {
+  if (model && knownModels.size < MAX_MODELS) knownModels.add(model);
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];

@@ -7,9 +7,10 @@ import { ADAPTERS } from '../providers/registry.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { pickKey } from './key-pool.ts';
 import { backoffMs, canFallback, isRetryable } from './retry.ts';
-import { sendUpstream, type UpstreamAnswer } from './upstream-call.ts';
+import { sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
+import { firstBytes } from './first-bytes.ts';
 import type { Target } from './target.ts';
-import { fallbacksTotal, modelLabel, retriesTotal, upstreamTime } from '../metrics/metrics.ts';
+import { admitModel, fallbacksTotal, modelLabel, retriesTotal, upstreamTime } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
 
 export interface Attempted {
@@ -65,6 +66,11 @@ async function attemptTarget(
     const started = performance.now();
     try {
       const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal);
+      // A stream cut before its first byte has sent the client nothing yet: it fails here, where
+      // retries and fallbacks still apply, instead of as an in-band error after a 200.
+      if (up.stream) await firstBytes(answer.body).catch((err: unknown) => Promise.reject(transportError(provider.name, err, signal)));
+      // The provider served this model name: from now on it is worth its own metrics label.
+      admitModel(model);
       upstreamTime(provider.name, modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
       return { target, adapter, key, up, answer, sentBody };
     } catch (err) {

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { SseEvent } from '../unified/stream.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
-import { GatewayError } from '../unified/errors.ts';
+import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { SseParser } from '../upstream/sse.ts';
 import type { StreamDecoder } from '../providers/adapter.ts';
 import { transportError } from './upstream-call.ts';
@@ -39,6 +39,10 @@ export interface RelayOptions {
   onUsage(usage: Usage): void;
   /** Decoder for a non-SSE framing (the adapter's `decodeStream`); default: SSE. */
   decoder?: StreamDecoder;
+  /** Largest single SSE event accepted from the upstream (default: unbounded). */
+  maxEventBytes?: number;
+  /** Removes the gateway's own secrets from an error message relayed in-band. */
+  scrub?: (text: string) => string;
 }
 
 const SSE_HEADERS = {
@@ -54,8 +58,12 @@ export async function relayStream<T>(
   plan: StreamPlan<T>,
   opts: RelayOptions,
 ): Promise<void> {
-  res.writeHead(200, plan.headers ?? SSE_HEADERS);
-  const parser = opts.decoder ?? new SseParser();
+  // Headers go out with the first bytes: a stream that fails before it produced anything is
+  // answered with a plain error status instead of a 200 carrying only an error event.
+  const head = () => {
+    if (!res.headersSent) res.writeHead(200, plan.headers ?? SSE_HEADERS);
+  };
+  const parser = opts.decoder ?? new SseParser({ maxEventBytes: opts.maxEventBytes, provider: opts.provider });
   let pendingRaw: string[] = [];
   let held: T[] = [];
   let chunkIndex = 0;
@@ -99,16 +107,27 @@ export async function relayStream<T>(
   };
   const write = async () => {
     if (!out) return;
+    head();
     const ok = res.write(out, plan.encoding ?? 'utf8');
     out = '';
     if (!ok && !res.destroyed) await once(res, 'drain', { signal: opts.signal });
   };
-  const onEvents = (events: SseEvent[]) => {
-    for (const ev of events) {
-      if (opts.rawResponse && ev.data !== '[DONE]') pendingRaw.push(ev.data);
-      take(plan.translator.push(ev));
+  // Whatever the translators throw on upstream data (a chunk of the wrong shape) is the upstream's
+  // fault; the stream ends with an in-band error, never a crash.
+  const translate = (f: () => void) => {
+    try {
+      f();
+    } catch (err) {
+      throw asUpstreamFault(err, opts.provider);
     }
   };
+  const onEvents = (events: SseEvent[]) =>
+    translate(() => {
+      for (const ev of events) {
+        if (opts.rawResponse && ev.data !== '[DONE]') pendingRaw.push(ev.data);
+        take(plan.translator.push(ev));
+      }
+    });
 
   try {
     for await (const bytes of upstream) {
@@ -116,18 +135,30 @@ export async function relayStream<T>(
       await write();
     }
     onEvents(parser.end());
-    take(plan.translator.finish());
-    flushHeld();
+    translate(() => {
+      take(plan.translator.finish());
+      flushHeld();
+    });
     out += plan.done;
     await write();
+    head();
     res.end();
   } catch (err) {
     if (opts.signal.aborted || res.destroyed) {
       res.destroy();
       return;
     }
-    flushHeld();
     const e = err instanceof GatewayError ? err : transportError(opts.provider, err);
+    if (opts.scrub) e.message = opts.scrub(e.message);
+    if (!res.headersSent && !out) {
+      // Nothing was produced for the client yet: the caller answers with the error's own status.
+      throw e;
+    }
+    try {
+      flushHeld();
+    } catch {
+      // Held items that cannot be rendered are dropped; the error event still goes out.
+    }
     out += plan.errorEvent(e);
     await write().catch(() => undefined);
     res.end();

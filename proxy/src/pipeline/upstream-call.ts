@@ -4,14 +4,38 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
-import { GatewayError } from '../unified/errors.ts';
+import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { poolFor } from '../upstream/pools.ts';
+import { scrubProvider } from '../upstream/scrub.ts';
+import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
 
 export interface UpstreamAnswer {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
+  /** Streams and relayed bytes are iterated; whole answers are read with text() or json(). */
   body: Dispatcher.ResponseData['body'];
+  /** The whole body, bounded by the provider's max_response_body_size_mb (a 502 past it). */
+  text(): Promise<string>;
+  /** text() parsed; a body that is not JSON is a 502 upstream_invalid_response. */
+  json(): Promise<unknown>;
+}
+
+/** Default bounds, for a provider compiled without them. */
+const DEFAULT_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Only an error's message is needed: a longer error body is cut here. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData): UpstreamAnswer {
+  const limit = provider.maxResponseBytes ?? DEFAULT_RESPONSE_BYTES;
+  const text = () => readBounded(res.body, res.headers, limit, provider.name);
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: res.body,
+    text,
+    json: async () => parseAnswerJson(await text(), provider.name),
+  };
 }
 
 export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): string {
@@ -33,6 +57,8 @@ export async function sendUpstream(
     ...adapter.authHeaders(key?.value),
     accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
   };
+  // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
+  for (const [name, value] of Object.entries(up.headers ?? {})) headers[name] = headers[name] ? `${headers[name]},${value}` : value;
   if (body !== undefined) headers['content-type'] = 'application/json';
   else if (up.payload) headers['content-type'] = up.payload.contentType;
   let path = upstreamPath(provider, up);
@@ -58,13 +84,25 @@ export async function sendUpstream(
   } catch (err) {
     throw transportError(provider.name, err, signal);
   }
-  if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: res.body };
+  if (res.statusCode >= 200 && res.statusCode < 300) return answerOf(provider, res);
+  if (res.statusCode < 400) {
+    // Redirects are not followed (the provider's key would go wherever Location points) and a 3xx
+    // relayed as is would reach the client without its Location: the upstream is misconfigured.
+    res.body.destroy();
+    throw new GatewayError(502, `provider '${provider.name}' answered with a redirect (HTTP ${res.statusCode}), which the gateway does not follow; check its base_url`, {
+      type: 'upstream_invalid_response',
+      code: 'upstream_redirect',
+      provider: provider.name,
+      upstream: true,
+    });
+  }
   // A cached credential the provider no longer takes (an OAuth token revoked or expired early) is dropped, and the call signed and sent once more.
   if (res.statusCode === 401 && !resent && adapter.authRejected?.(key, headers)) {
     await res.body.dump();
     return sendUpstream(provider, adapter, key, up, unsignedBody, signal, true);
   }
-  const text = await res.body.text().catch(() => '');
+  // Providers echo keys back ("Incorrect API key provided: sk-..."): scrubbed before anything reads it.
+  const text = scrubProvider(await readPrefix(res.body, ERROR_BODY_BYTES), provider);
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
@@ -72,7 +110,7 @@ export async function sendUpstream(
     // Not JSON: the adapter reads the text as it is.
   }
   const detail = adapter.error(res.statusCode, parsed, res.headers);
-  throw new GatewayError(res.statusCode, detail.message, {
+  throw new GatewayError(res.statusCode, scrubProvider(detail.message, provider), {
     type: detail.type,
     code: detail.code,
     param: detail.param,
@@ -94,4 +132,14 @@ export function transportError(provider: string, err: unknown, signal?: AbortSig
     code: code || undefined,
     provider,
   });
+}
+
+/** The answer's JSON through a translator: a body of the wrong shape is a 502 naming the provider. */
+export async function readTranslated<T>(answer: UpstreamAnswer, provider: string, translate: (body: unknown) => T): Promise<T> {
+  const body = await answer.json();
+  try {
+    return translate(body);
+  } catch (err) {
+    throw asUpstreamFault(err, provider);
+  }
 }

@@ -25,6 +25,8 @@ export interface UpstreamRequest {
   payload?: { bytes: Buffer; contentType: string };
   /** Accept header, when neither JSON nor SSE (binary audio). */
   accept?: string;
+  /** Headers of the client's own request that the provider's API documents (see client-headers.ts). */
+  headers?: Record<string, string>;
 }
 
 export interface ResponseContext {
@@ -94,6 +96,6 @@ export interface FormatAdapter {
    * True when signing again may succeed; the call is then signed and sent once more.
    */
   authRejected?(key: ProviderKey | undefined, sent: Record<string, string>): boolean;
-  /** Stream framing other than SSE. */
-  decodeStream?(): StreamDecoder;
+  /** Stream framing other than SSE; one frame may hold at most `maxEventBytes`. */
+  decodeStream?(opts: { maxEventBytes: number; provider: string }): StreamDecoder;
 }

@@ -61,6 +61,8 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
   azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings'], { pathPrefix: '/openai', nativeResponses: true }),
 };
+// A client-chosen provider name (`constructor/gpt-4o`) must not find Object.prototype's members.
+Object.setPrototypeOf(PROVIDER_KINDS, null);
 
 /** Base provider types a custom provider may extend. */
 export const BASE_PROVIDER_TYPES = ['openai', 'anthropic', 'gemini'] as const;

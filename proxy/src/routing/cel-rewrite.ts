@@ -149,3 +149,27 @@ export function guardMissingKeys(ast: ASTNode): string | undefined {
   const out = gen(ast);
   return guarded ? out : undefined;
 }
+
+/** The RE2-backed `string.matches(string)` the environment registers (see cel.ts). */
+export const RE2_MATCHES = 'matchesRe2';
+
+/**
+ * Every `x.matches(p)` as `x.matchesRe2(p)`: the library's `matches` cannot be replaced in place,
+ * and it runs a backtracking RegExp. Undefined when the expression has no `matches` call.
+ */
+export function routeMatchesToRe2(ast: ASTNode): string | undefined {
+  let found = false;
+  // A plain copy: the library's nodes are not ours to mutate, and serialize reads only op/args.
+  const copy = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(copy);
+    if (!isNode(x)) return x;
+    if (x.op === 'value' || x.op === 'id') return { op: x.op, args: x.args };
+    if (x.op === 'rcall' && x.args[0] === 'matches') {
+      found = true;
+      return { op: 'rcall', args: [RE2_MATCHES, copy(x.args[1]), copy(x.args[2])] };
+    }
+    return { op: x.op, args: copy(x.args) };
+  };
+  const out = copy(ast) as ASTNode;
+  return found ? serialize(out) : undefined;
+}

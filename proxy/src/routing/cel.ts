@@ -3,7 +3,8 @@
 // parameter is `false`, any other runtime error is `false` too and is reported once per
 // expression so the caller can warn. Library choice: docs/routing.md (bench/cel-compare.ts).
 import { Environment, type ASTNode } from '@marcbachmann/cel-js';
-import { guardMissingKeys, keyAccesses, lowercaseHeaderKeys, walk } from './cel-rewrite.ts';
+import { guardMissingKeys, keyAccesses, lowercaseHeaderKeys, RE2_MATCHES, routeMatchesToRe2, walk } from './cel-rewrite.ts';
+import { cachedRe2, compileRe2, RegexSyntaxError, type Re2 } from './regex.ts';
 
 /** The variables a routing expression sees (spec: "CEL variables available to routing rules"). */
 export interface CelVars {
@@ -81,9 +82,27 @@ function env(): Environment {
     // The capacity variables are doubles; `budget_used == 0` would otherwise not type-check
     // (CEL orders int and double, but has no mixed `==`). Registers `int == double` and `!=` too.
     e.registerOperator('double == int', (a: number, b: bigint) => a === Number(b));
+    // The library's own `matches` is a backtracking RegExp; every `matches` call is rewritten to
+    // this one (cel-rewrite.ts), which runs RE2 in linear time.
+    e.registerFunction(`string.${RE2_MATCHES}(string): bool`, (s: string, pattern: string) => re2For(pattern).test(s));
     sharedEnv = e;
   }
   return sharedEnv;
+}
+
+// The literal patterns of the expression being evaluated (compiled with it, once per snapshot).
+// Evaluation is synchronous, so one slot is enough.
+let activePatterns: ReadonlyMap<string, Re2> | undefined;
+
+function re2For(pattern: string): Re2 {
+  const literal = activePatterns?.get(pattern);
+  if (literal) return literal;
+  try {
+    return cachedRe2(pattern);
+  } catch (err) {
+    // A pattern computed from request data: say why, but don't echo the request's value.
+    throw new Error(`Invalid regular expression: ${err instanceof RegexSyntaxError ? err.reason : 'not RE2 syntax'}`);
+  }
 }
 
 const EMPTY_REFS: ReadonlySet<CelVarName> = new Set();
@@ -98,6 +117,9 @@ export function compileCel(expr: string, opts: CompileCelOptions = {}): Compiled
   const { keys, dynamic } = keyAccesses(program.ast);
   const guarded = guardMissingKeys(program.ast);
   if (guarded !== undefined) program = reparse(guarded, '', program);
+  const patterns = literalPatterns(program.ast);
+  const routed = routeMatchesToRe2(program.ast);
+  if (routed !== undefined) program = parseRe2(routed);
 
   let reported = false;
   const report = (message: string): void => {
@@ -107,11 +129,14 @@ export function compileCel(expr: string, opts: CompileCelOptions = {}): Compiled
   };
   const run = (vars: CelVars): boolean => {
     let out: unknown;
+    activePatterns = patterns;
     try {
       out = program(vars);
     } catch (err) {
       if (!isMissingKey(err)) report(`evaluation error: ${summary(err, false)}`);
       return false;
+    } finally {
+      activePatterns = undefined;
     }
     if (out === true) return true;
     if (out !== false) report(`expression returned ${typeof out}, not a boolean`);
@@ -150,6 +175,36 @@ function reparse(text: string, original: string, program: Program): Program {
   } catch {
     return program;
   }
+}
+
+/** Compiles every literal `matches()` pattern now: a pattern RE2 refuses fails the rule here. */
+function literalPatterns(ast: ASTNode): ReadonlyMap<string, Re2> | undefined {
+  let out: Map<string, Re2> | undefined;
+  walk(ast, (n) => {
+    if (n.op !== 'rcall' || (n.args[0] !== 'matches' && n.args[0] !== RE2_MATCHES)) return;
+    const arg = n.args[2][0];
+    if (arg?.op !== 'value' || typeof arg.args !== 'string' || out?.has(arg.args)) return;
+    try {
+      (out ??= new Map()).set(arg.args, compileRe2(arg.args));
+    } catch (err) {
+      throw new CelCompileError(err instanceof Error ? err.message : String(err));
+    }
+  });
+  return out;
+}
+
+/** The RE2 rewrite is not optional: if it does not compile, the rule does not either. */
+function parseRe2(text: string): Program {
+  let program: Program;
+  try {
+    program = parseChecked(text);
+  } catch (err) {
+    throw new CelCompileError(`cannot route matches() through RE2: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  walk(program.ast, (n) => {
+    if (n.op === 'rcall' && n.args[0] === 'matches') throw new CelCompileError('cannot route matches() through RE2');
+  });
+  return program;
 }
 
 function parseChecked(expr: string): Program {

@@ -1,28 +1,112 @@
-// One Redis connection per process for shared state (counters, config store), from the `redis`
-// section of config.json.
+// One Redis connection per process for the config store, from the `redis` section of config.json
+// (or SKYBRIDGE_REDIS_*). Redis is a dependency the gateway can live without for a while: the
+// connection is made in the background and retried forever, commands fail at once while it is away
+// (no offline queue) and within a bounded time when it hangs, and nothing here ever throws at start.
 import { createClient, type RedisClientType } from 'redis';
 import type { RedisConfig } from '../config/governance-schema.ts';
+import { parseAddr } from '../governance/counters/redis.ts';
 import { log } from '../log.ts';
 
 export const DEFAULT_KEY_PREFIX = 'skybridge:';
 
-export async function connectRedis(cfg: RedisConfig): Promise<RedisClientType> {
-  const [host, port] = splitAddr(cfg.addr);
+/** A command still unanswered after this long fails (a hung Redis must not hold requests). */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
+/** How long a start waits for a first answer from Redis before serving without it. */
+export const REDIS_START_WAIT_MS = 3000;
+
+export interface SharedRedis {
+  client: RedisClientType;
+  /** `host:port` as configured, for messages (never the password). */
+  addr: string;
+  /** Connected and answering right now. */
+  isReady(): boolean;
+  /** Resolves true once connected, false at the first failed attempt or after `timeoutMs`. */
+  firstAttempt(timeoutMs: number): Promise<boolean>;
+  /** Calls `fn` every time the connection becomes ready (after an outage, too). */
+  onReady(fn: () => void): void;
+  close(): Promise<void>;
+}
+
+export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis {
+  const target = parseAddr(cfg.addr);
+  const socket = {
+    connectTimeout: 2000,
+    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) + Math.floor(Math.random() * 50),
+    ...('url' in target ? {} : { host: target.host, port: target.port, ...(cfg.tls && { tls: true as const, servername: target.host }) }),
+  };
   const client = createClient({
-    socket: { host, port, ...(cfg.tls && { tls: true as const }), reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+    ...('url' in target && { url: target.url }),
+    socket,
     ...(cfg.username && { username: cfg.username }),
     ...(cfg.password && { password: cfg.password }),
     database: cfg.db ?? 0,
+    // While Redis is away a command fails at once instead of waiting in a queue for its return.
+    disableOfflineQueue: true,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
   }) as RedisClientType;
-  client.on('error', (err: Error) => log.warn('redis connection error', { addr: cfg.addr, error: err.message }));
-  await client.connect();
-  return client;
+
+  let down = false;
+  let connected = false;
+  let closed = false;
+  const attempt: { settle?: (ok: boolean) => void } = {};
+  const readyListeners: (() => void)[] = [];
+  client.on('error', (err: Error) => {
+    // Emitted on every failed reconnect attempt: say it once per outage.
+    if (!down && !closed) log.warn(`${name}: ${connected ? 'Redis connection lost' : 'cannot reach Redis'}; retrying in the background`, { addr: cfg.addr, error: err.message });
+    down = true;
+    attempt.settle?.(false);
+  });
+  client.on('ready', () => {
+    if (down) log.info(`${name}: Redis connection ${connected ? 'restored' : 'established'}`, { addr: cfg.addr });
+    down = false;
+    connected = true;
+    attempt.settle?.(true);
+    for (const fn of readyListeners) fn();
+  });
+  // Settles only once connected, or when closed: its outcome is reported by the events above.
+  const connecting = client.connect().then(
+    () => undefined,
+    () => undefined,
+  );
+
+  return {
+    client,
+    addr: cfg.addr,
+    isReady: () => client.isReady,
+    firstAttempt: (timeoutMs) =>
+      client.isReady
+        ? Promise.resolve(true)
+        : new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => settle(false), timeoutMs);
+            const settle = (ok: boolean) => {
+              clearTimeout(timer);
+              attempt.settle = undefined;
+              resolve(ok);
+            };
+            attempt.settle = settle;
+          }),
+    onReady: (fn) => readyListeners.push(fn),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+      await connecting;
+    },
+  };
 }
 
-function splitAddr(addr: string): [string, number] {
-  const i = addr.lastIndexOf(':');
-  if (i < 0) return [addr, 6379];
-  return [addr.slice(0, i).replace(/^\[|\]$/g, ''), Number(addr.slice(i + 1))];
+/**
+ * `p`, or a rejection after `ms`: node-redis times out only commands not yet written, so one sent to
+ * a Redis that hangs would wait forever. Its late reply is still read (and dropped).
+ */
+export function withTimeout<T>(p: Promise<T>, ms = REDIS_COMMAND_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -1,6 +1,7 @@
 // One error object for every failure the gateway reports, whether it found the problem itself or
 // an upstream provider did. The shape matches the reference gateway's so existing clients keep
 // working; `error.message/type/code/param` is also what the OpenAI SDKs read.
+import { ShapeError } from './answer-shape.ts';
 
 export interface ErrorBody {
   /** true when the gateway itself rejected or failed the request; false for upstream errors. */
@@ -98,4 +99,40 @@ export function errorJson(body: unknown): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** An upstream answer the gateway cannot read as the API it called promises (wrong shape, not JSON, truncated framing). */
+export function invalidUpstreamResponse(provider: string, why: string): GatewayError {
+  return new GatewayError(502, `provider '${provider}' returned an invalid response: ${why}`, {
+    type: 'upstream_invalid_response',
+    code: 'upstream_invalid_response',
+    provider,
+    upstream: true,
+  });
+}
+
+/** An upstream answer or stream event above a configured size bound; the connection is dropped. */
+export function upstreamTooLarge(provider: string, what: 'response body' | 'stream event', limit: number, setting: string): GatewayError {
+  return new GatewayError(502, `provider '${provider}' sent a ${what} larger than the limit of ${limit} bytes (network_config.${setting})`, {
+    type: 'upstream_response_too_large',
+    code: 'upstream_response_too_large',
+    provider,
+    upstream: true,
+  });
+}
+
+/**
+ * Translators read upstream answers by indexing into them; an answer of the wrong shape surfaces as
+ * a TypeError (or the like) there. Any such non-gateway error met while translating upstream data
+ * is the upstream's fault: a 502 naming it, never a 500.
+ */
+export function asUpstreamFault(err: unknown, provider: string): GatewayError {
+  if (err instanceof GatewayError) {
+    // Translators that report a broken answer themselves do not know which provider sent it.
+    if (err.provider || !err.upstream) return err;
+    return new GatewayError(err.status, err.message, { type: err.type, code: err.code, param: err.param, provider, upstream: true });
+  }
+  if (err instanceof ShapeError) return invalidUpstreamResponse(provider, err.message);
+  const detail = err instanceof Error ? err.message : String(err);
+  return invalidUpstreamResponse(provider, `unexpected shape (${detail.slice(0, 200)})`);
 }

@@ -45,11 +45,11 @@ export interface CounterStore {
   close(): Promise<void>;
 }
 
-/** The store cannot be reached. A 503 the pipeline can send as it is. */
+/** The store (Redis) cannot be reached. A 503 the pipeline can send as it is. */
 export class CounterStoreUnavailableError extends GatewayError {
   constructor(cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(503, `budgets and rate limits cannot be checked right now (counter store unavailable: ${why}); retry shortly`, {
+    super(503, `budgets and rate limits cannot be checked right now because Redis does not answer (counter store unavailable: ${why}); retry shortly`, {
       type: 'api_error',
       code: 'counter_store_unavailable',
       retryAfter: 1,

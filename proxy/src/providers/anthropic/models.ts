@@ -7,7 +7,7 @@ import type { AnthropicModelInfo } from './types.ts';
 export function fromAnthropicModels(body: unknown): ProviderModelPage {
   const list = isRecord(body) ? body : undefined;
   if (!list || !Array.isArray(list.data)) {
-    throw new GatewayError(502, 'anthropic returned an unexpected models list', { provider: 'anthropic', upstream: true });
+    throw new GatewayError(502, 'anthropic returned an unexpected models list', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'anthropic', upstream: true });
   }
   const models = (list.data as unknown[]).filter(isModel).map(toModel);
   const page: ProviderModelPage = { models };

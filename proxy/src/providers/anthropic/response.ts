@@ -1,5 +1,6 @@
 // Anthropic Message -> unified chat completion.
 import type { AssistantMessage, ChatResponse, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../unified/chat.ts';
+import { objectList } from '../../unified/answer-shape.ts';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicStopReason } from './types.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
@@ -37,6 +38,7 @@ export function toUsage(u: {
 }
 
 export function fromAnthropicResponse(msg: AnthropicMessage, created: number): ChatResponse {
+  objectList(msg, 'content');
   const texts: string[] = [];
   const thoughts: string[] = [];
   const details: ReasoningDetail[] = [];

@@ -136,12 +136,14 @@ function parseEvent(event: SseEvent): AnthropicStreamEvent {
     value = JSON.parse(event.data);
   } catch {
     throw new GatewayError(502, `anthropic sent an unparseable stream event${event.event ? ` (${event.event})` : ''}`, {
+      type: 'upstream_invalid_response',
+      code: 'upstream_invalid_response',
       provider: PROVIDER,
       upstream: true,
     });
   }
   if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-    throw new GatewayError(502, 'anthropic sent a stream event without a type', { provider: PROVIDER, upstream: true });
+    throw new GatewayError(502, 'anthropic sent a stream event without a type', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
   }
   return value as AnthropicStreamEvent;
 }

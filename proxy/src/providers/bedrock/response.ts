@@ -1,5 +1,6 @@
 // Bedrock Converse response -> unified chat completion.
 import type { AssistantMessage, ChatResponse, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../unified/chat.ts';
+import { answerObject, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
 import type { BedrockContentBlock, BedrockConverseResponse, BedrockStopReason, BedrockUsage } from './types.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
@@ -31,6 +32,9 @@ export function toUsage(u: BedrockUsage): Usage {
 }
 
 export function fromBedrockResponse(res: BedrockConverseResponse, ctx: { id: string; model: string; created: number }): ChatResponse {
+  const output = answerObject(res).output;
+  if (!isObject(output) || !isObject(output.message)) throw new ShapeError("'output.message' is not an object");
+  objectList(output.message, 'content');
   const texts: string[] = [];
   const thoughts: string[] = [];
   const details: ReasoningDetail[] = [];

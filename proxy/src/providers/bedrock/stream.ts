@@ -3,7 +3,7 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { ChatChunk, ChatDelta, FinishReason } from '../../unified/chat.ts';
-import { GatewayError } from '../../unified/errors.ts';
+import { GatewayError, upstreamTooLarge } from '../../unified/errors.ts';
 import type { SseEvent, StreamContext, StreamTranslator } from '../../unified/stream.ts';
 import type { StreamDecoder } from '../adapter.ts';
 import { statusForBedrockErrorType } from './error.ts';
@@ -19,7 +19,8 @@ const EXCEPTION = 'exception:';
  * and decodes them with the codec, which checks the prelude and message CRCs. Events come out as
  * `{event: <:event-type>, data: <JSON payload>}`; exceptions as `{event: 'exception:<type>'}`.
  */
-export function createEventStreamDecoder(): StreamDecoder {
+export function createEventStreamDecoder(opts: { maxEventBytes?: number; provider?: string } = {}): StreamDecoder {
+  const max = opts.maxEventBytes ?? Infinity;
   const codec = new EventStreamCodec(toUtf8, fromUtf8);
   let buf: Uint8Array = new Uint8Array(0);
   const header = (headers: Record<string, { value: unknown }>, name: string): string | undefined => {
@@ -38,13 +39,15 @@ export function createEventStreamDecoder(): StreamDecoder {
       const out: SseEvent[] = [];
       while (buf.length >= 4) {
         const total = new DataView(buf.buffer, buf.byteOffset, 4).getUint32(0);
-        if (total < 16) throw new GatewayError(502, 'bedrock sent a malformed event-stream frame', { provider: PROVIDER, upstream: true });
+        if (total < 16) throw new GatewayError(502, 'bedrock sent a malformed event-stream frame', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
+        // The frame announces its length: one too large is refused before it is buffered.
+        if (total > max) throw upstreamTooLarge(opts.provider ?? PROVIDER, 'stream event', max, 'max_stream_event_size_mb');
         if (buf.length < total) break;
         let message;
         try {
           message = codec.decode(buf.subarray(0, total));
         } catch (err) {
-          throw new GatewayError(502, `bedrock sent an unreadable event-stream frame: ${(err as Error).message}`, { provider: PROVIDER, upstream: true });
+          throw new GatewayError(502, `bedrock sent an unreadable event-stream frame: ${(err as Error).message}`, { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
         }
         buf = buf.subarray(total);
         const type = header(message.headers, ':message-type') ?? 'event';
@@ -59,7 +62,7 @@ export function createEventStreamDecoder(): StreamDecoder {
       return out;
     },
     end(): SseEvent[] {
-      if (buf.length > 0) throw new GatewayError(502, 'bedrock stream ended inside an event-stream frame', { provider: PROVIDER, upstream: true });
+      if (buf.length > 0) throw new GatewayError(502, 'bedrock stream ended inside an event-stream frame', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
       return [];
     },
   };
@@ -140,7 +143,7 @@ export function createBedrockStreamTranslator(ctx: StreamContext): StreamTransla
         try {
           data = JSON.parse(event.data);
         } catch {
-          throw new GatewayError(502, `bedrock sent an unparseable stream event (${name})`, { provider: PROVIDER, upstream: true });
+          throw new GatewayError(502, `bedrock sent an unparseable stream event (${name})`, { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
         }
       }
       if (name.startsWith(EXCEPTION)) {

@@ -27,7 +27,7 @@ export function toCohereEmbedRequest(req: EmbeddingRequest, model: string): Cohe
 export function fromCohereEmbedResponse(body: CohereEmbedResponse, model: string): EmbeddingResponse {
   const vectors = body?.embeddings?.float;
   if (!Array.isArray(vectors)) {
-    throw new GatewayError(502, 'cohere returned an embed response without float embeddings', { provider: 'cohere', upstream: true });
+    throw new GatewayError(502, 'cohere returned an embed response without float embeddings', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'cohere', upstream: true });
   }
   const tokens = body.meta?.billed_units?.input_tokens ?? body.meta?.tokens?.input_tokens ?? 0;
   return {

@@ -6,7 +6,7 @@ import type { CohereModel } from './types.ts';
 export function fromCohereModels(body: unknown): ProviderModelPage {
   const list = typeof body === 'object' && body !== null ? (body as { models?: unknown; next_page_token?: unknown }) : undefined;
   if (!list || !Array.isArray(list.models)) {
-    throw new GatewayError(502, 'cohere returned an unexpected models list', { provider: 'cohere', upstream: true });
+    throw new GatewayError(502, 'cohere returned an unexpected models list', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'cohere', upstream: true });
   }
   const models = (list.models as unknown[]).filter(isModel).map(toModel);
   const page: ProviderModelPage = { models };

@@ -13,7 +13,7 @@ export function toCohereRerankRequest(req: RerankRequest, model: string): Cohere
 
 export function fromCohereRerankResponse(body: CohereRerankResponse, req: RerankRequest, model: string): RerankResponse {
   if (!body || !Array.isArray(body.results)) {
-    throw new GatewayError(502, 'cohere returned an unexpected rerank response', { provider: 'cohere', upstream: true });
+    throw new GatewayError(502, 'cohere returned an unexpected rerank response', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'cohere', upstream: true });
   }
   const results: RerankResult[] = body.results
     .filter((r) => Number.isInteger(r.index) && typeof r.relevance_score === 'number')

@@ -38,7 +38,7 @@ export function toToolCall(c: CohereToolCall): ToolCall {
 
 export function fromCohereResponse(body: CohereChatResponse, ctx: ResponseContext): ChatResponse {
   if (typeof body !== 'object' || body === null || typeof body.message !== 'object' || body.message === null) {
-    throw new GatewayError(502, 'cohere returned an unexpected chat response', { provider: 'cohere', upstream: true });
+    throw new GatewayError(502, 'cohere returned an unexpected chat response', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'cohere', upstream: true });
   }
   const text: string[] = [];
   const thinking: string[] = [];

@@ -87,14 +87,14 @@ function parseEvent(event: SseEvent): CohereStreamEvent {
   try {
     value = JSON.parse(event.data);
   } catch {
-    throw new GatewayError(502, `cohere sent an unparseable stream event${event.event ? ` (${event.event})` : ''}`, { provider: PROVIDER, upstream: true });
+    throw new GatewayError(502, `cohere sent an unparseable stream event${event.event ? ` (${event.event})` : ''}`, { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
   }
   if (typeof value !== 'object' || value === null) {
-    throw new GatewayError(502, 'cohere sent a stream event that is not an object', { provider: PROVIDER, upstream: true });
+    throw new GatewayError(502, 'cohere sent a stream event that is not an object', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
   }
   const v = value as { type?: unknown };
   if (typeof v.type !== 'string') {
-    if (!event.event) throw new GatewayError(502, 'cohere sent a stream event without a type', { provider: PROVIDER, upstream: true });
+    if (!event.event) throw new GatewayError(502, 'cohere sent a stream event without a type', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: PROVIDER, upstream: true });
     v.type = event.event;
   }
   return v as CohereStreamEvent;

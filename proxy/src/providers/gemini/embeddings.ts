@@ -45,7 +45,7 @@ export function fromGeminiEmbedResponse(
 function vectorOf(embedding: unknown, index: number): number[] {
   const values = isRecord(embedding) ? embedding.values : undefined;
   if (Array.isArray(values) && values.every((v) => typeof v === 'number')) return values;
-  throw new GatewayError(502, `Gemini returned no embedding values at index ${index}`, { provider: 'gemini', upstream: true });
+  throw new GatewayError(502, `Gemini returned no embedding values at index ${index}`, { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'gemini', upstream: true });
 }
 
 /** The Gemini API reports no token counts for embeddings; use them when a variant does. */

@@ -4,11 +4,14 @@ import { blockedPromptError, toFinishReason } from './finish.ts';
 import { digestParts } from './parts.ts';
 import type { GeminiGenerateContentResponse } from './types.ts';
 import { toUsage } from './usage.ts';
+import { objectList } from '../../unified/answer-shape.ts';
 
 export function fromGeminiResponse(
   res: GeminiGenerateContentResponse,
   ctx: { model: string; id: string; created: number },
 ): ChatResponse {
+  // Candidates may be missing (a blocked prompt), never something other than a list.
+  objectList(res, 'candidates', true);
   const blocked = blockedPromptError(res);
   if (blocked) throw blocked;
 

@@ -90,7 +90,7 @@ function parseEvent(data: string): GeminiGenerateContentResponse | undefined {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new GatewayError(502, 'malformed event in Gemini stream', { provider: 'gemini', upstream: true });
+    throw new GatewayError(502, 'malformed event in Gemini stream', { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'gemini', upstream: true });
   }
   const errorHolder = Array.isArray(parsed) ? parsed[0] : parsed;
   if (typeof errorHolder === 'object' && errorHolder !== null && 'error' in errorHolder) {

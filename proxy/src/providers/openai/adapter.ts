@@ -8,6 +8,8 @@ import type { EmbeddingResponse } from '../../unified/embeddings.ts';
 import type { TextRequest } from '../../unified/text.ts';
 import { fromOpenAICountTokens, toOpenAICountTokensRequest } from './count-tokens.ts';
 import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.ts';
+import { checkOpenAIChat, checkOpenAIChunk, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
+import { GatewayError } from '../../unified/errors.ts';
 
 /** Strips gateway-only fields and sets the upstream model. */
 export function toUpstreamBody<T extends { model: string; fallbacks?: string[] }>(req: T, model: string): Omit<T, 'fallbacks'> {
@@ -51,8 +53,27 @@ export function fromOpenAIError(status: number, body: unknown): UpstreamErrorDet
   return { message: `upstream returned HTTP ${status}`, type: 'upstream_error' };
 }
 
+/**
+ * One OpenAI stream event: a chunk with a `choices` list. OpenAI reports a failure mid-stream as an
+ * `{"error": {...}}` event; it becomes the upstream's error, anything else of the wrong shape a ShapeError.
+ */
+export function readOpenAIChunk(data: string): ChatChunk {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    throw new ShapeError('a stream event is not JSON');
+  }
+  if (isObject(chunk) && isObject(chunk.error) && !Array.isArray(chunk.choices)) {
+    const e = fromOpenAIError(502, chunk);
+    throw new GatewayError(502, e.message, { type: e.type, code: e.code, upstream: true });
+  }
+  checkOpenAIChunk(chunk);
+  return chunk as ChatChunk;
+}
+
 export function fromOpenAIModels(body: unknown): ProviderModelPage {
-  const data = (body as { data?: { id?: unknown; created?: unknown }[] } | null)?.data ?? [];
+  const data = objectList(body, 'data') as { id?: unknown; created?: unknown }[];
   return {
     models: data
       .filter((m) => typeof m.id === 'string')
@@ -69,9 +90,12 @@ export const openaiAdapter: FormatAdapter = {
     body: toOpenAIChatRequest(req, model, stream),
     stream,
   }),
-  chatResponse: (body) => body as ChatResponse,
+  chatResponse: (body) => {
+    checkOpenAIChat(body);
+    return body as ChatResponse;
+  },
   chatStream: () => ({
-    push: (ev) => (ev.data === '[DONE]' ? [] : [JSON.parse(ev.data) as ChatChunk]),
+    push: (ev) => (ev.data === '[DONE]' ? [] : [readOpenAIChunk(ev.data)]),
     finish: () => [],
   }),
   textRequest: (req, model, stream) => ({
@@ -88,7 +112,10 @@ export const openaiAdapter: FormatAdapter = {
     body: toUpstreamBody(req, model),
     stream: false,
   }),
-  embeddingsResponse: (body) => body as EmbeddingResponse,
+  embeddingsResponse: (body) => {
+    objectList(body, 'data');
+    return body as EmbeddingResponse;
+  },
   imageGenerationRequest: toOpenAIImageGeneration,
   formRequest: toOpenAIForm,
   speechRequest: toOpenAISpeech,

@@ -26,7 +26,7 @@ export function fromVertexEmbedResponse(body: unknown, model: string, encoding: 
     const embeddings = isRecord(prediction) ? prediction.embeddings : undefined;
     const values = isRecord(embeddings) ? embeddings.values : undefined;
     if (!Array.isArray(values) || !values.every((v) => typeof v === 'number')) {
-      throw new GatewayError(502, `Vertex AI returned no embedding values at index ${index}`, { provider: 'vertex', upstream: true });
+      throw new GatewayError(502, `Vertex AI returned no embedding values at index ${index}`, { type: 'upstream_invalid_response', code: 'upstream_invalid_response', provider: 'vertex', upstream: true });
     }
     const stats = isRecord(embeddings) ? embeddings.statistics : undefined;
     const count = isRecord(stats) ? stats.token_count : undefined;

@@ -221,7 +221,7 @@ function toChatToolChoice(tc: ResponsesToolChoice): { choice: ToolChoice; allowe
     const allowed = new Set<string>();
     (tc.tools ?? []).forEach((t, k) => {
       if (t.type !== 'function' || !t.name) {
-        throw invalidRequest(`allowed tool type '${t.type}' is not supported: only named function tools`, `tool_choice.tools[${k}]`);
+        throw invalidRequest(`allowed tool type ${JSON.stringify(t.type)} is not supported: only named function tools`, `tool_choice.tools[${k}]`);
       }
       allowed.add(t.name);
     });

@@ -57,6 +57,7 @@ export function fromAnthropicRequest(req: AnthropicNativeRequest): ChatRequest {
     out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
   }
 
+  if (req.tools != null && !Array.isArray(req.tools)) throw invalidRequest('tools must be an array', 'tools');
   if (req.tools && req.tools.length > 0) out.tools = req.tools.map(convertTool);
   if (req.tool_choice) {
     const choice = req.tool_choice;
@@ -229,7 +230,7 @@ function assistantMessage(blocks: WireBlock[], param: string): Message {
 function convertTool(tool: NonNullable<AnthropicNativeRequest['tools']>[number], i: number): Tool {
   const t = tool as unknown as WireBlock;
   if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
-    throw invalidRequest(`tool type '${String(t.type)}' is an Anthropic server tool; only custom tools are supported`, `tools[${i}].type`);
+    throw invalidRequest(`tool type ${JSON.stringify(t.type)} is an Anthropic server tool; only custom tools are supported`, `tools[${i}].type`);
   }
   const name = str(t.name, `tools[${i}].name`);
   const schema = t.input_schema;
@@ -253,7 +254,7 @@ function convertToolChoice(choice: NonNullable<AnthropicNativeRequest['tool_choi
     case 'tool':
       return { type: 'function', function: { name: str(choice.name, 'tool_choice.name') } };
     default:
-      throw invalidRequest(`unknown tool_choice type '${String((choice as WireBlock).type)}'`, 'tool_choice.type');
+      throw invalidRequest(`unknown tool_choice type ${JSON.stringify((choice as WireBlock).type)}`, 'tool_choice.type');
   }
 }
 

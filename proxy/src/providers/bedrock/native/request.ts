@@ -125,17 +125,18 @@ function contentParts(block: Wire, at: string): ContentPart[] {
 }
 
 function imagePart(image: Wire, at: string): ContentPart {
-  const mediaType = IMAGE_TYPES[String(image.format)];
+  // Own keys only, of a string: `constructor` or an object with a broken toString must not pass or throw.
+  const mediaType = typeof image.format === 'string' && Object.hasOwn(IMAGE_TYPES, image.format) ? IMAGE_TYPES[image.format] : undefined;
   if (!mediaType) throw invalidRequest('image format must be one of png, jpeg, gif, webp', `${at}.format`);
   return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${sourceBytes(image.source, `${at}.source`)}` } };
 }
 
 /** Binary documents become file parts; text ones (txt, md, csv, html) their text. */
 function documentPart(doc: Wire, at: string): ContentPart {
-  const format = String(doc.format);
+  const format = typeof doc.format === 'string' ? doc.format : JSON.stringify(doc.format);
   const data = sourceBytes(doc.source, `${at}.source`);
   if (TEXT_DOCUMENTS.has(format)) return { type: 'text', text: Buffer.from(data, 'base64').toString('utf8') };
-  const mediaType = BINARY_DOCUMENTS[format];
+  const mediaType = Object.hasOwn(BINARY_DOCUMENTS, format) ? BINARY_DOCUMENTS[format] : undefined;
   if (!mediaType) throw invalidRequest(`unsupported document format '${format}'`, `${at}.format`);
   const file: { file_data: string; filename?: string } = { file_data: `data:${mediaType};base64,${data}` };
   if (typeof doc.name === 'string' && doc.name) file.filename = `${doc.name}.${format}`;

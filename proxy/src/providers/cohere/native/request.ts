@@ -99,7 +99,7 @@ function textContent(content: unknown, at: string): string | ContentPart[] {
   if (!Array.isArray(content)) throw invalidRequest('content must be a string or a list of content items', at);
   return content.map((c, k) => {
     const item = obj(c, `${at}[${k}]`);
-    if (item.type !== 'text') throw invalidRequest(`content item type '${String(item.type)}' is not allowed here`, `${at}[${k}].type`);
+    if (item.type !== 'text') throw invalidRequest(`content item type ${JSON.stringify(item.type)} is not allowed here`, `${at}[${k}].type`);
     return { type: 'text', text: str(item.text, `${at}[${k}].text`) };
   });
 }
@@ -115,7 +115,7 @@ function userContent(content: unknown, at: string): string | ContentPart[] {
       const url = str(img.url, `${at}[${k}].image_url.url`);
       return { type: 'image_url', image_url: typeof img.detail === 'string' ? { url, detail: img.detail } : { url } };
     }
-    throw invalidRequest(`content item type '${String(item.type)}' is not supported here`, `${at}[${k}].type`);
+    throw invalidRequest(`content item type ${JSON.stringify(item.type)} is not supported here`, `${at}[${k}].type`);
   });
 }
 
@@ -131,7 +131,7 @@ function toolContent(content: unknown, at: string): string {
         const data = obj(item.document, `${at}[${k}].document`).data;
         return typeof data === 'string' ? data : JSON.stringify(data ?? {});
       }
-      throw invalidRequest(`content item type '${String(item.type)}' is not allowed in a tool message`, `${at}[${k}].type`);
+      throw invalidRequest(`content item type ${JSON.stringify(item.type)} is not allowed in a tool message`, `${at}[${k}].type`);
     })
     .join('\n');
 }
@@ -146,7 +146,7 @@ function assistantMessage(msg: Wire, at: string): Message {
       const item = obj(c, `${at}.content[${k}]`);
       if (item.type === 'text') texts.push(str(item.text, `${at}.content[${k}].text`));
       else if (item.type === 'thinking') thoughts.push(str(item.thinking, `${at}.content[${k}].thinking`));
-      else throw invalidRequest(`content item type '${String(item.type)}' is not allowed here`, `${at}.content[${k}].type`);
+      else throw invalidRequest(`content item type ${JSON.stringify(item.type)} is not allowed here`, `${at}.content[${k}].type`);
     });
   } else if (msg.content !== undefined && msg.content !== null) {
     throw invalidRequest('content must be a string or a list of content items', `${at}.content`);

@@ -45,7 +45,8 @@ export function fromGeminiRequest(req: GeminiGenerateContentRequest, model: stri
     } else if (role === 'user' || (role as string) === 'function') {
       messages.push(...userMessages(parts, i, pending));
     } else {
-      throw invalidRequest(`unknown role '${String(role)}'; expected 'user' or 'model'`, `contents[${i}].role`);
+      // String() of a client object can itself throw (a `toString` member that is not a function).
+      throw invalidRequest(`unknown role ${JSON.stringify(role).slice(0, 100)}; expected 'user' or 'model'`, `contents[${i}].role`);
     }
   });
   if (!messages.length) throw invalidRequest('contents must not be empty', 'contents');
@@ -265,7 +266,7 @@ function responseFormat(config: GeminiGenerationConfig): Record<string, unknown>
   const mime = config.responseMimeType;
   if (mime === undefined || mime === 'text/plain') return undefined;
   if (mime !== 'application/json') {
-    throw invalidRequest(`responseMimeType '${mime}' is not supported by the gateway`, 'generationConfig.responseMimeType');
+    throw invalidRequest(`responseMimeType ${JSON.stringify(mime)} is not supported by the gateway`, 'generationConfig.responseMimeType');
   }
   const schema = config.responseJsonSchema ?? (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
   return isObject(schema) ? { type: 'json_schema', json_schema: { name: 'response', schema } } : { type: 'json_object' };

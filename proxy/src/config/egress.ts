@@ -1,0 +1,111 @@
+// Where provider requests may go. Private ranges stay allowed (self-hosted models live there), but
+// link-local addresses and the cloud metadata services are refused: a provider URL pointing there
+// would hand the instance's cloud credentials to whoever can edit the configuration. A provider
+// opts out with `network_config.allow_link_local: true`. Checked twice: on the configured URL
+// (config.json, /api, environment) and on every address a host name resolves to at connect time.
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+
+/** Names the metadata services answer on, whatever they resolve to from here. */
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+/** Metadata services outside link-local space (Alibaba Cloud; AWS IMDS over IPv6). */
+const METADATA_ADDRESSES = new Set(['100.100.100.200', 'fd00:ec2::254']);
+
+function ipv4Octets(ip: string): number[] | undefined {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return undefined;
+  const octets = parts.map(Number);
+  return octets.every((o) => Number.isInteger(o) && o >= 0 && o <= 255) ? octets : undefined;
+}
+
+/** Full 8-group form of an IPv6 address, lowercase, for prefix checks. */
+function expandIpv6(ip: string): string[] | undefined {
+  const clean = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
+  if (isIP(clean) !== 6) return undefined;
+  const [head, tail] = clean.includes('::') ? clean.split('::') : [clean, undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  // A trailing dotted IPv4 part counts as two groups.
+  const groups = (list: string[]) =>
+    list.flatMap((g) => {
+      const o = g.includes('.') ? ipv4Octets(g) : undefined;
+      return o ? [((o[0] << 8) | o[1]).toString(16), ((o[2] << 8) | o[3]).toString(16)] : [g];
+    });
+  const hg = groups(h);
+  const tg = groups(t);
+  const fill = tail === undefined ? [] : Array(8 - hg.length - tg.length).fill('0');
+  return [...hg, ...fill, ...tg].map((g) => g.padStart(4, '0'));
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:169.254.169.254`, `::ffff:a9fe:a9fe`). */
+function mappedIpv4(ip: string): string | undefined {
+  const g = expandIpv6(ip);
+  if (!g || g.slice(0, 5).some((x) => x !== '0000') || g[5] !== 'ffff') return undefined;
+  const hi = parseInt(g[6], 16);
+  const lo = parseInt(g[7], 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Why an IP address is not a provider target, or undefined when it may be. */
+export function blockedAddress(ip: string): string | undefined {
+  const bare = ip.replace(/^\[|\]$/g, '');
+  const v4 = isIP(bare) === 4 ? bare : mappedIpv4(bare);
+  if (v4) {
+    const o = ipv4Octets(v4);
+    if (o && o[0] === 169 && o[1] === 254) return `${v4} is a link-local address (169.254.0.0/16, where cloud metadata services answer)`;
+    if (METADATA_ADDRESSES.has(v4)) return `${v4} is a cloud metadata service address`;
+    return undefined;
+  }
+  const groups = expandIpv6(bare);
+  if (!groups) return undefined;
+  const first = parseInt(groups[0], 16);
+  if ((first & 0xffc0) === 0xfe80) return `${bare} is a link-local address (fe80::/10)`;
+  if (groups.join(':') === 'fd00:0ec2:0000:0000:0000:0000:0000:0254') return `${bare} is a cloud metadata service address`;
+  return undefined;
+}
+
+/** Why a URL's host is not a provider target, or undefined when it may be (names are checked again when resolved). */
+export function blockedHost(hostname: string): string | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+  if (METADATA_HOSTS.has(host)) return `${host} is a cloud metadata service`;
+  return isIP(host) ? blockedAddress(host) : undefined;
+}
+
+/** The error a refused connection fails with (the pipeline answers it as an upstream error). */
+export class BlockedEgressError extends Error {
+  readonly code = 'EGRESS_BLOCKED';
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for net/tls.connect that resolves as usual, then refuses link-local and metadata
+ * addresses: a host name that resolves there (or is re-pointed there later) is stopped at connect
+ * time. `allowLinkLocal` skips the check for providers that opted out.
+ */
+export function guardedLookup(allowLinkLocal: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      if (!allowLinkLocal) {
+        const refused = list.map((a) => blockedAddress(a.address)).find((r) => r !== undefined);
+        if (refused) return callback(new BlockedEgressError(`refusing to connect to ${hostname}: ${refused} (set network_config.allow_link_local to allow it)`), []);
+      }
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** `https://user:pass@host/` → `https://user:***@host/`; other strings unchanged. */
+export function maskUrlCredentials(value: string): string {
+  if (!value.includes('@') || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i, (_m, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return colon < 0 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
+  });
+}

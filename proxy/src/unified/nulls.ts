@@ -1,0 +1,37 @@
+// OpenAI's API and SDKs take `null` for any optional request field and read it as "not set" (the
+// Python SDK sends None as null; many clients write `"temperature": null`). The gateway does the
+// same for its OpenAI-shaped routes: a null member is dropped before validation, so it is neither
+// refused nor forwarded to a provider that would refuse it. One level down too (`stream_options`,
+// `reasoning`, `text`, ...), but never inside lists: a message's `content: null` means something.
+
+/** Object members whose own members are client data, where a null is a value, not an absence. */
+const OPAQUE = new Set(['metadata', 'logit_bias', 'extra_body']);
+
+export function dropNulls(body: unknown): unknown {
+  if (!isPlainObject(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v === null) continue;
+    out[k] = isPlainObject(v) && !OPAQUE.has(k) ? withoutNullMembers(v) : v;
+  }
+  return out;
+}
+
+function withoutNullMembers(obj: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(obj)) {
+    if (v !== null) continue;
+    out ??= { ...obj };
+    delete out[k];
+  }
+  return out ?? obj;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A body parser that first reads nulls as absent. */
+export function nullsAbsent<T>(parse: (body: unknown) => T): (body: unknown) => T {
+  return (body) => parse(dropNulls(body));
+}
