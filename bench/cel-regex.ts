@@ -6,24 +6,12 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { compileCel, VARIABLE_TYPES, type CelVars } from '../proxy/src/routing/cel.ts';
+import { vars } from '../test/unit/routing-helpers.ts';
 
-const BASE: CelVars = {
+const BASE: CelVars = vars({
   model: 'gpt-4o-2024-08-06',
-  provider: 'openai',
-  request_type: 'chat_completion',
   headers: { 'x-tier': 'enterprise', 'user-agent': 'openai-python/1.54.0 (linux; x86_64)' },
-  params: {},
-  virtual_key_id: '',
-  virtual_key_name: '',
-  team_id: '',
-  team_name: '',
-  customer_id: '',
-  customer_name: '',
-  budget_used: 0,
-  tokens_used: 0,
-  request: 0,
-  complexity_tier: '',
-};
+});
 
 const RULES = [
   'model.matches("^gpt-4(o|\\\\.1)(-\\\\d{4}-\\\\d{2}-\\\\d{2})?$")',

@@ -10,6 +10,13 @@ if ! command -v redis-server >/dev/null; then
   # The package starts a system instance; the tests run their own.
   service redis-server stop >/dev/null 2>&1 || true
 fi
+# Request-log tests run a real PostgreSQL server: their own throw-away cluster (initdb, then
+# postgres as an unprivileged user on a free loopback port; test/helpers/postgres.ts).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >/dev/null
+  # The package starts a system cluster; the tests run their own.
+  service postgresql stop >/dev/null 2>&1 || true
+fi
 # Kubernetes tests run a real kube-apiserver (with etcd), kubectl, helm and kubeconform built from
 # test/kube with Go: cached under ~/.cache/skybridge (~20 ms) unless test/kube changed; a cold build
 # takes ~13 min.

@@ -20,6 +20,7 @@ import { allKeysRouter, providersRouter } from './providers.ts';
 import { pluginsRouter } from './plugins.ts';
 import { configRouter } from './config.ts';
 import { refuseManagedWrites } from './managed.ts';
+import { logsRouter, type LogsApiSource } from './logs.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -27,7 +28,7 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService): (req: IncomingMessage, res: ServerResponse) => void {
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource): (req: IncomingMessage, res: ServerResponse) => void {
   const sessions = new SessionStore();
   const throttle = new LoginThrottle();
   warnIfOpen(service.current());
@@ -70,6 +71,7 @@ export function createApiHandler(service: ConfigService): (req: IncomingMessage,
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
   api.use('/plugins', pluginsRouter(service));
+  api.use('/logs', logsRouter(logs));
   api.use('/', configRouter(service));
   app.use('/api', api);
 

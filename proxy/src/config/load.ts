@@ -62,7 +62,7 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
 }
 
 /** Where secret material lives: `env.VAR` there reads the environment. */
-const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis'];
+const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config'];
 
 /** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {

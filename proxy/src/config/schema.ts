@@ -4,6 +4,7 @@
 // can bring their config.json unchanged.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance-schema.ts';
+import { LogsStoreSchema } from './logs-schema.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
@@ -129,7 +130,7 @@ export const ClientConfigSchema = Type.Object(
     enable_logging: Type.Optional(Type.Unknown()),
     disable_content_logging: Type.Optional(Type.Unknown()),
     disable_db_pings_in_health: Type.Optional(Type.Unknown()),
-    log_retention_days: Type.Optional(Type.Unknown()),
+    log_retention_days: Type.Optional(Type.Integer({ minimum: 1, description: 'Days request logs are kept (default 365).' })),
     enforce_governance_header: Type.Optional(Type.Boolean({ description: 'Deprecated alias of enforce_auth_on_inference.' })),
     enforce_auth_on_inference: Type.Optional(Type.Boolean({ description: 'Inference calls need a virtual key.' })),
     enforce_scim_auth: Type.Optional(Type.Unknown()),
@@ -157,7 +158,6 @@ export const UNBUILT_SECTIONS = [
   'mcp',
   'vector_store',
   'config_store',
-  'logs_store',
   'cluster_config',
   'saml_config',
   'load_balancer_config',
@@ -184,6 +184,8 @@ export const GatewayConfigSchema = Type.Object(
     auth_config: Type.Optional(AuthConfigSchema),
     /** Shared state for several replicas: counters and the config store (a Skybridge extension). */
     redis: Type.Optional(RedisConfigSchema),
+    /** Where request logs are kept (sqlite in the app directory, or a shared postgres). */
+    logs_store: Type.Optional(LogsStoreSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },

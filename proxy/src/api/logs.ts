@@ -1,0 +1,197 @@
+// /api/logs: search, one record, stats, histograms, filter values, the dropped count and delete, as
+// the reference's logging API has them. Every query is bounded: pages are capped, histograms cover a
+// window (the last 24 h unless given) in at most ~120 buckets, PostgreSQL runs under a statement timeout.
+import { Router, type Request, type Response } from 'express';
+import { GatewayError } from '../unified/errors.ts';
+import { reply, pathParam } from './http.ts';
+import { methodNotAllowed } from './not-allowed.ts';
+import { objectBody } from './errors.ts';
+import { checkKnownParams, FILTER_PARAMS, PAGE_PARAMS, parseFilters, parsePage, type LogFilters } from '../logs/query.ts';
+import { bucketStarts, histogramWindow, type HistogramWindow } from '../logs/window.ts';
+import type { BucketRow, GroupBy, LatencyRow, LogStore } from '../logs/store.ts';
+
+export interface LogsApiSource {
+  store: LogStore;
+  /** Records lost by the writer so far. */
+  dropped(): number;
+}
+
+const MAX_ID_LENGTH = 256;
+const MAX_DELETE = 1000;
+const UNKNOWN_GROUP = 'unknown';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function filtersOf(req: Request, extra: readonly string[] = []): LogFilters {
+  const query = req.query as Record<string, unknown>;
+  checkKnownParams(query, [...FILTER_PARAMS, ...extra]);
+  return parseFilters(query);
+}
+
+function noParams(req: Request): void {
+  checkKnownParams(req.query as Record<string, unknown>, []);
+}
+
+/** Rows grouped per bucket start, every bucket of the window present (oldest first). */
+function perBucket<T extends { bucket: number }>(w: HistogramWindow, rows: readonly T[]): [number, T[]][] {
+  const by = new Map<number, T[]>(bucketStarts(w).map((b) => [b, []]));
+  for (const r of rows) {
+    const list = by.get(r.bucket);
+    if (list) list.push(r);
+    else by.set(r.bucket, [r]);
+  }
+  return [...by.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+const label = (g: string): string => (g === '' ? UNKNOWN_GROUP : g);
+const groups = (rows: readonly { group: string }[]): string[] => [...new Set(rows.map((r) => label(r.group)))].sort();
+const sum = (rows: readonly BucketRow[], f: (r: BucketRow) => number): number => rows.reduce((a, r) => a + f(r), 0);
+
+function latencyStats(r: LatencyRow | undefined) {
+  return { avg_latency: r?.avg ?? 0, p90_latency: r?.p90 ?? 0, p95_latency: r?.p95 ?? 0, p99_latency: r?.p99 ?? 0, total_requests: r?.count ?? 0 };
+}
+
+export function logsRouter(source: LogsApiSource | undefined): Router {
+  const router = Router({ caseSensitive: true });
+  if (!source) {
+    router.use(() => {
+      throw new GatewayError(404, 'request logs are off: enable logs_store (or client.enable_logging) to use /api/logs', { type: 'not_found_error', code: 'logs_disabled' });
+    });
+    return router;
+  }
+  const { store } = source;
+
+  const histogram = (path: string, groupBy: GroupBy, shape: (w: HistogramWindow, rows: BucketRow[]) => Record<string, unknown>): void => {
+    router
+      .route(path)
+      .get(async (req: Request, res: Response) => {
+        const filters = filtersOf(req);
+        const w = histogramWindow(filters);
+        const rows = await store.buckets(filters, w, groupBy);
+        reply(res, 200, { ...shape(w, rows), bucket_size_seconds: w.bucketMs / 1000 });
+      })
+      .all(methodNotAllowed);
+  };
+  const latencyHistogram = (path: string, groupBy: GroupBy, shape: (w: HistogramWindow, rows: LatencyRow[]) => Record<string, unknown>): void => {
+    router
+      .route(path)
+      .get(async (req: Request, res: Response) => {
+        const filters = filtersOf(req);
+        const w = histogramWindow(filters);
+        const rows = await store.latency(filters, w, groupBy);
+        reply(res, 200, { ...shape(w, rows), bucket_size_seconds: w.bucketMs / 1000 });
+      })
+      .all(methodNotAllowed);
+  };
+
+  router
+    .route('/')
+    .get(async (req: Request, res: Response) => {
+      const filters = filtersOf(req, PAGE_PARAMS);
+      const page = parsePage(req.query as Record<string, unknown>);
+      const [result, stats, hasLogs] = await Promise.all([store.search(filters, page), store.stats(filters), store.hasLogs()]);
+      reply(res, 200, { logs: result.logs, pagination: { ...page, total_count: result.total_count }, stats, has_logs: hasLogs });
+    })
+    .delete(async (req: Request, res: Response) => {
+      noParams(req);
+      const body = objectBody(req.body, 'logs to delete');
+      const ids = body.ids;
+      if (!Array.isArray(ids) || ids.length === 0) throw new GatewayError(400, 'ids: expected a non-empty array of log ids', { param: 'ids', code: 'invalid_field' });
+      if (ids.length > MAX_DELETE) throw new GatewayError(400, `ids: at most ${MAX_DELETE} per request`, { param: 'ids', code: 'invalid_field' });
+      ids.forEach((id, i) => {
+        if (typeof id !== 'string' || id === '' || id.length > MAX_ID_LENGTH) {
+          throw new GatewayError(400, `ids[${i}]: expected a log id (a non-empty string of at most ${MAX_ID_LENGTH} characters)`, { param: `ids[${i}]`, code: 'invalid_field' });
+        }
+      });
+      for (const k of Object.keys(body)) if (k !== 'ids') throw new GatewayError(400, `${k}: unknown field`, { param: k, code: 'invalid_field' });
+      const deleted = await store.deleteIds([...new Set(ids as string[])]);
+      reply(res, 200, { message: `deleted ${deleted} log${deleted === 1 ? '' : 's'}`, deleted });
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/stats')
+    .get(async (req: Request, res: Response) => reply(res, 200, await store.stats(filtersOf(req))))
+    .all(methodNotAllowed);
+
+  router
+    .route('/dropped')
+    .get((req: Request, res: Response) => {
+      noParams(req);
+      reply(res, 200, { dropped_requests: source.dropped() });
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/filterdata')
+    .get(async (req: Request, res: Response) => {
+      noParams(req);
+      reply(res, 200, await store.filterData());
+    })
+    .all(methodNotAllowed);
+
+  histogram('/histogram', 'none', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({ timestamp: iso(b), count: sum(rs, (r) => r.count), success: sum(rs, (r) => r.success), error: sum(rs, (r) => r.error) })),
+  }));
+  histogram('/histogram/tokens', 'none', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({
+      timestamp: iso(b),
+      prompt_tokens: sum(rs, (r) => r.prompt_tokens),
+      completion_tokens: sum(rs, (r) => r.completion_tokens),
+      total_tokens: sum(rs, (r) => r.total_tokens),
+    })),
+  }));
+  histogram('/histogram/cost', 'model', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({
+      timestamp: iso(b),
+      total_cost: sum(rs, (r) => r.cost),
+      by_model: Object.fromEntries(rs.map((r) => [label(r.group), r.cost])),
+    })),
+    models: groups(rows),
+  }));
+  histogram('/histogram/models', 'model', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({
+      timestamp: iso(b),
+      by_model: Object.fromEntries(rs.map((r) => [label(r.group), { total: r.count, success: r.success, error: r.error }])),
+    })),
+    models: groups(rows),
+  }));
+  histogram('/histogram/cost/by-provider', 'provider', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({
+      timestamp: iso(b),
+      total_cost: sum(rs, (r) => r.cost),
+      by_provider: Object.fromEntries(rs.map((r) => [label(r.group), r.cost])),
+    })),
+    providers: groups(rows),
+  }));
+  histogram('/histogram/tokens/by-provider', 'provider', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({
+      timestamp: iso(b),
+      by_provider: Object.fromEntries(
+        rs.map((r) => [label(r.group), { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, total_tokens: r.total_tokens }]),
+      ),
+    })),
+    providers: groups(rows),
+  }));
+  latencyHistogram('/histogram/latency', 'none', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({ timestamp: iso(b), ...latencyStats(rs[0]) })),
+  }));
+  latencyHistogram('/histogram/latency/by-provider', 'provider', (w, rows) => ({
+    buckets: perBucket(w, rows).map(([b, rs]) => ({ timestamp: iso(b), by_provider: Object.fromEntries(rs.map((r) => [label(r.group), latencyStats(r)])) })),
+    providers: groups(rows),
+  }));
+
+  router
+    .route('/:id')
+    .get(async (req: Request, res: Response) => {
+      noParams(req);
+      const id = pathParam(req, 'id');
+      if (id.length > MAX_ID_LENGTH) throw new GatewayError(400, `id: at most ${MAX_ID_LENGTH} characters`, { param: 'id', code: 'invalid_field' });
+      const entry = await store.get(id);
+      if (!entry) throw new GatewayError(404, `log '${id.slice(0, 128)}' not found`, { type: 'not_found_error', code: 'not_found' });
+      reply(res, 200, entry);
+    })
+    .all(methodNotAllowed);
+
+  return router;
+}

@@ -1,0 +1,34 @@
+// What the log store needs from a SQL database; one implementation per engine (sqlite-store.ts,
+// postgres-store.ts) so the queries in sql-store.ts are written once and behave the same on both.
+import type { Migration } from './migrations.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Case-insensitive LIKE. */
+  readonly ilike: string;
+  /** 64-bit float column type. */
+  readonly double: string;
+}
+
+export interface RowsToInsert {
+  table: string;
+  columns: readonly string[];
+  /** Column types as PostgreSQL names them (text, bigint, integer, double precision). */
+  types: readonly string[];
+  rows: unknown[][];
+}
+
+export interface SqlDriver {
+  readonly dialect: Dialect;
+  /** Runs a read; `?` placeholders, values bound as parameters. */
+  query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Runs a write; resolves with the number of rows changed. */
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Inserts all rows in one transaction; a row whose primary key exists is skipped. */
+  insert(batches: readonly RowsToInsert[]): Promise<void>;
+  /** Applies the migrations not applied yet, in order; concurrent openers of one database take turns. */
+  migrate(migrations: readonly Migration[]): Promise<number[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+// Request logging from the configuration: the store `logs_store` names (or an embedded SQLite file in
+// the app directory when only client.enable_logging is set), its writer and its retention sweeper.
+import { isAbsolute, join } from 'node:path';
+import type { GatewayConfig } from '../config/schema.ts';
+import { openPostgresStore } from './postgres-store.ts';
+import { DEFAULT_RETENTION_DAYS, startRetentionSweeper, type RetentionSweeper } from './retention.ts';
+import { openSqliteStore } from './sqlite-store.ts';
+import type { LogStore } from './store.ts';
+import { LogWriter, type LogWriterOptions } from './writer.ts';
+
+export const DEFAULT_SQLITE_FILE = 'logs.db';
+
+export interface RequestLogs {
+  store: LogStore;
+  writer: LogWriter;
+  sweeper: RetentionSweeper;
+  /** Flushes the writer, stops the sweeper, closes the store. */
+  close(): Promise<void>;
+}
+
+/** The store to open, or undefined when request logging is off. */
+export function logsStoreTarget(config: GatewayConfig, appDir: string): { type: 'sqlite'; path: string } | { type: 'postgres'; config: NonNullable<GatewayConfig['logs_store']>['config'] } | undefined {
+  const ls = config.logs_store;
+  if (ls) {
+    if (!ls.enabled) return undefined;
+    if (ls.type === 'postgres') return { type: 'postgres', config: ls.config };
+    const path = ls.config?.path ?? DEFAULT_SQLITE_FILE;
+    return { type: 'sqlite', path: isAbsolute(path) ? path : join(appDir, path) };
+  }
+  return config.client?.enable_logging === true ? { type: 'sqlite', path: join(appDir, DEFAULT_SQLITE_FILE) } : undefined;
+}
+
+export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}): Promise<RequestLogs | undefined> {
+  const target = logsStoreTarget(config, appDir);
+  if (!target) return undefined;
+  const store =
+    target.type === 'sqlite'
+      ? await openSqliteStore(target.path)
+      : await openPostgresStore(target.config as Parameters<typeof openPostgresStore>[0]);
+  const writer = new LogWriter(store, writerOpts);
+  const sweeper = startRetentionSweeper(store, config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
+  return {
+    store,
+    writer,
+    sweeper,
+    close: async () => {
+      sweeper.stop();
+      await writer.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// The shared log store: PostgreSQL through a `pg` pool, one database for every replica. Queries run
+// under a statement timeout so a slow search cannot hold the API (or a pool connection) for long.
+import pg from 'pg';
+import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
+import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
+import { SqlLogStore } from './sql-store.ts';
+import { log } from '../log.ts';
+
+const DIALECT: Dialect = { name: 'postgres', ilike: 'ILIKE', double: 'DOUBLE PRECISION' };
+/** Any constant: serialises schema migrations of replicas starting together. */
+const MIGRATION_LOCK = 7_301_442_113;
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+
+export interface PostgresLogsConfig {
+  host: string;
+  port: string | number;
+  user: string;
+  password?: string;
+  db_name: string;
+  ssl_mode?: string;
+  max_open_conns?: number;
+  /** Per statement; default 10 s. */
+  statement_timeout_ms?: number;
+}
+
+// int8 (counts, sums of integers, timestamps in ms) and numeric (sums) as numbers: every value the
+// store keeps fits a double exactly or is a cost/token sum where double precision is enough.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** libpq's sslmode in node-postgres terms. */
+export function sslOption(mode: string | undefined): pg.ClientConfig['ssl'] {
+  switch (mode ?? 'disable') {
+    case '':
+    case 'disable':
+    case 'allow':
+    case 'prefer':
+      return false;
+    case 'require':
+      return { rejectUnauthorized: false };
+    case 'verify-ca':
+      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
+    case 'verify-full':
+      return { rejectUnauthorized: true };
+    default:
+      throw new Error(`logs_store.config.ssl_mode: unknown mode '${mode}'; expected disable, allow, prefer, require, verify-ca or verify-full`);
+  }
+}
+
+/** `?` placeholders → `$1..$n` (quoted text is left alone). */
+export function numberPlaceholders(sql: string): string {
+  let out = '';
+  let i = 0;
+  let quoted = false;
+  for (const ch of sql) {
+    if (ch === "'") quoted = !quoted;
+    out += ch === '?' && !quoted ? `$${++i}` : ch;
+  }
+  return out;
+}
+
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = DIALECT;
+  private readonly pool: pg.Pool;
+  private closed = false;
+
+  constructor(cfg: PostgresLogsConfig) {
+    const timeout = cfg.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    this.pool = new pg.Pool({
+      host: cfg.host,
+      port: Number(cfg.port),
+      user: cfg.user,
+      password: cfg.password || undefined,
+      database: cfg.db_name,
+      ssl: sslOption(cfg.ssl_mode),
+      max: cfg.max_open_conns ?? 50,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: timeout,
+      // The client side gives up a little later than the server, in case the server is unreachable.
+      query_timeout: timeout + 5_000,
+      application_name: 'skybridge-logs',
+      types,
+    });
+    // An idle connection dropped by the server must not crash the process; the pool reconnects.
+    this.pool.on('error', (err) => {
+      // After close() the server may still end connections that were closing: not news.
+      if (!this.closed) log.warn('logs store: PostgreSQL connection lost', { error: err.message });
+    });
+  }
+
+  async query(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query(numberPlaceholders(sql), params as unknown[])).rows as Row[];
+  }
+
+  async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return (await this.pool.query(numberPlaceholders(sql), params as unknown[])).rowCount ?? 0;
+  }
+
+  async insert(batches: readonly RowsToInsert[]): Promise<void> {
+    await this.transaction(async (client) => {
+      for (const b of batches) {
+        // One array parameter per column, spread by unnest: one short statement per batch whatever
+        // its size, and no per-value placeholders to parse.
+        const columns = b.columns.map((_, c) => b.rows.map((row) => row[c] ?? null));
+        const arrays = b.types.map((t, c) => `$${c + 1}::${t}[]`).join(', ');
+        await client.query(`INSERT INTO ${b.table} (${b.columns.join(', ')}) SELECT * FROM unnest(${arrays}) ON CONFLICT DO NOTHING`, columns);
+      }
+    });
+  }
+
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async migrate(migrations: readonly Migration[]): Promise<number[]> {
+    const applied: number[] = [];
+    await this.transaction(async (client) => {
+      // Replicas starting together take turns; the second finds the work done.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+      const done = new Set((await client.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r: { version: number }) => r.version));
+      for (const m of migrations) {
+        if (done.has(m.version)) continue;
+        // DDL is transactional in PostgreSQL: a failed migration leaves nothing half-made.
+        for (const sql of m.statements(DIALECT)) await client.query(sql);
+        await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, description, applied_at) VALUES ($1, $2, $3)`, [m.version, m.description, Date.now()]);
+        applied.push(m.version);
+      }
+    });
+    return applied;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+export async function openPostgresStore(cfg: PostgresLogsConfig): Promise<SqlLogStore> {
+  const driver = new PostgresDriver(cfg);
+  try {
+    return await SqlLogStore.open(driver);
+  } catch (err) {
+    await driver.close().catch(() => undefined);
+    throw err;
+  }
+}

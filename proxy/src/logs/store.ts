@@ -1,0 +1,78 @@
+// The request-log store as the writer, the retention sweeper and /api/logs use it.
+import type { LogEntry, LogRecord } from './record.ts';
+import type { LogFilters, Page } from './query.ts';
+import type { HistogramWindow } from './window.ts';
+
+export interface LogStats {
+  total_requests: number;
+  total_tokens: number;
+  total_cost: number;
+  /** ms, over requests with a latency. */
+  average_latency: number;
+  /** Percent of finished requests (success or error) that succeeded. */
+  success_rate: number;
+}
+
+export interface SearchResult {
+  /** Without input/output content (GET /api/logs/{id} has it), so a page stays small. */
+  logs: LogEntry[];
+  total_count: number;
+}
+
+export interface IdName {
+  id: string;
+  name?: string;
+}
+
+export interface FilterData {
+  models: string[];
+  providers: string[];
+  objects: string[];
+  selected_keys: IdName[];
+  virtual_keys: IdName[];
+  routing_rules: IdName[];
+  routing_engines: string[];
+}
+
+/** One histogram row before it is shaped for the answer: a bucket, an optional group, aggregates. */
+export interface BucketRow {
+  bucket: number;
+  group: string;
+  count: number;
+  success: number;
+  error: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+}
+
+export interface LatencyRow {
+  bucket: number;
+  group: string;
+  count: number;
+  avg: number;
+  p90: number;
+  p95: number;
+  p99: number;
+}
+
+export type GroupBy = 'none' | 'model' | 'provider';
+
+export interface LogStore {
+  readonly kind: 'sqlite' | 'postgres';
+  insert(records: readonly LogRecord[]): Promise<void>;
+  search(filters: LogFilters, page: Page): Promise<SearchResult>;
+  get(id: string): Promise<LogEntry | undefined>;
+  stats(filters: LogFilters): Promise<LogStats>;
+  /** Counts, tokens and cost per time bucket (and group) within the window. */
+  buckets(filters: LogFilters, window: HistogramWindow, groupBy: GroupBy): Promise<BucketRow[]>;
+  /** Latency average and nearest-rank percentiles per time bucket (and group). */
+  latency(filters: LogFilters, window: HistogramWindow, groupBy: GroupBy): Promise<LatencyRow[]>;
+  filterData(): Promise<FilterData>;
+  hasLogs(): Promise<boolean>;
+  deleteIds(ids: readonly string[]): Promise<number>;
+  /** Deletes records older than `cutoff` (ms) in bounded batches; resolves with how many. */
+  deleteOlderThan(cutoff: number): Promise<number>;
+  close(): Promise<void>;
+}
