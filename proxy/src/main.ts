@@ -13,7 +13,7 @@ import { ConfigStoreUnavailableError, RedisConfigStore } from './config/redis-st
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './state/redis.ts';
 import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
-import { installGovernanceServices } from './governance/services.ts';
+import { createServices } from './services.ts';
 import type { CounterStore } from './governance/counters/store.ts';
 import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
@@ -22,8 +22,6 @@ import { installProcessGuards } from './http/process-guard.ts';
 import { createApiHandler } from './api/app.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
-import { configReloadErrors, setConfigHash } from './metrics/metrics.ts';
-import { closePools } from './upstream/pools.ts';
 import { runPrimary } from './cluster.ts';
 import cluster from 'node:cluster';
 
@@ -62,17 +60,18 @@ async function main(): Promise<void> {
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
   const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined);
   const holder = service.holder;
-  setConfigHash(holder.current().hash);
-  holder.onSwap((next) => setConfigHash(next.hash));
-  if (file && existsSync(file)) watchConfigFile(file, service, () => configReloadErrors.inc());
-  if (kube) await kube.follow(service, () => configReloadErrors.inc());
   const catalog = new ModelCatalog();
-  installGovernanceServices({ counters, catalog });
+  const services = createServices({ counters, catalog });
+  const { metrics } = services;
+  metrics.setConfigHash(holder.current().hash);
+  holder.onSwap((next) => metrics.setConfigHash(next.hash));
+  if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
+  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc());
   void catalog.refresh(holder.current());
   holder.onSwap((next) => void catalog.refresh(next));
 
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const server = createGatewayServer(holder, routes, patterns, createApiHandler(service), opts.limits);
+  const server = createGatewayServer(holder, services, routes, patterns, createApiHandler(service), opts.limits);
   const { port } = await listen(server, opts.port, opts.host);
   // Only once serving: a failure to start must still end the process.
   installProcessGuards();
@@ -86,7 +85,7 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     log.info('shutting down', { signal });
-    server.close(() => void closePools().then(() => process.exit(0)));
+    server.close(() => void services.close().then(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();
   };

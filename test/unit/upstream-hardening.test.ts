@@ -10,7 +10,7 @@ import { checkOpenAIChat, objectList, ShapeError } from '../../proxy/src/unified
 import { asUpstreamFault, GatewayError } from '../../proxy/src/unified/errors.ts';
 import { dropNulls } from '../../proxy/src/unified/nulls.ts';
 import { withClientHeaders } from '../../proxy/src/pipeline/client-headers.ts';
-import { admitModel, modelLabel } from '../../proxy/src/metrics/metrics.ts';
+import { Metrics } from '../../proxy/src/metrics/metrics.ts';
 import { readOpenAIChunk } from '../../proxy/src/providers/openai/adapter.ts';
 
 test('SSE parser: an event past the limit is a 502 naming the setting, however it arrives', () => {
@@ -91,10 +91,11 @@ test('client headers: anthropic-beta goes to Anthropic only, and only as printab
 });
 
 test('metrics: a model is its own label only once admitted; prom-client escapes odd label values', async () => {
-  assert.equal(modelLabel('never-answered-model'), 'other');
-  admitModel('answered-model');
-  assert.equal(modelLabel('answered-model'), 'answered-model');
-  assert.equal(modelLabel(''), '');
+  const metrics = new Metrics({ processMetrics: false });
+  assert.equal(metrics.modelLabel('never-answered-model'), 'other');
+  metrics.admitModel('answered-model');
+  assert.equal(metrics.modelLabel('answered-model'), 'answered-model');
+  assert.equal(metrics.modelLabel(''), '');
   const registry = new Registry();
   const c = new Counter({ name: 't_total', help: 'h', labelNames: ['model'], registers: [registry] });
   c.labels('a"b\\c\nd').inc();

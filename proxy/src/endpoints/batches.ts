@@ -2,11 +2,10 @@
 // API, forwarded to an OpenAI-format provider that has it. The provider comes from the body's
 // `provider` field, the `provider` query parameter, the `x-model-provider` header, or the prefix of
 // the reference gateway's `model` field (`openai/gpt-4o-mini`); else the first that offers batches.
-import type { Exchange } from '../http/exchange.ts';
 import { parseJson, readBody } from '../http/body.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { resolveTarget } from '../pipeline/target.ts';
-import { callProvider, chooseProvider, forwardedQuery, namedProvider, serveResource } from './provider-resources.ts';
+import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
 
 /** Gateway fields of the reference gateway's create request; OpenAI's API takes none of them. */
 const GATEWAY_FIELDS = ['provider', 'model', 'fallbacks'];
@@ -25,33 +24,25 @@ function parseCreate(body: unknown): Record<string, unknown> {
   return b;
 }
 
-export function createBatch(ex: Exchange): Promise<void> {
-  return serveResource(ex, 'batches', 'batch_create', async () => {
-    const b = parseCreate(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)));
-    const byModel = () => (typeof b.model === 'string' && b.model ? resolveTarget(ex.snapshot, b.model).provider.name : undefined);
-    const provider = chooseProvider(ex, 'batches', namedProvider(ex, b.provider) ?? byModel());
-    const body = Object.fromEntries(Object.entries(b).filter(([k]) => !GATEWAY_FIELDS.includes(k)));
-    const answer = await callProvider(ex, provider, { method: 'POST', path: '/batches', requestType: 'batch_create', body, stream: false });
-    return { provider, answer };
-  });
-}
+export const createBatch = resourceRoute('batches', 'batch_create', async (ctx) => {
+  const b = parseCreate(parseJson(await readBody(httpRequestOf(ctx), ctx.snapshot.maxBodyBytes)));
+  const byModel = () => (typeof b.model === 'string' && b.model ? resolveTarget(ctx.snapshot, b.model).provider.name : undefined);
+  const provider = chooseProvider(ctx, 'batches', namedProvider(ctx, b.provider) ?? byModel());
+  const body = Object.fromEntries(Object.entries(b).filter(([k]) => !GATEWAY_FIELDS.includes(k)));
+  return { provider, up: { method: 'POST', path: '/batches', requestType: 'batch_create', body, stream: false } };
+});
 
-export function listBatches(ex: Exchange): Promise<void> {
-  return serveResource(ex, 'batches', 'batch_list', async () => {
-    const provider = chooseProvider(ex, 'batches', namedProvider(ex));
-    const answer = await callProvider(ex, provider, { method: 'GET', path: `/batches${forwardedQuery(ex)}`, requestType: 'batch_list', stream: false });
-    return { provider, answer };
-  });
-}
+export const listBatches = resourceRoute('batches', 'batch_list', async (ctx) => {
+  const provider = chooseProvider(ctx, 'batches', namedProvider(ctx));
+  return { provider, up: { method: 'GET', path: `/batches${forwardedQuery(ctx)}`, requestType: 'batch_list', stream: false } };
+});
 
 function byId(requestType: string, method: 'GET' | 'POST', suffix = '') {
-  return (ex: Exchange): Promise<void> =>
-    serveResource(ex, 'batches', requestType, async () => {
-      const provider = chooseProvider(ex, 'batches', namedProvider(ex));
-      const path = `/batches/${encodeURIComponent(ex.params[0])}${suffix}`;
-      const answer = await callProvider(ex, provider, { method, path, requestType, stream: false });
-      return { provider, answer };
-    });
+  return resourceRoute('batches', requestType, async (ctx) => {
+    const provider = chooseProvider(ctx, 'batches', namedProvider(ctx));
+    const path = `/batches/${encodeURIComponent(ctx.params[0])}${suffix}`;
+    return { provider, up: { method, path, requestType, stream: false } };
+  });
 }
 
 export const retrieveBatch = byId('batch_retrieve', 'GET');

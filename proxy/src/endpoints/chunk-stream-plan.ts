@@ -2,7 +2,7 @@
 import type { ChatChunk, ExtraFields, FinishReason, Usage } from '../unified/chat.ts';
 import type { GatewayError } from '../unified/errors.ts';
 import type { SseEvent } from '../unified/stream.ts';
-import type { StreamPlan } from '../pipeline/stream-relay.ts';
+import type { StreamPlan } from '../pipeline/stream.ts';
 import { readOpenAIChunk } from '../providers/openai/adapter.ts';
 
 interface Chunk {

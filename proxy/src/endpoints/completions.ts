@@ -1,43 +1,45 @@
-import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
-import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextResponse } from '../unified/text.ts';
+import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextRequest, type TextResponse } from '../unified/text.ts';
 import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
-import { acceptRequest, runInference } from './inference.ts';
+import { httpInference, readJson, type InferenceRoute } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
 import { objectList } from '../unified/answer-shape.ts';
 
 const parseText = nullsAbsent(validated(TextRequestSchema));
 const EMULATED = 'chat_completion';
 
-export async function textCompletions(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseText, 'text', 'text_completion');
-  if (!accepted) return;
-  const { req: text, targets } = accepted;
-  const stream = text.stream === true;
-  const convert = ex.snapshot.convertTextToChat;
-  await runInference<TextResponse, TextResponse>(ex, {
-    operation: 'text',
-    requestType: stream ? 'text_completion_stream' : 'text_completion',
-    modelRequested: text.model,
-    targets,
-    build: (t, adapter) => {
-      if (t.provider.operations.has('text') && adapter.textRequest) return adapter.textRequest(text, t.model, stream);
-      if (!convert || !t.provider.operations.has('chat')) throw unsupportedOperation(t.provider.name, 'text_completion');
-      return adapter.chatRequest(textToChat(text), t.model, stream);
-    },
-    parse: (body, att, ids) =>
-      att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : checked(body),
-    usage: asUsage,
-    passthrough: (att) => att.up.requestType === 'text_completion',
-    stream: stream
-      ? (att, ids) =>
-          // Native text chunks come through the OpenAI chat stream parser unchanged (it only parses JSON).
-          chunkStreamPlan(mapSource(att.adapter.chatStream({ model: att.target.model, ...ids }), toTextChunk), text.stream_options?.include_usage === true)
-      : undefined,
-  });
-}
+export const textRoute: InferenceRoute<TextRequest> = {
+  operation: 'text',
+  requestType: 'text_completion',
+  read: (ctx) => readJson(ctx, parseText),
+  spec: (text, ctx) => {
+    const stream = text.stream === true;
+    const convert = ctx.snapshot.convertTextToChat;
+    const relayText = ctx.http !== undefined;
+    return {
+      requestType: stream ? 'text_completion_stream' : 'text_completion',
+      modelRequested: text.model,
+      build: (t, adapter) => {
+        if (t.provider.operations.has('text') && adapter.textRequest) return adapter.textRequest(text, t.model, stream);
+        if (!convert || !t.provider.operations.has('chat')) throw unsupportedOperation(t.provider.name, 'text_completion');
+        return adapter.chatRequest(textToChat(text), t.model, stream);
+      },
+      parse: (body, att, ids) =>
+        att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, { model: att.target.model, ...ids })) : checked(body),
+      usage: asUsage,
+      passthrough: (att) => relayText && att.up.requestType === 'text_completion',
+      stream: stream
+        ? (att, ids) =>
+            // Native text chunks come through the OpenAI chat stream parser unchanged (it only parses JSON).
+            chunkStreamPlan(mapSource(att.adapter.chatStream({ model: att.target.model, ...ids }), toTextChunk), text.stream_options?.include_usage === true)
+        : undefined,
+    };
+  },
+};
+
+export const textCompletions = httpInference(textRoute);
 
 /** A native text completion: a `choices` list of objects. */
 function checked(body: unknown): TextResponse {

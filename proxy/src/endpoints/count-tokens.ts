@@ -2,11 +2,9 @@
 // endpoints (native/count-tokens.ts) through the same runner. Each target provider's own count
 // endpoint answers (OpenAI input_tokens, Anthropic count_tokens, Gemini countTokens), reached
 // through the chat translators; a provider without one gets the unsupported-operation 400.
-import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
 import { dropNulls } from '../unified/nulls.ts';
-import type { ErrorRenderer } from '../http/respond.ts';
-import type { ChatRequest, ExtraFields } from '../unified/chat.ts';
+import type { ChatRequest } from '../unified/chat.ts';
 import { normalizeCountTokensBody, toCountTokensResponse, toInputTokensBody, type CountTokensResponse, type TokenCount } from '../unified/count-tokens.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { ResponsesRequestSchema, type ResponsesRequest } from '../unified/responses.ts';
@@ -15,38 +13,33 @@ import type { UpstreamRequest } from '../providers/adapter.ts';
 import { INPUT_TOKENS_PATH } from '../providers/openai/count-tokens.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
 import type { Target } from '../pipeline/target.ts';
-import { acceptRequest, runInference } from './inference.ts';
+import { httpInference, readJson, type InferenceRoute, type InferenceSpec } from './inference.ts';
 
 const REQUEST_TYPE = 'count_tokens';
 
 export interface CountTokensSpec<TOut> {
   modelRequested: string;
-  targets: readonly Target[];
   /** The unified request; called only for targets that need it (it may refuse what it cannot express). */
   chat: () => ChatRequest;
   /** A request to send as it is instead of translating `chat` (same-format targets). */
   direct?: (target: Target) => UpstreamRequest | undefined;
   render: (count: TokenCount, attempt: Attempted) => TOut;
-  errorBody?: ErrorRenderer;
 }
 
-export function runCountTokens<TOut>(ex: Exchange, spec: CountTokensSpec<TOut>): Promise<void> {
-  return runInference<TOut, never>(ex, {
-    operation: 'count_tokens',
+export function countTokensSpec<TOut>(spec: CountTokensSpec<TOut>): InferenceSpec<TOut, never> {
+  return {
     requestType: REQUEST_TYPE,
     modelRequested: spec.modelRequested,
-    targets: spec.targets,
     build: (t, adapter) => {
       requireOperation(t.provider, 'count_tokens');
       if (!adapter.countTokensRequest) throw unsupportedOperation(t.provider.name, 'count_tokens');
       return spec.direct?.(t) ?? adapter.countTokensRequest(spec.chat(), t.model);
     },
     // The runner adds extra_fields to whatever shape the endpoint answers in.
-    parse: (body, att) => spec.render(att.adapter.countTokensResponse!(body), att) as TOut & { extra_fields?: ExtraFields },
+    parse: (body, att) => spec.render(att.adapter.countTokensResponse!(body), att),
     // A count generates nothing; its tokens are not usage.
     usage: () => undefined,
-    errorBody: spec.errorBody,
-  });
+  };
 }
 
 /** Evaluates `f` once, on first use. */
@@ -65,19 +58,21 @@ export function lazy<T>(f: () => T): () => T {
 const parseCount = ((check) => (body: unknown): ResponsesRequest => check(normalizeCountTokensBody(dropNulls(body))))(validated(ResponsesRequestSchema));
 
 /** POST /v1/responses/input_tokens: OpenAI's request and answer shape, any provider behind it. */
-export async function countTokens(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseCount, 'count_tokens', REQUEST_TYPE);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  await runCountTokens<CountTokensResponse>(ex, {
-    modelRequested: req.model,
-    targets,
-    chat: lazy(() => responsesToChat(req)),
-    // OpenAI's endpoint takes this very request: it goes as sent, hosted tools and all.
-    direct: (t) =>
-      t.provider.kind.format === 'openai'
-        ? { method: 'POST', path: INPUT_TOKENS_PATH, requestType: REQUEST_TYPE, body: toInputTokensBody(req, t.model), stream: false }
-        : undefined,
-    render: (count) => toCountTokensResponse(count, req.model),
-  });
-}
+export const countTokensRoute: InferenceRoute<ResponsesRequest> = {
+  operation: 'count_tokens',
+  requestType: REQUEST_TYPE,
+  read: (ctx) => readJson(ctx, parseCount),
+  spec: (req) =>
+    countTokensSpec<CountTokensResponse>({
+      modelRequested: req.model,
+      chat: lazy(() => responsesToChat(req)),
+      // OpenAI's endpoint takes this very request: it goes as sent, hosted tools and all.
+      direct: (t) =>
+        t.provider.kind.format === 'openai'
+          ? { method: 'POST', path: INPUT_TOKENS_PATH, requestType: REQUEST_TYPE, body: toInputTokensBody(req, t.model), stream: false }
+          : undefined,
+      render: (count) => toCountTokensResponse(count, req.model),
+    }),
+};
+
+export const countTokens = httpInference(countTokensRoute);

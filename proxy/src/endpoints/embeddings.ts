@@ -1,22 +1,19 @@
-import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
-import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingResponse } from '../unified/embeddings.ts';
+import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingRequest, type EmbeddingResponse } from '../unified/embeddings.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { acceptRequest, runInference } from './inference.ts';
+import { httpInference, readJson, type InferenceRoute } from './inference.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseEmbedding = nullsAbsent(validated(EmbeddingRequestSchema));
 
-export async function embeddings(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseEmbedding, 'embeddings', 'embedding');
-  if (!accepted) return;
-  const { req: emb, targets } = accepted;
-  await runInference<EmbeddingResponse, never>(ex, {
-    operation: 'embeddings',
+export const embeddingsRoute: InferenceRoute<EmbeddingRequest> = {
+  operation: 'embeddings',
+  requestType: 'embedding',
+  read: (ctx) => readJson(ctx, parseEmbedding),
+  spec: (emb, ctx) => ({
     requestType: 'embedding',
     modelRequested: emb.model,
-    targets,
     build: (t, adapter) => {
       requireOperation(t.provider, 'embeddings');
       if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
@@ -34,6 +31,8 @@ export async function embeddings(ex: Exchange): Promise<void> {
       const usage = u as EmbeddingResponse['usage'] | undefined;
       return typeof usage?.prompt_tokens === 'number' ? { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: usage.total_tokens } : undefined;
     },
-    passthrough: (att) => att.adapter === openaiAdapter,
-  });
-}
+    passthrough: (att) => ctx.http !== undefined && att.adapter === openaiAdapter,
+  }),
+};
+
+export const embeddings = httpInference(embeddingsRoute);

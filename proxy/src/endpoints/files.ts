@@ -2,11 +2,10 @@
 // OpenAI's Files API, forwarded to an OpenAI-format provider that has it (see provider-resources.ts
 // for how the provider is chosen). Uploads are read in full, within the request size limit, so the
 // gateway can check them and take its own `provider` field out before sending them on.
-import type { Exchange } from '../http/exchange.ts';
 import { isFile, readForm, type FormPart } from '../http/multipart.ts';
 import { encodeMultipart } from '../http/form-encode.ts';
 import { invalidRequest } from '../unified/errors.ts';
-import { callProvider, chooseProvider, forwardedQuery, namedProvider, serveResource } from './provider-resources.ts';
+import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
 
 /** Form fields that are the gateway's, not the provider's. */
 const GATEWAY_FIELDS = new Set(['provider']);
@@ -26,33 +25,25 @@ function checkUpload(parts: readonly FormPart[]): void {
   }
 }
 
-export function uploadFile(ex: Exchange): Promise<void> {
-  return serveResource(ex, 'files', 'file_upload', async () => {
-    const parts = await readForm(ex.req, ex.snapshot.maxBodyBytes);
-    const provider = chooseProvider(ex, 'files', namedProvider(ex, fieldValue(parts, 'provider')));
-    checkUpload(parts);
-    const payload = encodeMultipart(parts.filter((p) => !GATEWAY_FIELDS.has(p.name)));
-    const answer = await callProvider(ex, provider, { method: 'POST', path: '/files', requestType: 'file_upload', payload, stream: false });
-    return { provider, answer };
-  });
-}
+export const uploadFile = resourceRoute('files', 'file_upload', async (ctx) => {
+  const parts = await readForm(httpRequestOf(ctx), ctx.snapshot.maxBodyBytes);
+  const provider = chooseProvider(ctx, 'files', namedProvider(ctx, fieldValue(parts, 'provider')));
+  checkUpload(parts);
+  const payload = encodeMultipart(parts.filter((p) => !GATEWAY_FIELDS.has(p.name)));
+  return { provider, up: { method: 'POST', path: '/files', requestType: 'file_upload', payload, stream: false } };
+});
 
-export function listFiles(ex: Exchange): Promise<void> {
-  return serveResource(ex, 'files', 'file_list', async () => {
-    const provider = chooseProvider(ex, 'files', namedProvider(ex));
-    const answer = await callProvider(ex, provider, { method: 'GET', path: `/files${forwardedQuery(ex)}`, requestType: 'file_list', stream: false });
-    return { provider, answer };
-  });
-}
+export const listFiles = resourceRoute('files', 'file_list', async (ctx) => {
+  const provider = chooseProvider(ctx, 'files', namedProvider(ctx));
+  return { provider, up: { method: 'GET', path: `/files${forwardedQuery(ctx)}`, requestType: 'file_list', stream: false } };
+});
 
 function byId(requestType: string, method: 'GET' | 'DELETE', suffix = '', raw = false) {
-  return (ex: Exchange): Promise<void> =>
-    serveResource(ex, 'files', requestType, async () => {
-      const provider = chooseProvider(ex, 'files', namedProvider(ex));
-      const path = `/files/${encodeURIComponent(ex.params[0])}${suffix}`;
-      const answer = await callProvider(ex, provider, { method, path, requestType, stream: false, ...(raw ? { accept: '*/*' } : {}) });
-      return { provider, answer, raw };
-    });
+  return resourceRoute('files', requestType, async (ctx) => {
+    const provider = chooseProvider(ctx, 'files', namedProvider(ctx));
+    const path = `/files/${encodeURIComponent(ctx.params[0])}${suffix}`;
+    return { provider, up: { method, path, requestType, stream: false, ...(raw ? { accept: '*/*' } : {}) }, raw };
+  });
 }
 
 export const retrieveFile = byId('file_retrieve', 'GET');

@@ -1,6 +1,5 @@
 import type { Exchange } from '../http/exchange.ts';
 import { sendJson } from '../http/respond.ts';
-import { registry } from '../metrics/metrics.ts';
 import { dependencyStates } from '../state/dependencies.ts';
 
 /**
@@ -20,6 +19,7 @@ export function health(ex: Exchange): void {
 }
 
 export async function metrics(ex: Exchange): Promise<void> {
+  const registry = ex.services.metrics.registry;
   const text = await registry.metrics();
   ex.res.writeHead(200, { 'content-type': registry.contentType });
   ex.res.end(text);

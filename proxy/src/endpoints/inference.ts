@@ -1,8 +1,12 @@
-// The shape every inference endpoint shares: resolve targets, invoke with retries and fallbacks,
-// then either answer JSON or relay a stream, and record metrics and tokens either way.
+// The shape every inference route shares. A route reads and validates its request (accept); the
+// stages plan its targets and admit it; executeInference invokes the chain with retries and
+// fallbacks and turns the answer into an Outcome: a JSON value, the upstream's JSON text with
+// extra_fields spliced in (same format both sides: no parse/serialise round trip), a stream of
+// items, or relayed bytes. Whether it goes out over HTTP (respond) or to in-process code is not
+// this module's concern.
 import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../http/exchange.ts';
-import { sendError, sendJson, sendJsonText, toGatewayError, type ErrorRenderer } from '../http/respond.ts';
+import type { ErrorRenderer } from '../http/respond.ts';
 import { appendMember } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { asUpstreamFault } from '../unified/errors.ts';
@@ -13,20 +17,23 @@ import type { Operation } from '../providers/catalog.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
-import { relayStream, type StreamPlan } from '../pipeline/stream-relay.ts';
+import { streamItems, type StreamPlan } from '../pipeline/stream.ts';
+import { bodyOutcome } from '../pipeline/body-relay.ts';
 import type { Target } from '../pipeline/target.ts';
-import { governRequest } from '../governance/stage.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
+import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody } from '../http/body.ts';
-import { firstTokenTime, modelLabel, requestCount, requestTime, tokenCount } from '../metrics/metrics.ts';
+import { invalidRequest } from '../unified/errors.ts';
+import { httpRoute } from './serve.ts';
 
 export interface InferenceSpec<TOut, TItem> {
-  operation: Operation;
+  /** This call's request type (the streaming variant when it streams). */
   requestType: string;
   modelRequested: string;
-  targets: readonly Target[];
   build(target: Target, adapter: FormatAdapter): UpstreamRequest;
   /** Non-streaming: the parsed upstream body into the unified answer. */
-  parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut & { extra_fields?: ExtraFields };
+  parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut;
   /** Reads the answer's `usage` member (each API shapes it its own way). */
   usage(usage: unknown): Usage | undefined;
   /**
@@ -34,59 +41,101 @@ export interface InferenceSpec<TOut, TItem> {
    * then the body passes through as text with extra_fields appended, unparsed.
    */
   passthrough?(attempt: Attempted): boolean;
-  /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */
-  errorBody?: ErrorRenderer;
   /** Streaming, when the request asked for it. */
   stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
-  /** Answers that are not JSON (audio bytes, plain-text transcripts): relayed to the client as they arrive. */
-  relay?: (attempt: Attempted, ex: Exchange) => Promise<void>;
+  /** Answers that are not JSON (audio bytes, plain-text transcripts): relayed as bytes; the content type when the upstream names none. */
+  relay?: string;
 }
 
-export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpec<TOut, TItem>): Promise<void> {
-  let provider = spec.targets[0]?.provider.name ?? 'none';
-  let model = spec.targets[0]?.model ?? spec.modelRequested;
-  let status = 200;
+/** What the request names: the model and its fallbacks. */
+interface ModelRequest {
+  model: string;
+  fallbacks?: readonly string[];
+}
+
+export interface InferenceRoute<R extends ModelRequest> {
+  operation: Operation;
+  /** The request type before the call (errors, pricing, routing rules). */
+  requestType: string;
+  /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */
+  errorBody?: ErrorRenderer;
+  /** Reads and validates the request (a GatewayError naming the field when it is wrong). */
+  read(ctx: RequestContext): Promise<R>;
+  /** How to call for it (called once the targets are planned). */
+  spec(req: R, ctx: RequestContext): InferenceSpec<object, unknown>;
+}
+
+/** The route's accept step; built once per route, shared by every request. */
+export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>): Accept {
+  const early = { request_type: route.requestType };
+  const execute: Execute = (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
+  return async (ctx) => {
+    ctx.requestType = route.requestType;
+    ctx.errorExtra = early;
+    const req = await route.read(ctx);
+    ctx.request = req;
+    ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
+    return execute;
+  };
+}
+
+/** The HTTP handler of an inference route. */
+export function httpInference<R extends ModelRequest>(route: InferenceRoute<R>): (ex: Exchange) => Promise<void> {
+  return httpRoute({ operation: route.operation, requestType: route.requestType, renderError: route.errorBody, readFirst: true }, inferenceAccept(route));
+}
+
+/** The JSON body through `parse`: read from HTTP (bounded), or the in-process caller's input. */
+export async function readJson<R>(ctx: RequestContext, parse: (body: unknown) => R): Promise<R> {
+  if (!ctx.http) {
+    if (ctx.input === undefined) throw invalidRequest('a request body is required');
+    return parse(ctx.input);
+  }
+  return parse(withFields(parseJson(await readBody(ctx.http.req, ctx.snapshot.maxBodyBytes)), ctx.http.bodyFields));
+}
+
+function withFields(body: unknown, fields: Readonly<Record<string, unknown>> | undefined): unknown {
+  if (!fields || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...body, ...fields };
+}
+
+export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
+  const targets = ctx.targets;
+  ctx.provider = targets[0]?.provider.name ?? 'none';
+  ctx.model = targets[0]?.model ?? spec.modelRequested;
+  ctx.errorExtra = { model_requested: spec.modelRequested, request_type: spec.requestType };
   const ids = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) };
   try {
-    const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, ex.req.headers);
-    const attempt = await invoke(spec.targets, build, ex.signal);
-    provider = attempt.target.provider.name;
-    model = attempt.target.model;
-    if (ex.access) {
-      ex.access.provider = provider;
-      ex.access.model = model;
-    }
+    const headers = ctx.headers;
+    const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, headers);
+    const attempt = await invoke(targets, build, ctx.signal, ctx.services.metrics, ctx);
+    const provider = attempt.target.provider.name;
+    const model = attempt.target.model;
+    ctx.provider = provider;
+    ctx.model = model;
+    ctx.access.provider = provider;
+    ctx.access.model = model;
     const rt = attempt.target.provider;
     const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
-    const countTokens = (u: Usage) => {
-      recordTokens(provider, model, u);
-      ex.governed?.charge(provider, model, u);
-    };
     if (spec.stream) {
-      await relayStream(ex.res, attempt.answer.body, spec.stream(attempt, ids), {
+      const plan = spec.stream(attempt, ids);
+      const items = streamItems(ctx, attempt.answer.body, plan, {
         extra,
         provider,
         rawResponse: rt.sendBackRawResponse,
         rawRequest,
-        signal: ex.signal,
-        onFirstChunk: () => firstTokenTime(provider, modelLabel(model)).observe((performance.now() - ex.started) / 1000),
-        onUsage: countTokens,
         decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
         maxEventBytes: rt.maxStreamEventBytes,
         scrub: (t) => scrubProvider(t, rt),
       });
-      return;
+      return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
     }
-    if (spec.relay) {
-      await spec.relay(attempt, ex);
-      return;
-    }
+    if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);
     // Bounded read; an upstream echoing the gateway's key in its answer gets it scrubbed.
     const text = scrubProvider(await attempt.answer.text(), rt);
     const extraJson = (): ExtraFields => ({
       ...extra,
-      latency: Math.round(performance.now() - ex.started),
+      latency: Math.round(performance.now() - ctx.started),
       ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
     });
     const body = parseAnswerJson(text, provider);
@@ -95,7 +144,7 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
     let out: TOut & { extra_fields?: ExtraFields };
     try {
       answerObject(body);
-      out = spec.parse(body, attempt, ids);
+      out = spec.parse(body, attempt, ids) as TOut & { extra_fields?: ExtraFields };
     } catch (err) {
       throw asUpstreamFault(err, provider);
     }
@@ -103,10 +152,8 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
       // Already the client's format and checked above: sent as received, extra_fields spliced in.
       const spliced = appendMember(text, 'extra_fields', extraJson());
       if (spliced !== undefined) {
-        const usage = spec.usage((body as { usage?: unknown }).usage);
-        if (usage) countTokens(usage);
-        sendJsonText(ex.res, 200, spliced);
-        return;
+        ctx.usage = spec.usage((body as { usage?: unknown }).usage);
+        return { kind: 'text', status: 200, text: spliced };
       }
     }
     out.extra_fields = {
@@ -114,65 +161,12 @@ export async function runInference<TOut, TItem>(ex: Exchange, spec: InferenceSpe
       // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
       ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
     };
-    const usage = spec.usage((out as { usage?: unknown }).usage);
-    if (usage) countTokens(usage);
-    sendJson(ex.res, 200, out);
+    ctx.usage = spec.usage((out as { usage?: unknown }).usage);
+    return { kind: 'json', status: 200, value: out };
   } catch (err) {
     const e = toGatewayError(err);
-    status = e.status;
-    if (e.provider) provider = e.provider;
-    const failed = ex.snapshot.providers.get(provider);
+    const failed = ctx.snapshot.providers.get(e.provider ?? ctx.provider);
     if (failed) e.message = scrubProvider(e.message, failed);
-    sendError(ex.res, e, { model_requested: spec.modelRequested, request_type: spec.requestType }, spec.errorBody);
-  } finally {
-    // The access log names the provider and model that answered, or the last one tried.
-    if (ex.access) {
-      ex.access.provider ??= provider;
-      ex.access.model ??= model;
-    }
-    const labels = [spec.operation, provider, modelLabel(model), String(status)] as const;
-    requestCount(...labels).inc();
-    requestTime(...labels).observe((performance.now() - ex.started) / 1000);
+    throw e;
   }
-}
-
-function recordTokens(provider: string, model: string, u: Usage): void {
-  const m = modelLabel(model);
-  if (u.prompt_tokens) tokenCount(provider, m, 'input').inc(u.prompt_tokens);
-  if (u.completion_tokens) tokenCount(provider, m, 'output').inc(u.completion_tokens);
-}
-
-/**
- * The common start of every inference endpoint: read and validate the body, resolve its targets.
- * On bad input it answers the error itself and returns undefined.
- */
-export async function acceptRequest<R extends { model: string; fallbacks?: string[] }>(
-  ex: Exchange,
-  parse: (body: unknown) => R,
-  operation: Operation,
-  requestType: string,
-  errorBody?: ErrorRenderer,
-): Promise<{ req: R; targets: Target[] } | undefined> {
-  try {
-    const req = parse(withFields(parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes)), ex.bodyFields));
-    const governed = await governRequest(ex, req.model, req.fallbacks, requestType, req);
-    ex.governed = governed;
-    return { req, targets: governed.targets };
-  } catch (err) {
-    failEarly(ex, operation, requestType, err, errorBody);
-    return undefined;
-  }
-}
-
-function withFields(body: unknown, fields: Exchange['bodyFields']): unknown {
-  if (!fields || !body || typeof body !== 'object' || Array.isArray(body)) return body;
-  return { ...body, ...fields };
-}
-
-/** Error answer for failures before any target was resolved (bad body, unknown provider). */
-export function failEarly(ex: Exchange, operation: Operation, requestType: string, err: unknown, errorBody?: ErrorRenderer): void {
-  const e = sendError(ex.res, err, { request_type: requestType }, errorBody);
-  const labels = [operation, e.provider ?? 'none', 'none', String(e.status)] as const;
-  requestCount(...labels).inc();
-  requestTime(...labels).observe((performance.now() - ex.started) / 1000);
 }

@@ -1,26 +1,17 @@
 // The start and the upstream call of the multipart operations (image edit and variation,
-// transcription): read the form as it streams in, resolve its targets, and build each target's
-// request from the same form.
-import type { Exchange } from '../http/exchange.ts';
+// transcription): read the form as it streams in and build each target's request from it.
 import { readForm, type FormPart } from '../http/multipart.ts';
 import { FORM_SPECS, parseForm, type FormOperation, type FormRequest } from '../unified/media.ts';
-import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
+import { invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import type { Target } from '../pipeline/target.ts';
-import { governRequest } from '../governance/stage.ts';
-import { failEarly } from './inference.ts';
+import type { RequestContext } from '../pipeline/context.ts';
 
-export async function acceptForm(ex: Exchange, op: FormOperation): Promise<{ form: FormRequest; targets: Target[] } | undefined> {
-  try {
-    const parts = await readForm(ex.req, ex.snapshot.maxBodyBytes);
-    const form = parseForm(withRouteFields(parts, ex.bodyFields), FORM_SPECS[op]);
-    // The same caller check, key permissions and limits as every JSON inference route.
-    ex.governed = await governRequest(ex, form.model, form.fallbacks, op);
-    return { form, targets: ex.governed.targets };
-  } catch (err) {
-    failEarly(ex, op, op, err);
-    return undefined;
-  }
+/** The multipart form of an HTTP request, checked for `op`. */
+export async function readFormRequest(ctx: RequestContext, op: FormOperation): Promise<FormRequest> {
+  if (!ctx.http) throw invalidRequest(`${op} takes a multipart form, which only an HTTP request carries`);
+  const parts = await readForm(ctx.http.req, ctx.snapshot.maxBodyBytes);
+  return parseForm(withRouteFields(parts, ctx.http.bodyFields), FORM_SPECS[op]);
 }
 
 export function formBuild(op: FormOperation, form: FormRequest): (t: Target, adapter: FormatAdapter) => UpstreamRequest {
@@ -32,7 +23,7 @@ export function formBuild(op: FormOperation, form: FormRequest): (t: Target, ada
 }
 
 /** A route that names the model in its path overrides the form's text fields, as it does a JSON body's. */
-function withRouteFields(parts: FormPart[], fields: Exchange['bodyFields']): FormPart[] {
+function withRouteFields(parts: FormPart[], fields: Readonly<Record<string, unknown>> | undefined): FormPart[] {
   if (!fields) return parts;
   const text = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string');
   if (!text.length) return parts;

@@ -4,7 +4,7 @@
 import type { GatewayError } from '../unified/errors.ts';
 import type { ExtraFields } from '../unified/chat.ts';
 import { mediaUsage } from '../unified/media.ts';
-import type { StreamPlan } from '../pipeline/stream-relay.ts';
+import type { StreamPlan } from '../pipeline/stream.ts';
 
 export interface MediaEvent {
   event?: string;

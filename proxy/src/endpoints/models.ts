@@ -1,53 +1,67 @@
-// GET /v1/models: every configured provider's list-models answer, merged under `provider/model` ids.
-import type { Exchange } from '../http/exchange.ts';
-import { sendError, sendJson } from '../http/respond.ts';
+// GET /v1/models: every configured provider's list-models answer, merged under `provider/model` ids;
+// the native lists (/anthropic, /genai) answer the same merged list in their own shapes. Listing
+// spends the providers' keys, so it is governed like inference: a virtual key where one is
+// required, only the providers (and models) the key allows, and its limits count the request.
+import type { ProviderRuntime } from '../config/snapshot.ts';
 import type { ModelEntry, ModelListResponse } from '../unified/models.ts';
 import { GatewayError, invalidRequest, requireOperation } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { callerOf, governProviderList, grantFor } from '../governance/provider-call.ts';
-import { providerModels } from './provider-models.ts';
+import { grantFor } from '../governance/stages.ts';
+import { providerModels } from '../pipeline/provider-models.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { Accept, Execute } from '../pipeline/runner.ts';
+import type { ErrorRenderer } from '../http/respond.ts';
+import { httpRoute } from './serve.ts';
 
 export { providerModels };
 
-export async function listModels(ex: Exchange): Promise<void> {
-  try {
-    const q = ex.query();
-    const pageSize = parsePageSize(q.get('page_size'));
-    const offset = parsePageToken(q.get('page_token'));
-    const all = await collectModels(ex, q.get('provider'));
-    const end = pageSize === undefined ? all.length : offset + pageSize;
-    const body: ModelListResponse = { object: 'list', data: all.slice(offset, end) };
-    if (end < all.length) body.next_page_token = Buffer.from(String(end)).toString('base64url');
-    sendJson(ex.res, 200, body);
-  } catch (err) {
-    sendError(ex.res, err, { request_type: 'list_models' });
-  }
+interface ListRequest {
+  /** A provider named with `?provider=` (its own errors are the answer), or null: every provider. */
+  only: string | null;
+  pageSize: number | undefined;
+  offset: number;
 }
 
-/**
- * Every configured provider's models (or one provider's, by name), as `provider/model` entries.
- * Listing spends the providers' keys, so it is governed like inference: a virtual key where one is
- * required, only the providers (and models) the key allows, and its limits count the request.
- */
-export async function collectModels(ex: Exchange, only: string | null): Promise<ModelEntry[]> {
-  const vk = callerOf(ex);
-  let providers = [...ex.snapshot.providers.values()];
-  if (only !== null) {
-    const p = ex.snapshot.providers.get(only);
-    if (!p) throw invalidRequest(`provider '${only}' is not configured on this gateway`, 'provider');
-    requireOperation(p, 'models');
-    if (vk) grantFor(vk, only);
-    ex.access.provider = only;
-    providers = [p];
-  } else {
-    providers = providers.filter((p) => p.operations.has('models'));
-  }
-  const governed = await governProviderList(ex, providers, vk);
+/** A model list route: `paged` reads /v1's provider and page parameters; `render` shapes the answer. */
+export function modelList(render: (models: ModelEntry[], req: ListRequest) => unknown, opts: { paged: boolean; requestType?: string; renderError?: ErrorRenderer }) {
+  const execute: Execute = async (ctx) => {
+    const req = ctx.request as ListRequest;
+    return { kind: 'json', status: 200, value: render(await collectModels(ctx, req.only), req) };
+  };
+  const accept: Accept = async (ctx) => {
+    const q = opts.paged ? ctx.query() : undefined;
+    const req: ListRequest = {
+      only: q?.get('provider') ?? null,
+      pageSize: parsePageSize(q?.get('page_size') ?? null),
+      offset: parsePageToken(q?.get('page_token') ?? null),
+    };
+    ctx.request = req;
+    ctx.scope = { kind: 'providers', providers: listed(ctx, req.only) };
+    return execute;
+  };
+  return httpRoute({ operation: 'models', requestType: opts.requestType, renderError: opts.renderError }, accept);
+}
+
+/** The providers a list spans: the named one (checked), or every one offering list-models. */
+function listed(ctx: RequestContext, only: string | null): ProviderRuntime[] {
+  if (only === null) return [...ctx.snapshot.providers.values()].filter((p) => p.operations.has('models'));
+  const p = ctx.snapshot.providers.get(only);
+  if (!p) throw invalidRequest(`provider '${only}' is not configured on this gateway`, 'provider');
+  requireOperation(p, 'models');
+  if (ctx.vk) grantFor(ctx.vk, only);
+  ctx.access.provider = only;
+  ctx.provider = only;
+  return [p];
+}
+
+/** The planned providers' models (the caller's key's models only), as `provider/model` entries. */
+async function collectModels(ctx: RequestContext, only: string | null): Promise<ModelEntry[]> {
+  const providers = ctx.scope.kind === 'providers' ? ctx.scope.providers : [];
   const lists = await Promise.all(
-    governed.providers.map((p) => {
-      const grant = governed.vk?.grants.find((g) => g.provider === p.name);
+    providers.map((p) => {
+      const grant = ctx.vk?.grants.find((g) => g.provider === p.name);
       const keyIds = grant && grant.keyIds !== '*' ? grant.keyIds : undefined;
-      return providerModels(p, ex.signal, keyIds).then(
+      return providerModels(p, ctx.signal, keyIds).then(
         (models) => (grant && grant.models !== '*' ? models.filter((m) => (grant.models as ReadonlySet<string>).has(m.id.slice(p.name.length + 1))) : models),
         (err: unknown) => {
           // One provider down must not hide the others; asked for by name, its error is the answer.
@@ -60,6 +74,16 @@ export async function collectModels(ex: Exchange, only: string | null): Promise<
   );
   return lists.flat();
 }
+
+export const listModels = modelList(
+  (all, req) => {
+    const end = req.pageSize === undefined ? all.length : req.offset + req.pageSize;
+    const body: ModelListResponse = { object: 'list', data: all.slice(req.offset, end) };
+    if (end < all.length) body.next_page_token = Buffer.from(String(end)).toString('base64url');
+    return body;
+  },
+  { paged: true, requestType: 'list_models' },
+);
 
 function parsePageSize(v: string | null): number | undefined {
   if (v === null || v === '') return undefined;

@@ -11,71 +11,81 @@
 // values, scrubbed from error answers.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import type { Exchange } from '../http/exchange.ts';
-import { sendError } from '../http/respond.ts';
 import { readBody, parseJson } from '../http/body.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { ProviderRuntime } from '../config/snapshot.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { pickKey } from '../pipeline/key-pool.ts';
 import { transportError } from '../pipeline/upstream-call.ts';
-import { modelLabel, requestCount, requestTime } from '../metrics/metrics.ts';
-import { callerOf, governProviderCall, type ProviderCall } from '../governance/provider-call.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { Accept, Execute } from '../pipeline/runner.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
 import { scrubProvider } from '../upstream/scrub.ts';
 import { forwardedRequestHeaders, passthroughPath, rawQuery, relayedAnswerHeaders } from './passthrough-request.ts';
 import { answerUsage, requestedModel } from './passthrough-usage.ts';
+import { httpRequestOf } from './provider-resources.ts';
+import { httpRoute } from './serve.ts';
 
 /** Error answers are read whole (to scrub them) up to this size; larger ones are a 502. */
 const MAX_ERROR_BODY = 1 << 20;
 /** JSON answers up to this size are also kept aside while relayed, to read their usage. */
 const MAX_USAGE_BODY = 1 << 20;
 
-export async function passthrough(ex: Exchange): Promise<void> {
-  const name = ex.params[0];
-  let status = 200;
-  let model = '';
-  try {
-    // Who is asking comes first: an anonymous caller learns nothing about the configuration.
-    callerOf(ex);
-    const provider = ex.snapshot.providers.get(name);
-    if (!provider) throw new GatewayError(404, `provider '${name}' is not configured on this gateway`, { code: 'provider_not_configured' });
-    const rest = passthroughPath(ex.req.url ?? '');
-    const governed = await governProviderCall(ex, provider.name, 'passthrough');
-    const hasBody = ex.req.method !== 'GET' && ex.req.method !== 'HEAD';
-    let body: Buffer | typeof ex.req | undefined = hasBody ? ex.req : undefined;
-    if (governed.models !== '*') {
-      // Only a read body can show the model; the buffered copy is what goes upstream.
-      const buffered = hasBody ? await readBody(ex.req, ex.snapshot.maxBodyBytes) : undefined;
-      body = buffered;
-      model = allowedModel(governed, provider, rest, buffered);
-    } else {
-      model = requestedModel(rest, undefined) ?? '';
-    }
-    if (model) ex.access.model = model;
-    const answer = await send(ex, provider, governed, model, rest, body);
-    status = answer.statusCode;
-    // 304 answers a conditional request; every other 3xx points elsewhere.
-    if (status >= 300 && status < 400 && status !== 304) {
-      await answer.body.dump().catch(() => undefined);
-      throw new GatewayError(502, `provider '${provider.name}' answered with a redirect (${status}); the gateway does not follow or relay redirects: check the provider's base_url`, {
-        type: 'upstream_redirect',
-        code: 'upstream_redirect',
-        provider: provider.name,
-      });
-    }
-    if (status < 200 || (status >= 300 && status !== 304)) await relayError(ex, provider, answer);
-    else await relaySuccess(ex, answer, (text) => chargeUsage(governed, model, text));
-  } catch (err) {
-    status = sendError(ex.res, err, { request_type: 'passthrough' }).status;
-  } finally {
-    const labels = ['passthrough', ex.snapshot.providers.has(name) ? name : 'unknown', modelLabel(model), String(status)] as const;
-    requestCount(...labels).inc();
-    requestTime(...labels).observe((performance.now() - ex.started) / 1000);
+/** Who is asking is known first (the identify stage): an anonymous caller learns nothing about the configuration. */
+const accept: Accept = async (ctx) => {
+  const name = ctx.params[0];
+  const provider = ctx.snapshot.providers.get(name);
+  ctx.provider = provider ? name : 'unknown';
+  ctx.model = '';
+  if (!provider) throw new GatewayError(404, `provider '${name}' is not configured on this gateway`, { code: 'provider_not_configured' });
+  ctx.request = passthroughPath(httpRequestOf(ctx).url ?? '');
+  ctx.scope = { kind: 'provider', provider };
+  return execute;
+};
+
+const execute: Execute = async (ctx) => {
+  const req = httpRequestOf(ctx);
+  const provider = (ctx.scope as { provider: ProviderRuntime }).provider;
+  const rest = ctx.request as string;
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  let body: Buffer | typeof req | undefined = hasBody ? req : undefined;
+  let model: string;
+  if (ctx.models !== '*') {
+    // Only a read body can show the model; the buffered copy is what goes upstream.
+    const buffered = hasBody ? await readBody(req, ctx.snapshot.maxBodyBytes) : undefined;
+    body = buffered;
+    model = allowedModel(ctx, provider, rest, buffered);
+  } else {
+    model = requestedModel(rest, undefined) ?? '';
   }
-}
+  ctx.model = model;
+  if (model) ctx.access.model = model;
+  const answer = await send(ctx, provider, model, rest, body);
+  const status = answer.statusCode;
+  // 304 answers a conditional request; every other 3xx points elsewhere.
+  if (status >= 300 && status < 400 && status !== 304) {
+    await answer.body.dump().catch(() => undefined);
+    throw new GatewayError(502, `provider '${provider.name}' answered with a redirect (${status}); the gateway does not follow or relay redirects: check the provider's base_url`, {
+      type: 'upstream_redirect',
+      code: 'upstream_redirect',
+      provider: provider.name,
+    });
+  }
+  if (status < 200 || (status >= 300 && status !== 304)) return relayError(provider, answer);
+  const type = String(answer.headers['content-type'] ?? '');
+  const encoded = answer.headers['content-encoding'] !== undefined && answer.headers['content-encoding'] !== 'identity';
+  return {
+    kind: 'bytes',
+    status,
+    headers: relayedAnswerHeaders(answer.headers),
+    body: relayed(ctx, provider.name, answer.body as AsyncIterable<Buffer>, /\bjson\b/i.test(type) && !encoded),
+  };
+};
+
+export const passthrough = httpRoute({ operation: 'passthrough', requestType: 'passthrough' }, accept);
 
 /** The model a model-limited virtual key asks for, when the key allows it; else a 403. */
-function allowedModel(governed: ProviderCall, provider: ProviderRuntime, rest: string, body: Buffer | undefined): string {
+function allowedModel(ctx: RequestContext, provider: ProviderRuntime, rest: string, body: Buffer | undefined): string {
   let parsed: unknown;
   if (body?.length) {
     try {
@@ -85,7 +95,7 @@ function allowedModel(governed: ProviderCall, provider: ProviderRuntime, rest: s
     }
   }
   const model = requestedModel(rest, parsed);
-  const name = governed.vk?.record.name ?? '';
+  const name = ctx.vk?.record.name ?? '';
   if (!model) {
     throw new GatewayError(403, `virtual key '${name}' allows only some models of provider '${provider.name}': a passthrough call must name one (the body's 'model' or a /models/{model} path)`, {
       type: 'permission_error',
@@ -93,7 +103,7 @@ function allowedModel(governed: ProviderCall, provider: ProviderRuntime, rest: s
       param: 'model',
     });
   }
-  if (governed.models !== '*' && !governed.models.has(model)) {
+  if (ctx.models !== '*' && !ctx.models.has(model)) {
     throw new GatewayError(403, `model '${model}' of provider '${provider.name}' is not allowed by virtual key '${name}'`, {
       type: 'permission_error',
       code: 'model_not_allowed',
@@ -104,65 +114,61 @@ function allowedModel(governed: ProviderCall, provider: ProviderRuntime, rest: s
 }
 
 async function send(
-  ex: Exchange,
+  ctx: RequestContext,
   provider: ProviderRuntime,
-  governed: ProviderCall,
   model: string,
   rest: string,
-  body: Buffer | typeof ex.req | undefined,
+  body: Buffer | NodeJS.ReadableStream | undefined,
 ): Promise<Dispatcher.ResponseData> {
+  const req = httpRequestOf(ctx);
   const adapter = ADAPTERS[provider.kind.format];
+  const keyIds = ctx.keyIds;
   let key;
   try {
-    key = pickKey({ provider, model, ...(governed.keyIds && { keyIds: governed.keyIds }) });
+    key = pickKey({ provider, model, ...(keyIds && { keyIds }) });
   } catch {
     // A call naming no model the pool could filter on: any key the caller may use will do.
-    key = provider.keys.find((k) => k.weight > 0 && (!governed.keyIds || governed.keyIds.has(k.id)));
+    key = provider.keys.find((k) => k.weight > 0 && (!keyIds || keyIds.has(k.id)));
   }
-  const headers = { ...forwardedRequestHeaders(ex.req.headers), ...provider.extraHeaders, ...adapter.authHeaders(key?.value) };
+  ctx.keyId = key?.id;
+  const headers = { ...forwardedRequestHeaders(req.headers), ...provider.extraHeaders, ...adapter.authHeaders(key?.value) };
   // The base path without the API version prefix: the client's path carries its own version.
   const root = provider.basePath.slice(0, provider.basePath.length - provider.kind.pathPrefix.length);
   try {
     return await provider.pool.request({
-      method: ex.req.method as 'GET',
-      path: root + rest + rawQuery(ex.req.url ?? ''),
+      method: req.method as 'GET',
+      path: root + rest + rawQuery(req.url ?? ''),
       headers,
-      body,
-      signal: ex.signal,
+      body: body as Buffer | undefined,
+      signal: ctx.signal,
       headersTimeout: provider.timeoutMs,
       bodyTimeout: provider.streamIdleTimeoutMs,
     });
   } catch (err) {
-    throw transportError(provider.name, err, ex.signal);
+    throw transportError(provider.name, err, ctx.signal);
   }
 }
 
-async function relaySuccess(ex: Exchange, answer: Dispatcher.ResponseData, onJson: (text: string) => void): Promise<void> {
-  const headers = relayedAnswerHeaders(answer.headers);
-  const type = String(answer.headers['content-type'] ?? '');
-  const encoded = answer.headers['content-encoding'] !== undefined && answer.headers['content-encoding'] !== 'identity';
-  const keep: Buffer[] | undefined = /\bjson\b/i.test(type) && !encoded ? [] : undefined;
+/** The answer's bytes as they arrive; a JSON answer small enough is kept aside to read its usage at the end. */
+async function* relayed(ctx: RequestContext, provider: string, body: AsyncIterable<Buffer>, json: boolean): AsyncGenerator<Uint8Array> {
+  const keep: Buffer[] | undefined = json ? [] : undefined;
   let kept = 0;
-  ex.res.writeHead(answer.statusCode, headers);
-  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-    if (ex.res.destroyed) return;
-    if (keep && kept <= MAX_USAGE_BODY) {
-      keep.push(chunk);
-      kept += chunk.length;
+  try {
+    for await (const chunk of body) {
+      if (keep && kept <= MAX_USAGE_BODY) {
+        keep.push(chunk);
+        kept += chunk.length;
+      }
+      yield chunk;
     }
-    // A client that leaves closes instead of draining; the upstream body is dropped by the abort signal.
-    if (!ex.res.write(chunk)) {
-      await new Promise((r) => {
-        ex.res.once('drain', r);
-        ex.res.once('close', r);
-      });
-    }
+  } catch (err) {
+    throw transportError(provider, err, ctx.signal);
   }
-  ex.res.end();
-  if (keep && kept <= MAX_USAGE_BODY) onJson(Buffer.concat(keep).toString('utf8'));
+  if (keep && kept <= MAX_USAGE_BODY) noteUsage(ctx, Buffer.concat(keep).toString('utf8'));
 }
 
-function chargeUsage(governed: ProviderCall, model: string, text: string): void {
+/** Usage a JSON answer reports, and the model it names, for the limits and metrics after the answer. */
+function noteUsage(ctx: RequestContext, text: string): void {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -170,11 +176,13 @@ function chargeUsage(governed: ProviderCall, model: string, text: string): void 
     return;
   }
   const found = answerUsage(parsed);
-  if (found) governed.charge(found.model ?? model, found.usage);
+  if (!found) return;
+  ctx.usage = found.usage;
+  if (found.model) ctx.model = found.model;
 }
 
 /** An error answer, relayed with its status once the gateway's own secrets are scrubbed from it. */
-async function relayError(ex: Exchange, provider: ProviderRuntime, answer: Dispatcher.ResponseData): Promise<void> {
+async function relayError(provider: ProviderRuntime, answer: Dispatcher.ResponseData): Promise<Outcome> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of answer.body as AsyncIterable<Buffer>) {
@@ -190,12 +198,10 @@ async function relayError(ex: Exchange, provider: ProviderRuntime, answer: Dispa
   }
   const headers = relayedAnswerHeaders(answer.headers);
   const text = scrubProvider(decoded(Buffer.concat(chunks), answer.headers['content-encoding'], provider.name), provider);
-  // The body is sent decoded and re-measured.
+  // The body is sent decoded and re-measured (respond sets content-length).
   delete headers['content-encoding'];
-  const out = Buffer.from(text, 'utf8');
-  headers['content-length'] = String(out.length);
-  ex.res.writeHead(answer.statusCode, headers);
-  ex.res.end(out);
+  delete headers['content-length'];
+  return { kind: 'text', status: answer.statusCode, text, headers };
 }
 
 function decoded(raw: Buffer, encoding: string | string[] | undefined, provider: string): string {

@@ -1,6 +1,5 @@
 // POST /v1/responses: native where the provider has a responses API, otherwise bridged over chat
 // (request → chat request, chat answer or chunks → responses object or events).
-import type { Exchange } from '../http/exchange.ts';
 import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
 import { ResponsesRequestSchema, type ResponsesObject, type ResponsesRequest, type ResponsesStreamEvent, type ResponsesUsage } from '../unified/responses.ts';
@@ -10,40 +9,43 @@ import { createResponsesStreamEncoder, encodeResponsesEvent } from '../unified/r
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
-import type { StreamPlan } from '../pipeline/stream-relay.ts';
+import type { StreamPlan } from '../pipeline/stream.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
-import { acceptRequest, runInference } from './inference.ts';
+import { httpInference, readJson, type InferenceRoute } from './inference.ts';
 import { checkStringField, objectList } from '../unified/answer-shape.ts';
 
 const parseResponses = nullsAbsent(validated(ResponsesRequestSchema));
 const NATIVE = 'responses';
 
-export async function responses(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseResponses, 'responses', 'responses');
-  if (!accepted) return;
-  const { req: request, targets } = accepted;
-  const stream = request.stream === true;
-  await runInference<ResponsesObject, ResponsesStreamEvent>(ex, {
-    operation: 'responses',
-    requestType: stream ? 'responses_stream' : 'responses',
-    modelRequested: request.model,
-    targets,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'responses');
-      if (t.provider.kind.nativeResponses) {
-        return { method: 'POST', path: '/responses', requestType: NATIVE, body: toUpstreamBody(request, t.model), stream };
-      }
-      return adapter.chatRequest(responsesToChat(request), t.model, stream);
-    },
-    parse: (body, att, ids) =>
-      att.up.requestType === NATIVE
-        ? nativeAnswer(body)
-        : chatToResponses(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), request, responseIds(ids)),
-    usage: (u) => fromResponsesUsage(u as ResponsesUsage | undefined),
-    passthrough: (att) => att.up.requestType === NATIVE,
-    stream: stream ? (att, ids) => responsesStreamPlan(att, request, responseIds(ids)) : undefined,
-  });
-}
+export const responsesRoute: InferenceRoute<ResponsesRequest> = {
+  operation: 'responses',
+  requestType: 'responses',
+  read: (ctx) => readJson(ctx, parseResponses),
+  spec: (request, ctx) => {
+    const stream = request.stream === true;
+    const relayText = ctx.http !== undefined;
+    return {
+      requestType: stream ? 'responses_stream' : 'responses',
+      modelRequested: request.model,
+      build: (t, adapter) => {
+        requireOperation(t.provider, 'responses');
+        if (t.provider.kind.nativeResponses) {
+          return { method: 'POST', path: '/responses', requestType: NATIVE, body: toUpstreamBody(request, t.model), stream };
+        }
+        return adapter.chatRequest(responsesToChat(request), t.model, stream);
+      },
+      parse: (body, att, ids) =>
+        att.up.requestType === NATIVE
+          ? nativeAnswer(body)
+          : chatToResponses(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), request, responseIds(ids)),
+      usage: (u) => fromResponsesUsage(u as ResponsesUsage | undefined),
+      passthrough: (att) => relayText && att.up.requestType === NATIVE,
+      stream: stream ? (att, ids) => responsesStreamPlan(att, request, responseIds(ids)) : undefined,
+    };
+  },
+};
+
+export const responses = httpInference(responsesRoute);
 
 /** A native Responses object: an `output` list of items. */
 function nativeAnswer(body: unknown): ResponsesObject {

@@ -1,7 +1,7 @@
 // The model catalog behind `allowed_models: ['*']`: each provider's list-models answer, fetched at
 // start-up and again whenever that provider's configuration changes.
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
-import { providerModels } from '../endpoints/provider-models.ts';
+import { providerModels } from '../pipeline/provider-models.ts';
 import { log } from '../log.ts';
 
 type Entry = { fingerprint: string; models: ReadonlySet<string> | 'failed' | 'pending' };

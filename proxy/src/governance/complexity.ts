@@ -8,11 +8,12 @@ import { resolveTarget } from '../pipeline/target.ts';
 import { invoke } from '../pipeline/invoke.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { log } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 let current: { key: string; classifier: ComplexityClassifier } | undefined;
 
 /** Embeds with the snapshot's provider, through retries and key selection like any request. */
-function embedder(snap: Snapshot, provider: string, model: string) {
+function embedder(snap: Snapshot, provider: string, model: string, metrics: Metrics) {
   return async (texts: string[]): Promise<number[][]> => {
     const target = resolveTarget(snap, `${provider}/${model}`);
     const req = { model, input: texts };
@@ -20,20 +21,20 @@ function embedder(snap: Snapshot, provider: string, model: string) {
       requireOperation(t.provider, 'embeddings');
       if (!adapter.embeddingsRequest) throw new Error(`provider '${t.provider.name}' has no embeddings`);
       return adapter.embeddingsRequest(req, t.model);
-    }, AbortSignal.timeout(target.provider.timeoutMs));
+    }, AbortSignal.timeout(target.provider.timeoutMs), metrics);
     const parsed = att.adapter.embeddingsResponse!(await att.answer.json(), req, att.target.model, att.up);
     return parsed.data.map((d) => d.embedding as number[]);
   };
 }
 
-function classifierFor(snap: Snapshot): ComplexityClassifier | undefined {
+function classifierFor(snap: Snapshot, metrics: Metrics): ComplexityClassifier | undefined {
   const cfg = snap.config.governance?.complexity_classifier;
   if (!cfg) return undefined;
   const key = JSON.stringify([cfg, snap.config.providers?.[cfg.provider]]);
   if (current?.key !== key) {
     current = {
       key,
-      classifier: createComplexityClassifier(cfg, embedder(snap, cfg.provider, cfg.model), {
+      classifier: createComplexityClassifier(cfg, embedder(snap, cfg.provider, cfg.model, metrics), {
         onError: (err) => log.warn('complexity classifier could not embed its examples: complexity_tier stays unknown', { error: err.message }),
       }),
     };
@@ -42,8 +43,8 @@ function classifierFor(snap: Snapshot): ComplexityClassifier | undefined {
 }
 
 /** The request's tier, or undefined (not configured, not ready, nothing to read, below the floor). */
-export async function complexityTier(snap: Snapshot, body: unknown): Promise<ComplexityTier | undefined> {
-  const classifier = classifierFor(snap);
+export async function complexityTier(snap: Snapshot, body: unknown, metrics: Metrics): Promise<ComplexityTier | undefined> {
+  const classifier = classifierFor(snap, metrics);
   if (!classifier?.ready) return undefined;
   const text = requestText(body);
   if (!text) return undefined;

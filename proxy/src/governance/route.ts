@@ -1,50 +1,51 @@
 // Routing rules in the request path: build the CEL context from the request, decide, log the audit
 // trail, and turn a match into targets (a matched rule skips governance provider selection; key
 // load balancing still runs unless the rule pinned a key).
-import type { Exchange } from '../http/exchange.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestContext } from '../pipeline/context.ts';
 import type { Snapshot } from '../config/snapshot.ts';
 import { resolveTarget, type Target } from '../pipeline/target.ts';
 import { decide, type RoutingContext } from '../routing/decide.ts';
 import { log } from '../log.ts';
 import { capacityOf } from './limits.ts';
-import { governanceServices } from './services.ts';
 import type { VirtualKeyRuntime } from './runtime.ts';
 
-function headerMap(ex: Exchange): Record<string, string> {
+function headerMap(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ex.req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
 export function routeRequest(
-  ex: Exchange,
+  ctx: RequestContext,
   vk: VirtualKeyRuntime | undefined,
   requested: string,
   requestFallbacks: readonly string[] | undefined,
   requestType: string,
   complexityTier?: RoutingContext['complexityTier'],
 ): Target[] | undefined {
-  const snap = ex.snapshot;
+  const snap = ctx.snapshot;
   const rules = snap.routing;
   if (rules.size === 0) return undefined;
   const slash = requested.indexOf('/');
   const named = slash > 0 && snap.providers.has(requested.slice(0, slash));
-  const ctx: RoutingContext = {
+  const routing: RoutingContext = {
     model: named ? requested.slice(slash + 1) : requested,
     provider: named ? requested.slice(0, slash) : '',
     requestType,
-    headers: headerMap(ex),
-    params: Object.fromEntries(ex.query()),
+    headers: headerMap(ctx.headers),
+    params: Object.fromEntries(ctx.query()),
     ...(vk && { virtualKey: { id: vk.record.id, name: vk.record.name } }),
     ...(vk?.team && { team: { id: vk.team.id, name: vk.team.name } }),
     ...(vk?.customer && { customer: { id: vk.customer.id, name: vk.customer.name } }),
     ...(complexityTier && { complexityTier }),
   };
-  const counters = governanceServices().counters;
-  const decision = decide(rules, ctx, {
+  const counters = ctx.services.counters;
+  const decision = decide(rules, routing, {
     capacity: (provider, model) => capacityOf(snap.governance, vk, provider, model, (key) => counters.cached(key)),
     random: Math.random,
   });
+  ctx.routing = decision;
   if (decision.trail.length > 0) {
     log.info('routing decision', { model: requested, matched: decision.matched, provider: decision.provider, routed_model: decision.model, trail: decision.trail, ...(decision.error && { error: decision.error }) });
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { Governed } from '../governance/stage.ts';
+import type { Services } from '../services.ts';
 
 /** One client request in flight: the snapshot it started on and a signal that fires if the client leaves. */
 export interface Exchange {
@@ -16,8 +16,8 @@ export interface Exchange {
   signal: AbortSignal;
   /** performance.now() at arrival. */
   started: number;
-  /** The caller, targets and usage charging decided by the governance stage. */
-  governed?: Governed;
+  /** The gateway's services (counters, catalog, metrics, pipeline). */
+  services: Services;
   /** Set on the JSON body before validation, overriding it: a route that names the model in its path (Azure deployments). */
   bodyFields?: Readonly<Record<string, unknown>>;
   /** What the access log line names besides method, path and status: filled in by whoever learns it. */

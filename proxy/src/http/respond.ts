@@ -1,19 +1,115 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { constants, type Http2Stream } from 'node:http2';
-import { GatewayError } from '../unified/errors.ts';
+import type { GatewayError } from '../unified/errors.ts';
+import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
+
+export { toGatewayError };
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * The one place an executed request becomes an HTTP answer. `renderError`: native prefixes answer
+ * errors in their provider's own shape (streams carry their own encoding in the outcome).
+ */
+export async function respond(res: ServerResponse, outcome: Outcome, renderError?: ErrorRenderer): Promise<void> {
+  switch (outcome.kind) {
+    case 'json':
+      sendJson(res, outcome.status, outcome.value);
+      return;
+    case 'text':
+      sendJsonText(res, outcome.status, outcome.text, outcome.headers);
+      return;
+    case 'error':
+      sendError(res, outcome.error, outcome.extra, renderError);
+      return;
+    case 'bytes':
+      return writeBytes(res, outcome.status, outcome.headers, outcome.body);
+    case 'stream':
+      return writeStream(res, outcome.items, outcome.format, outcome.extra, renderError);
+  }
+}
+
+/** Resolves once the client drained what was written, or left. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+async function writeBytes(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: AsyncIterable<Uint8Array>): Promise<void> {
+  res.writeHead(status, headers);
+  try {
+    for await (const chunk of body) {
+      // A client that leaves closes instead of draining; leaving the loop drops the upstream body.
+      if (res.destroyed) return;
+      if (!res.write(chunk)) await drained(res);
+    }
+    res.end();
+  } catch {
+    // Headers are out: the only honest signal left is a cut connection (the client sees a short body).
+    res.destroy();
+  }
+}
+
+async function writeStream(
+  res: ServerResponse,
+  items: AsyncIterable<readonly unknown[]>,
+  format: StreamFormat<unknown>,
+  extra: ErrorExtra | undefined,
+  renderError?: ErrorRenderer,
+): Promise<void> {
+  const encoding = format.encoding ?? 'utf8';
+  // Headers go out with the first bytes: a stream that fails before it produced anything is
+  // answered with a plain error status instead of a 200 carrying only an error event.
+  const head = () => {
+    if (!res.headersSent) res.writeHead(200, format.headers ?? SSE_HEADERS);
+  };
+  try {
+    for await (const batch of items) {
+      if (res.destroyed) return;
+      let out = '';
+      for (const item of batch) out += format.encode(item);
+      if (!out) continue;
+      head();
+      if (!res.write(out, encoding)) await drained(res);
+    }
+    if (res.destroyed) return;
+    head();
+    // end() without a chunk: an HTTP/2 answer's last write and an end(chunk, encoding) written
+    // together can reach the wire mangled (binary framings show it).
+    if (format.done && !res.write(format.done, encoding)) await drained(res);
+    res.end();
+  } catch (err) {
+    if (res.destroyed) return;
+    const e = toGatewayError(err);
+    if (!res.headersSent) {
+      sendError(res, e, extra, renderError);
+      return;
+    }
+    res.write(format.errorEvent(e), encoding);
+    res.end();
+  }
+}
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string | string[]>): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
-}
-
-export function toGatewayError(err: unknown): GatewayError {
-  if (err instanceof GatewayError) return err;
-  return new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' });
 }
 
 /** Renders an error in a provider's native shape (for the compatibility prefixes), with any headers it needs. */
@@ -59,7 +155,10 @@ function stopReading(res: ServerResponse, headers: Record<string, string>): void
   const req = res.req as ServerResponse['req'] | undefined;
   if (!req) return;
   if (req.httpVersionMajor === 1) {
-    if (!req.complete) headers.connection = 'close';
+    if (!req.complete) {
+      headers.connection = 'close';
+      lingerOnClose(req.socket);
+    }
     return;
   }
   // `remoteClose`: the client ended its side, whether or not the handler read the body.
@@ -67,4 +166,32 @@ function stopReading(res: ServerResponse, headers: Record<string, string>): void
   if (!stream || stream.destroyed || stream.state.remoteClose) return;
   // The stream's own 'finish' (answer handed to the session); the compat response's comes only after close.
   stream.once('finish', () => stream.close(constants.NGHTTP2_CANCEL));
+}
+
+/** How long, and how much, a closing HTTP/1.1 connection still reads (and drops) of an unwanted body. */
+export const LINGER_MS = 2000;
+export const LINGER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Closing a socket with unread bytes makes the kernel send a reset, and a client still uploading
+ * then sees "connection reset" instead of the 413 it was sent. So, as nginx's lingering close does,
+ * the socket half-closes (the answer and FIN go out) and drops what still arrives for a bounded time
+ * and amount, then closes. node calls destroySoon once the answer is finished on a closing connection.
+ */
+function lingerOnClose(socket: Socket | null): void {
+  if (!socket || socket.destroyed) return;
+  socket.destroySoon = function linger(this: Socket): Socket {
+    if (this.writable) this.end();
+    let seen = 0;
+    const close = () => this.destroy();
+    const timer = setTimeout(close, LINGER_MS).unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', close);
+    this.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > LINGER_BYTES) close();
+    });
+    this.resume();
+    return this;
+  };
 }

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SnapshotHolder } from '../config/source.ts';
 import type { Exchange } from './exchange.ts';
+import type { Services } from '../services.ts';
 import { sendError } from './respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
@@ -33,6 +34,7 @@ function decodeParam(value: string, path: string): string {
 
 export function createGatewayServer(
   holder: SnapshotHolder,
+  services: Services,
   routes: Routes,
   patterns: PatternRoutes = [],
   api?: ApiHandler,
@@ -69,6 +71,7 @@ export function createGatewayServer(
       signal: controller.signal,
       started,
       access,
+      services,
     };
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();

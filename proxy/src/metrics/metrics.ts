@@ -1,96 +1,13 @@
-// Prometheus metrics. Label values are bounded: providers come from config, statuses are HTTP
+// Prometheus metrics, one set per gateway (built with the services in main.ts, so a gateway run in
+// process keeps its own). Label values are bounded: providers come from config, statuses are HTTP
 // codes, and models are capped. A model name becomes a label only once a provider has answered it
 // (admitModel) and while fewer than MAX_MODELS are known; anything else is `other`. So names a client
 // makes up (answered 404 upstream, or refused by the gateway) can neither grow the series count nor
 // crowd real models out of their own labels. prom-client escapes label values (`\`, `"`, newline).
 import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
-export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'skybridge_process_' });
-
 const MAX_MODELS = 200;
-const knownModels = new Set<string>();
-
-export function modelLabel(model: string): string {
-  return model === '' || knownModels.has(model) ? model : 'other';
-}
-
-/** A provider answered this model name successfully (or config names it): it may have its own label. */
-export function admitModel(model: string): void {
-  if (model && knownModels.size < MAX_MODELS) knownModels.add(model);
-}
-
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-
-export const requestsTotal = new Counter({
-  name: 'skybridge_requests_total',
-  help: 'Inference requests answered, by operation, provider, model and HTTP status.',
-  labelNames: ['operation', 'provider', 'model', 'status'] as const,
-  registers: [registry],
-});
-
-export const requestDuration = new Histogram({
-  name: 'skybridge_request_duration_seconds',
-  help: 'Time from request received to response complete, by operation, provider, model and status.',
-  labelNames: ['operation', 'provider', 'model', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
-
-export const upstreamDuration = new Histogram({
-  name: 'skybridge_upstream_duration_seconds',
-  help: 'Time from sending to an upstream provider until its response headers arrived, per attempt.',
-  labelNames: ['provider', 'model', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
-
-export const timeToFirstToken = new Histogram({
-  name: 'skybridge_stream_first_token_seconds',
-  help: 'Time from request received to the first streamed chunk sent to the client.',
-  labelNames: ['provider', 'model'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
-
-export const tokensTotal = new Counter({
-  name: 'skybridge_tokens_total',
-  help: 'Tokens reported by upstream providers, by direction (input or output).',
-  labelNames: ['provider', 'model', 'direction'] as const,
-  registers: [registry],
-});
-
-export const retriesTotal = new Counter({
-  name: 'skybridge_retries_total',
-  help: 'Upstream attempts retried, by provider and the status that caused the retry.',
-  labelNames: ['provider', 'reason'] as const,
-  registers: [registry],
-});
-
-export const fallbacksTotal = new Counter({
-  name: 'skybridge_fallbacks_total',
-  help: 'Requests that moved on to a fallback target, by the provider given up on and the one tried next.',
-  labelNames: ['from_provider', 'to_provider'] as const,
-  registers: [registry],
-});
-
-export const configInfo = new Gauge({
-  name: 'skybridge_config_info',
-  help: 'The loaded configuration: 1 for the hash in use.',
-  labelNames: ['config_hash'] as const,
-  registers: [registry],
-});
-
-export const configReloadErrors = new Counter({
-  name: 'skybridge_config_reload_errors_total',
-  help: 'Configuration updates rejected (the last good configuration kept serving).',
-  registers: [registry],
-});
-
-export function setConfigHash(hash: string): void {
-  configInfo.reset();
-  configInfo.labels(hash).set(1);
-}
 
 /**
  * Label lookups cached per label tuple: prom-client hashes label objects on every `labels()` call,
@@ -109,8 +26,97 @@ export function cached<T>(metric: { labels(...values: string[]): T }): (...value
   };
 }
 
-export const requestCount = cached(requestsTotal);
-export const requestTime = cached(requestDuration);
-export const upstreamTime = cached(upstreamDuration);
-export const firstTokenTime = cached(timeToFirstToken);
-export const tokenCount = cached(tokensTotal);
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #knownModels = new Set<string>();
+
+  readonly requestsTotal = new Counter({
+    name: 'skybridge_requests_total',
+    help: 'Inference requests answered, by operation, provider, model and HTTP status.',
+    labelNames: ['operation', 'provider', 'model', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'skybridge_request_duration_seconds',
+    help: 'Time from request received to response complete, by operation, provider, model and status.',
+    labelNames: ['operation', 'provider', 'model', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly upstreamDuration = new Histogram({
+    name: 'skybridge_upstream_duration_seconds',
+    help: 'Time from sending to an upstream provider until its response headers arrived, per attempt.',
+    labelNames: ['provider', 'model', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly timeToFirstToken = new Histogram({
+    name: 'skybridge_stream_first_token_seconds',
+    help: 'Time from request received to the first streamed chunk sent to the client.',
+    labelNames: ['provider', 'model'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly tokensTotal = new Counter({
+    name: 'skybridge_tokens_total',
+    help: 'Tokens reported by upstream providers, by direction (input or output).',
+    labelNames: ['provider', 'model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly retriesTotal = new Counter({
+    name: 'skybridge_retries_total',
+    help: 'Upstream attempts retried, by provider and the status that caused the retry.',
+    labelNames: ['provider', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fallbacksTotal = new Counter({
+    name: 'skybridge_fallbacks_total',
+    help: 'Requests that moved on to a fallback target, by the provider given up on and the one tried next.',
+    labelNames: ['from_provider', 'to_provider'] as const,
+    registers: [this.registry],
+  });
+
+  readonly configInfo = new Gauge({
+    name: 'skybridge_config_info',
+    help: 'The loaded configuration: 1 for the hash in use.',
+    labelNames: ['config_hash'] as const,
+    registers: [this.registry],
+  });
+
+  readonly configReloadErrors = new Counter({
+    name: 'skybridge_config_reload_errors_total',
+    help: 'Configuration updates rejected (the last good configuration kept serving).',
+    registers: [this.registry],
+  });
+
+  readonly requestCount = cached(this.requestsTotal);
+  readonly requestTime = cached(this.requestDuration);
+  readonly upstreamTime = cached(this.upstreamDuration);
+  readonly firstTokenTime = cached(this.timeToFirstToken);
+  readonly tokenCount = cached(this.tokensTotal);
+
+  /** `processMetrics`: also the process's own (CPU, memory, event loop), once per process is enough. */
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'skybridge_process_' });
+  }
+
+  modelLabel(model: string): string {
+    return model === '' || this.#knownModels.has(model) ? model : 'other';
+  }
+
+  /** A provider answered this model name successfully (or config names it): it may have its own label. */
+  admitModel(model: string): void {
+    if (model && this.#knownModels.size < MAX_MODELS) this.#knownModels.add(model);
+  }
+
+  setConfigHash(hash: string): void {
+    this.configInfo.reset();
+    this.configInfo.labels(hash).set(1);
+  }
+}

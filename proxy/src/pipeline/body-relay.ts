@@ -1,10 +1,9 @@
-// Relays an upstream answer that is not JSON (audio bytes, a plain-text transcript) to the client
-// chunk by chunk, with the upstream's content type, never holding the whole body: each chunk is
-// written as it arrives and the next is read only once the client has drained the last.
-import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+// An upstream answer that is not JSON (audio bytes, a plain-text transcript) as a bytes outcome:
+// relayed chunk by chunk with the upstream's content type, never held whole (respond writes each
+// chunk as it arrives and reads the next only once the client has drained the last).
 import type { UpstreamAnswer } from './upstream-call.ts';
 import { transportError } from './upstream-call.ts';
+import type { Outcome } from './outcome.ts';
 
 /** Upstream headers worth keeping on a relayed body. */
 const KEPT = ['content-type', 'content-length', 'content-encoding', 'content-disposition', 'x-request-id'];
@@ -19,20 +18,15 @@ export function relayHeaders(upstream: UpstreamAnswer['headers'], fallbackType: 
   return out;
 }
 
-export async function relayBody(
-  res: ServerResponse,
-  answer: UpstreamAnswer,
-  opts: { provider: string; signal: AbortSignal; fallbackType: string },
-): Promise<void> {
-  res.writeHead(200, relayHeaders(answer.headers, opts.fallbackType));
+export function bodyOutcome(answer: UpstreamAnswer, provider: string, signal: AbortSignal, fallbackType: string): Outcome {
+  return { kind: 'bytes', status: 200, headers: relayHeaders(answer.headers, fallbackType), body: upstreamBytes(answer.body, provider, signal) };
+}
+
+/** The body's chunks; a failure mid-way is the provider's (a transport error), as a GatewayError. */
+export async function* upstreamBytes(body: AsyncIterable<Uint8Array>, provider: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   try {
-    for await (const chunk of answer.body) {
-      if (!res.write(chunk) && !res.destroyed) await once(res, 'drain', { signal: opts.signal });
-    }
-    res.end();
+    yield* body;
   } catch (err) {
-    // Headers are out: the only honest signal left is a cut connection (the client sees a short body).
-    res.destroy();
-    throw transportError(opts.provider, err, opts.signal);
+    throw transportError(provider, err, signal);
   }
 }

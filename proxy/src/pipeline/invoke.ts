@@ -10,7 +10,7 @@ import { backoffMs, canFallback, isRetryable } from './retry.ts';
 import { sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
 import { firstBytes } from './first-bytes.ts';
 import type { Target } from './target.ts';
-import { admitModel, fallbacksTotal, modelLabel, retriesTotal, upstreamTime } from '../metrics/metrics.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
 
 export interface Attempted {
@@ -23,6 +23,13 @@ export interface Attempted {
   sentBody: string | undefined;
 }
 
+/** What a request learns about its attempts (the request context keeps them for logs). */
+export interface AttemptFacts {
+  fallbackIndex: number;
+  retries: number;
+  keyId: string | undefined;
+}
+
 /**
  * Runs the chain and returns the first 2xx answer (headers received, body unread). `build` makes
  * the upstream request for a target and checks the provider offers the operation; when it throws,
@@ -32,16 +39,19 @@ export async function invoke(
   targets: readonly Target[],
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSignal,
+  metrics: Metrics,
+  facts?: AttemptFacts,
 ): Promise<Attempted> {
   let lastError: GatewayError | undefined;
   for (let t = 0; t < targets.length; t++) {
     const target = targets[t];
     if (t > 0) {
-      fallbacksTotal.labels(targets[t - 1].provider.name, target.provider.name).inc();
+      metrics.fallbacksTotal.labels(targets[t - 1].provider.name, target.provider.name).inc();
+      if (facts) facts.fallbackIndex = t;
       log.info('trying fallback', { from: `${targets[t - 1].provider.name}/${targets[t - 1].model}`, to: `${target.provider.name}/${target.model}`, reason: lastError?.message });
     }
     try {
-      return await attemptTarget(target, build, signal);
+      return await attemptTarget(target, build, signal, metrics, facts);
     } catch (err) {
       const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, { provider: target.provider.name });
       if (signal.aborted || !canFallback(e)) throw e;
@@ -55,6 +65,8 @@ async function attemptTarget(
   target: Target,
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSignal,
+  metrics: Metrics,
+  facts: AttemptFacts | undefined,
 ): Promise<Attempted> {
   const { provider, model } = target;
   const adapter = ADAPTERS[provider.kind.format];
@@ -70,15 +82,17 @@ async function attemptTarget(
       // retries and fallbacks still apply, instead of as an in-band error after a 200.
       if (up.stream) await firstBytes(answer.body).catch((err: unknown) => Promise.reject(transportError(provider.name, err, signal)));
       // The provider served this model name: from now on it is worth its own metrics label.
-      admitModel(model);
-      upstreamTime(provider.name, modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
+      metrics.admitModel(model);
+      if (facts) facts.keyId = key?.id;
+      metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
       return { target, adapter, key, up, answer, sentBody };
     } catch (err) {
       const e = err as GatewayError;
-      upstreamTime(provider.name, modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
+      metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
       if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
       if (key && (e.status === 429 || e.status === 401 || e.status === 403)) failedKeys.add(key.id);
-      retriesTotal.labels(provider.name, String(e.status)).inc();
+      metrics.retriesTotal.labels(provider.name, String(e.status)).inc();
+      if (facts) facts.retries++;
       const wait = backoffMs(provider, attempt, e.retryAfter);
       log.debug('retrying upstream call', { provider: provider.name, model, attempt: attempt + 1, status: e.status, wait_ms: Math.round(wait) });
       await sleep(wait, undefined, { signal }).catch(() => undefined);

@@ -2,7 +2,6 @@
 // read into the unified one, runs the same pipeline, and the answer, stream and errors go back in
 // Anthropic's shapes, so the official SDK works unchanged but for its base URL.
 import { randomUUID } from 'node:crypto';
-import type { Exchange } from '../../http/exchange.ts';
 import type { ChatRequest, Usage } from '../../unified/chat.ts';
 import { invalidRequest } from '../../unified/errors.ts';
 import { fromAnthropicRequest } from '../../providers/anthropic/native/request.ts';
@@ -11,9 +10,8 @@ import { createAnthropicStreamEncoder, encodeAnthropicEvent } from '../../provid
 import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
 import type { AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
-import { serveNativeChat } from './native-chat.ts';
-import { collectModels } from '../models.ts';
-import { sendError, sendJson } from '../../http/respond.ts';
+import { nativeChat } from './native-chat.ts';
+import { modelList } from '../models.ts';
 import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function parseMessagesRequest(body: unknown): ChatRequest {
@@ -32,31 +30,27 @@ export function anthropicUsage(u: unknown): Usage | undefined {
   return { prompt_tokens: input, completion_tokens: v.output_tokens, total_tokens: input + v.output_tokens };
 }
 
-export async function anthropicMessages(ex: Exchange): Promise<void> {
-  await serveNativeChat<AnthropicMessage>(ex, {
-    parse: parseMessagesRequest,
-    errorBody: toAnthropicError,
-    usage: anthropicUsage,
-    answer: (res, req) => toAnthropicMessage(res, req.model),
-    stream: (chunks, req) => {
-      const encoder = createAnthropicStreamEncoder(req.model, `msg_${randomUUID().replace(/-/g, '')}`);
-      return encodedStreamPlan(chunks, encoder, encodeAnthropicEvent, (err) => encoder.fail(err).map(encodeAnthropicEvent).join(''));
-    },
-  });
-}
+export const anthropicMessages = nativeChat<AnthropicMessage>({
+  parse: parseMessagesRequest,
+  errorBody: toAnthropicError,
+  usage: anthropicUsage,
+  answer: (res, req) => toAnthropicMessage(res, req.model),
+  stream: (chunks, req) => {
+    const encoder = createAnthropicStreamEncoder(req.model, `msg_${randomUUID().replace(/-/g, '')}`);
+    return encodedStreamPlan(chunks, encoder, encodeAnthropicEvent, (err) => encoder.fail(err).map(encodeAnthropicEvent).join(''));
+  },
+});
 
 /** GET /anthropic/v1/models: every provider's models in Anthropic's list shape (ids are `provider/model`). */
-export async function anthropicModels(ex: Exchange): Promise<void> {
-  try {
-    const models = await collectModels(ex, null);
+export const anthropicModels = modelList(
+  (models) => {
     const data = models.map((m) => ({
       type: 'model',
       id: m.id,
       display_name: m.name ?? m.id,
       created_at: new Date((m.created ?? 0) * 1000).toISOString(),
     }));
-    sendJson(ex.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
-  } catch (err) {
-    sendError(ex.res, err, undefined, toAnthropicError);
-  }
-}
+    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  },
+  { paged: false, renderError: toAnthropicError },
+);

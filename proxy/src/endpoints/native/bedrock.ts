@@ -22,9 +22,10 @@ import { encodeInvokeChunk, fromInvokeRequest, withInvocationMetrics } from '../
 import { toAnthropicMessage } from '../../providers/anthropic/native/response.ts';
 import { anthropicUsage } from './anthropic.ts';
 import { createAnthropicStreamEncoder } from '../../providers/anthropic/native/stream.ts';
-import { serveNativeChat } from './native-chat.ts';
+import { nativeChat } from './native-chat.ts';
 import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
-import type { StreamPlan } from '../../pipeline/stream-relay.ts';
+import type { StreamPlan } from '../../pipeline/stream.ts';
+import type { RequestContext } from '../../pipeline/context.ts';
 
 /** The gateway model name for a path's model id (see the header comment). */
 export function routeBedrockModel(providers: ReadonlyMap<string, unknown>, modelId: string): string {
@@ -53,42 +54,36 @@ function eventStream(plan: StreamPlan<EncodedItem>, extraHeaders: Record<string,
   };
 }
 
+const latencyOf = (ctx: RequestContext) => () => Math.round(performance.now() - ctx.started);
+
 function converse(stream: boolean) {
-  return (ex: Exchange): Promise<void> => {
-    const modelId = ex.params[0];
-    const latency = () => Math.round(performance.now() - ex.started);
-    return serveNativeChat<BedrockConverseResponse>(ex, {
-      parse: (body) => fromBedrockConverseRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), stream),
-      errorBody: toBedrockError,
-      usage: bedrockUsage,
-      answer: (res) => toBedrockConverseResponse(res, latency()),
-      stream: (chunks, _req, ids) =>
-        eventStream(
-          encodedStreamPlan(chunks, createBedrockStreamEncoder(latency, ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')), encodeBedrockEvent, bedrockStreamError),
-        ),
-    });
-  };
+  return nativeChat<BedrockConverseResponse>({
+    parse: (body, ctx) => fromBedrockConverseRequest(body, routeBedrockModel(ctx.snapshot.providers, ctx.params[0]), stream),
+    errorBody: toBedrockError,
+    usage: bedrockUsage,
+    answer: (res, _req, ctx) => toBedrockConverseResponse(res, latencyOf(ctx)()),
+    stream: (chunks, _req, ids, ctx) =>
+      eventStream(
+        encodedStreamPlan(chunks, createBedrockStreamEncoder(latencyOf(ctx), ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')), encodeBedrockEvent, bedrockStreamError),
+      ),
+  });
 }
 
 function invoke(stream: boolean) {
-  return (ex: Exchange): Promise<void> => {
-    const modelId = ex.params[0];
-    const latency = () => Math.round(performance.now() - ex.started);
-    return serveNativeChat<AnthropicMessage>(ex, {
-      parse: (body) => fromInvokeRequest(body, routeBedrockModel(ex.snapshot.providers, modelId), modelId, stream),
-      errorBody: toBedrockError,
-      usage: anthropicUsage,
-      answer: (res) => toAnthropicMessage(res, modelId),
-      stream: (chunks, _req, ids) => {
-        const encoder = createAnthropicStreamEncoder(modelId, `msg_bdrk_${ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')}`);
-        const metrics = withInvocationMetrics(latency);
-        return eventStream(
-          encodedStreamPlan(chunks, encoder, (ev) => encodeInvokeChunk(metrics(ev)), (err) => exceptionFrame(streamExceptionType(err, true), err.message)),
-          { 'x-amzn-bedrock-content-type': 'application/json' },
-        );
-      },
-    });
-  };
+  return nativeChat<AnthropicMessage>({
+    parse: (body, ctx) => fromInvokeRequest(body, routeBedrockModel(ctx.snapshot.providers, ctx.params[0]), ctx.params[0], stream),
+    errorBody: toBedrockError,
+    usage: anthropicUsage,
+    answer: (res, _req, ctx) => toAnthropicMessage(res, ctx.params[0]),
+    stream: (chunks, _req, ids, ctx) => {
+      const encoder = createAnthropicStreamEncoder(ctx.params[0], `msg_bdrk_${ids.id.replace(/^chatcmpl-/, '').replace(/-/g, '')}`);
+      const metrics = withInvocationMetrics(latencyOf(ctx));
+      return eventStream(
+        encodedStreamPlan(chunks, encoder, (ev) => encodeInvokeChunk(metrics(ev)), (err) => exceptionFrame(streamExceptionType(err, true), err.message)),
+        { 'x-amzn-bedrock-content-type': 'application/json' },
+      );
+    },
+  });
 }
 
 // The id is one path segment, normally URL-encoded (`openai%2Fgpt-4o`); `(.+)` also takes one

@@ -2,7 +2,6 @@
 // provider, so the official cohere-ai SDK works unchanged but for its base URL (`…/cohere`).
 // `model` may be `provider/model`. Rerank goes through the unified rerank operation.
 import { randomUUID } from 'node:crypto';
-import type { Exchange } from '../../http/exchange.ts';
 import type { Usage } from '../../unified/chat.ts';
 import { asUsage } from '../../unified/chat.ts';
 import type { EmbeddingRequest } from '../../unified/embeddings.ts';
@@ -13,8 +12,8 @@ import { createCohereStreamEncoder, encodeCohereEvent } from '../../providers/co
 import { toCohereError } from '../../providers/cohere/native/error.ts';
 import { cohereAdapter } from '../../providers/cohere/adapter.ts';
 import type { CohereChatResponse, CohereEmbedResponse, CohereRerankResponse, CohereUsage } from '../../providers/cohere/types.ts';
-import { acceptRequest, runInference } from '../inference.ts';
-import { serveNativeChat } from './native-chat.ts';
+import { httpInference, readJson } from '../inference.ts';
+import { nativeChat } from './native-chat.ts';
 import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function cohereUsage(u: unknown): Usage | undefined {
@@ -25,61 +24,58 @@ function cohereUsage(u: unknown): Usage | undefined {
   return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
-export async function cohereChat(ex: Exchange): Promise<void> {
-  await serveNativeChat<CohereChatResponse>(ex, {
-    parse: fromCohereChatRequest,
-    errorBody: toCohereError,
-    usage: cohereUsage,
-    answer: (res) => toCohereChatResponse(res),
-    stream: (chunks, req) => {
-      const encoder = createCohereStreamEncoder(randomUUID(), (req.tools?.length ?? 0) > 0);
-      return encodedStreamPlan(chunks, encoder, encodeCohereEvent, (err) => encoder.fail(err).map(encodeCohereEvent).join(''));
-    },
-  });
-}
+export const cohereChat = nativeChat<CohereChatResponse>({
+  parse: fromCohereChatRequest,
+  errorBody: toCohereError,
+  usage: cohereUsage,
+  answer: (res) => toCohereChatResponse(res),
+  stream: (chunks, req) => {
+    const encoder = createCohereStreamEncoder(randomUUID(), (req.tools?.length ?? 0) > 0);
+    return encodedStreamPlan(chunks, encoder, encodeCohereEvent, (err) => encoder.fail(err).map(encodeCohereEvent).join(''));
+  },
+});
 
-export async function cohereEmbed(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, fromCohereEmbedRequest, 'embeddings', 'embedding', toCohereError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  // Cohere-only fields reach the Cohere translator; other providers would refuse them.
-  const { input_type: _inputType, truncate: _truncate, ...portable } = req;
-  const texts = req.input as string[];
-  await runInference<CohereEmbedResponse, never>(ex, {
-    operation: 'embeddings',
-    requestType: 'embedding',
-    modelRequested: req.model,
-    targets,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'embeddings');
-      if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
-      const body: EmbeddingRequest = adapter === cohereAdapter ? req : { ...portable, encoding_format: 'float' };
-      return adapter.embeddingsRequest(body, t.model);
-    },
-    parse: (body, att) => {
-      const res = att.adapter.embeddingsResponse!(body, req, att.target.model, att.up);
-      const out: CohereEmbedResponse & { usage?: unknown } = toCohereEmbedResponse(res, texts, randomUUID());
-      // The runner reads `usage`; Cohere reports it under meta.
-      Object.defineProperty(out, 'usage', { value: res.usage, enumerable: false });
-      return out;
-    },
-    usage: (u) => {
-      const usage = u as { prompt_tokens?: number; total_tokens?: number } | undefined;
-      return typeof usage?.prompt_tokens === 'number' ? { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: usage.prompt_tokens } : undefined;
-    },
-    errorBody: toCohereError,
-  });
-}
+export const cohereEmbed = httpInference({
+  operation: 'embeddings',
+  requestType: 'embedding',
+  errorBody: toCohereError,
+  read: (ctx) => readJson(ctx, fromCohereEmbedRequest),
+  spec: (req) => {
+    // Cohere-only fields reach the Cohere translator; other providers would refuse them.
+    const { input_type: _inputType, truncate: _truncate, ...portable } = req;
+    const texts = req.input as string[];
+    return {
+      requestType: 'embedding',
+      modelRequested: req.model,
+      build: (t, adapter) => {
+        requireOperation(t.provider, 'embeddings');
+        if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
+        const body: EmbeddingRequest = adapter === cohereAdapter ? req : { ...portable, encoding_format: 'float' };
+        return adapter.embeddingsRequest(body, t.model);
+      },
+      parse: (body, att) => {
+        const res = att.adapter.embeddingsResponse!(body, req, att.target.model, att.up);
+        const out: CohereEmbedResponse & { usage?: unknown } = toCohereEmbedResponse(res, texts, randomUUID());
+        // The runner reads `usage`; Cohere reports it under meta.
+        Object.defineProperty(out, 'usage', { value: res.usage, enumerable: false });
+        return out;
+      },
+      usage: (u) => {
+        const usage = u as { prompt_tokens?: number; total_tokens?: number } | undefined;
+        return typeof usage?.prompt_tokens === 'number' ? { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: usage.prompt_tokens } : undefined;
+      },
+    };
+  },
+});
 
-export async function cohereRerank(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, fromCohereRerankRequest, 'rerank', 'rerank', toCohereError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  await runInference<CohereRerankResponse, never>(ex, {
-    operation: 'rerank',
+export const cohereRerank = httpInference({
+  operation: 'rerank',
+  requestType: 'rerank',
+  errorBody: toCohereError,
+  read: (ctx) => readJson(ctx, fromCohereRerankRequest),
+  spec: (req) => ({
     requestType: 'rerank',
     modelRequested: req.model,
-    targets,
     build: (t, adapter) => {
       requireOperation(t.provider, 'rerank');
       if (!adapter.rerankRequest) throw unsupportedOperation(t.provider.name, 'rerank');
@@ -92,6 +88,5 @@ export async function cohereRerank(ex: Exchange): Promise<void> {
       return out;
     },
     usage: asUsage,
-    errorBody: toCohereError,
-  });
-}
+  }),
+});

@@ -1,6 +1,5 @@
 // POST /anthropic/v1/messages/count_tokens and /genai/v1beta/models/{model}:countTokens: each SDK's
 // own count call, answered in its own shape, for a model of any provider (`provider/model`).
-import type { Exchange } from '../../http/exchange.ts';
 import type { ChatRequest } from '../../unified/chat.ts';
 import { invalidRequest } from '../../unified/errors.ts';
 import { fromAnthropicRequest, type AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
@@ -8,8 +7,8 @@ import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import { fromGeminiRequest } from '../../providers/gemini/native/request.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest } from '../../providers/gemini/types.ts';
-import { acceptRequest } from '../inference.ts';
-import { runCountTokens } from '../count-tokens.ts';
+import { httpInference, readJson } from '../inference.ts';
+import { countTokensSpec } from '../count-tokens.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('request body must be a JSON object');
@@ -25,18 +24,18 @@ function parseAnthropicCount(body: unknown): ChatRequest {
   return fromAnthropicRequest(rest as unknown as AnthropicNativeRequest);
 }
 
-export async function anthropicCountTokens(ex: Exchange): Promise<void> {
-  const accepted = await acceptRequest(ex, parseAnthropicCount, 'count_tokens', 'count_tokens', toAnthropicError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  await runCountTokens(ex, {
-    modelRequested: req.model,
-    targets,
-    chat: () => req,
-    render: (count) => ({ input_tokens: count.input_tokens }),
-    errorBody: toAnthropicError,
-  });
-}
+export const anthropicCountTokens = httpInference<ChatRequest>({
+  operation: 'count_tokens',
+  requestType: 'count_tokens',
+  errorBody: toAnthropicError,
+  read: (ctx) => readJson(ctx, parseAnthropicCount),
+  spec: (req) =>
+    countTokensSpec({
+      modelRequested: req.model,
+      chat: () => req,
+      render: (count) => ({ input_tokens: count.input_tokens }),
+    }),
+});
 
 /**
  * The Developer API form (`contents`, or a whole `generateContentRequest`) and the Vertex form
@@ -52,23 +51,22 @@ function parseGenaiCount(body: unknown, model: string): ChatRequest {
   return fromGeminiRequest(request as unknown as GeminiGenerateContentRequest, model);
 }
 
-export async function genaiCountTokens(ex: Exchange): Promise<void> {
-  const model = ex.params[0];
-  const accepted = await acceptRequest(ex, (body) => parseGenaiCount(body, model), 'count_tokens', 'count_tokens', toGeminiError);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  await runCountTokens(ex, {
-    modelRequested: model,
-    targets,
-    chat: () => req,
-    render: (count) => ({
-      totalTokens: count.input_tokens,
-      ...(count.cached_tokens !== undefined ? { cachedContentTokenCount: count.cached_tokens } : {}),
+export const genaiCountTokens = httpInference<ChatRequest>({
+  operation: 'count_tokens',
+  requestType: 'count_tokens',
+  errorBody: toGeminiError,
+  read: (ctx) => readJson(ctx, (body) => parseGenaiCount(body, ctx.params[0])),
+  spec: (req, ctx) =>
+    countTokensSpec({
+      modelRequested: ctx.params[0],
+      chat: () => req,
+      render: (count) => ({
+        totalTokens: count.input_tokens,
+        ...(count.cached_tokens !== undefined ? { cachedContentTokenCount: count.cached_tokens } : {}),
+      }),
     }),
-    errorBody: toGeminiError,
-  });
-}
+});
 
-export const COUNT_TOKENS_PATTERNS: [string, { POST: (ex: Exchange) => Promise<void> }][] = [
+export const COUNT_TOKENS_PATTERNS: [string, { POST: typeof genaiCountTokens }][] = [
   ['/genai/v1beta/models/(.+):countTokens', { POST: genaiCountTokens }],
 ];

@@ -11,10 +11,9 @@ import { createGeminiStreamEncoder, encodeGeminiSse } from '../../providers/gemi
 import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/gemini/native/embeddings.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
-import { acceptRequest, runInference } from '../inference.ts';
-import { serveNativeChat } from './native-chat.ts';
-import { collectModels } from '../models.ts';
-import { sendError, sendJson } from '../../http/respond.ts';
+import { httpInference, readJson } from '../inference.ts';
+import { nativeChat } from './native-chat.ts';
+import { modelList } from '../models.ts';
 import { encodedStreamPlan } from '../chunk-stream-plan.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
@@ -30,36 +29,31 @@ function geminiUsage(u: unknown): Usage | undefined {
 }
 
 function generate(stream: boolean) {
-  return async (ex: Exchange): Promise<void> => {
-    const model = ex.params[0];
-    await serveNativeChat<GeminiGenerateContentResponse & { usage?: unknown }>(ex, {
-      parse: (body) => ({ ...fromGeminiRequest(objectBody(body) as unknown as GeminiGenerateContentRequest, model), stream }),
-      modelRequested: model,
-      answer: (res) => {
-        const out: GeminiGenerateContentResponse & { usage?: unknown } = toGeminiResponse(res, model);
-        // The runner reads `usage`; Gemini calls it usageMetadata.
-        Object.defineProperty(out, 'usage', { value: out.usageMetadata, enumerable: false });
-        return out;
-      },
-      usage: geminiUsage,
-      errorBody: toGeminiError,
-      stream: (chunks, _req, ids) =>
-        encodedStreamPlan(chunks, createGeminiStreamEncoder(model, ids.id), encodeGeminiSse, (err) => `data: ${JSON.stringify(toGeminiError(err).body)}\r\n\r\n`),
-    });
-  };
+  return nativeChat<GeminiGenerateContentResponse & { usage?: unknown }>({
+    parse: (body, ctx) => ({ ...fromGeminiRequest(objectBody(body) as unknown as GeminiGenerateContentRequest, ctx.params[0]), stream }),
+    modelRequested: (ctx) => ctx.params[0],
+    answer: (res, _req, ctx) => {
+      const out: GeminiGenerateContentResponse & { usage?: unknown } = toGeminiResponse(res, ctx.params[0]);
+      // The runner reads `usage`; Gemini calls it usageMetadata.
+      Object.defineProperty(out, 'usage', { value: out.usageMetadata, enumerable: false });
+      return out;
+    },
+    usage: geminiUsage,
+    errorBody: toGeminiError,
+    stream: (chunks, _req, ids, ctx) =>
+      encodedStreamPlan(chunks, createGeminiStreamEncoder(ctx.params[0], ids.id), encodeGeminiSse, (err) => `data: ${JSON.stringify(toGeminiError(err).body)}\r\n\r\n`),
+  });
 }
 
 function embed(method: 'embedContent' | 'batchEmbedContents') {
-  return async (ex: Exchange): Promise<void> => {
-    const model = ex.params[0];
-    const accepted = await acceptRequest(ex, (body) => fromGeminiEmbedRequest(method, objectBody(body), model), 'embeddings', 'embedding', toGeminiError);
-    if (!accepted) return;
-    const { req, targets } = accepted;
-    await runInference<EmbeddingResponse, never>(ex, {
-      operation: 'embeddings',
+  return httpInference({
+    operation: 'embeddings',
+    requestType: 'embedding',
+    errorBody: toGeminiError,
+    read: (ctx) => readJson(ctx, (body) => fromGeminiEmbedRequest(method, objectBody(body), ctx.params[0])),
+    spec: (req, ctx) => ({
       requestType: 'embedding',
-      modelRequested: model,
-      targets,
+      modelRequested: ctx.params[0],
       build: (t, adapter) => {
         requireOperation(t.provider, 'embeddings');
         if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
@@ -67,9 +61,8 @@ function embed(method: 'embedContent' | 'batchEmbedContents') {
       },
       parse: (body, att) => toGeminiEmbedResponse(method, att.adapter.embeddingsResponse!(body, req, att.target.model, att.up)) as EmbeddingResponse,
       usage: () => undefined,
-      errorBody: toGeminiError,
-    });
-  };
+    }),
+  });
 }
 
 export const GENAI_PATTERNS: [string, { POST: (ex: Exchange) => Promise<void> }][] = [
@@ -80,10 +73,8 @@ export const GENAI_PATTERNS: [string, { POST: (ex: Exchange) => Promise<void> }]
 ];
 
 /** GET /genai/v1beta/models: every provider's models in Gemini's list shape (`models/provider/model`). */
-export async function genaiModels(ex: Exchange): Promise<void> {
-  try {
-    const models = await collectModels(ex, null);
-    sendJson(ex.res, 200, {
+export const genaiModels = modelList(
+  (models) => ({
       models: models.map((m) => ({
         name: `models/${m.id}`,
         displayName: m.name ?? m.id,
@@ -92,8 +83,6 @@ export async function genaiModels(ex: Exchange): Promise<void> {
         ...(m.max_output_tokens ? { outputTokenLimit: m.max_output_tokens } : {}),
         supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
       })),
-    });
-  } catch (err) {
-    sendError(ex.res, err, undefined, toGeminiError);
-  }
-}
+  }),
+  { paged: false, renderError: toGeminiError },
+);

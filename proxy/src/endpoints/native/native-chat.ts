@@ -7,42 +7,45 @@ import type { ErrorRenderer } from '../../http/respond.ts';
 import type { ChatRequest, ChatResponse, Usage } from '../../unified/chat.ts';
 import type { StreamTranslator } from '../../unified/stream.ts';
 import { requireOperation } from '../../unified/errors.ts';
-import type { StreamPlan } from '../../pipeline/stream-relay.ts';
+import type { StreamPlan } from '../../pipeline/stream.ts';
+import type { RequestContext } from '../../pipeline/context.ts';
 import type { EncodedItem } from '../chunk-stream-plan.ts';
-import { acceptRequest, runInference } from '../inference.ts';
+import { httpInference, readJson } from '../inference.ts';
 
 export interface NativeChat<TOut> {
   /** The native body into the unified request, `stream` set when the client asked for one. */
-  parse(body: unknown): ChatRequest;
+  parse(body: unknown, ctx: RequestContext): ChatRequest;
   /** `text_completion` for legacy completion APIs served over chat. */
   requestType?: 'chat_completion' | 'text_completion';
   /** The model as the client named it, when not the request's own (a path parameter). */
-  modelRequested?: string;
+  modelRequested?(ctx: RequestContext): string;
   errorBody: ErrorRenderer;
   /** Reads the native answer's `usage` member. */
   usage(usage: unknown): Usage | undefined;
-  answer(res: ChatResponse, req: ChatRequest): TOut;
-  stream(chunks: StreamTranslator, req: ChatRequest, ids: { id: string; created: number }): StreamPlan<EncodedItem>;
+  answer(res: ChatResponse, req: ChatRequest, ctx: RequestContext): TOut;
+  stream(chunks: StreamTranslator, req: ChatRequest, ids: { id: string; created: number }, ctx: RequestContext): StreamPlan<EncodedItem>;
 }
 
-export async function serveNativeChat<TOut extends object>(ex: Exchange, spec: NativeChat<TOut>): Promise<void> {
+export function nativeChat<TOut extends object>(spec: NativeChat<TOut>): (ex: Exchange) => Promise<void> {
   const base = spec.requestType ?? 'chat_completion';
-  const accepted = await acceptRequest(ex, spec.parse, 'chat', base, spec.errorBody);
-  if (!accepted) return;
-  const { req, targets } = accepted;
-  const stream = req.stream === true;
-  await runInference<TOut, EncodedItem>(ex, {
+  return httpInference<ChatRequest>({
     operation: 'chat',
-    requestType: stream ? `${base}_stream` : base,
-    modelRequested: spec.modelRequested ?? req.model,
-    targets,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'chat');
-      return adapter.chatRequest(req, t.model, stream);
-    },
-    parse: (body, att, ids) => spec.answer(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), req),
-    usage: spec.usage,
+    requestType: base,
     errorBody: spec.errorBody,
-    stream: stream ? (att, ids) => spec.stream(att.adapter.chatStream({ model: att.target.model, ...ids }), req, ids) : undefined,
+    read: (ctx) => readJson(ctx, (body) => spec.parse(body, ctx)),
+    spec: (req, ctx) => {
+      const stream = req.stream === true;
+      return {
+        requestType: stream ? `${base}_stream` : base,
+        modelRequested: spec.modelRequested?.(ctx) ?? req.model,
+        build: (t, adapter) => {
+          requireOperation(t.provider, 'chat');
+          return adapter.chatRequest(req, t.model, stream);
+        },
+        parse: (body, att, ids) => spec.answer(att.adapter.chatResponse(body, { model: att.target.model, ...ids }), req, ctx),
+        usage: spec.usage,
+        stream: stream ? (att, ids) => spec.stream(att.adapter.chatStream({ model: att.target.model, ...ids }), req, ids, ctx) : undefined,
+      };
+    },
   });
 }

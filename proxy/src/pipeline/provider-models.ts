@@ -3,7 +3,7 @@
 import type { ProviderRuntime } from '../config/snapshot.ts';
 import type { ModelEntry } from '../unified/models.ts';
 import { ADAPTERS } from '../providers/registry.ts';
-import { sendUpstream } from '../pipeline/upstream-call.ts';
+import { sendUpstream } from './upstream-call.ts';
 import { GatewayError } from '../unified/errors.ts';
 
 /** A provider that paginates forever is cut off here. */

@@ -1,0 +1,57 @@
+// Running a request with no HTTP response at all (async jobs, agent loops, cache warm-up, tests):
+// the same routes, stages and execution as over HTTP, the outcome handed back as a value. Answers
+// come as values (JSON objects, unified chunks), not the text fast paths HTTP clients get.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Snapshot } from '../config/snapshot.ts';
+import { RequestContext, type ContextServices } from '../pipeline/context.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
+import type { Accept, Pipeline } from '../pipeline/runner.ts';
+import { inferenceAccept } from './inference.ts';
+import { chatRoute } from './chat.ts';
+import { responsesRoute } from './responses.ts';
+import { embeddingsRoute } from './embeddings.ts';
+import { textRoute } from './completions.ts';
+import { rerankRoute } from './rerank.ts';
+import { countTokensRoute } from './count-tokens.ts';
+import { imageGenerationRoute } from './images.ts';
+import { speechRoute } from './audio.ts';
+
+/** The operations that take a JSON body, by their metrics name. */
+const ROUTES = {
+  chat: inferenceAccept(chatRoute),
+  responses: inferenceAccept(responsesRoute),
+  embeddings: inferenceAccept(embeddingsRoute),
+  text: inferenceAccept(textRoute),
+  rerank: inferenceAccept(rerankRoute),
+  count_tokens: inferenceAccept(countTokensRoute),
+  image_generation: inferenceAccept(imageGenerationRoute),
+  speech: inferenceAccept(speechRoute),
+} satisfies Record<string, Accept>;
+
+export type ExecuteOperation = keyof typeof ROUTES;
+
+export interface ExecuteRequest {
+  operation: ExecuteOperation;
+  /** The request as its OpenAI-format JSON body (`stream: true` for a stream of unified chunks). */
+  body: unknown;
+  /** Headers as a client would send them (a virtual key, routing headers). */
+  headers?: IncomingHttpHeaders;
+  /** Aborts the upstream call (and a stream being read). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one request through the snapshot's stages. A stream outcome must be iterated to its end
+ * (or `return()`ed): its `after` hooks (usage charged, metrics) run when it is.
+ */
+export function execute(services: ContextServices & { pipeline: Pipeline }, snapshot: Snapshot, request: ExecuteRequest): Promise<Outcome> {
+  const ctx = new RequestContext({
+    services,
+    snapshot,
+    operation: request.operation,
+    input: request.body,
+    ...(request.headers && { headers: request.headers }),
+    ...(request.signal && { signal: request.signal }),
+  });
+  return services.pipeline.run(ctx, ROUTES[request.operation], true);
+}

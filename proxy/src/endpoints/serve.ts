@@ -1,0 +1,48 @@
+// How an HTTP route runs a request: a context from the exchange, the pipeline (stages around the
+// execution), and respond() for the answer.
+import type { Exchange } from '../http/exchange.ts';
+import { respond, type ErrorRenderer } from '../http/respond.ts';
+import { RequestContext } from '../pipeline/context.ts';
+import type { ErrorExtra } from '../pipeline/outcome.ts';
+import type { Accept } from '../pipeline/runner.ts';
+
+/** What a route says about itself before anything is read (built once per route). */
+export interface RouteInfo {
+  /** Metrics `operation` label. */
+  operation: string;
+  /** The request type error answers name, from the first stage on. */
+  requestType?: string;
+  /** Native prefixes answer errors in their provider's own shape. */
+  renderError?: ErrorRenderer;
+  /** Read the whole request before the caller stages (see Pipeline.run). */
+  readFirst?: boolean;
+}
+
+export function contextOf(ex: Exchange, operation: string): RequestContext {
+  return new RequestContext({
+    services: ex.services,
+    snapshot: ex.snapshot,
+    operation,
+    headers: ex.req.headers,
+    query: ex.query,
+    signal: ex.signal,
+    started: ex.started,
+    http: ex,
+    access: ex.access,
+    params: ex.params,
+  });
+}
+
+/** The HTTP handler running `accept` (and what it returns) through the pipeline. */
+export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Promise<void> {
+  const readFirst = info.readFirst === true;
+  const extra: ErrorExtra | undefined = info.requestType === undefined ? undefined : { request_type: info.requestType };
+  return async (ex) => {
+    const ctx = contextOf(ex, info.operation);
+    if (extra) {
+      ctx.requestType = info.requestType!;
+      ctx.errorExtra = extra;
+    }
+    await respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
+  };
+}

@@ -1,0 +1,195 @@
+// Governance as pipeline stages, for every route that spends provider keys:
+//   identify (before the body is read): the caller's virtual key, 401 when one is required;
+//   plan: the targets (routing rules, the key's provider configs, or the request's own model and
+//     fallbacks) or, for provider-scoped routes, the key's permissions there (403), and the limits
+//     that apply;
+//   limits: admitted before the call (429 / 402; 503 when the counters cannot be read), and what the
+//     answer used charged after it.
+import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { Stage } from '../pipeline/stage.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { resolveTargets, type Target } from '../pipeline/target.ts';
+import type { Usage } from '../unified/chat.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { log } from '../log.ts';
+import { identifyCaller } from './auth.ts';
+import { selectTargets } from './select.ts';
+import { applicableLimits, type AppliedLimit } from './limits.ts';
+import { priceOf, costOf } from './pricing/pricing.ts';
+import type { GovernanceRuntime, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import { routeRequest } from './route.ts';
+import { complexityTier } from './complexity.ts';
+
+const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
+
+/** The key's grant for `provider`; 403 naming the provider when it has none. */
+export function grantFor(vk: VirtualKeyRuntime, provider: string): ProviderGrant {
+  const grant = vk.grants.find((g) => g.provider === provider);
+  if (!grant) throw denied(`provider '${provider}' is not allowed by virtual key '${vk.record.name}'`, 'provider_not_allowed');
+  if (grant.keyIds !== '*' && grant.keyIds.size === 0) {
+    throw denied(`virtual key '${vk.record.name}' allows no key of provider '${provider}'`, 'provider_not_allowed');
+  }
+  return grant;
+}
+
+const identify: Stage = {
+  name: 'identify',
+  before(ctx) {
+    const vk = identifyCaller(ctx.snapshot.governance, ctx.headers);
+    ctx.vk = vk;
+    if (vk) ctx.access.vk = vk.record.id;
+    return undefined;
+  },
+};
+
+const plan: Stage = {
+  name: 'plan',
+  before(ctx) {
+    const scope = ctx.scope;
+    if (scope.kind === 'model' && ctx.snapshot.routing.usesComplexityTier) {
+      return complexityTier(ctx.snapshot, scope.body, ctx.services.metrics).then((tier) => {
+        planModel(ctx, scope.model, scope.fallbacks, tier);
+        return undefined;
+      });
+    }
+    if (scope.kind === 'model') planModel(ctx, scope.model, scope.fallbacks, undefined);
+    else if (scope.kind === 'provider') planProvider(ctx, scope.provider.name);
+    else if (scope.kind === 'providers') planProviders(ctx, scope.providers);
+    return undefined;
+  },
+};
+
+function planModel(ctx: RequestContext, model: string, fallbacks: readonly string[] | undefined, tier: Parameters<typeof routeRequest>[5]): void {
+  const snap = ctx.snapshot;
+  const vk = ctx.vk;
+  const routed = routeRequest(ctx, vk, model, fallbacks, ctx.requestType, tier);
+  let targets: Target[];
+  if (routed) targets = routed;
+  else if (vk) targets = selectTargets(vk, snap, model, fallbacks, (p, m) => ctx.services.catalog.lookup(p, m));
+  else targets = resolveTargets(snap, model, fallbacks);
+  ctx.targets = targets;
+  const primary = targets[0];
+  ctx.limits = applicableLimits(snap.governance, vk, primary.provider.name, primary.model);
+}
+
+/** One call to `provider` (any model): the key's permissions there, and its limits. */
+function planProvider(ctx: RequestContext, provider: string): void {
+  ctx.access.provider = provider;
+  const vk = ctx.vk;
+  const grant = vk ? grantFor(vk, provider) : undefined;
+  ctx.keyIds = grant && grant.keyIds !== '*' ? grant.keyIds : undefined;
+  ctx.models = grant?.models ?? '*';
+  ctx.limits = applicableLimits(ctx.snapshot.governance, vk, provider, '');
+}
+
+/**
+ * A model list over `providers`: only those the caller's key allows are asked, and one request is
+ * admitted against the limits of each of them (they are all called).
+ */
+function planProviders(ctx: RequestContext, providers: ProviderRuntime[]): void {
+  const vk = ctx.vk;
+  const allowed = vk ? providers.filter((p) => vk.grants.some((g) => g.provider === p.name)) : providers;
+  ctx.scope = { kind: 'providers', providers: allowed };
+  const limits = new Map<string, AppliedLimit>();
+  // A key with no provider allowed still passes its own limits: the request was made.
+  for (const name of allowed.length ? allowed.map((p) => p.name) : ['']) {
+    for (const l of applicableLimits(ctx.snapshot.governance, vk, name, '')) limits.set(l.key, l);
+  }
+  ctx.limits = [...limits.values()];
+}
+
+const limits: Stage = {
+  name: 'limits',
+  before(ctx) {
+    if (ctx.limits.length === 0) return undefined;
+    return admitLimits(ctx, ctx.limits).then(() => undefined);
+  },
+  after(ctx) {
+    if (ctx.usage) charge(ctx, ctx.usage);
+  },
+};
+
+/** Admits one request against `limits`: 429 / 402 when one is full, 503 when the counters cannot be read. */
+async function admitLimits(ctx: RequestContext, applied: readonly AppliedLimit[]): Promise<void> {
+  const verdict = await ctx.services.counters.admit(applied, Date.now());
+  if (!verdict.ok) throw limitError(applied[verdict.index], verdict.retryAfterMs);
+}
+
+/**
+ * Charges what the answer used to the token limits and budgets admitted for the planned target; an
+ * answer from another provider or model (a fallback, or a passthrough call naming its model) is
+ * charged to its own.
+ */
+function charge(ctx: RequestContext, usage: Usage): void {
+  const rt = ctx.snapshot.governance;
+  const scope = ctx.scope;
+  let primaryProvider: string;
+  let primaryModel: string;
+  if (scope.kind === 'model' && ctx.targets.length) {
+    primaryProvider = ctx.targets[0].provider.name;
+    primaryModel = ctx.targets[0].model;
+  } else if (scope.kind === 'provider') {
+    primaryProvider = scope.provider.name;
+    primaryModel = '';
+  } else {
+    return;
+  }
+  const provider = ctx.provider;
+  const model = ctx.model ?? '';
+  const charged = provider === primaryProvider && model === primaryModel ? ctx.limits : applicableLimits(rt, ctx.vk, provider, model);
+  const adds: { limit: AppliedLimit; amount: number }[] = [];
+  const tokens = usage.total_tokens || usage.prompt_tokens + usage.completion_tokens;
+  let cost: number | undefined;
+  for (const limit of charged) {
+    if (limit.kind === 'tokens' && tokens > 0) adds.push({ limit, amount: tokens });
+    if (limit.kind === 'budget') {
+      cost ??= requestCost(rt, provider, model, usage, ctx.requestType);
+      if (cost > 0) adds.push({ limit, amount: cost });
+    }
+  }
+  if (adds.length) {
+    ctx.services.counters.record(adds, Date.now()).catch((err: unknown) => log.error('could not record usage against limits', { error: (err as Error).message }));
+  }
+}
+
+const unpriced = new Set<string>();
+
+function requestCost(rt: GovernanceRuntime, provider: string, model: string, usage: Usage, requestType: string): number {
+  const price = priceOf(provider, model, rt.pricingOverrides.get(provider), requestType);
+  if (!price) {
+    const id = `${provider}/${model}`;
+    if (!unpriced.has(id)) {
+      unpriced.add(id);
+      log.warn('no price known for this model: its requests cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
+    }
+    return 0;
+  }
+  const details = usage.prompt_tokens_details;
+  return costOf(price, {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    cached_read_tokens: details?.cached_tokens ?? 0,
+  });
+}
+
+export function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  if (limit.kind === 'budget') {
+    return new GatewayError(402, `budget '${limit.id}' is exhausted (limit $${limit.max} per ${limit.duration}); it resets in ${retryAfter}s`, {
+      type: 'budget_exceeded',
+      code: 'budget_exceeded',
+      retryAfter,
+    });
+  }
+  const what = limit.kind === 'tokens' ? `${limit.max} tokens` : `${limit.max} requests`;
+  return new GatewayError(429, `rate limit '${limit.id}' reached (${what} per ${limit.duration}); retry in ${retryAfter}s`, {
+    type: 'rate_limit_error',
+    code: limit.kind === 'tokens' ? 'token_rate_limit_exceeded' : 'request_rate_limit_exceeded',
+    retryAfter,
+  });
+}
+
+/** The governance stages of a snapshot: the limits stage only when it has a budget or rate limit. */
+export function governanceStages(snapshot: Snapshot): { caller: Stage[]; request: Stage[] } {
+  return { caller: [identify], request: snapshot.governance.hasLimits ? [plan, limits] : [plan] };
+}

@@ -1,0 +1,138 @@
+// One request's state as it passes the stages: what was asked (set before the stages run), what the
+// stages decided (caller, targets, limits), and what happened (who answered, status, usage). The
+// same object whether the request came over HTTP or from in-process code (`execute`).
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { CounterStore } from '../governance/counters/store.ts';
+import type { ModelCatalog } from '../governance/catalog.ts';
+import type { AppliedLimit } from '../governance/limits.ts';
+import type { ModelSet, VirtualKeyRuntime } from '../governance/runtime.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { RoutingDecision } from '../routing/decide.ts';
+import type { Usage } from '../unified/chat.ts';
+import type { GatewayError } from '../unified/errors.ts';
+import type { Target } from './target.ts';
+import type { ErrorExtra } from './outcome.ts';
+
+/** What the stages and executors use that outlives a request (built once, in main.ts). */
+export interface ContextServices {
+  counters: CounterStore;
+  catalog: ModelCatalog;
+  metrics: Metrics;
+}
+
+/**
+ * What the request spends provider keys on, which decides how governance plans it: a model (with
+ * fallbacks; routing rules apply), one named provider (passthrough, files, batches), or a list of
+ * providers (the model lists).
+ */
+export type Scope =
+  | { kind: 'model'; model: string; fallbacks: readonly string[] | undefined; body: unknown }
+  | { kind: 'provider'; provider: ProviderRuntime }
+  | { kind: 'providers'; providers: ProviderRuntime[] }
+  | { kind: 'none' };
+
+/** The HTTP side of a request, when it came over HTTP: where its body is read from. */
+export interface HttpSource {
+  req: IncomingMessage;
+  /** Set on the JSON body before validation, overriding it (a route naming the model in its path). */
+  bodyFields?: Readonly<Record<string, unknown>>;
+}
+
+/** A stage watching streamed items (the `tap` of pipeline/stage.ts). */
+export interface StreamTap {
+  readonly name: string;
+  tap?(ctx: RequestContext, item: unknown): void;
+}
+
+const NO_QUERY = () => new URLSearchParams();
+const NONE: Scope = { kind: 'none' };
+const NO_PARAMS: readonly string[] = [];
+
+export interface ContextInit {
+  services: ContextServices;
+  snapshot: Snapshot;
+  /** Metrics `operation` label (chat, embeddings, passthrough, files, ...). */
+  operation: string;
+  headers?: IncomingHttpHeaders;
+  query?: () => URLSearchParams;
+  signal?: AbortSignal;
+  started?: number;
+  http?: HttpSource;
+  /** The request body, for in-process callers (HTTP requests read theirs from `http`). */
+  input?: unknown;
+  /** The access log record to fill in (HTTP). */
+  access?: RequestContext['access'];
+  /** Captures of a pattern route (e.g. the model of `/genai/v1beta/models/{model}:generateContent`). */
+  params?: readonly string[];
+}
+
+export class RequestContext {
+  readonly services: ContextServices;
+  readonly snapshot: Snapshot;
+  readonly operation: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly query: () => URLSearchParams;
+  readonly signal: AbortSignal;
+  /** performance.now() at arrival. */
+  readonly started: number;
+  readonly http: HttpSource | undefined;
+  readonly input: unknown;
+  /** What the access log line names besides method, path and status. */
+  readonly access: { provider?: string; model?: string; vk?: string };
+  readonly params: readonly string[];
+
+  /** The request as read and validated (the unified request of an inference route). */
+  request: unknown = undefined;
+  /** Set once the request is read (before the request stages run). */
+  scope: Scope = NONE;
+  /** The request type (chat_completion, passthrough, ...): error answers and logs name it. */
+  requestType = '';
+  errorExtra: ErrorExtra | undefined = undefined;
+
+  // Decided by the governance stages.
+  vk: VirtualKeyRuntime | undefined = undefined;
+  /** Model scope: primary target first, then fallbacks. */
+  targets: Target[] = [];
+  /** Provider scope: the keys the caller may use (undefined: any) and the models ('*': any). */
+  keyIds: ReadonlySet<string> | undefined = undefined;
+  models: ModelSet = '*';
+  /** The routing rules' decision and audit trail, when the snapshot has rules. */
+  routing: RoutingDecision | undefined = undefined;
+  /** Every limit admitted for the planned target; usage is charged against them after the answer. */
+  limits: readonly AppliedLimit[] = [];
+
+  // What happened.
+  /** The provider and model that answered, or the last tried ('none' before any). */
+  provider = 'none';
+  /** undefined until known; '' for a call that names no model (files, batches). */
+  model: string | undefined = undefined;
+  status = 200;
+  /** The last usage the answer reported. */
+  usage: Usage | undefined = undefined;
+  /** Index of the target that answered (0: primary). */
+  fallbackIndex = 0;
+  /** Upstream attempts retried on the way to the answer. */
+  retries = 0;
+  /** Id of the provider key that answered (never its value). */
+  keyId: string | undefined = undefined;
+  /** performance.now() when the first streamed item went out. */
+  firstChunkAt: number | undefined = undefined;
+  error: GatewayError | undefined = undefined;
+  /** Stages that watch each streamed item (from the snapshot's stage list). */
+  taps: readonly StreamTap[] = [];
+
+  constructor(init: ContextInit) {
+    this.services = init.services;
+    this.snapshot = init.snapshot;
+    this.operation = init.operation;
+    this.headers = init.headers ?? {};
+    this.query = init.query ?? NO_QUERY;
+    this.signal = init.signal ?? new AbortController().signal;
+    this.started = init.started ?? performance.now();
+    this.http = init.http;
+    this.input = init.input;
+    this.access = init.access ?? {};
+    this.params = init.params ?? NO_PARAMS;
+  }
+}

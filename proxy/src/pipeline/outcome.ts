@@ -1,0 +1,46 @@
+// What executing a request produces, before (and apart from) any HTTP answer: a JSON value, JSON
+// text relayed unparsed, a stream of items pulled one upstream read at a time (backpressure: the
+// upstream is read only as fast as the consumer pulls), bytes, or an error. `respond` (http/respond.ts)
+// turns one into an HTTP answer; an in-process caller reads it directly.
+import { GatewayError } from '../unified/errors.ts';
+
+/** Named in an error answer's extra_fields. */
+export interface ErrorExtra {
+  model_requested?: string;
+  request_type?: string;
+}
+
+/** How a stream's items become bytes on the wire: the renderer half of a stream plan. */
+export interface StreamFormat<T> {
+  encode(item: T): string;
+  /** Written after the last item (`data: [DONE]` for chat and text). */
+  done: string;
+  errorEvent(err: GatewayError): string;
+  /** Response headers other than SSE's (a binary framing such as AWS event-stream). */
+  headers?: Record<string, string>;
+  /** How the encoded strings become bytes: binary framings use `latin1` (one char per byte). */
+  encoding?: BufferEncoding;
+}
+
+export type Outcome =
+  | { kind: 'json'; status: number; value: unknown }
+  /** Text already serialised: JSON (an upstream answer with extra_fields spliced in) unless `headers` name another content type. */
+  | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]> }
+  /** Items in batches (one per upstream read); the iterable throws a GatewayError when the stream fails. */
+  | { kind: 'stream'; items: AsyncIterable<readonly unknown[]>; format: StreamFormat<unknown>; extra?: ErrorExtra }
+  /** Bytes relayed as they arrive (audio, file content, a passthrough answer). */
+  | { kind: 'bytes'; status: number; headers: Record<string, string | string[]>; body: AsyncIterable<Uint8Array> }
+  | { kind: 'error'; error: GatewayError; extra?: ErrorExtra };
+
+/** The HTTP status an outcome answers with (a stream: 200 unless it failed). */
+export function outcomeStatus(o: Outcome): number {
+  if (o.kind === 'error') return o.error.status;
+  if (o.kind === 'stream') return 200;
+  return o.status;
+}
+
+/** Any thrown value as the gateway's error (anything not a GatewayError is a 500). */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' });
+}
