@@ -2,9 +2,10 @@
 // harness, listens on 127.0.0.1 only, and is stopped by its own pid.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, closeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
+import { freePort } from '../../test/helpers/ports.ts';
+export { freePort };
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BENCH = join(ROOT, 'bench');
@@ -27,18 +28,6 @@ export interface Proc {
   pids(): number[];
 }
 
-/** A free TCP port on 127.0.0.1 (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
-}
 
 function descendants(pid: number): number[] {
   const out: number[] = [];

@@ -1,7 +1,7 @@
 // The operator's command line: `node operator/src/main.ts --namespace NS [--watch-namespaces a,b]
 // [--metrics-port N] [--lease-duration S]`. Credentials come from KUBECONFIG or the pod's service account.
 import { parseArgs } from 'node:util';
-import type { LogLevel, LogStyle } from '../../proxy/src/log.ts';
+import type { LogLevel, LogStyle } from '../../proxy/src/contract.ts';
 import { MAX_PART_BYTES } from './render/shard.ts';
 
 export interface OperatorCliOptions {

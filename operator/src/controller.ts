@@ -5,7 +5,7 @@
 // deleted after), then writes each CR's status. Nothing outside Kubernetes is created, so no
 // finalizers are needed: a deleted CR simply drops out of the next render.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { log } from '../../proxy/src/log.ts';
+import { log } from '../../proxy/src/contract.ts';
 import { KubeApiError, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
 import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KubeApiError, isConflict, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
-import { log } from '../../proxy/src/log.ts';
+import { log } from '../../proxy/src/contract.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string | null;

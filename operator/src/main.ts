@@ -3,7 +3,7 @@
 // ConfigMaps and Secret the proxies read. Every replica watches; the one holding the Lease writes.
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { configureLog, log } from '../../proxy/src/log.ts';
+import { configureLog, log } from '../../proxy/src/contract.ts';
 import { parseOperatorCli, USAGE } from './cli.ts';
 import { KubeClient } from './kube/client.ts';
 import { OperatorMetrics } from './metrics.ts';

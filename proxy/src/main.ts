@@ -14,6 +14,8 @@ import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type 
 import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices } from './services.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { openRequestLogs } from './logs/open.ts';
 import type { CounterStore } from './governance/counters/store.ts';
 import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
@@ -61,8 +63,15 @@ async function main(): Promise<void> {
   const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined);
   const holder = service.holder;
   const catalog = new ModelCatalog();
-  const services = createServices({ counters, catalog });
-  const { metrics } = services;
+  const metrics = new Metrics();
+  // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
+  // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
+  // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
+  const logs = await openRequestLogs(holder.current().config, resolve(opts.appDir ?? '.'), { onDrop: (n) => metrics.logsDropped.inc(n) }).catch((err: unknown) => {
+    log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
+    return undefined;
+  });
+  const services = createServices({ counters, catalog, metrics, ...(logs && { logs: logs.writer }) });
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
   if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
@@ -71,7 +80,7 @@ async function main(): Promise<void> {
   holder.onSwap((next) => void catalog.refresh(next));
 
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const server = createGatewayServer(holder, services, routes, patterns, createApiHandler(service), opts.limits);
+  const server = createGatewayServer(holder, services, routes, patterns, createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }), opts.limits);
   const { port } = await listen(server, opts.port, opts.host);
   // Only once serving: a failure to start must still end the process.
   installProcessGuards();
@@ -85,7 +94,7 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     log.info('shutting down', { signal });
-    server.close(() => void services.close().then(() => process.exit(0)));
+    server.close(() => void Promise.allSettled([services.close(), logs?.close()]).then(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();
   };

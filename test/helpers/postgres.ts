@@ -3,10 +3,10 @@
 // refuses to run as root, so under root the cluster belongs to the unprivileged `nobody` user.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.ts';
 
 export interface RunningPostgres {
   host: string;
@@ -45,17 +45,6 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function run(cmd: string, args: string[], as: { uid: number; gid: number } | undefined): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,8 @@
 // when stopped. Talks RESP over a raw socket so the helper depends on no client library.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './ports.ts';
 
 export interface RunningRedis {
   /** redis://127.0.0.1:<port> */
@@ -26,17 +27,6 @@ function redisBinary(): string {
   return 'redis-server';
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Sends one inline command and resolves with the first reply line. */
 export function redisCommand(port: number, command: string, timeoutMs = 1000): Promise<string> {

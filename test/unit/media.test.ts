@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { encodeMultipart } from '../../proxy/src/http/form-encode.ts';
+import { encodeMultipart } from '../../proxy/src/upstream/form-encode.ts';
 import type { FormFile, FormPart } from '../../proxy/src/http/multipart.ts';
 import { FORM_SPECS, mediaUsage, parseForm } from '../../proxy/src/unified/media.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';

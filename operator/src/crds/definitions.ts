@@ -1,10 +1,7 @@
 // Per kind: the CEL rules the spec states (and that CEL can say), printer columns, bounds for the
 // few fields longer than the default, and list semantics. Names, group and version come from the
 // operator's own kind table, so the CRDs and the controller cannot disagree on them.
-import { VirtualKeySchema, RoutingRuleSchema } from '../../../proxy/src/config/governance-schema.ts';
-import { WEIGHT_TOLERANCE } from '../../../proxy/src/routing/rules.ts';
-import { RESERVED_WEBHOOK_HEADERS } from '../../../proxy/src/config/webhook-schema.ts';
-import { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/config/mcp-schema.ts';
+import { VirtualKeySchema, RoutingRuleSchema, WEIGHT_TOLERANCE, RESERVED_WEBHOOK_HEADERS, MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/contract.ts';
 import { KINDS, type KindName } from '../resources/kinds.ts';
 import { celString, type Bounds, type CelRule } from './structural.ts';
 import { PROVIDER_NAME_PATTERN } from './specs.ts';

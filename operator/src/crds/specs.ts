@@ -3,11 +3,7 @@
 // Secret key, ids default to metadata.name, inline budgets and rate limits on virtual keys. Plain
 // JSON Schema, still valid for ajv; structural.ts turns it into the CRD's OpenAPI schema.
 import { Type } from '@sinclair/typebox';
-import { GatewayConfigSchema, ProviderConfigSchema } from '../../../proxy/src/config/schema.ts';
-import { BudgetSchema, RateLimitSchema, RoutingFallbackObjectSchema, RoutingRuleSchema, VirtualKeySchema } from '../../../proxy/src/config/governance-schema.ts';
-import { WebhookEndpointSchema } from '../../../proxy/src/config/webhook-schema.ts';
-import { McpClientConfigSchema } from '../../../proxy/src/config/mcp-schema.ts';
-import { SemanticCacheConfigSchema, SemanticCachePluginSchema } from '../../../proxy/src/config/cache-schema.ts';
+import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, RoutingFallbackObjectSchema, RoutingRuleSchema, VirtualKeySchema, WebhookEndpointSchema, McpClientConfigSchema, SemanticCacheConfigSchema, SemanticCachePluginSchema } from '../../../proxy/src/contract.ts';
 import { addProperties, clone, mapValues, nodeAt, omit, optional, replace, type JsonSchema } from './json-schema.ts';
 
 /** A key of a Secret in the custom resource's own namespace (core/v1 SecretKeySelector without `optional`). */

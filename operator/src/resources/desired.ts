@@ -3,10 +3,7 @@
 // through the proxy's own checkConfig. A CR the whole-document check blames is left out and the
 // rest is checked again, so one bad CR never blocks the others. Pure and order-independent.
 import { Buffer } from 'node:buffer';
-import { checkConfig, ConfigError } from '../../../proxy/src/config/load.ts';
-import type { FieldError } from '../../../proxy/src/config/validate.ts';
-import type { RoutingRule } from '../../../proxy/src/config/governance-schema.ts';
-import { validateRuleForWrite } from '../../../proxy/src/routing/rules.ts';
+import { checkConfig, ConfigError, type FieldError, type RoutingRule, validateRuleForWrite } from '../../../proxy/src/contract.ts';
 import { buildDocument, ownerOf, type SourcedFragment } from '../render/document.ts';
 import type { RenderInput } from '../render/output.ts';
 import { compareResources, crRef, type CustomResource } from './kinds.ts';

@@ -1,12 +1,7 @@
 // Webhook, MCPClient and CachePolicy CRs -> their config.json resources, checked with the proxy's
 // own schemas for them (webhook-schema.ts, mcp-schema.ts, cache-schema.ts).
-import type { FieldError } from '../../../proxy/src/config/validate.ts';
-import { validator } from '../../../proxy/src/config/validate.ts';
-import { WebhookEndpointSchema } from '../../../proxy/src/config/webhook-schema.ts';
-import { McpClientConfigSchema } from '../../../proxy/src/config/mcp-schema.ts';
-import { SEMANTIC_CACHE_PLUGIN, SemanticCachePluginSchema } from '../../../proxy/src/config/cache-schema.ts';
-import type { CustomResource } from './kinds.ts';
-import type { Fragment } from './translate.ts';
+import { type FieldError, validator, WebhookEndpointSchema, McpClientConfigSchema, SEMANTIC_CACHE_PLUGIN, SemanticCachePluginSchema } from '../../../proxy/src/contract.ts';
+import type { CustomResource, Fragment } from './kinds.ts';
 
 /** Turns a `valueFrom` at spec path `at` into the `env.<KEY>` reference standing for it. */
 export type UseSecret = (at: string, valueFrom: unknown, field: string) => string;

@@ -73,3 +73,12 @@ function timestamp(t: string | Date | undefined): number {
   const n = t instanceof Date ? t.getTime() : Date.parse(t);
   return Number.isNaN(n) ? 0 : n;
 }
+
+/** One resource of the document, e.g. a provider or a virtual key. */
+export interface Fragment {
+  section: ManagedSection;
+  id: string;
+  value: Record<string, unknown>;
+  /** Where in the spec it came from when not the whole spec (`budget`). */
+  specPath?: string;
+}

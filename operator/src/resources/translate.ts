@@ -2,12 +2,9 @@
 // proxy's schemas. Secret material is replaced by `env.<KEY>` references and collected separately
 // (it goes to the Secret, never to a ConfigMap). Pure: the Secrets are passed in.
 import { Buffer } from 'node:buffer';
-import { GatewayConfigSchema, ProviderConfigSchema } from '../../../proxy/src/config/schema.ts';
-import { BudgetSchema, RateLimitSchema, VirtualKeySchema } from '../../../proxy/src/config/governance-schema.ts';
-import { validator, type FieldError } from '../../../proxy/src/config/validate.ts';
-import { validateRuleForWrite } from '../../../proxy/src/routing/rules.ts';
-import { secretKeyName, type ManagedSection } from '../render/contract.ts';
-import { crRef, type CustomResource } from './kinds.ts';
+import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, VirtualKeySchema, validator, type FieldError, validateRuleForWrite } from '../../../proxy/src/contract.ts';
+import { secretKeyName } from '../render/contract.ts';
+import { crRef, type CustomResource, type Fragment } from './kinds.ts';
 import { translateExtension } from './extensions.ts';
 import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 
@@ -16,14 +13,8 @@ export interface SecretLookup {
   get(namespace: string, name: string): Readonly<Record<string, string>> | undefined;
 }
 
-/** One resource of the document, e.g. a provider or a virtual key. */
-export interface Fragment {
-  section: ManagedSection;
-  id: string;
-  value: Record<string, unknown>;
-  /** Where in the spec it came from when not the whole spec (`budget`). */
-  specPath?: string;
-}
+// Fragment lives in kinds.ts so extensions.ts can name it without importing this file (no cycle).
+export type { Fragment } from './kinds.ts';
 
 export interface Translation {
   fragments: Fragment[];

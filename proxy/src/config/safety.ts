@@ -5,6 +5,7 @@
 import type { GatewayConfig } from './schema.ts';
 import type { FieldError } from './validate.ts';
 import { blockedHost } from './egress.ts';
+import { PLUGINS } from '../plugins.ts';
 import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from './names.ts';
 
 /** Management API keys shorter than this (once env.VAR is resolved) are refused. */
@@ -144,8 +145,8 @@ const hasCredentials = (value: string | undefined): boolean => {
   }
 };
 
-/** Plugins this gateway runs. None is built yet: every configured plugin is stored, not run. */
-export const BUILT_PLUGINS: ReadonlySet<string> = new Set();
+/** Plugins this gateway runs (the registry's names); any other configured plugin is stored, not run. */
+export const BUILT_PLUGINS: ReadonlySet<string> = new Set(PLUGINS.keys());
 
 export function pluginNotBuilt(name: string): string {
   return `plugin '${name}' is not built into this gateway: its configuration is kept, but nothing runs`;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { checkConfig } from './load.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from './schema.ts';
-import type { SnapshotHolder } from './source.ts';
+import type { SnapshotHolder } from './holder.ts';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
 import { log } from '../log.ts';
 

@@ -1,35 +1,12 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import type { Snapshot } from './snapshot.ts';
 import { loadConfigFile, ConfigError } from './load.ts';
 import { seedDigest, type ConfigService } from './service.ts';
 import { log } from '../log.ts';
 
-export type SnapshotListener = (next: Snapshot, previous: Snapshot) => void;
-
-export class SnapshotHolder {
-  #current: Snapshot;
-  #listeners: SnapshotListener[] = [];
-
-  constructor(initial: Snapshot) {
-    this.#current = initial;
-  }
-
-  current(): Snapshot {
-    return this.#current;
-  }
-
-  swap(next: Snapshot): void {
-    const previous = this.#current;
-    this.#current = next;
-    for (const l of this.#listeners) l(next, previous);
-  }
-
-  onSwap(listener: SnapshotListener): void {
-    this.#listeners.push(listener);
-  }
-}
+// The holder lives in holder.ts so service.ts can take one without importing this file (no cycle).
+export { SnapshotHolder, type SnapshotListener } from './holder.ts';
 
 /**
  * Watches config.json; each valid edit becomes the new document (replacing what /api wrote since:

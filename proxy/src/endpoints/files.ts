@@ -3,7 +3,7 @@
 // for how the provider is chosen). Uploads are read in full, within the request size limit, so the
 // gateway can check them and take its own `provider` field out before sending them on.
 import { isFile, readForm, type FormPart } from '../http/multipart.ts';
-import { encodeMultipart } from '../http/form-encode.ts';
+import { encodeMultipart } from '../upstream/form-encode.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
 

@@ -1,26 +1,13 @@
 // multipart/form-data: reading a client's form (busboy) into its parts, in order and in memory
-// within the request size limit (form-encode.ts writes parts back out for an upstream).
+// within the request size limit (upstream/form-encode.ts writes parts back out for an upstream).
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 
-export interface FormField {
-  name: string;
-  value: string;
-}
+// The parts' shape is the unified form (unified/form.ts), which providers use without importing http.
+import type { FormPart } from '../unified/form.ts';
 
-export interface FormFile {
-  name: string;
-  filename: string;
-  contentType: string;
-  data: Buffer;
-}
-
-export type FormPart = FormField | FormFile;
-
-export function isFile(p: FormPart): p is FormFile {
-  return 'data' in p;
-}
+export { isFile, type FormField, type FormFile, type FormPart } from '../unified/form.ts';
 
 export function isMultipart(req: IncomingMessage): boolean {
   return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');

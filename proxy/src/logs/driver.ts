@@ -1,7 +1,5 @@
 // What the log store needs from a SQL database; one implementation per engine (sqlite-store.ts,
 // postgres-store.ts) so the queries in sql-store.ts are written once and behave the same on both.
-import type { Migration } from './migrations.ts';
-
 export type Row = Record<string, unknown>;
 
 export interface Dialect {
@@ -10,6 +8,13 @@ export interface Dialect {
   readonly ilike: string;
   /** 64-bit float column type. */
   readonly double: string;
+}
+
+/** One versioned schema step (the list is in migrations.ts); here because `migrate` takes it. */
+export interface Migration {
+  version: number;
+  description: string;
+  statements(d: Dialect): string[];
 }
 
 export interface RowsToInsert {

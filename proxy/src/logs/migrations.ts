@@ -1,12 +1,8 @@
 // Versioned schema of the request-log store. Append a migration, never edit one that shipped: a
 // store records the versions it applied (logs_schema_migrations) and applies only the missing ones.
-import type { Dialect } from './driver.ts';
+import type { Migration } from './driver.ts';
 
-export interface Migration {
-  version: number;
-  description: string;
-  statements(d: Dialect): string[];
-}
+export type { Migration };
 
 export const MIGRATIONS_TABLE = 'logs_schema_migrations';
 

@@ -27,7 +27,14 @@ export function logsStoreTarget(config: GatewayConfig, appDir: string): { type: 
     const path = ls.config?.path ?? DEFAULT_SQLITE_FILE;
     return { type: 'sqlite', path: isAbsolute(path) ? path : join(appDir, path) };
   }
-  return config.client?.enable_logging === true ? { type: 'sqlite', path: join(appDir, DEFAULT_SQLITE_FILE) } : undefined;
+  const on = config.client?.enable_logging === true || loggingPluginOn(config);
+  return on ? { type: 'sqlite', path: join(appDir, DEFAULT_SQLITE_FILE) } : undefined;
+}
+
+/** An enabled `logging` entry in plugins[] switches logging on as client.enable_logging does. */
+function loggingPluginOn(config: GatewayConfig): boolean {
+  const plugins = (config as { plugins?: unknown }).plugins;
+  return Array.isArray(plugins) && plugins.some((p) => (p as { name?: unknown })?.name === 'logging' && (p as { enabled?: unknown }).enabled === true);
 }
 
 export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}): Promise<RequestLogs | undefined> {

@@ -68,6 +68,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly logsDropped = new Counter({
+    name: 'skybridge_logs_dropped_total',
+    help: 'Request log records lost: the write queue was full or the store refused a batch.',
+    registers: [this.registry],
+  });
+
   readonly retriesTotal = new Counter({
     name: 'skybridge_retries_total',
     help: 'Upstream attempts retried, by provider and the status that caused the retry.',

@@ -7,6 +7,7 @@ import type { CounterStore } from '../governance/counters/store.ts';
 import type { ModelCatalog } from '../governance/catalog.ts';
 import type { AppliedLimit } from '../governance/limits.ts';
 import type { ModelSet, VirtualKeyRuntime } from '../governance/runtime.ts';
+import type { LogRecord } from '../logs/record.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { RoutingDecision } from '../routing/decide.ts';
 import type { Usage } from '../unified/chat.ts';
@@ -19,6 +20,8 @@ export interface ContextServices {
   counters: CounterStore;
   catalog: ModelCatalog;
   metrics: Metrics;
+  /** Where request log records go (the writer of the logs store), when request logging is on. */
+  logs?: { enqueue(record: LogRecord): boolean };
 }
 
 /**

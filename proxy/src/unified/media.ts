@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayFields, type ExtraFields, type Usage } from './chat.ts';
 import { invalidRequest } from './errors.ts';
-import { isFile, type FormPart } from '../http/multipart.ts';
+import { isFile, type FormPart } from './form.ts';
 
 const ImageSize = Type.String({ pattern: '^(auto|[0-9]+x[0-9]+)$' });
 const ImageResponseFormat = Type.Union([Type.Literal('url'), Type.Literal('b64_json')]);

@@ -8,14 +8,11 @@ import type { EmbeddingResponse } from '../../unified/embeddings.ts';
 import type { TextRequest } from '../../unified/text.ts';
 import { fromOpenAICountTokens, toOpenAICountTokensRequest } from './count-tokens.ts';
 import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.ts';
+import { toUpstreamBody } from './body.ts';
 import { checkOpenAIChat, checkOpenAIChunk, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
 import { GatewayError } from '../../unified/errors.ts';
 
-/** Strips gateway-only fields and sets the upstream model. */
-export function toUpstreamBody<T extends { model: string; fallbacks?: string[] }>(req: T, model: string): Omit<T, 'fallbacks'> {
-  const { fallbacks: _f, ...rest } = req;
-  return { ...rest, model };
-}
+export { toUpstreamBody };
 
 export function toOpenAIChatRequest(req: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = toUpstreamBody(req, model);

@@ -3,8 +3,8 @@
 // forms are re-encoded with the model part first.
 import type { UpstreamRequest } from '../adapter.ts';
 import type { FormOperation, FormRequest, ImageGenerationRequest, SpeechRequest } from '../../unified/media.ts';
-import { encodeMultipart } from '../../http/form-encode.ts';
-import { toUpstreamBody } from './adapter.ts';
+import { encodeMultipart } from '../../upstream/form-encode.ts';
+import { toUpstreamBody } from './body.ts';
 
 const FORM_PATHS: Record<FormOperation, string> = {
   image_edit: '/images/edits',

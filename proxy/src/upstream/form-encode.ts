@@ -1,7 +1,7 @@
 // Encodes form parts as a multipart/form-data body, synchronously: an upstream request is built
 // per target inside the retry and fallback loop, and only the model part differs between targets.
 import { randomBytes } from 'node:crypto';
-import { isFile, type FormPart } from './multipart.ts';
+import { isFile, type FormPart } from '../unified/form.ts';
 
 export function encodeMultipart(parts: readonly FormPart[], boundary = `----skybridge${randomBytes(12).toString('hex')}`): { bytes: Buffer; contentType: string } {
   const chunks: Buffer[] = [];

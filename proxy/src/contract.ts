@@ -1,0 +1,20 @@
+// What the operator shares with the proxy, and the only proxy module it imports (the import rule in
+// test/unit/imports.test.ts holds it to that): the config schemas its CRDs are generated from, the
+// checks a rendered document must pass, and the log. Anything exported here is a promise to the
+// operator; the proxy's internals stay free to change behind it.
+export { GatewayConfigSchema, ProviderConfigSchema } from './config/schema.ts';
+export {
+  BudgetSchema,
+  RateLimitSchema,
+  RoutingFallbackObjectSchema,
+  RoutingRuleSchema,
+  VirtualKeySchema,
+  type RoutingRule,
+} from './config/governance-schema.ts';
+export { RESERVED_WEBHOOK_HEADERS, WebhookEndpointSchema } from './config/webhook-schema.ts';
+export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './config/mcp-schema.ts';
+export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './config/cache-schema.ts';
+export { checkConfig, ConfigError } from './config/load.ts';
+export { validator, type FieldError } from './config/validate.ts';
+export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
+export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';

@@ -1,0 +1,6 @@
+// The plugins this gateway can run, by the name `plugins[]` gives them. The pipeline and the
+// management API look names up here; neither knows a plugin by name.
+import { loggingPlugin } from './logs/stage.ts';
+import type { PluginRegistry } from './pipeline/stage.ts';
+
+export const PLUGINS: PluginRegistry = new Map([['logging', loggingPlugin]]);

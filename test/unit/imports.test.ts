@@ -1,0 +1,221 @@
+// The module structure: no import cycles between files, and no edge that inverts a layer. The rules
+// are read from the sources (every `import`, `import type`, `export … from` and `import()`), so a
+// new file is checked the moment it exists.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SOURCES = ['proxy/src', 'operator/src'];
+
+interface Edge {
+  to: string;
+  typeOnly: boolean;
+}
+
+// Statements start a line; a `from '…'` may come after several lines of names. Comments never start
+// with `import`/`export`, so doc comments that quote code are not read as imports.
+const STATIC = /^[ \t]*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Relative imports of one file's text, resolved against the file's path (repo-relative). */
+function parseImports(file: string, text: string): Edge[] {
+  const edges: Edge[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (spec.startsWith('.')) edges.push({ to: relative(ROOT, resolve(ROOT, dirname(file), spec)), typeOnly });
+  };
+  for (const m of text.matchAll(STATIC)) add(m[3], m[2] !== undefined);
+  for (const m of text.matchAll(DYNAMIC)) add(m[1], false);
+  return edges;
+}
+
+function listTs(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
+}
+
+function readGraph(): Map<string, Edge[]> {
+  const graph = new Map<string, Edge[]>();
+  for (const dir of SOURCES) for (const f of listTs(dir)) graph.set(f, parseImports(f, readFileSync(join(ROOT, f), 'utf8')));
+  return graph;
+}
+
+/** Strongly connected components with more than one file (or a file importing itself): the cycles. */
+function cycles(graph: ReadonlyMap<string, readonly Edge[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const { to } of graph.get(v) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(v, Math.min(low.get(v)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v)!, index.get(to)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.push(w);
+    } while (w !== v);
+    if (scc.length > 1 || (graph.get(v) ?? []).some((e) => e.to === v)) found.push(scc.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+const P = 'proxy/src/';
+const under = (...dirs: string[]) => (f: string) => dirs.some((d) => f.startsWith(`${P}${d}/`) || f === `${P}${d}`);
+
+interface Rule {
+  name: string;
+  why: string;
+  from: (file: string) => boolean;
+  /** True when the edge is forbidden. */
+  forbids: (to: string, edge: Edge) => boolean;
+}
+
+const RULES: Rule[] = [
+  {
+    name: 'http/** imports no governance, endpoint, api or route table',
+    why: 'the HTTP front only reads and answers; policy and operations reach it through the route table and the services object',
+    from: under('http'),
+    forbids: under('governance', 'endpoints', 'api', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'governance/** imports no endpoint, api or http',
+    why: 'governance is stages the pipeline runs; it must work for any route and with no HTTP request at all (execute)',
+    from: under('governance'),
+    forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'providers/** is pure translation',
+    why: 'adapters turn the unified format into a provider format and back; they are tested alone and know nothing of requests, policy or routes',
+    from: under('providers'),
+    forbids: under('pipeline', 'governance', 'routing', 'endpoints', 'api', 'http', 'logs', 'metrics', 'state', 'services.ts', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'unified/** imports only unified/**',
+    why: 'the unified format is the bottom layer every other part speaks; it depends on nothing',
+    from: under('unified'),
+    forbids: (to) => !to.startsWith(`${P}unified/`),
+  },
+  {
+    name: 'pipeline/** imports no endpoint, api or http',
+    why: 'execute() runs the pipeline with no HTTP response (async jobs, agents); only http/respond.ts writes answers',
+    from: under('pipeline'),
+    forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'pipeline/** takes only types from governance/**',
+    why: 'governance plugs into the pipeline as stages; the context may carry its data shapes, but the pipeline never loads or calls governance code',
+    from: under('pipeline'),
+    forbids: (to, edge) => under('governance')(to) && !edge.typeOnly,
+  },
+  {
+    name: 'config/** imports no pipeline, endpoint, api or http',
+    why: 'a snapshot is compiled from config alone, so every source (file, Redis, Kubernetes) and the operator can build one',
+    from: under('config'),
+    forbids: under('pipeline', 'endpoints', 'api', 'http', 'logs', 'metrics', 'services.ts', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'logs/** imports no endpoint, api or http',
+    why: 'request logs are written by a stage and read by /api; the store itself serves both and depends on neither',
+    from: under('logs'),
+    forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'the proxy imports nothing from the operator',
+    why: 'the operator is a separate process and image; the proxy must build and run without it',
+    from: (f) => f.startsWith(P),
+    forbids: (to) => to.startsWith('operator/'),
+  },
+  {
+    name: 'the operator imports only proxy/src/contract.ts from the proxy',
+    why: 'one contract module (schemas, document checks, log) keeps proxy internals free to change without breaking the operator',
+    from: (f) => f.startsWith('operator/'),
+    forbids: (to) => to.startsWith(P) && to !== `${P}contract.ts`,
+  },
+];
+
+function violations(graph: ReadonlyMap<string, readonly Edge[]>): string[] {
+  const out: string[] = [];
+  for (const [file, edges] of graph) {
+    for (const rule of RULES) {
+      if (!rule.from(file)) continue;
+      for (const e of edges) if (rule.forbids(e.to, e)) out.push(`${file} -> ${e.to}: ${rule.name} (${rule.why})`);
+    }
+  }
+  return out;
+}
+
+test('the parser reads every kind of import and nothing in comments', () => {
+  const text = [
+    "import { a } from './a.ts';",
+    'import type {',
+    '  B,',
+    '  C,',
+    "} from '../b.ts';",
+    "export { d } from './d.ts';",
+    "export * from './e.ts';",
+    "import './side-effect.ts';",
+    "import { readFileSync } from 'node:fs';",
+    "const f = await import('./f.ts');",
+    "// import { x } from './commented.ts';",
+    " * import { y } from './doc-comment.ts';",
+  ].join('\n');
+  assert.deepEqual(parseImports('proxy/src/x/file.ts', text), [
+    { to: 'proxy/src/x/a.ts', typeOnly: false },
+    { to: 'proxy/src/b.ts', typeOnly: true },
+    { to: 'proxy/src/x/d.ts', typeOnly: false },
+    { to: 'proxy/src/x/e.ts', typeOnly: false },
+    { to: 'proxy/src/x/side-effect.ts', typeOnly: false },
+    { to: 'proxy/src/x/f.ts', typeOnly: false },
+  ]);
+});
+
+test('the checks catch a cycle, a type-only cycle and a forbidden edge', () => {
+  const g = new Map<string, Edge[]>([
+    [`${P}a.ts`, [{ to: `${P}b.ts`, typeOnly: false }]],
+    [`${P}b.ts`, [{ to: `${P}c.ts`, typeOnly: true }]],
+    [`${P}c.ts`, [{ to: `${P}a.ts`, typeOnly: false }]],
+    [`${P}http/x.ts`, [{ to: `${P}governance/y.ts`, typeOnly: true }]],
+    [`${P}governance/y.ts`, []],
+    ['operator/src/z.ts', [{ to: `${P}config/load.ts`, typeOnly: false }]],
+  ]);
+  assert.deepEqual(cycles(g), [[`${P}a.ts`, `${P}b.ts`, `${P}c.ts`]]);
+  const v = violations(g);
+  assert.equal(v.length, 2);
+  assert.match(v[0], /^proxy\/src\/http\/x\.ts -> proxy\/src\/governance\/y\.ts: http/);
+  assert.match(v[1], /^operator\/src\/z\.ts -> proxy\/src\/config\/load\.ts: the operator/);
+});
+
+test('every relative import names a file that exists', () => {
+  const graph = readGraph();
+  // A parser that silently found nothing would pass every rule below.
+  assert.ok(graph.size > 200, `only ${graph.size} files read`);
+  const edges = [...graph.values()].reduce((n, e) => n + e.length, 0);
+  assert.ok(edges > 800, `only ${edges} imports read`);
+  const missing = [...graph].flatMap(([f, es]) => es.filter((e) => !existsSync(join(ROOT, e.to))).map((e) => `${f} -> ${e.to}`));
+  assert.deepEqual(missing, []);
+});
+
+test('no import cycles between files (type imports included)', () => {
+  assert.deepEqual(cycles(readGraph()), []);
+});
+
+test('no import crosses a layer the wrong way', () => {
+  assert.deepEqual(violations(readGraph()), []);
+});
