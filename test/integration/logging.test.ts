@@ -245,6 +245,12 @@ describe('the logging plugin named in plugins[]', () => {
     const res = await fetch(`${g.url}/api/logs`);
     assert.equal(res.status, 404);
     assert.ok(!existsSync(join(g.appDir, 'logs.db')));
+    // A logging plugin added live has no store to write to on this process: it says so, never `active`.
+    const added = await fetch(`${g.url}/api/plugins`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'logging', enabled: true }) });
+    assert.equal(added.status, 201);
+    const { plugin } = (await added.json()) as { plugin: { status: { status: string; logs: string[] } } };
+    assert.equal(plugin.status.status, 'error');
+    assert.match(plugin.status.logs[0], /no request-log store is open/);
   });
 });
 

@@ -70,7 +70,8 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource): 
   api.use('/governance', governanceRouter(service));
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
-  api.use('/plugins', pluginsRouter(service));
+  // Logging is built, but runs only where a request-log store could be opened.
+  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' && !logs ? 'no request-log store is open on this gateway (see its start-up log): nothing is logged' : undefined)));
   api.use('/logs', logsRouter(logs));
   api.use('/', configRouter(service));
   app.use('/api', api);

@@ -31,19 +31,22 @@ export type Plugin = Static<typeof PluginSchema>;
 /** Fields of the reference's plugin answers that are not stored. */
 const RESPONSE_ONLY = ['id', 'actualName', 'isCustom', 'status', 'created_at', 'updated_at', 'config_hash'];
 
+/** Why a built plugin cannot run on this process (e.g. its store failed to open), if it cannot. */
+export type PluginProblem = (name: string) => string | undefined;
+
 /**
  * The plugin's status as it really is: `active` only for a plugin this gateway runs. One that is
- * not built is `error` (the reference's status of a plugin that failed to load) with the reason in
- * `logs`, enabled or not: its configuration is stored for when it is built, nothing runs.
+ * not built, or cannot run here, is `error` (the reference's status of a plugin that failed to load)
+ * with the reason in `logs`, enabled or not: its configuration is stored, nothing runs.
  */
-export function viewPlugin(p: Plugin): Record<string, unknown> {
-  const built = BUILT_PLUGINS.has(p.name);
-  const status = !p.enabled ? 'disabled' : built ? 'active' : 'error';
+export function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined): Record<string, unknown> {
+  const reason = BUILT_PLUGINS.has(p.name) ? problem(p.name) : pluginNotBuilt(p.name);
+  const status = !p.enabled ? 'disabled' : reason === undefined ? 'active' : 'error';
   return {
     ...p,
     ...(p.config && { config: maskTree(p.config) }),
     isCustom: p.path !== undefined,
-    status: { name: p.name, status, logs: built ? [] : [pluginNotBuilt(p.name)], types: [] },
+    status: { name: p.name, status, logs: reason === undefined ? [] : [reason], types: [] },
   };
 }
 
@@ -61,8 +64,9 @@ function draftPlugins(draft: GatewayConfig): Plugin[] {
   return list;
 }
 
-export function pluginsRouter(service: ConfigService): Router {
+export function pluginsRouter(service: ConfigService, problem?: PluginProblem): Router {
   const router = Router();
+  const view = (p: Plugin) => viewPlugin(p, problem);
   const find = (name: string): Plugin => {
     const p = pluginsOf(service.document()).find((x) => x.name === name);
     if (!p) throw notFound('plugin', name);
@@ -72,7 +76,7 @@ export function pluginsRouter(service: ConfigService): Router {
   router
     .route('/')
     .get((_req: Request, res: Response) => {
-      const plugins = pluginsOf(service.document()).map(viewPlugin);
+      const plugins = pluginsOf(service.document()).map(view);
       reply(res, 200, { plugins, count: plugins.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -85,13 +89,13 @@ export function pluginsRouter(service: ConfigService): Router {
         list.push(plugin);
         ctx.alias(`plugins[${list.length - 1}]`, '');
       });
-      reply(res, 201, { message: 'plugin created successfully', plugin: viewPlugin(find(plugin.name)) });
+      reply(res, 201, { message: 'plugin created successfully', plugin: view(find(plugin.name)) });
     })
     .all(methodNotAllowed);
 
   router
     .route('/:name')
-    .get((req: Request, res: Response) => reply(res, 200, viewPlugin(find(namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE)))))
+    .get((req: Request, res: Response) => reply(res, 200, view(find(namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE)))))
     .put(async (req: Request, res: Response) => {
       const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);
       const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
@@ -106,7 +110,7 @@ export function pluginsRouter(service: ConfigService): Router {
         list[index] = checkSchema(PluginSchema, merged, 'plugin');
         ctx.alias(`plugins[${index}]`, '');
       });
-      reply(res, 200, { message: 'plugin updated successfully', plugin: viewPlugin(find(name)) });
+      reply(res, 200, { message: 'plugin updated successfully', plugin: view(find(name)) });
     })
     .delete(async (req: Request, res: Response) => {
       const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);
