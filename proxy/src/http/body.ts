@@ -21,11 +21,17 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       }
       chunks.push(chunk);
     };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    req.once('error', reject);
     // Cut before the end (client gone, or the body timeout reset the stream): settle, so nothing waits forever.
-    req.once('close', () => reject(new GatewayError(499, 'the client closed the request before sending its whole body')));
+    // Removed once the body is complete: 'close' comes for every request, and an error built per
+    // request (stack trace included) for an already settled promise cost ~5% of the CPU per request.
+    const onClose = () => reject(new GatewayError(499, 'the client closed the request before sending its whole body'));
+    req.on('data', onData);
+    req.once('end', () => {
+      req.off('close', onClose);
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    });
+    req.once('error', reject);
+    req.once('close', onClose);
   });
 }
 
