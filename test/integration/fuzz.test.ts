@@ -12,7 +12,7 @@ import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
-import { startStack, type Stack } from '../helpers/setup.ts';
+import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).
 const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -27,7 +27,8 @@ const stats = { healthMaxMs: 0, requests: 0, statuses: {} as Record<number, numb
 
 before(async () => {
   process.stdout.write(`# fuzz seed ${SEED} (FUZZ_SEED=${SEED} reproduces), ${RUNS} runs per property\n`);
-  stack = await startStack();
+  // Request logging on, so /api/logs (and the logging stage) are fuzzed too.
+  stack = await startStack((u) => ({ providers: mockProviders(u), client: { enable_logging: true } }));
   session = h2connect(stack.gateway.url);
   session.on('error', () => undefined);
 });
@@ -85,6 +86,9 @@ const API_ROUTES: Route[] = [
   ['/api/routing/rules', ['GET', 'POST']],
   ['/api/routing/rules/r1', ['GET', 'PUT', 'DELETE']],
   ['/api/governance/routing-rules', ['GET', 'POST']],
+  ['/api/logs', ['GET', 'DELETE']],
+  ['/api/logs/l1', ['GET']],
+  ...['stats', 'dropped', 'filterdata', 'histogram', 'histogram/tokens', 'histogram/cost', 'histogram/models', 'histogram/cost/by-provider', 'histogram/tokens/by-provider', 'histogram/latency', 'histogram/latency/by-provider'].map((p): [string, string[]] => [`/api/logs/${p}`, ['GET']]),
   ...['virtual-keys', 'teams', 'customers', 'budgets', 'rate-limits', 'model-configs'].flatMap((c): [string, string[]][] => [
     [`/api/governance/${c}`, ['GET', 'POST']],
     [`/api/governance/${c}/x1`, ['GET', 'PUT', 'DELETE']],
