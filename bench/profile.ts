@@ -2,12 +2,12 @@
 // node --cpu-prof, drives fixed-rate load, stops it, and summarises the .cpuprofile: top functions
 // by self time, time per source file / library, and inclusive time of the gateway's own functions.
 //
-//   node bench/profile.ts [--target gateway|floor] [--rate 1000] [--seconds 10] [--stream] [--top 25]
+//   node bench/profile.ts [--target gateway|governed|floor] [--rate 1000] [--seconds 10] [--stream] [--top 25]
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fixedRate, type Target } from './lib/load.ts';
-import { BENCH, ROOT, freePort, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { BENCH, BENCH_VK, ROOT, freePort, governedConfig, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
     'skip-ms': { type: 'string', default: '0' },
+    'no-build': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -112,7 +113,9 @@ async function main(): Promise<void> {
     return;
   }
   const which = values.target;
-  if (which !== 'gateway' && which !== 'floor') throw new Error('--target must be gateway or floor');
+  if (which !== 'gateway' && which !== 'governed' && which !== 'floor') throw new Error('--target must be gateway, governed or floor');
+  if (values['no-build']) skipBuild();
+  const governed = which === 'governed';
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(BENCH, 'results', `profile-${which}-${stamp}`);
   mkdirSync(dir, { recursive: true });
@@ -123,8 +126,8 @@ async function main(): Promise<void> {
   let measuredFrom = spawnedAt;
   let proc: Proc;
   try {
-    proc = which === 'gateway'
-      ? await startGateway(mockBase, port, dir, { workers: 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+    proc = which !== 'floor'
+      ? await startGateway(mockBase, port, dir, { workers: 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`], ...(governed && { config: governedConfig(), name: 'governed' as const }) })
       : await startFloor(mockBase, port, dir, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   } catch (err) {
     await stop(mock);
@@ -132,7 +135,7 @@ async function main(): Promise<void> {
   }
   const target: Target = {
     name: which, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json' }, model: 'openai/gpt-4o',
+    headers: { 'content-type': 'application/json', ...(governed && { 'x-bf-vk': BENCH_VK }) }, model: governed ? 'gpt-4o' : 'openai/gpt-4o',
   };
   try {
     const rate = Number(values.rate);

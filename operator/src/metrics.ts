@@ -38,6 +38,11 @@ export class OperatorMetrics {
     labelNames: ['kind', 'accepted'] as const,
     registers: [this.registry],
   });
+  readonly held = new Gauge({
+    name: 'skybridge_operator_render_held',
+    help: '1 while the operator keeps the last good configuration because a render would remove most of it at once (see the RenderHeld Event), else 0.',
+    registers: [this.registry],
+  });
   readonly applies = new Counter({
     name: 'skybridge_operator_applies_total',
     help: 'Objects written with server-side apply or deleted, by kind and action.',
@@ -46,9 +51,13 @@ export class OperatorMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'skybridge_operator_process_' });
+    // The standard names (process_resident_memory_bytes, nodejs_heap_size_used_bytes, ...): a prefix
+    // would double them (skybridge_operator_process_process_...) and break stock dashboards. The
+    // operator has a registry (and a port) of its own, so nothing clashes with the proxy's.
+    collectDefaultMetrics({ register: this.registry });
     this.leader.set(0);
     this.queueDepth.set(0);
+    this.held.set(0);
     for (const result of ['success', 'error', 'requeue']) this.reconciles.inc({ result }, 0);
   }
 

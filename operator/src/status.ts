@@ -12,7 +12,7 @@ export interface ResourceStatus {
 export type DesiredCondition = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
 
 /** The outcome of writing the rendered configuration, for the Ready condition. */
-export type RenderOutcome = { ok: true; revision: string } | { ok: false; message: string };
+export type RenderOutcome = { ok: true; revision: string } | { ok: false; message: string; held?: boolean };
 
 export function desiredConditions(verdict: Verdict, outcome: RenderOutcome): DesiredCondition[] {
   const accepted: DesiredCondition = {
@@ -22,13 +22,16 @@ export function desiredConditions(verdict: Verdict, outcome: RenderOutcome): Des
     message: truncate(verdict.message),
   };
   let ready: DesiredCondition;
-  if (!verdict.accepted) {
+  if (!outcome.ok && outcome.held) {
+    // Nothing new is written: what the proxies serve is the last rendering, whatever this CR says now.
+    ready = { type: 'Ready', status: 'False', reason: 'RenderHeld', message: truncate(outcome.message) };
+  } else if (!verdict.accepted) {
     ready = { type: 'Ready', status: 'False', reason: 'NotAccepted', message: 'Not rendered: see the Accepted condition.' };
   } else if (outcome.ok) {
     // No revision in the message: it changes with every CR, and would rewrite every status each time.
     ready = { type: 'Ready', status: 'True', reason: 'Rendered', message: 'Included in the configuration the proxies load.' };
   } else {
-    ready = { type: 'Ready', status: 'False', reason: 'RenderFailed', message: truncate(outcome.message) };
+    ready = { type: 'Ready', status: 'False', reason: outcome.held ? 'RenderHeld' : 'RenderFailed', message: truncate(outcome.message) };
   }
   return [accepted, ready];
 }

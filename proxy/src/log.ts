@@ -12,6 +12,12 @@ export function configureLog(opts: { level?: LogLevel; style?: LogStyle }): void
   if (opts.style) style = opts.style;
 }
 
+// A log pipe whose reader went away (EPIPE) is given up, not written again: each write would fail
+// again, and with no listener the failure is an uncaught exception the process guard logs, to the
+// same pipe, in a loop that burns a core.
+const broken = new Set<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => broken.add(stream));
+
 function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
   if (ORDER[level] < threshold) return;
   const time = new Date().toISOString();
@@ -22,7 +28,8 @@ function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): 
     const extra = fields && Object.keys(fields).length ? ' ' + JSON.stringify(fields) : '';
     line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}${extra}`;
   }
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+  const out = level === 'error' || level === 'warn' ? process.stderr : process.stdout;
+  if (!broken.has(out)) out.write(line + '\n');
 }
 
 export const log = {

@@ -14,14 +14,21 @@ import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type 
 import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices } from './services.ts';
+import { execute } from './endpoints/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { openRequestLogs } from './logs/open.ts';
+import { startResponseCache, stopResponseCache } from './cache/start.ts';
+import { startWebhooks } from './webhooks/start.ts';
+import { SqlLogStore } from './logs/sql-store.ts';
+import { startAsyncJobs } from './async/jobs.ts';
+import { asyncRoutes } from './endpoints/async.ts';
 import type { CounterStore } from './governance/counters/store.ts';
 import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
 import { createGatewayServer, listen } from './http/server.ts';
 import { installProcessGuards } from './http/process-guard.ts';
-import { createApiHandler } from './api/app.ts';
+import { warnIfOpen } from './api/auth.ts';
+import { lazyHandler } from './http/lazy-handler.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { runPrimary } from './cluster.ts';
@@ -71,7 +78,17 @@ async function main(): Promise<void> {
     log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
     return undefined;
   });
-  const services = createServices({ counters, catalog, metrics, ...(logs && { logs: logs.writer }) });
+  // The response cache's store, opened once from the start-up configuration; a namespace holding
+  // another dimension, or a cache without a store, ends the start here with the spec's message.
+  const cache = await startResponseCache(holder.current().config, resolve(opts.appDir ?? '.'), kube !== undefined).catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  });
+  const services = createServices({ counters, catalog, metrics, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  // MCP clients follow the snapshots; agent turns run through the whole pipeline.
+  services.mcp.runTurn = (snapshot, request) => execute(services, snapshot, request);
+  services.mcp.apply(holder.current());
+  holder.onSwap((next) => services.mcp.apply(next));
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
   if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
@@ -79,8 +96,20 @@ async function main(): Promise<void> {
   void catalog.refresh(holder.current());
   holder.onSwap((next) => void catalog.refresh(next));
 
+  // Webhook deliveries live in the logs store's database: without one there are none to send.
+  const webhooks = logs?.store instanceof SqlLogStore ? await startWebhooks(logs.store.driver, holder, metrics) : undefined;
+  // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
+  const jobs = logs?.store instanceof SqlLogStore ? startAsyncJobs({ driver: logs.store.driver, current: () => holder.current(), services, metrics }) : undefined;
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const server = createGatewayServer(holder, services, routes, patterns, createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }), opts.limits);
+  const asyncSet = asyncRoutes(jobs);
+  Object.assign(routes, asyncSet.routes);
+  patterns.unshift(...asyncSet.patterns);
+  warnIfOpen(service.current());
+  // The management API (express and its routers) loads with the first /api request.
+  const api = lazyHandler(async () =>
+    (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache),
+  );
+  const server = createGatewayServer(holder, services, routes, patterns, api, opts.limits);
   const { port } = await listen(server, opts.port, opts.host);
   // Only once serving: a failure to start must still end the process.
   installProcessGuards();
@@ -94,7 +123,7 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     log.info('shutting down', { signal });
-    server.close(() => void Promise.allSettled([services.close(), logs?.close()]).then(() => process.exit(0)));
+    server.close(() => void Promise.allSettled([services.close(), cache && stopResponseCache(cache, holder.current().config), Promise.all([webhooks?.stop(), jobs?.close()]).then(() => logs?.close())]).then(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), 10_000).unref();
   };

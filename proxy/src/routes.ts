@@ -21,6 +21,8 @@ import { BEDROCK_PATTERNS } from './endpoints/native/bedrock.ts';
 import { cohereChat, cohereEmbed, cohereRerank } from './endpoints/native/cohere.ts';
 import { RESOURCE_PATTERNS, RESOURCE_ROUTES } from './endpoints/resource-routes.ts';
 import { AZURE_PATTERNS, AZURE_ROUTES } from './endpoints/native/azure.ts';
+import { mcpToolExecute } from './endpoints/mcp-execute.ts';
+import { MCP_SERVER_ROUTE } from './endpoints/mcp-server.ts';
 
 const OPENAI_SET: Routes = {
   '/chat/completions': { POST: chatCompletions },
@@ -74,6 +76,8 @@ export function buildRoutes(native: { exact: Routes; patterns: [string, Methods]
     ...AZURE_ROUTES,
     '/health': { GET: health },
     '/metrics': { GET: metrics },
+    '/v1/mcp/tool/execute': { POST: mcpToolExecute },
+    '/mcp': MCP_SERVER_ROUTE,
   };
   const patterns: PatternRoutes = [];
   for (const prefix of ['', ...FRAMEWORK_PREFIXES]) {

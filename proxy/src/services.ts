@@ -15,9 +15,12 @@ import type { ContextServices } from './pipeline/context.ts';
 import { Pipeline } from './pipeline/runner.ts';
 import type { BuiltinStages, PluginEntry, PluginRegistry, Stage } from './pipeline/stage.ts';
 import { closePools } from './upstream/pools.ts';
+import { McpManager } from './mcp/manager.ts';
+import { mcpStage } from './mcp/stage.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
+  mcp: McpManager;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -29,10 +32,13 @@ export { PLUGINS };
  * switched on by `client.enable_logging` / `logs_store` (the reference's way) runs as the logging
  * plugin would, unless `plugins[]` names it, which then decides (placement, enabled, config).
  */
-function builtinStages(snapshot: Snapshot): BuiltinStages {
+function builtinStages(snapshot: Snapshot, mcp: Stage): BuiltinStages {
   const governance = governanceStages(snapshot);
   const implicit: Stage[] = loggingEnabled(snapshot) && !namesPlugin(snapshot, 'logging') ? [loggingStage({ content: !contentLoggingOff(snapshot) })] : [];
-  return { caller: [metricsStage, ...implicit, ...governance.caller], request: governance.request };
+  // MCP last: it needs the caller (identify), and its agent turns are each planned and admitted
+  // themselves. Left out where no MCP client is configured, so plain requests do not pay for it.
+  const request = (snapshot.config.mcp?.client_configs?.length ?? 0) > 0 ? [...governance.request, mcp] : governance.request;
+  return { caller: [metricsStage, ...implicit, ...governance.caller], request };
 }
 
 function namesPlugin(snapshot: Snapshot, name: string): boolean {
@@ -41,14 +47,20 @@ function namesPlugin(snapshot: Snapshot, name: string): boolean {
 }
 
 export function createServices(
-  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs'] } = {},
+  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache'] } = {},
 ): Services {
+  const mcp = opts.mcp ?? new McpManager();
+  const stage = mcpStage(mcp);
   return {
     ...(opts.logs && { logs: opts.logs }),
+    ...(opts.cache && { cache: opts.cache }),
     counters: opts.counters ?? new MemoryCounterStore(),
     catalog: opts.catalog ?? new ModelCatalog(),
     metrics: opts.metrics ?? new Metrics(),
-    pipeline: new Pipeline(builtinStages, opts.plugins ?? PLUGINS),
-    close: closePools,
+    mcp,
+    pipeline: new Pipeline((snapshot) => builtinStages(snapshot, stage), opts.plugins ?? PLUGINS),
+    close: async () => {
+      await Promise.all([closePools(), mcp.close()]);
+    },
   };
 }

@@ -75,8 +75,8 @@ async function waitReady(port: number, exited: () => boolean, output: () => stri
   }
 }
 
-export async function startPostgres(): Promise<RunningPostgres> {
-  const bin = postgresBinDir();
+/** `bin`: the directory holding initdb and postgres (default: postgresBinDir()). */
+export async function startPostgres(bin = postgresBinDir()): Promise<RunningPostgres> {
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql, or set PG_BIN to the directory holding initdb)');
   const as = runAs();
   const dir = mkdtempSync(join(tmpdir(), 'skybridge-pg-'));

@@ -244,15 +244,11 @@ test('user:password@ in a base URL is masked in /api answers and never logged', 
   assert.equal((await api('PUT', '/api/providers/anthropic', { network_config: { base_url: `${mock.url}/anthropic`, max_retries: 0 } })).status, 200);
 });
 
-test('a plugin that is not built is stored with a truthful status, never "active"', async () => {
-  const created = await api<{ plugin: { status: { status: string; logs: string[] } } }>('POST', '/api/plugins', { name: 'maxim', config: { log_repo_id: 'r' } });
-  assert.equal(created.status, 201, created.text);
-  assert.equal(created.body.plugin.status.status, 'error');
-  assert.match(created.body.plugin.status.logs[0], /plugin 'maxim' is not built into this gateway/);
-  const read = await api<{ status: { status: string } }>('GET', '/api/plugins/maxim');
-  assert.notEqual(read.body.status.status, 'active');
-  assert.match(open.logs(), /plugin 'maxim' is not built into this gateway/);
-  assert.equal((await api('DELETE', '/api/plugins/maxim')).status, 200);
+test('a plugin that is not built is refused with a 400 naming it, never stored as "active"', async () => {
+  const created = await api<{ error: { message: string } }>('POST', '/api/plugins', { name: 'maxim', config: { log_repo_id: 'r' } });
+  assertError(created, 400, 'name');
+  assert.match(created.body.error.message, /unknown plugin 'maxim'/);
+  assertError(await api('GET', '/api/plugins/maxim'), 404);
 });
 
 test('failed management logins are logged without the password and throttled per client (429 with Retry-After)', async () => {

@@ -164,54 +164,58 @@ test('a provider added over the API serves the next request with its key; keys a
 });
 
 test('GET /api/config is the whole document with every secret masked', async () => {
-  await api('POST', '/api/plugins', { name: 'maxim', config: { api_key: PLUGIN_SECRET, log_repo_id: 'repo-1' } });
+  await api('POST', '/api/plugins', { name: 'logging', enabled: false, config: { api_key: PLUGIN_SECRET, log_repo_id: 'repo-1' } });
   const cfg = await api<{ providers: Record<string, Provider>; governance: { virtual_keys: { value: string }[] }; plugins: { config: Record<string, string> }[] }>('GET', '/api/config');
   assert.equal(cfg.status, 200);
   assert.ok(cfg.body.providers.openai);
   assert.equal(cfg.body.governance.virtual_keys[0].value, `sk-...${VK_VALUE.slice(-4)}`);
   assert.equal(cfg.body.plugins.find((p) => 'log_repo_id' in p.config)!.config.log_repo_id, 'repo-1');
   for (const secret of ['sk-anthropic-test', 'sk-openai-test', AWS_SECRET, UPSTREAM_HEADER_SECRET, VK_VALUE, PLUGIN_SECRET]) assert.ok(!cfg.text.includes(secret), `${secret} leaked`);
-  assert.equal((await api('DELETE', '/api/plugins/maxim')).status, 200);
+  assert.equal((await api('DELETE', '/api/plugins/logging')).status, 200);
   for (const secret of [AWS_SECRET, UPSTREAM_HEADER_SECRET, VK_VALUE, PLUGIN_SECRET]) assert.ok(!g.logs().includes(secret), `${secret} reached the log`);
 });
 
 test('plugins: create, read with secrets masked, disable keeping the config, masked secrets kept on write, delete', async () => {
   const created = await api<{ message: string; plugin: { name: string; enabled: boolean; config: Record<string, unknown> } }>('POST', '/api/plugins', {
-    name: 'semantic_cache',
+    name: 'logging',
     config: { dimension: 1, ttl: '5m', api_key: PLUGIN_SECRET },
   });
   assert.equal(created.status, 201, created.text);
   assert.equal(created.body.plugin.enabled, true);
   assert.notEqual(created.body.plugin.config.api_key, PLUGIN_SECRET);
-  assertError(await api('POST', '/api/plugins', { name: 'semantic_cache' }), 409, 'name');
+  assertError(await api('POST', '/api/plugins', { name: 'logging' }), 409, 'name');
+  // A plugin this gateway does not have is refused, naming it.
+  const unknown = await api<{ error: { message: string } }>('POST', '/api/plugins', { name: 'maxim', config: {} });
+  assertError(unknown, 400, 'name');
+  assert.match(unknown.body.error.message, /maxim/);
   assertError(await api('POST', '/api/plugins', { name: 'other', enabled: 'yes' }), 400, 'enabled');
   assertError(await api('POST', '/api/plugins', { enabled: true }), 400, 'name');
 
-  const disabled = await api<{ plugin: { enabled: boolean; config: Record<string, unknown>; status: { status: string } } }>('PUT', '/api/plugins/semantic_cache', { enabled: false });
+  const disabled = await api<{ plugin: { enabled: boolean; config: Record<string, unknown>; status: { status: string } } }>('PUT', '/api/plugins/logging', { enabled: false });
   assert.equal(disabled.status, 200, disabled.text);
   assert.equal(disabled.body.plugin.enabled, false);
   assert.equal(disabled.body.plugin.status.status, 'disabled');
   assert.equal(disabled.body.plugin.config.dimension, 1);
   assert.equal(disabled.body.plugin.config.ttl, '5m');
 
-  const read = await api<{ config: Record<string, unknown> }>('GET', '/api/plugins/semantic_cache');
+  const read = await api<{ config: Record<string, unknown> }>('GET', '/api/plugins/logging');
   assert.equal(read.status, 200);
-  const updated = await api('PUT', '/api/plugins/semantic_cache', { enabled: true, config: { ...read.body.config, ttl: '10m' } });
+  const updated = await api('PUT', '/api/plugins/logging', { enabled: true, config: { ...read.body.config, ttl: '10m' } });
   assert.equal(updated.status, 200, updated.text);
   // The store holds the real secret, untouched by the masked round trip.
   const stored = readFileSync(join(g.appDir, 'config.store.json'), 'utf8');
   assert.ok(stored.includes(PLUGIN_SECRET));
   assert.ok(stored.includes('"10m"'));
-  assertError(await api('PUT', '/api/plugins/semantic_cache', { name: 'renamed' }), 400, 'name');
-  assertError(await api('PUT', '/api/plugins/semantic_cache', { placement: 'middle' }), 400, 'placement');
+  assertError(await api('PUT', '/api/plugins/logging', { name: 'renamed' }), 400, 'name');
+  assertError(await api('PUT', '/api/plugins/logging', { placement: 'middle' }), 400, 'placement');
 
   const list = await api<{ plugins: { name: string }[]; count: number }>('GET', '/api/plugins');
-  assert.deepEqual(list.body.plugins.map((p) => p.name), ['semantic_cache']);
+  assert.deepEqual(list.body.plugins.map((p) => p.name), ['logging']);
   assert.equal(list.body.count, 1);
-  assert.equal((await api('DELETE', '/api/plugins/semantic_cache')).status, 200);
-  assertError(await api('GET', '/api/plugins/semantic_cache'), 404);
-  assertError(await api('PUT', '/api/plugins/semantic_cache', { enabled: true }), 404);
-  assertError(await api('DELETE', '/api/plugins/semantic_cache'), 404);
+  assert.equal((await api('DELETE', '/api/plugins/logging')).status, 200);
+  assertError(await api('GET', '/api/plugins/logging'), 404);
+  assertError(await api('PUT', '/api/plugins/logging', { enabled: true }), 404);
+  assertError(await api('DELETE', '/api/plugins/logging'), 404);
 });
 
 test('models, version and unknown routes', async () => {

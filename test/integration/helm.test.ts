@@ -215,7 +215,14 @@ describe('helm chart', () => {
   test('operator: the same image with its alternate command, writing to the configuration namespace', async () => {
     const { docs } = await template(EVERYTHING_ON);
     const c = container(find(docs, 'Deployment', 'sb-skybridge-operator'));
-    assert.deepEqual(c.command, ['node', 'dist/operator/src/main.js']);
+    // The proxy's young-generation limit too (the image's entrypoint has it; a command replaces it).
+    assert.deepEqual(c.command, ['node', '--max-semi-space-size=8', '--max-old-space-size=160', 'dist/operator/src/main.js']);
+    // The heap cap stays well under the memory limit it must fit in.
+    const limitMiB = Number(/^(\d+)Mi$/.exec(String((c as unknown as { resources: { limits: { memory: string } } }).resources.limits.memory))?.[1]);
+    assert.ok(160 <= limitMiB * 0.6, `old space 160 MiB in a ${limitMiB} MiB limit`);
+    // A killed leader is replaced within 10 s: lease plus one retry period.
+    const lease = Number(c.args?.find((a) => a.startsWith('--lease-duration='))?.split('=')[1]);
+    assert.ok(lease > 0 && lease + lease / 7.5 <= 10, `lease ${lease} s`);
     assert.ok(c.args?.includes('--namespace=skybridge-config'));
     assert.ok(c.args?.includes('--watch-namespaces=skybridge-config,team-a,team-b'));
     assert.ok(c.args?.includes('--lease-name=sb-skybridge-operator'));
@@ -273,6 +280,24 @@ describe('helm chart', () => {
     assert.ok(rules(cr).every((x) => x.resources.every((res) => res.endsWith('/status') || res === 'events') || x.verbs.every((v) => ['get', 'list', 'watch'].includes(v))));
   });
 
+  test('RBAC: operator.secrets.names grants exactly those Secrets (watched by name), nowhere every Secret', async () => {
+    const { docs } = await template(['operator.secrets.names={llm-credentials,team-b-key}', 'operator.watchNamespaces={team-a}']);
+    const c = container(find(docs, 'Deployment', 'sb-skybridge-operator'));
+    assert.ok(c.args?.includes('--secret-names=llm-credentials,team-b-key'));
+    const roles = all(docs, 'Role').filter((r) => r.metadata.name === 'sb-skybridge-operator');
+    assert.equal(roles.length, 2);
+    for (const r of roles) {
+      for (const rule of rules(r).filter((x) => x.resources.includes('secrets'))) {
+        // Only create (which RBAC cannot narrow by name) goes without resourceNames.
+        if (!rule.resourceNames) assert.deepEqual(rule.verbs, ['create'], `${r.metadata.namespace}: ${JSON.stringify(rule)}`);
+      }
+    }
+    const main = roles.find((r) => r.metadata.namespace === 'skybridge') as Manifest;
+    assert.ok(rules(main).some((x) => x.resourceNames?.join() === 'skybridge-secrets,llm-credentials,team-b-key' && x.verbs.join() === 'get,list,watch'));
+    const byLabel = await template(['operator.secrets.labelSelector=skybridge.dev/credentials=true']);
+    assert.ok(container(find(byLabel.docs, 'Deployment', 'sb-skybridge-operator')).args?.includes('--secret-selector=skybridge.dev/credentials=true'));
+  });
+
   test('Redis: address and options as SKYBRIDGE_REDIS_* variables, the password from a Secret', async () => {
     const { docs } = await template(EVERYTHING_ON);
     const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
@@ -291,6 +316,28 @@ describe('helm chart', () => {
     assert.deepEqual(ownEnv.find((e) => e.name === 'SKYBRIDGE_REDIS_PASSWORD')?.valueFrom, { secretKeyRef: { name: 'sb-skybridge-redis', key: 'password' } });
   });
 
+  test('request logs: the PostgreSQL store as SKYBRIDGE_LOGS_STORE_* variables, the password from a Secret', async () => {
+    const { docs } = await template(['logsStore.enabled=true', 'logsStore.host=pg.data.svc', 'logsStore.user=skybridge', 'logsStore.dbName=logs', 'logsStore.existingSecret=pg-auth']);
+    const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    assert.deepEqual(env, {
+      SKYBRIDGE_LOGS_STORE_TYPE: 'postgres',
+      SKYBRIDGE_LOGS_STORE_HOST: 'pg.data.svc',
+      SKYBRIDGE_LOGS_STORE_PORT: '5432',
+      SKYBRIDGE_LOGS_STORE_USER: 'skybridge',
+      SKYBRIDGE_LOGS_STORE_DB_NAME: 'logs',
+      SKYBRIDGE_LOGS_STORE_SSL_MODE: 'require',
+      SKYBRIDGE_LOGS_STORE_PASSWORD: { secretKeyRef: { name: 'pg-auth', key: 'password' } },
+    });
+  });
+
+  test('response cache store: vector_store as SKYBRIDGE_VECTOR_STORE JSON, the password from a Secret by env reference', async () => {
+    const { docs } = await template(['vectorStore.enabled=true', 'vectorStore.config.addr=redis-stack.data.svc:6379', 'vectorStore.existingSecret=rs-auth']);
+    const env = container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? [];
+    const vs = JSON.parse(env.find((e) => e.name === 'SKYBRIDGE_VECTOR_STORE')?.value ?? '{}');
+    assert.deepEqual(vs, { enabled: true, type: 'redis', config: { addr: 'redis-stack.data.svc:6379', password: 'env.SKYBRIDGE_VECTOR_STORE_PASSWORD' } });
+    assert.deepEqual(env.find((e) => e.name === 'SKYBRIDGE_VECTOR_STORE_PASSWORD')?.valueFrom, { secretKeyRef: { name: 'rs-auth', key: 'password' } });
+  });
+
   test('ServiceMonitors scrape /metrics on ports the Services have', async () => {
     const { docs } = await template(EVERYTHING_ON);
     for (const component of ['proxy', 'operator']) {
@@ -307,6 +354,9 @@ describe('helm chart', () => {
     const bad: [string[], RegExp][] = [
       [['proxy.logLevel=loud'], /logLevel/],
       [['redis.enabled=true'], /addr/],
+      [['logsStore.enabled=true', 'logsStore.host=db', 'logsStore.user=u'], /dbName/],
+      [['logsStore.sslMode=sometimes'], /sslMode/],
+      [['vectorStore.config.password=inline'], /vectorStore/],
       [['image.digest=latest'], /digest/],
       [['operator.watchNamespaces={Team_A}'], /watchNamespaces/],
       [['proxy.unknownSetting=1'], /unknownSetting/],

@@ -96,3 +96,20 @@ test('the same stages refuse in process: 401 without a virtual key, 403 outside 
   assert.equal(await requestsCounted('chat', '429'), 1);
   assert.equal(await requestsCounted('chat', '401'), 1);
 });
+
+test('a step run for another request (an agent loop) is logged with that request as its parent', async () => {
+  const records: { id: string; parent_request_id?: string; status: string }[] = [];
+  const logged = createServices({ metrics: new Metrics({ processMetrics: false }), logs: { enqueue: (r) => records.push(r) > 0 } });
+  const logging = compileSnapshot(checkConfig({ providers: mockProviders(mock.url), client: { enable_logging: true } }, 'in-process logging', {}).config);
+  try {
+    kind(await execute(logged, logging, { operation: 'chat', body: chat('openai/gpt-4o') }), 'json');
+    const parent = records[0];
+    assert.ok(parent && parent.parent_request_id === undefined);
+    kind(await execute(logged, logging, { operation: 'chat', body: chat('openai/gpt-4o'), parentRequestId: parent.id }), 'json');
+    assert.equal(records.length, 2);
+    assert.equal(records[1].parent_request_id, parent.id);
+    assert.notEqual(records[1].id, parent.id);
+  } finally {
+    await logged.close();
+  }
+});

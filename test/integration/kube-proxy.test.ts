@@ -10,6 +10,7 @@ import { eventually, startGateway, type RunningGateway } from '../helpers/gatewa
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 import { kubeList, renderConfig, type KubeObject, type RenderedConfig } from '../helpers/kube-render.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { startPostgres } from '../helpers/postgres.ts';
 
 const NS = 'skybridge';
 const OPENAI_KEY = 'PROVIDER_SKYBRIDGE_OPENAI_KEY0';
@@ -252,12 +253,14 @@ describe('a proxy following Kubernetes', () => {
     assert.match(proxy.logs(), /kubernetes watch failed; retrying/);
     assert.equal(await chat(), 'Mock reply to: Hello');
     const written = await applyTimed(render({ anthropic: true, rev: 'after-restart' }, { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' }).all);
-    // Reconnecting waits out the watch's backoff (at most 5 s), then the change arrives.
+    // Reconnecting waits out the watch's backoff (at most 1 s), then the change arrives: within 2 s.
     await eventually(async () => {
       await chat();
       assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'after-restart');
     }, 15_000);
-    process.stdout.write(`# followed ${Date.now() - written} ms after the write\n`);
+    const followedMs = Date.now() - written;
+    process.stdout.write(`# followed ${followedMs} ms after the write\n`);
+    assert.ok(followedMs <= 2000, `changes flowed again ${followedMs} ms after the API server was back`);
   });
 
   test('100 configuration changes under steady load: no request fails', { timeout: 600_000 }, async () => {
@@ -311,6 +314,57 @@ describe('a proxy following Kubernetes', () => {
       assert.match(second.logs(), /"config":"kubernetes namespace skybridge"/);
     } finally {
       await second.stop();
+    }
+  });
+
+  test('a CachePolicy is live: the rendered semantic_cache plugin caches on the store the chart gives (SKYBRIDGE_VECTOR_STORE)', async () => {
+    const doc = { ...gatewayDocument({ rev: 'r-cache', anthropic: true }), plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, default_cache_key: 'kube' } }] };
+    const rendered = renderConfig(doc, SECRETS, { namespace: NS, managed: { providers: ['openai', 'anthropic'], virtual_keys: ['checkout'], plugins: ['semantic_cache'] }, sources: { 'plugins/semantic_cache': `CachePolicy ${NS}/cache` } });
+    const cached = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig, SKYBRIDGE_VECTOR_STORE: JSON.stringify({ enabled: true, type: 'sqlite', config: { path: 'cache.db' } }) }, args: ['--kube-namespace', NS] });
+    try {
+      await apply(rendered.all);
+      const c = new OpenAI({ baseURL: `${cached.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      const ask = async () => (await c.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'cache me in kubernetes' }] })) as unknown as { extra_fields?: { cache_debug?: { cache_hit: boolean } } };
+      await eventually(async () => {
+        assert.equal((await ask()).extra_fields?.cache_debug?.cache_hit, false, 'the cache runs');
+      }, FOLLOW_MS);
+      const upstream = mock.requests.length;
+      await eventually(async () => {
+        assert.equal((await ask()).extra_fields?.cache_debug?.cache_hit, true, 'the second ask is a hit');
+      }, 2000);
+      assert.equal(mock.requests.length, upstream, 'a hit makes no upstream call');
+    } finally {
+      await cached.stop();
+    }
+  });
+
+  test('request logs: two proxies given the store as the chart gives it (SKYBRIDGE_LOGS_STORE_*) share one PostgreSQL', async () => {
+    const pg = await startPostgres();
+    const env = {
+      KUBECONFIG: kube.kubeconfig,
+      SKYBRIDGE_LOGS_STORE_TYPE: 'postgres',
+      SKYBRIDGE_LOGS_STORE_HOST: pg.host,
+      SKYBRIDGE_LOGS_STORE_PORT: String(pg.port),
+      SKYBRIDGE_LOGS_STORE_USER: pg.user,
+      SKYBRIDGE_LOGS_STORE_DB_NAME: pg.database,
+      SKYBRIDGE_LOGS_STORE_SSL_MODE: 'disable',
+    };
+    const [a, b] = await Promise.all([0, 1].map(() => startGateway(undefined, { env, args: ['--kube-namespace', NS] })));
+    try {
+      await apply(render({ rev: 'r-logs', anthropic: true }).all);
+      const c = new OpenAI({ baseURL: `${a.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      await eventually(async () => {
+        await c.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'logged in kubernetes' }] });
+      }, FOLLOW_MS);
+      await eventually(async () => {
+        const res = await fetch(`${b.url}/api/logs?limit=10`);
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { logs: { provider?: string; model?: string; status: string }[] };
+        assert.ok(body.logs.some((l) => l.provider === 'openai' && l.model === 'gpt-4o' && l.status === 'success'), JSON.stringify(body.logs));
+      }, 3000);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await pg.stop();
     }
   });
 });

@@ -231,6 +231,15 @@ describe('the logging plugin named in plugins[]', () => {
     assert.equal((await logsOf(g)).length, before);
   });
 
+  test('client.logging_headers and x-bf-lh-* headers land in the metadata; credential headers never do', async () => {
+    const g = await gateway(config({ client: { enable_logging: true, logging_headers: ['X-Tenant', 'x-bf-vk', 'Authorization'] } }));
+    const headers = { 'x-tenant': 'acme', 'x-bf-lh-env': 'staging', 'x-other': 'not kept' };
+    await client(g, VK_VALUE).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'with metadata' }] }, { headers });
+    const e = await logged(g, 'the chat', (x) => x.status === 'success');
+    assert.deepEqual(e.metadata, { 'x-tenant': 'acme', env: 'staging' });
+    assert.ok(!JSON.stringify(e).includes(VK_VALUE));
+  });
+
   test('client.disable_content_logging leaves content out', async () => {
     const g = await gateway(config({ client: { enable_logging: true, disable_content_logging: true } }));
     await client(g, VK_VALUE).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'secret prompt words' }] });

@@ -170,7 +170,7 @@ const CR_RULES = `
     verbs: [get, patch, update]
   - apiGroups: [events.k8s.io]
     resources: [events]
-    verbs: [create, patch]`;
+    verbs: [get, create, patch]`;
 const RBAC = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role

@@ -5,6 +5,7 @@
 
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { invokeEmbedding, isBedrockEmbeddingModel } from './bedrock-embed.ts';
 import { json } from './reply.ts';
 import { countWords, isObject, replyText, splitPieces, splitWords, toolReplyText, truncate } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
@@ -228,10 +229,26 @@ function streamReply(turn: Turn): Reply {
 }
 
 const CONVERSE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const INVOKE = /^\/model\/([^/]+)\/invoke$/;
+
+function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
 
 export const bedrock: FormatModule = {
   format: 'bedrock',
   route(method: string, path: string): Route | undefined {
+    // InvokeModel answers embedding models only (Titan, Cohere Embed).
+    const inv = method === 'POST' ? INVOKE.exec(path) : null;
+    if (inv) {
+      const model = safeDecode(inv[1]);
+      if (model === undefined || !isBedrockEmbeddingModel(model)) return undefined;
+      return { model, handle: (ctx) => invokeEmbedding(model, ctx, (status, message) => bedrockError(status, message)) };
+    }
     const m = CONVERSE.exec(path);
     if (!m || method !== 'POST') return undefined;
     let model: string;

@@ -3,6 +3,7 @@
 // rejected, as the real API does.
 
 import { isNonexistentModel } from './models.ts';
+import { modelDimensions } from './embeddings.ts';
 import { json, sse } from './reply.ts';
 import { namedEvent, SSE_HEADERS } from './sse.ts';
 import {
@@ -378,7 +379,7 @@ function embedEndpoint(ctx: RequestContext): Reply {
   if (!Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string' && EMBEDDING_TYPES.includes(t))) {
     return bad(`embedding_types must be a list of ${EMBEDDING_TYPES.join(', ')}`);
   }
-  let dims = 8;
+  let dims = modelDimensions(model);
   if (body.output_dimension !== undefined && body.output_dimension !== null) {
     const d = body.output_dimension;
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 1) return bad('output_dimension must be a positive integer');

@@ -3,6 +3,7 @@
 // and snake_case, as the real API does; unknown fields are rejected like the real API.
 
 import { GEMINI_MODELS, isNonexistentModel } from './models.ts';
+import { modelDimensions } from './embeddings.ts';
 import { json, rawJson, sse } from './reply.ts';
 import { geminiEvent, SSE_HEADERS } from './sse.ts';
 import {
@@ -451,7 +452,7 @@ function embedOne(req: unknown, at: string, reqName: string, urlModel: string): 
   const text = info.texts.join(' ');
   if (!text) return bad(`* ${reqName}.content.parts: Text content is empty.\n`);
   const dimsRaw = f(req, 'outputDimensionality');
-  let dims = 8;
+  let dims = modelDimensions(urlModel);
   if (dimsRaw !== undefined) {
     if (typeof dimsRaw !== 'number' || !Number.isInteger(dimsRaw) || dimsRaw < 1) return bad(`* ${reqName}.output_dimensionality: must be positive.\n`);
     dims = dimsRaw;

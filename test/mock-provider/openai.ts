@@ -2,6 +2,7 @@
 // Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
+import { modelDimensions } from './embeddings.ts';
 import { json, rawJson, sse } from './reply.ts';
 import { dataEvent, DONE_EVENT, namedEvent, SSE_HEADERS } from './sse.ts';
 import {
@@ -340,6 +341,13 @@ function chatUsage(prompt: number, completion: number, reasoning: number): JsonO
   };
 }
 
+/** `CALL <tool> <json>`: a tool call the test scripts (the tool must be one of `tools`). */
+function scriptedCall(text: string, names: string[]): { name: string; args: string } | undefined {
+  const m = /^CALL (\S+) ([\s\S]+)$/.exec(text.trim());
+  if (!m || !names.includes(m[1])) return undefined;
+  return { name: m[1], args: m[2] };
+}
+
 function chat(ctx: RequestContext): Reply {
   const pre = preflight(ctx, CHAT_PARAMS, 'chat');
   if (isReply(pre)) return pre;
@@ -354,8 +362,11 @@ function chat(ctx: RequestContext): Reply {
   if (isReply(a)) return a;
   const names = chatToolNames(body.tools);
   if (isReply(names)) return names;
-  const tool = chosenTool(names, body.tool_choice);
-  if (isReply(tool)) return tool;
+  const chosen = chosenTool(names, body.tool_choice);
+  if (isReply(chosen)) return chosen;
+  // A scripted call (`CALL <tool> <json arguments>` as the user's text) picks the tool and its arguments.
+  const script = chosen !== undefined && a.lastRole === 'user' ? scriptedCall(a.lastUserText, names) : undefined;
+  const tool = script?.name ?? chosen;
   const maxTokens = maxTokensOf(body, 'max_completion_tokens', 'max_tokens');
   if (isReply(maxTokens)) return maxTokens;
   const n = body.n === undefined || body.n === null ? 1 : body.n;
@@ -376,7 +387,7 @@ function chat(ctx: RequestContext): Reply {
   let args = '';
   let callId = '';
   if (callTool) {
-    args = JSON.stringify({ query: a.lastUserText });
+    args = script?.args ?? JSON.stringify({ query: a.lastUserText });
     callId = `call_${ctx.nextId()}`;
     finish = 'tool_calls';
   } else {
@@ -505,7 +516,7 @@ function embeddings(ctx: RequestContext): Reply {
   }
   const fmt = body.encoding_format ?? 'float';
   if (fmt !== 'float' && fmt !== 'base64') return invalidValue('encoding_format', fmt, ['float', 'base64']);
-  let dims = 8;
+  let dims = modelDimensions(model);
   if (body.dimensions !== undefined && body.dimensions !== null) {
     if (typeof body.dimensions !== 'number' || !Number.isInteger(body.dimensions) || body.dimensions < 1) {
       return bad("Invalid 'dimensions': expected a positive integer.", 'dimensions', 'invalid_value');

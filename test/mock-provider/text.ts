@@ -1,6 +1,7 @@
 // Deterministic text, token and vector helpers shared by every format.
 
 import type { JsonObject } from './types.ts';
+import { DEFAULT_EMBEDDING_DIMENSIONS, embedText } from './embeddings.ts';
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -102,27 +103,9 @@ function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-/**
- * Deterministic unit-length embedding for `text`, already rounded to float32 so the float and
- * base64 (little-endian float32) encodings carry exactly the same numbers.
- */
-export function embed(text: string, dims = 8): Float32Array {
-  let state = fnv1a(text) || 1;
-  const v = new Float32Array(dims);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) {
-    // xorshift32
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    const x = state / 0xffffffff - 0.5;
-    v[i] = x;
-    norm += x * x;
-  }
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < dims; i++) v[i] = v[i] / norm;
-  return v;
+/** Deterministic unit-length embedding for `text` (paraphrases close, see embeddings.ts). */
+export function embed(text: string, dims = DEFAULT_EMBEDDING_DIMENSIONS): Float32Array {
+  return embedText(text, dims);
 }
 
 export function embedBase64(vec: Float32Array): string {

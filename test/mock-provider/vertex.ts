@@ -13,6 +13,7 @@ import { anthropic, anthropicError } from './anthropic.ts';
 import { gemini, geminiError } from './gemini.ts';
 import { isNonexistentModel } from './models.ts';
 import { json } from './reply.ts';
+import { modelDimensions } from './embeddings.ts';
 import { countWords, embed, isObject } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
 
@@ -224,7 +225,7 @@ function predictEmbeddings(ctx: RequestContext, model: string): Reply {
     predictions.push({
       embeddings: {
         statistics: { truncated: false, token_count: countWords(inst.content) },
-        values: Array.from(embed(inst.content, typeof dims === 'number' ? dims : 8)),
+        values: Array.from(embed(inst.content, typeof dims === 'number' ? dims : modelDimensions(model))),
       },
     });
   }

@@ -77,7 +77,7 @@ test('unbuilt features are accepted with a warning naming the field', () => {
   const { warnings } = checkConfig(
     {
       mcp: {},
-      plugins: [{ name: 'maxim', enabled: true }, { name: 'semantic_cache', enabled: false }, { name: 'logging', enabled: true, config: { disable_content_logging: true } }],
+      plugins: [{ name: 'maxim', enabled: true }, { name: 'logging', enabled: true, config: { disable_content_logging: true } }],
       client: { enable_logging: true, disable_content_logging: true, drop_excess_requests: true },
       providers: { openai: { keys: [{ name: 'k', value: 'v', use_for_batch_api: true }], proxy_config: { type: 'none' } } },
       governance: { auth_config: { disable_auth_on_inference: true } },
@@ -88,11 +88,9 @@ test('unbuilt features are accepted with a warning naming the field', () => {
   assert.deepEqual(warnings.sort(), [
     "config field 'client.drop_excess_requests' is not supported yet and is ignored",
     "config field 'governance.auth_config.disable_auth_on_inference' is not supported yet and is ignored (inference auth follows client.enforce_auth_on_inference)",
-    "config field 'mcp' is not supported yet and is ignored",
     "config field 'providers.openai.keys[0].use_for_batch_api' is not supported yet and is ignored",
     "config field 'providers.openai.proxy_config' is not supported yet and is ignored",
     "plugin 'maxim' is not built into this gateway: its configuration is kept, but nothing runs",
-    "plugin 'semantic_cache' is not built into this gateway: its configuration is kept, but nothing runs",
   ]);
 });
 

@@ -72,11 +72,22 @@ test('operator CLI: namespace required, watch list, lease duration and metrics p
   assert.deepEqual([o.namespace, o.watchNamespaces, o.metricsPort, o.leaseDurationMs], ['gw', ['a', 'b'], 0, 3000]);
   const d = parseOperatorCli([], { POD_NAMESPACE: 'pods' });
   assert.ok(d !== 'help');
-  assert.deepEqual([d.namespace, d.watchNamespaces, d.metricsPort, d.leaseDurationMs, d.resyncMs], ['pods', ['pods'], 9090, 15000, 300000]);
+  assert.deepEqual([d.namespace, d.watchNamespaces, d.metricsPort, d.leaseDurationMs, d.resyncMs], ['pods', ['pods'], 9090, 6000, 300000]);
   const all = parseOperatorCli(['--namespace', 'gw', '--watch-namespaces', '*'], {});
   assert.ok(all !== 'help');
   assert.equal(all.watchNamespaces, 'all');
   assert.throws(() => parseOperatorCli(['--namespace', 'Bad_NS'], {}), /namespace name/);
   assert.throws(() => parseOperatorCli(['--namespace', 'gw', '--lease-duration', '0'], {}), /--lease-duration/);
   assert.equal(parseOperatorCli(['-h'], {}), 'help');
+});
+
+test('operator CLI: Secrets by label or by name, not both', () => {
+  const byLabel = parseOperatorCli(['--namespace', 'gw', '--secret-selector', 'skybridge.dev/credentials=true'], {});
+  assert.ok(byLabel !== 'help');
+  assert.deepEqual([byLabel.secretSelector, byLabel.secretNames], ['skybridge.dev/credentials=true', undefined]);
+  const byName = parseOperatorCli(['--namespace', 'gw', '--secret-names', 'llm-credentials, team-b-key,llm-credentials'], {});
+  assert.ok(byName !== 'help');
+  assert.deepEqual(byName.secretNames, ['llm-credentials', 'team-b-key']);
+  assert.throws(() => parseOperatorCli(['--namespace', 'gw', '--secret-names', 'Bad_Name'], {}), /--secret-names must be Secret names/);
+  assert.throws(() => parseOperatorCli(['--namespace', 'gw', '--secret-names', 'a', '--secret-selector', 'x=y'], {}), /cannot be combined/);
 });

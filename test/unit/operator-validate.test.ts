@@ -24,8 +24,9 @@ test('a missing Secret or Secret key: SecretNotFound naming both, the rest still
   const vk = d.verdicts.get('VirtualKey default/team-a');
   assert.equal(vk?.reason, 'SecretNotFound');
   assert.match(vk?.message ?? '', /Secret default\/vk-team-a has no key 'value'/);
-  // The routing rule targets anthropic, which is gone from the render: that is the proxy's concern
-  // (rules name providers freely); openai stays.
+  // The routing rule targets anthropic, which is gone from the render: the rule is left out rather
+  // than sending its traffic nowhere; openai stays.
+  assert.equal(d.verdicts.get('RoutingRule default/to-anthropic')?.reason, 'ReferenceNotFound');
   assert.equal(d.verdicts.get('Provider default/openai')?.accepted, true);
   assert.deepEqual(Object.keys((d.input.document.providers ?? {}) as object), ['openai']);
   assert.equal(d.input.managed.virtual_keys, undefined);
@@ -52,7 +53,7 @@ test("semantic errors of the whole document are pinned on the CR that caused the
   });
   const d = desiredState(resources, lookup);
   const orphan = d.verdicts.get('VirtualKey default/orphan');
-  assert.equal(orphan?.reason, 'InvalidSpec');
+  assert.equal(orphan?.reason, 'ReferenceNotFound');
   assert.equal(orphan?.message, "spec.provider_configs[0].provider: provider 'mistral' is not configured");
   const unknown = d.verdicts.get('Provider default/not-a-provider');
   assert.equal(unknown?.reason, 'InvalidSpec');
@@ -98,8 +99,9 @@ test('routing rules: weights, CEL and scope checked by the proxy; duplicate name
   const older = cr('RoutingRule', 'first', { name: 'same', targets: [{ provider: 'openai', weight: 1 }] }, { created: '2025-01-01T00:00:00Z' });
   const newer = cr('RoutingRule', 'second', { name: 'same', targets: [{ provider: 'openai', weight: 1 }] }, { created: '2025-01-02T00:00:00Z' });
   // Whatever order they come in, the older one keeps its place.
-  for (const list of [[older, newer], [newer, older]]) {
-    const d = desiredState(list, secrets({}));
+  const openai = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('openai-creds', 'api-key') }] });
+  for (const list of [[openai, older, newer], [newer, older, openai]]) {
+    const d = desiredState(list, sampleSecrets());
     assert.equal(d.verdicts.get('RoutingRule default/first')?.accepted, true);
     assert.equal(d.verdicts.get('RoutingRule default/second')?.reason, 'Conflict');
   }

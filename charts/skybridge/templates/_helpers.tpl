@@ -104,7 +104,17 @@ app.kubernetes.io/component: {{ .component }}
 - apiGroups: [gateway.skybridge.dev]
   resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status]
   verbs: [get, patch, update]
+# get: an Event is named after its problem, so a new leader finds the series instead of adding one.
 - apiGroups: [events.k8s.io]
   resources: [events]
-  verbs: [create, patch]
+  verbs: [get, create, patch]
+{{- end -}}
+
+{{/* config.json's vector_store section for SKYBRIDGE_VECTOR_STORE; a Secret's password by env reference. */}}
+{{- define "skybridge.vectorStoreJson" -}}
+{{- $config := deepCopy .Values.vectorStore.config -}}
+{{- if .Values.vectorStore.existingSecret -}}
+{{- $_ := set $config "password" "env.SKYBRIDGE_VECTOR_STORE_PASSWORD" -}}
+{{- end -}}
+{{- dict "enabled" true "type" .Values.vectorStore.type "config" $config | toJson -}}
 {{- end -}}

@@ -1,6 +1,7 @@
 // A list-watch cache of one resource that keeps itself alive. client-node's ListWatch relists on
 // 410 Gone (an expired resourceVersion) by itself, but on any other error (API server down, 5xx,
 // connection reset) it reports once and stops: this wrapper restarts it with exponential backoff.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { backoffDelay, type BackoffOptions } from '../queue.ts';
 import type { KubeClient } from './client.ts';
@@ -9,6 +10,8 @@ export interface InformerOptions {
   /** List/watch path, e.g. `/api/v1/namespaces/ns/secrets`. */
   path: string;
   labelSelector?: string;
+  /** e.g. `metadata.name=x` (one object, so RBAC can grant it by name) or `type!=helm.sh/release.v1`. */
+  fieldSelector?: string;
   backoff?: BackoffOptions;
   onEvent: (type: 'add' | 'update' | 'delete', obj: KubernetesObject) => void;
   /** Each (re)list completed: the cache now reflects the server. */
@@ -16,7 +19,15 @@ export interface InformerOptions {
   onError?: (err: unknown, retryInMs: number) => void;
 }
 
-const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 15_000 };
+// Short on purpose: a retry against an API server that is away costs one refused connection, and a
+// long cap is what delays recovery after it comes back (the next attempt may be seconds away).
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 1000 };
+/**
+ * ListWatch waits before re-opening a watch that ended cleanly, doubling up to 30 s and resetting
+ * only on an event, so a quiet resource could wait that long after an API server restart. Capped.
+ */
+export const MAX_RECONNECT_DELAY_MS = 250;
+export const cappedDelay = (ms: number): Promise<void> => sleep(Math.min(ms, MAX_RECONNECT_DELAY_MS));
 
 type WatchArgs = Parameters<Watch['watch']>;
 
@@ -70,13 +81,13 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.path = opts.path;
     this.#opts = opts;
     const list = async (): Promise<KubernetesListObject<T>> => {
-      const result = await client.request<KubernetesListObject<T>>('GET', opts.path, { query: { labelSelector: opts.labelSelector } });
+      const result = await client.request<KubernetesListObject<T>>('GET', opts.path, { query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector } });
       // ListWatch fills its cache right after this promise settles (microtasks): report after that.
       setImmediate(() => this.#markSynced());
       return result;
     };
     this.#watch = new ClosableWatch(kc);
-    this.#lw = new ListWatch<T>(opts.path, this.#watch, list, false, opts.labelSelector);
+    this.#lw = new ListWatch<T>(opts.path, this.#watch, list, false, opts.labelSelector, opts.fieldSelector, { delayFn: cappedDelay });
     // An event or a list means the connection is healthy again: the next failure backs off from the start.
     for (const type of ['add', 'update', 'delete'] as const) {
       this.#lw.on(type, (o) => {

@@ -1,19 +1,18 @@
-// Names, labels and shapes the proxies rely on (the operator <-> proxy contract). Change them only
-// together with the proxy's ConfigMap source.
+// Names, labels and shapes the proxies rely on (the operator <-> proxy contract). The names the proxy
+// reads come from the proxy's side of the contract, so the two cannot drift.
+import { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME } from '../../../proxy/src/contract.ts';
 
+export { INDEX_KEY, PART_KEY, SECRET_NAME };
 export const FIELD_MANAGER = 'skybridge-operator';
-export const INDEX_NAME = 'skybridge-config-index';
-export const INDEX_KEY = 'index.json';
+export const INDEX_NAME = INDEX_CONFIGMAP;
 export const PART_PREFIX = 'skybridge-config-part-';
-export const PART_KEY = 'config.part';
-export const SECRET_NAME = 'skybridge-secrets';
 
 export const LABELS: Readonly<Record<string, string>> = {
   'app.kubernetes.io/managed-by': 'skybridge-operator',
   'skybridge.dev/config': 'true',
 };
 /** Selects every object the operator renders. */
-export const LABEL_SELECTOR = 'skybridge.dev/config=true';
+export const LABEL_SELECTOR = CONFIG_LABEL_SELECTOR;
 
 export const partName = (n: number): string => `${PART_PREFIX}${n}`;
 

@@ -27,6 +27,13 @@ export interface DesiredState {
 
 const ACCEPTED: Verdict = { accepted: true, reason: 'Valid', message: 'The spec is valid and included in the rendered configuration.' };
 
+/** Accepted, but parts of the spec are left out because what they reference is missing. */
+const degradedVerdict = (errors: FieldError[]): Verdict => ({
+  accepted: true,
+  reason: 'Degraded',
+  message: `Rendered without the parts whose references are broken: ${describeErrors(errors)}`,
+});
+
 export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup): DesiredState {
   const verdicts = new Map<string, Verdict>();
   const reject = (ref: string, r: Rejection) => verdicts.set(ref, { accepted: false, reason: r.reason, message: r.message });
@@ -54,7 +61,9 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
     accepted.set(ref, t);
   }
 
-  // Together: every round either passes or removes at least one CR, so this ends.
+  // Together: every round either passes or removes (or narrows) at least one CR, so this ends.
+  const degraded = new Map<string, FieldError[]>();
+  for (const [ref, t] of accepted) if (t.degraded?.length) degraded.set(ref, [...t.degraded]);
   const unattributed: string[] = [];
   let warnings: string[] = [];
   for (;;) {
@@ -81,12 +90,33 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       const path = message === EMPTY_SECRET ? referencePath(owner.specPath) : owner.specPath;
       blamed.set(owner.source, [...(blamed.get(owner.source) ?? []), { path, message }]);
     }
+    let changed = false;
     for (const [ref, errs] of blamed) {
-      accepted.delete(ref);
-      reject(ref, { reason: 'InvalidSpec', message: describeErrors(errs) });
+      const t = accepted.get(ref) as Translation;
+      const narrowed = withoutProviderConfigs(t, errs);
+      const inSpec = errs.map((e) => specProviderConfigPath(t, e));
+      if (narrowed) {
+        accepted.set(ref, narrowed);
+        degraded.set(ref, [...(degraded.get(ref) ?? []), ...inSpec]);
+      } else {
+        accepted.delete(ref);
+        reject(ref, { reason: errs.every((e) => PROVIDER_CONFIG.test(e.path)) ? 'ReferenceNotFound' : 'InvalidSpec', message: describeErrors([...(degraded.get(ref) ?? []), ...inSpec]) });
+      }
+      changed = true;
     }
-    if (!blamed.size) {
-      for (const ref of accepted.keys()) verdicts.set(ref, ACCEPTED);
+    // The document is valid; what it cannot say: a rule must only send traffic where it can go.
+    if (!changed) {
+      for (const [ref, errs] of ruleReferences(accepted, built.document)) {
+        accepted.delete(ref);
+        reject(ref, { reason: 'ReferenceNotFound', message: `${describeErrors(errs)} (the rule is left out of the rendered configuration until it exists)` });
+        changed = true;
+      }
+    }
+    if (!changed) {
+      for (const ref of accepted.keys()) {
+        const d = degraded.get(ref);
+        verdicts.set(ref, d?.length ? degradedVerdict(d) : ACCEPTED);
+      }
       return {
         input: { document: built.document, secrets: secretData, managed: built.managed, sources: built.sources },
         verdicts,
@@ -95,6 +125,62 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       };
     }
   }
+}
+
+const PROVIDER_CONFIG = /^provider_configs\[(\d+)\]/;
+
+/**
+ * A virtual key whose only problems are some of its provider_configs (a provider gone, a key id
+ * it no longer has) keeps the others: callers keep the providers that still work. Undefined when
+ * anything else is wrong or no provider config would be left (an empty list would allow all).
+ */
+function withoutProviderConfigs(t: Translation, errs: readonly FieldError[]): Translation | undefined {
+  const vk = t.fragments.find((f) => f.section === 'virtual_keys');
+  if (!vk) return undefined;
+  const configs = Array.isArray(vk.value.provider_configs) ? (vk.value.provider_configs as unknown[]) : [];
+  const drop = new Set<number>();
+  for (const e of errs) {
+    const m = PROVIDER_CONFIG.exec(e.path);
+    if (!m) return undefined;
+    drop.add(Number(m[1]));
+  }
+  if (drop.size >= configs.length) return undefined;
+  const index = t.providerConfigIndex ?? configs.map((_, i) => i);
+  const keep = configs.map((_, i) => i).filter((i) => !drop.has(i));
+  const fragments = t.fragments.map((f) => (f === vk ? { ...f, value: { ...f.value, provider_configs: keep.map((i) => configs[i]) } } : f));
+  return { ...t, fragments, providerConfigIndex: keep.map((i) => index[i]) };
+}
+
+/** An error's path with the provider_configs index of the spec, not of the narrowed list. */
+function specProviderConfigPath(t: Translation, e: FieldError): FieldError {
+  const m = PROVIDER_CONFIG.exec(e.path);
+  if (!m || !t.providerConfigIndex) return e;
+  return { ...e, path: `provider_configs[${t.providerConfigIndex[Number(m[1])]}]${e.path.slice(m[0].length)}` };
+}
+
+/** Routing rules naming a provider no Provider defines, or scoped to a virtual key that does not exist. */
+function ruleReferences(accepted: ReadonlyMap<string, Translation>, document: Record<string, unknown>): Map<string, FieldError[]> {
+  const providers = new Set(Object.keys((document.providers ?? {}) as object));
+  const governance = (document.governance ?? {}) as { virtual_keys?: { id: string }[] };
+  const vks = new Set((governance.virtual_keys ?? []).map((v) => v.id));
+  const out = new Map<string, FieldError[]>();
+  for (const [ref, t] of accepted) {
+    for (const f of t.fragments) {
+      if (f.section !== 'routing_rules') continue;
+      const rule = f.value as { targets?: { provider?: string }[]; fallbacks?: (string | { provider?: string })[]; scope?: string; scope_id?: string | null };
+      const errs: FieldError[] = [];
+      const needProvider = (path: string, p: string | undefined) => {
+        if (p !== undefined && !providers.has(p)) errs.push({ path, message: `provider '${p}' is not defined by any Provider` });
+      };
+      (rule.targets ?? []).forEach((x, i) => needProvider(`targets[${i}].provider`, x?.provider));
+      (rule.fallbacks ?? []).forEach((x, i) => needProvider(`fallbacks[${i}]${typeof x === 'string' ? '' : '.provider'}`, typeof x === 'string' ? x.split('/')[0] : x?.provider));
+      if (rule.scope === 'virtual_key' && typeof rule.scope_id === 'string' && !vks.has(rule.scope_id)) {
+        errs.push({ path: 'scope_id', message: `virtual key '${rule.scope_id}' is not defined by any accepted VirtualKey` });
+      }
+      if (errs.length) out.set(ref, errs);
+    }
+  }
+  return out;
 }
 
 function conflict(t: Translation, ref: string, claimed: ReadonlyMap<string, string>): Rejection | undefined {

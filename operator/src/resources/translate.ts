@@ -11,6 +11,8 @@ import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 /** Data of the Secrets the CRs may reference, base64 as the API returns it. */
 export interface SecretLookup {
   get(namespace: string, name: string): Readonly<Record<string, string>> | undefined;
+  /** Which Secrets the operator reads at all, said with a missing one (e.g. only labelled ones). */
+  hint?: string;
 }
 
 // Fragment lives in kinds.ts so extensions.ts can name it without importing this file (no cycle).
@@ -20,9 +22,13 @@ export interface Translation {
   fragments: Fragment[];
   /** Secret data key -> value (base64, the bytes as stored), referenced from the fragments as `env.<key>`. */
   secrets: Record<string, string>;
+  /** Parts of the spec left out because what they reference is missing; the rest is rendered. */
+  degraded?: FieldError[];
+  /** After provider_configs were left out: position in the rendered list -> index in the spec. */
+  providerConfigIndex?: number[];
 }
 
-export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict';
+export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'ReferenceNotFound';
 
 export interface Rejection {
   reason: RejectReason;
@@ -61,7 +67,34 @@ export function translate(cr: CustomResource, secrets: SecretLookup): Translatio
   }
   if (!Array.isArray(fragments)) return fragments;
   // Shape first, then Secrets: a broken spec is the thing to fix before a missing Secret.
+  if (cr.kind === 'Provider') return withoutBrokenKeys(fragments, refs);
   return refs.resolve() ?? { fragments, secrets: refs.values };
+}
+
+/**
+ * A provider whose Secret lost some of its keys keeps serving with the others (a removed Secret
+ * key must not take the whole provider, and every virtual key using it, down). Only when no key
+ * is left, or a reference outside `keys` is broken, is the provider refused.
+ */
+function withoutBrokenKeys(fragments: Fragment[], refs: SecretRefs): Translation | Rejection {
+  const rejection = refs.resolve();
+  if (!rejection) return { fragments, secrets: refs.values };
+  const config = fragments[0].value;
+  const keys = Array.isArray(config.keys) ? (config.keys as unknown[]) : [];
+  const broken = new Set<number>();
+  for (const m of refs.missing) {
+    const i = /^keys\[(\d+)\]/.exec(m.at);
+    if (!i) return rejection;
+    broken.add(Number(i[1]));
+  }
+  if (broken.size >= keys.length) return rejection;
+  const secrets: Record<string, string> = {};
+  for (const [envKey, value] of Object.entries(refs.values)) {
+    const i = refs.keyIndexOf(envKey);
+    if (i === undefined || !broken.has(i)) secrets[envKey] = value;
+  }
+  const degraded = refs.missing.map((m) => ({ path: m.at, message: `${m.message}: this key is left out, the provider serves with its other keys` }));
+  return { fragments: [{ ...fragments[0], value: { ...config, keys: keys.filter((_, i) => !broken.has(i)) } }], secrets, degraded };
 }
 
 function provider(cr: CustomResource, spec: Record<string, unknown>, refs: SecretRefs): Fragment[] | Rejection {
@@ -149,6 +182,8 @@ function routingRule(cr: CustomResource, spec: Record<string, unknown>): Fragmen
 class SecretRefs {
   readonly errors: FieldError[] = [];
   readonly values: Record<string, string> = {};
+  /** The unresolved references of the last resolve(), by spec path. */
+  readonly missing: { at: string; message: string }[] = [];
   private readonly pending: { at: string; name: string; key: string; envKey: string }[] = [];
   private readonly cr: CustomResource;
   private readonly secrets: SecretLookup;
@@ -172,16 +207,24 @@ class SecretRefs {
 
   /** A rejection naming every missing Secret or key, or undefined when all resolved. */
   resolve(): Rejection | undefined {
-    const missing: string[] = [];
     const ns = this.cr.metadata.namespace;
+    this.missing.length = 0;
     for (const p of this.pending) {
       const data = this.secrets.get(ns, p.name);
-      if (!data) missing.push(`spec.${p.at}: Secret ${ns}/${p.name} not found`);
-      else if (data[p.key] === undefined) missing.push(`spec.${p.at}: Secret ${ns}/${p.name} has no key '${p.key}'`);
+      if (!data) this.missing.push({ at: p.at, message: `Secret ${ns}/${p.name} not found${this.secrets.hint ? ` (${this.secrets.hint})` : ''}` });
+      else if (data[p.key] === undefined) this.missing.push({ at: p.at, message: `Secret ${ns}/${p.name} has no key '${p.key}'` });
       else this.values[p.envKey] = Buffer.from(data[p.key], 'base64').toString('base64');
     }
-    if (!missing.length) return undefined;
-    return { reason: 'SecretNotFound', message: `${missing.join('; ')} (create it, or fix the reference in ${crRef(this.cr)})` };
+    if (!this.missing.length) return undefined;
+    const list = this.missing.map((m) => `spec.${m.at}: ${m.message}`);
+    return { reason: 'SecretNotFound', message: `${list.join('; ')} (create it, or fix the reference in ${crRef(this.cr)})` };
+  }
+
+  /** The provider key (index in spec.keys) a resolved value belongs to. */
+  keyIndexOf(envKey: string): number | undefined {
+    const at = this.pending.find((p) => p.envKey === envKey)?.at;
+    const m = at ? /^keys\[(\d+)\]/.exec(at) : null;
+    return m ? Number(m[1]) : undefined;
   }
 }
 

@@ -21,6 +21,12 @@ import { pluginsRouter } from './plugins.ts';
 import { configRouter } from './config.ts';
 import { refuseManagedWrites } from './managed.ts';
 import { logsRouter, type LogsApiSource } from './logs.ts';
+import { cacheProblem, cacheRouter } from './cache.ts';
+import type { CacheRuntime } from '../cache/runtime.ts';
+import { mcpLogsRouter, mcpReconnect, mcpRouter } from './mcp.ts';
+import type { McpManager } from '../mcp/manager.ts';
+import { webhooksRouter } from './webhooks.ts';
+import type { Dispatcher } from '../webhooks/dispatcher.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -28,10 +34,9 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource): (req: IncomingMessage, res: ServerResponse) => void {
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime): (req: IncomingMessage, res: ServerResponse) => void {
   const sessions = new SessionStore();
   const throttle = new LoginThrottle();
-  warnIfOpen(service.current());
 
   const app = express();
   app.disable('x-powered-by');
@@ -46,6 +51,8 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource): 
     next();
   });
   app.use(requireAuth(service, sessions, throttle));
+  // Reconnecting changes no configuration: allowed also when Kubernetes owns the document.
+  if (mcp) app.post('/api/mcp/client/:id/reconnect', mcpReconnect(mcp, service));
   // Kubernetes owns the document (--kube-namespace): writes answer 409 naming what to edit instead.
   app.use(refuseManagedWrites(service));
   // Bodies are JSON and say so (text/plain and forms are what a browser sends cross-site unasked).
@@ -71,8 +78,14 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource): 
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
   // Logging is built, but runs only where a request-log store could be opened.
-  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' && !logs ? 'no request-log store is open on this gateway (see its start-up log): nothing is logged' : undefined)));
+  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' && !logs ? 'no request-log store is open on this gateway (see its start-up log): nothing is logged' : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
+  api.use('/cache', cacheRouter(service, cache));
   api.use('/logs', logsRouter(logs));
+  if (mcp) {
+    api.use('/mcp', mcpRouter(service, mcp));
+    api.use('/mcp-logs', mcpLogsRouter(mcp));
+  }
+  api.use('/webhooks', webhooksRouter(service, webhooks));
   api.use('/', configRouter(service));
   app.use('/api', api);
 
@@ -141,15 +154,6 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
     req.resume();
     throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key)');
   };
-}
-
-function warnIfOpen(snap: Snapshot): void {
-  const auth = managementAuth(snap.governance.auth);
-  if (!auth.enabled) {
-    log.warn('management API auth is off: /api answers only loopback clients; set governance.auth_config.is_enabled with admin credentials or api_keys to use it from other hosts');
-  } else if ((auth.username === undefined || auth.password === undefined) && auth.apiKeys.length === 0) {
-    log.warn('management API auth is enabled but no admin_username/admin_password or api_keys are set: nothing can use /api');
-  }
 }
 
 interface HttpishError {

@@ -4,6 +4,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config/governance-schema.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import { log } from '../log.ts';
 
 export interface ManagementAuth {
   enabled: boolean;
@@ -123,4 +125,14 @@ export function authenticate(headers: IncomingHttpHeaders, auth: ManagementAuth,
   const apiKey = header(headers, 'x-api-key');
   if (apiKey !== undefined && matchesAny(apiKey, auth.apiKeys)) return 'api_key';
   return undefined;
+}
+
+/** Said once at start: how /api is protected (or that nothing can use it). */
+export function warnIfOpen(snap: Snapshot): void {
+  const auth = managementAuth(snap.governance.auth);
+  if (!auth.enabled) {
+    log.warn('management API auth is off: /api answers only loopback clients; set governance.auth_config.is_enabled with admin credentials or api_keys to use it from other hosts');
+  } else if ((auth.username === undefined || auth.password === undefined) && auth.apiKeys.length === 0) {
+    log.warn('management API auth is enabled but no admin_username/admin_password or api_keys are set: nothing can use /api');
+  }
 }

@@ -10,6 +10,8 @@ import { conflict } from './errors.ts';
 /** Reads, and the session endpoints (logging in is not a configuration change). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const SESSION_PATH = /^\/api\/session(\/|$)/;
+/** Writes that change no configuration: a webhook test delivery, a redelivery. */
+const ACTION_PATH = /^\/api\/webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)$/;
 
 /** The API's collection paths → the document section named in index.json `sources`. */
 const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
@@ -23,6 +25,7 @@ const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^\/api\/governance\/routing-rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/routing\/rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/plugins\/([^/]+)/, 'plugins', 'plugin'],
+  [/^\/api\/webhooks\/(?!deliveries(?:\/|$))([^/]+)/, 'webhooks', 'webhook'],
 ];
 
 /** Resource plurals of the gateway.skybridge.dev kinds, for a kubectl command line. */
@@ -54,7 +57,7 @@ function decode(segment: string): string {
 export function refuseManagedWrites(service: ConfigService) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const origin = service.origin();
-    if (!origin || SAFE_METHODS.has(req.method) || SESSION_PATH.test(req.originalUrl.split('?')[0])) return next();
+    if (!origin || SAFE_METHODS.has(req.method) || SESSION_PATH.test(req.originalUrl.split('?')[0]) || ACTION_PATH.test(req.originalUrl.split('?')[0])) return next();
     req.resume();
     const path = req.originalUrl.split('?')[0];
     for (const [pattern, section, label] of SECTIONS) {

@@ -13,6 +13,7 @@ import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
+import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../config/cache-schema.ts';
 
 export const PluginSchema = Type.Object(
   {
@@ -50,6 +51,13 @@ export function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined):
   };
 }
 
+/** Spec rule 9: the cache is enabled only once a vector store is (400 naming vector_store). */
+function storeFirst(draft: GatewayConfig, name: string): void {
+  if (name !== SEMANTIC_CACHE_PLUGIN) return;
+  const problem = vectorStoreProblem(draft);
+  if (problem) throw invalidFields('plugin', [problem]);
+}
+
 function pluginsOf(doc: GatewayConfig): Plugin[] {
   const v = (doc as Record<string, unknown>).plugins;
   if (v === undefined) return [];
@@ -83,11 +91,16 @@ export function pluginsRouter(service: ConfigService, problem?: PluginProblem): 
       const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
       // A plugin added without saying otherwise is meant to run.
       const plugin = checkSchema(PluginSchema, { enabled: true, ...body }, 'plugin');
+      // A name this gateway cannot run would be stored and never run: refused, naming it.
+      if (!BUILT_PLUGINS.has(plugin.name)) {
+        throw invalidFields('plugin', [{ path: 'name', message: `unknown plugin '${plugin.name}': this gateway runs ${[...BUILT_PLUGINS].join(', ')}` }]);
+      }
       await write(service, 'plugin', (draft, ctx) => {
         const list = draftPlugins(draft);
         if (list.some((p) => p.name === plugin.name)) throw conflict(`plugin '${plugin.name}' already exists`, 'name');
         list.push(plugin);
         ctx.alias(`plugins[${list.length - 1}]`, '');
+        storeFirst(draft, plugin.name);
       });
       reply(res, 201, { message: 'plugin created successfully', plugin: view(find(plugin.name)) });
     })
@@ -109,6 +122,7 @@ export function pluginsRouter(service: ConfigService, problem?: PluginProblem): 
         const merged = unmask(mergePatch(stored as Record<string, unknown>, body), stored);
         list[index] = checkSchema(PluginSchema, merged, 'plugin');
         ctx.alias(`plugins[${index}]`, '');
+        storeFirst(draft, name);
       });
       reply(res, 200, { message: 'plugin updated successfully', plugin: view(find(name)) });
     })

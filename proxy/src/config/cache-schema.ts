@@ -63,17 +63,78 @@ export const SemanticCachePluginSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const VECTOR_STORE_TYPES = ['redis', 'weaviate', 'qdrant', 'pinecone'] as const;
+export const VECTOR_STORE_TYPES = ['sqlite', 'redis', 'postgres', 'weaviate', 'qdrant', 'pinecone'] as const;
+
+/** Vector store kinds this gateway runs; the others are accepted (reference configs) but cannot back the cache. */
+export const BUILT_VECTOR_STORES: ReadonlySet<string> = new Set(['sqlite', 'redis', 'postgres']);
+
+/** The embedded store's file: relative paths are under the app directory (default `cache.db`). */
+export const SqliteVectorConfigSchema = Type.Object(
+  { path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Database file (default cache.db in the app directory).' })) },
+  { additionalProperties: false },
+);
 
 /** config.json `vector_store`: must be enabled before the cache can be. Redis-compatible stores are `redis`. */
 export const VectorStoreSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
     type: Type.Union(VECTOR_STORE_TYPES.map((t) => Type.Literal(t))),
-    config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Store settings; for redis: addr, username, password, db, ... (env.VAR allowed).' })),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Store settings. sqlite: path; redis: addr, username, password, db, ...; postgres: as logs_store postgres (env.VAR allowed).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+/** Where a rule about a field was broken (the config loader's FieldError shape). */
+interface CacheFieldError {
+  path: string;
+  message: string;
+}
+
+const validSqliteConfig = (config: unknown): boolean =>
+  config === undefined || (typeof config === 'object' && config !== null && Object.keys(config).every((k) => k === 'path') && (((config as { path?: unknown }).path === undefined) || (typeof (config as { path?: unknown }).path === 'string' && ((config as { path: string }).path.length > 0))));
+
+/**
+ * Rules a JSON Schema cannot say (spec "Cache behavior" 6): the config must be valid; semantic mode
+ * needs a provider with its embedding model and a real dimension; an embedding model without a
+ * provider means nothing. Rule 9 (a vector store first) is `vectorStoreProblem`: it is enforced where
+ * a person writes the document (config.json at start, /api), not on a document Kubernetes renders,
+ * where a CachePolicy without a store leaves the cache off and says so in the plugin's status.
+ */
+export function cacheConfigErrors(config: { plugins?: unknown; vector_store?: unknown }, validConfig: (v: unknown) => CacheFieldError[] | undefined): CacheFieldError[] {
+  const errors: CacheFieldError[] = [];
+  const vs = config.vector_store as VectorStoreConfig | undefined;
+  if (vs?.type === 'sqlite' && !validSqliteConfig(vs.config)) errors.push({ path: 'vector_store.config.path', message: 'must be a non-empty string (the only sqlite setting)' });
+  const plugins = Array.isArray(config.plugins) ? (config.plugins as { name?: unknown; enabled?: unknown; config?: unknown }[]) : [];
+  plugins.forEach((p, i) => {
+    if (!p || p.name !== SEMANTIC_CACHE_PLUGIN) return;
+    const at = `plugins[${i}].config`;
+    const problems = validConfig(p.config);
+    if (problems) {
+      errors.push(...problems.map((e) => ({ path: e.path ? `${at}.${e.path}` : at, message: e.message })));
+      return;
+    }
+    const c = p.config as SemanticCacheConfig;
+    if (c.embedding_model !== undefined && c.provider === undefined) errors.push({ path: `${at}.embedding_model`, message: 'is not allowed without provider (direct-only mode has neither)' });
+    if (c.provider !== undefined && c.embedding_model === undefined) errors.push({ path: `${at}.embedding_model`, message: 'is required when provider is set (semantic mode)' });
+    if (c.provider !== undefined && c.dimension === 1) errors.push({ path: `${at}.dimension`, message: "must be the embedding model's vector size (>1) in semantic mode; use 1 only without provider (direct-only)" });
+  });
+  return errors;
+}
+
+/** Rule 9: an enabled cache needs an enabled vector store this gateway runs (undefined: fine). */
+export function vectorStoreProblem(config: { plugins?: unknown; vector_store?: unknown }): CacheFieldError | undefined {
+  const plugins = Array.isArray(config.plugins) ? (config.plugins as { name?: unknown; enabled?: unknown }[]) : [];
+  const i = plugins.findIndex((p) => p?.name === SEMANTIC_CACHE_PLUGIN && p.enabled === true);
+  if (i < 0) return undefined;
+  const vs = config.vector_store as VectorStoreConfig | undefined;
+  if (!vs || vs.enabled !== true) return { path: 'vector_store', message: `an enabled vector_store is required before the ${SEMANTIC_CACHE_PLUGIN} plugin can be enabled (plugins[${i}])` };
+  if (!BUILT_VECTOR_STORES.has(vs.type)) return { path: 'vector_store.type', message: `'${vs.type}' cannot back the ${SEMANTIC_CACHE_PLUGIN} plugin on this gateway: use sqlite, redis or postgres` };
+  return undefined;
+}
 
 export type SemanticCacheConfig = Static<typeof SemanticCacheConfigSchema>;
 export type SemanticCachePlugin = Static<typeof SemanticCachePluginSchema>;

@@ -3,6 +3,7 @@
 // document is verified against the index (kube-document.ts) and, once complete, handed to
 // ConfigService.replace. What is served only ever changes to a whole, valid document: a partial write
 // or an invalid document keeps the last good snapshot.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { assemble, CONFIG_LABEL_SELECTOR, SECRET_NAME, type Assembly } from './kube-document.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
@@ -21,10 +22,16 @@ export interface KubeSourceOptions {
   debounceMs?: number;
 }
 
+// A retry against an API server that is away costs one refused connection; a long cap is what
+// would delay recovery once it is back (changes flow again within about a second).
 const RESTART_BASE_MS = 250;
-const RESTART_MAX_MS = 5000;
-/** A watch that stayed up this long failed for a new reason: start the backoff over. */
-const HEALTHY_AFTER_MS = 30_000;
+const RESTART_MAX_MS = 1000;
+/**
+ * ListWatch waits before re-opening a watch that ended cleanly, doubling up to 30 s and resetting
+ * only on an event, so a quiet resource could wait that long after an API server restart. Capped.
+ */
+const MAX_RECONNECT_DELAY_MS = 250;
+const cappedDelay = (ms: number): Promise<void> => sleep(Math.min(ms, MAX_RECONNECT_DELAY_MS));
 
 export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const kc = new KubeConfig();
@@ -38,28 +45,35 @@ class Follower<T extends V1ConfigMap | V1Secret> {
   readonly informer: ListWatch<T>;
   #what: string;
   #delay = RESTART_BASE_MS;
-  #startedAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(what: string, informer: ListWatch<T>, onChange: () => void) {
     this.#what = what;
     this.informer = informer;
-    informer.on('add', onChange);
-    informer.on('update', onChange);
-    informer.on('delete', onChange);
+    // An event means the watch is healthy again: the next failure backs off from the start.
+    const changed = () => {
+      this.connected();
+      onChange();
+    };
+    informer.on('add', changed);
+    informer.on('update', changed);
+    informer.on('delete', changed);
     informer.on('error', (err: unknown) => this.#restart(err));
   }
 
   start(): Promise<void> {
-    this.#startedAt = Date.now();
     return this.informer.start();
+  }
+
+  /** A list succeeded: the connection is healthy again, so the next failure backs off from the start. */
+  connected(): void {
+    this.#delay = RESTART_BASE_MS;
   }
 
   // The informer stops on any error but a 410 Gone (that one it handles itself: it lists again).
   #restart(err: unknown): void {
     if (this.#stopped) return;
-    if (Date.now() - this.#startedAt > HEALTHY_AFTER_MS) this.#delay = RESTART_BASE_MS;
     const delay = this.#delay;
     this.#delay = Math.min(this.#delay * 2, RESTART_MAX_MS);
     // Once per streak of failures: an API server away for minutes should not flood the log.
@@ -116,15 +130,36 @@ export class KubeConfigSource {
     const ns = opts.namespace;
     const onChange = () => this.#schedule();
     const secretSelector = `metadata.name=${SECRET_NAME}`;
+    const listed = <L>(list: () => Promise<L>, follower: () => Follower<V1ConfigMap> | Follower<V1Secret>) => async (): Promise<L> => {
+      const result = await list();
+      follower().connected();
+      return result;
+    };
     this.#configMaps = new Follower(
       'configmaps',
-      new ListWatch<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, new Watch(kc), () => core.listNamespacedConfigMap({ namespace: ns, labelSelector: CONFIG_LABEL_SELECTOR }), false, CONFIG_LABEL_SELECTOR),
+      new ListWatch<V1ConfigMap>(
+        `/api/v1/namespaces/${ns}/configmaps`,
+        new Watch(kc),
+        listed(() => core.listNamespacedConfigMap({ namespace: ns, labelSelector: CONFIG_LABEL_SELECTOR }), () => this.#configMaps),
+        false,
+        CONFIG_LABEL_SELECTOR,
+        undefined,
+        { delayFn: cappedDelay },
+      ),
       onChange,
     );
     // By name, so RBAC can grant this one Secret (resourceNames) and nothing else.
     this.#secrets = new Follower(
       'secret',
-      new ListWatch<V1Secret>(`/api/v1/namespaces/${ns}/secrets`, new Watch(kc), () => core.listNamespacedSecret({ namespace: ns, fieldSelector: secretSelector }), false, undefined, secretSelector),
+      new ListWatch<V1Secret>(
+        `/api/v1/namespaces/${ns}/secrets`,
+        new Watch(kc),
+        listed(() => core.listNamespacedSecret({ namespace: ns, fieldSelector: secretSelector }), () => this.#secrets),
+        false,
+        undefined,
+        secretSelector,
+        { delayFn: cappedDelay },
+      ),
       onChange,
     );
   }

@@ -1,6 +1,7 @@
 // Reading config.json: parse, validate against the schema, resolve env.VAR references, and list
 // what the file asks for that is not built yet. Every problem is reported with its JSON path.
 import { readFileSync } from 'node:fs';
+import { mcpConfigErrors, vkMcpErrors } from './mcp-schema.ts';
 import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from './schema.ts';
 import { validator, type FieldError } from './validate.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
@@ -9,6 +10,8 @@ import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexFromEnv, vertexKeyErrors } from '../providers/vertex/config.ts';
 import { unsafeJson } from './names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
+import { webhookConfigErrors } from './webhook-schema.ts';
+import { cacheConfigErrors, SemanticCacheConfigSchema } from './cache-schema.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -27,6 +30,11 @@ export interface LoadedConfig {
 }
 
 const validateConfig = validator(GatewayConfigSchema);
+const validateCacheConfig = validator(SemanticCacheConfigSchema);
+const cacheConfigProblems = (v: unknown): FieldError[] | undefined => {
+  const r = validateCacheConfig(v);
+  return Array.isArray(r) ? r : undefined;
+};
 
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let text: string;
@@ -56,13 +64,13 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
   const config = resolveEnvRefs(result, '', env, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config)] };
 }
 
 /** Where secret material lives: `env.VAR` there reads the environment. */
-const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config'];
+const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key'];
 
 /** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {

@@ -3,6 +3,7 @@
 // The single source of truth for this resource: ajv validates with it, `Static` gives the types, and
 // the MCPClient CRD is generated from it.
 import { Type, type Static } from '@sinclair/typebox';
+import { validator } from './validate.ts';
 
 export const MCP_CONNECTION_TYPES = ['http', 'stdio', 'sse', 'websocket'] as const;
 export type McpConnectionType = (typeof MCP_CONNECTION_TYPES)[number];
@@ -65,6 +66,9 @@ export const McpClientConfigSchema = Type.Object(
     tool_pricing: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.Number({ minimum: 0 }), { maxProperties: 1000, description: 'Tool name to cost per execution (USD).' }),
     ),
+    allow_on_all_virtual_keys: Type.Optional(
+      Type.Boolean({ description: "Virtual keys without an mcp_configs entry for this client may use all its tools (default false: deny)." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -73,8 +77,19 @@ export const McpClientConfigSchema = Type.Object(
 export const McpToolManagerConfigSchema = Type.Object(
   {
     tool_execution_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds per tool execution (default 30).' })),
-    max_agent_depth: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 10.' })),
+    max_agent_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Agent mode: model turns at most per request (default 10).' })),
     code_mode_binding_level: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('tool')], { description: 'Default server.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** One `governance.virtual_keys[].mcp_configs[]` item: the tools a key may call on one client. */
+export const McpVirtualKeyConfigSchema = Type.Object(
+  {
+    id: Type.Optional(Type.Union([Type.Integer(), Type.String({ maxLength: 128 })])),
+    mcp_client_name: Type.Optional(Name),
+    mcp_client_id: Type.Optional(Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 128 })])),
+    tools_to_execute: Type.Optional(ToolList("Tools this key may call on the client: ['*'] all, [] none.")),
   },
   { additionalProperties: false },
 );
@@ -93,3 +108,66 @@ export type McpStdioConfig = Static<typeof McpStdioConfigSchema>;
 export type McpClientConfig = Static<typeof McpClientConfigSchema>;
 export type McpToolManagerConfig = Static<typeof McpToolManagerConfigSchema>;
 export type McpSection = Static<typeof McpSectionSchema>;
+export type McpVirtualKeyConfig = Static<typeof McpVirtualKeyConfigSchema>;
+
+/** Client names are tool-name prefixes (`<client>-<tool>`) and code-mode globals: a safe identifier. */
+export const MCP_CLIENT_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Rules the schema cannot say: names and ids unique, names usable as identifiers, what each
+ * connection type needs, URLs that parse. Used by config loading and /api/mcp writes alike.
+ */
+export function mcpConfigErrors(section: McpSection | undefined): { path: string; message: string }[] {
+  const errors: { path: string; message: string }[] = [];
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  (section?.client_configs ?? []).forEach((c, i) => {
+    const at = `mcp.client_configs[${i}]`;
+    if (!MCP_CLIENT_NAME.test(c.name)) errors.push({ path: `${at}.name`, message: 'must start with a letter or _ and hold only letters, digits, _ and - (at most 64): it names the tools (<name>-<tool>) and the code-mode global' });
+    if (names.has(c.name)) errors.push({ path: `${at}.name`, message: `duplicate MCP client name '${c.name}'` });
+    names.add(c.name);
+    const id = c.client_id ?? c.name;
+    if (ids.has(id)) errors.push({ path: `${at}.client_id`, message: `duplicate MCP client id '${id}'` });
+    ids.add(id);
+    for (const alternatives of MCP_CONNECTION_REQUIREMENTS[c.connection_type]) {
+      if (!alternatives.some((f) => (c as Record<string, unknown>)[f] !== undefined)) errors.push({ path: `${at}.${alternatives[0]}`, message: `is required for connection_type ${c.connection_type}` });
+    }
+    const url = c.connection_string ?? c.http_config?.url;
+    if (url !== undefined && (c.connection_type === 'http' || c.connection_type === 'sse')) {
+      let ok = false;
+      try {
+        ok = ['http:', 'https:'].includes(new URL(url).protocol);
+      } catch {
+        ok = false;
+      }
+      if (!ok) errors.push({ path: `${at}.connection_string`, message: 'must be an absolute http(s) URL' });
+    }
+  });
+  return errors;
+}
+
+const checkVkMcp = validator(McpVirtualKeyConfigSchema);
+
+/**
+ * `governance.virtual_keys[].mcp_configs` items (typed loosely in the governance schema): each is
+ * `{mcp_client_name | mcp_client_id, tools_to_execute}`.
+ */
+export function vkMcpErrors(vks: readonly { mcp_configs?: unknown[] }[] | undefined): { path: string; message: string }[] {
+  const errors: { path: string; message: string }[] = [];
+  (vks ?? []).forEach((vk, i) => {
+    (vk.mcp_configs ?? []).forEach((raw, j) => {
+      const at = `governance.virtual_keys[${i}].mcp_configs[${j}]`;
+      const checked = checkVkMcp(raw);
+      if (Array.isArray(checked)) {
+        for (const e of checked) errors.push({ path: e.path === '(root)' ? at : `${at}.${e.path}`, message: e.message });
+        return;
+      }
+      // An entry for a client that does not exist (yet) grants nothing: not an error, so a VirtualKey
+      // and an MCPClient can be created in any order.
+      if (checked.mcp_client_name === undefined && checked.mcp_client_id === undefined) {
+        errors.push({ path: `${at}.mcp_client_name`, message: 'is required (or mcp_client_id): the MCP client this entry is for' });
+      }
+    });
+  });
+  return errors;
+}

@@ -171,9 +171,6 @@ export function safetyWarnings(config: GatewayConfig): string[] {
   for (const [at, auth] of [['governance.auth_config', config.governance?.auth_config], ['auth_config', config.auth_config]] as const) {
     if (auth?.disable_auth_on_inference !== undefined) warnings.push(`config field '${at}.disable_auth_on_inference' is not supported yet and is ignored (inference auth follows client.enforce_auth_on_inference)`);
   }
-  (config.governance?.virtual_keys ?? []).forEach((vk, i) => {
-    if (vk.mcp_configs?.length) warnings.push(`config field 'governance.virtual_keys[${i}].mcp_configs' is not supported yet and is ignored`);
-  });
   (config.governance?.providers ?? []).forEach((p, i) => {
     for (const f of ['send_back_raw_request', 'send_back_raw_response', 'store_raw_request_response'] as const) {
       if (p[f] !== undefined) warnings.push(`config field 'governance.providers[${i}].${f}' is not supported yet and is ignored (set it on providers.${p.name})`);

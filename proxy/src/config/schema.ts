@@ -5,6 +5,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance-schema.ts';
 import { LogsStoreSchema } from './logs-schema.ts';
+import { VectorStoreSchema } from './cache-schema.ts';
+import { McpSectionSchema } from './mcp-schema.ts';
+import { WebhookGlobalConfigSchema, WebhooksSectionSchema } from './webhook-schema.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
@@ -137,26 +140,41 @@ export const ClientConfigSchema = Type.Object(
     allow_direct_keys: Type.Optional(Type.Unknown()),
     enable_litellm_fallbacks: Type.Optional(Type.Unknown()),
     header_filter_config: Type.Optional(Type.Unknown()),
-    async_job_result_ttl: Type.Optional(Type.Unknown()),
+    async_job_result_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_592_000, description: 'Seconds an async job result is kept after the job finishes (default 3600); x-bf-async-job-result-ttl overrides it per job.' })),
+    async_job_config: Type.Optional(
+      Type.Object(
+        {
+          lease_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'How long a replica holds a running job without renewing (default 30); another replica takes the job over once it lapses.' })),
+          poll_interval_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 60_000, description: 'How often a replica looks for jobs to run (default 1000).' })),
+          max_concurrent_jobs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Jobs one replica runs at once (default 16).' })),
+          max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Runs of a job before it is failed when every run was cut off by a dying replica (default 3).' })),
+          sweep_interval_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'How often expired results are removed (default 60).' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     required_headers: Type.Optional(Type.Unknown()),
-    logging_headers: Type.Optional(Type.Unknown()),
+    logging_headers: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), {
+        maxItems: 64,
+        description: 'Request headers kept in the metadata of request log records (x-bf-lh-<name> headers are kept as <name> without being listed).',
+      }),
+    ),
     hide_deleted_virtual_keys_in_filters: Type.Optional(Type.Unknown()),
     allowed_headers: Type.Optional(Type.Unknown()),
-    mcp_agent_depth: Type.Optional(Type.Unknown()),
-    mcp_tool_execution_timeout: Type.Optional(Type.Unknown()),
-    mcp_code_mode_binding_level: Type.Optional(Type.Unknown()),
-    mcp_tool_sync_interval: Type.Optional(Type.Unknown()),
-    webhook_config: Type.Optional(Type.Unknown()),
+    // The reference's client-level MCP settings; mcp.tool_manager_config / mcp.tool_sync_interval win.
+    mcp_agent_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Agent mode: model turns at most per request (default 10).' })),
+    mcp_tool_execution_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds per MCP tool call (default 30).' })),
+    mcp_code_mode_binding_level: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('tool')])),
+    mcp_tool_sync_interval: Type.Optional(Type.Integer({ minimum: 0, description: 'Minutes between MCP tool list refreshes (default 10; 0: off).' })),
+    webhook_config: Type.Optional(WebhookGlobalConfigSchema),
   },
   { additionalProperties: false },
 );
 
 /** Top-level sections of the reference config that later features will own. */
 export const UNBUILT_SECTIONS = [
-  'encryption_key',
   'framework',
-  'mcp',
-  'vector_store',
   'config_store',
   'cluster_config',
   'saml_config',
@@ -166,7 +184,6 @@ export const UNBUILT_SECTIONS = [
   'audit_logs',
   'large_payload_optimization',
   'websocket',
-  'webhooks',
 ] as const;
 
 /** Client settings accepted for compatibility whose feature is not built yet. */
@@ -186,6 +203,14 @@ export const GatewayConfigSchema = Type.Object(
     redis: Type.Optional(RedisConfigSchema),
     /** Where request logs are kept (sqlite in the app directory, or a shared postgres). */
     logs_store: Type.Optional(LogsStoreSchema),
+    /** The response cache's store (`semantic_cache` plugin): sqlite (embedded), redis (Redis Stack), postgres (pgvector). */
+    vector_store: Type.Optional(VectorStoreSchema),
+    /** Webhook endpoints for async jobs (reconciled by name). */
+    webhooks: Type.Optional(WebhooksSectionSchema),
+    /** Encrypts webhook secrets and header values the gateway stores (env.VAR allowed). */
+    encryption_key: Type.Optional(Type.String({ minLength: 1, description: 'Passphrase (env.VAR allowed); an AES-256-GCM key is derived from it with scrypt.' })),
+    /** MCP clients and the tool manager (proxy/src/mcp). */
+    mcp: Type.Optional(McpSectionSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },

@@ -13,10 +13,10 @@ import { embeddingsRoute } from './embeddings.ts';
 import { textRoute } from './completions.ts';
 import { rerankRoute } from './rerank.ts';
 import { countTokensRoute } from './count-tokens.ts';
-import { imageGenerationRoute } from './images.ts';
-import { speechRoute } from './audio.ts';
+import { imageEditRoute, imageGenerationRoute, imageVariationRoute } from './images.ts';
+import { speechRoute, transcriptionRoute } from './audio.ts';
 
-/** The operations that take a JSON body, by their metrics name. */
+/** The operations, by their metrics name: a JSON body, or (the form ones) a multipart form's parts. */
 const ROUTES = {
   chat: inferenceAccept(chatRoute),
   responses: inferenceAccept(responsesRoute),
@@ -26,18 +26,26 @@ const ROUTES = {
   count_tokens: inferenceAccept(countTokensRoute),
   image_generation: inferenceAccept(imageGenerationRoute),
   speech: inferenceAccept(speechRoute),
+  transcription: inferenceAccept(transcriptionRoute),
+  image_edit: inferenceAccept(imageEditRoute),
+  image_variation: inferenceAccept(imageVariationRoute),
 } satisfies Record<string, Accept>;
 
 export type ExecuteOperation = keyof typeof ROUTES;
 
 export interface ExecuteRequest {
   operation: ExecuteOperation;
-  /** The request as its OpenAI-format JSON body (`stream: true` for a stream of unified chunks). */
+  /**
+   * The request as its OpenAI-format JSON body (`stream: true` for a stream of unified chunks); for
+   * transcription, image_edit and image_variation the form's parts (unified/form.ts FormPart[]).
+   */
   body: unknown;
   /** Headers as a client would send them (a virtual key, routing headers). */
   headers?: IncomingHttpHeaders;
   /** Aborts the upstream call (and a stream being read). */
   signal?: AbortSignal;
+  /** The request this one runs for (an agent loop's step): named in its log record. */
+  parentRequestId?: string;
 }
 
 /**
@@ -52,6 +60,12 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     input: request.body,
     ...(request.headers && { headers: request.headers }),
     ...(request.signal && { signal: request.signal }),
+    ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
   });
   return services.pipeline.run(ctx, ROUTES[request.operation], true);
+}
+
+/** An operation's read-and-validate step: async submit checks a request with it, then stores it instead of running it. */
+export function acceptOf(operation: ExecuteOperation): Accept {
+  return ROUTES[operation];
 }

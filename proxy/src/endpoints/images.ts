@@ -55,5 +55,7 @@ function imageForm(op: 'image_edit' | 'image_variation'): InferenceRoute<FormReq
   };
 }
 
-export const imageEdits = httpInference(imageForm('image_edit'));
-export const imageVariations = httpInference(imageForm('image_variation'));
+export const imageEditRoute = imageForm('image_edit');
+export const imageVariationRoute = imageForm('image_variation');
+export const imageEdits = httpInference(imageEditRoute);
+export const imageVariations = httpInference(imageVariationRoute);

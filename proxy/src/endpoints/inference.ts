@@ -98,12 +98,23 @@ function withFields(body: unknown, fields: Readonly<Record<string, unknown>> | u
   return { ...body, ...fields };
 }
 
+/** The id and time a translated answer carries; the id is made only when a translator reads it (an OpenAI answer relayed as is has its own). */
+function answerIds(): { readonly id: string; created: number } {
+  let id: string | undefined;
+  return {
+    get id() {
+      return (id ??= `chatcmpl-${randomUUID()}`);
+    },
+    created: Math.floor(Date.now() / 1000),
+  };
+}
+
 export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
   const targets = ctx.targets;
   ctx.provider = targets[0]?.provider.name ?? 'none';
   ctx.model = targets[0]?.model ?? spec.modelRequested;
   ctx.errorExtra = { model_requested: spec.modelRequested, request_type: spec.requestType };
-  const ids = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) };
+  const ids = answerIds();
   try {
     const headers = ctx.headers;
     const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, headers);

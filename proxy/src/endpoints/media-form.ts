@@ -9,7 +9,11 @@ import type { RequestContext } from '../pipeline/context.ts';
 
 /** The multipart form of an HTTP request, checked for `op`. */
 export async function readFormRequest(ctx: RequestContext, op: FormOperation): Promise<FormRequest> {
-  if (!ctx.http) throw invalidRequest(`${op} takes a multipart form, which only an HTTP request carries`);
+  // In-process callers (async jobs) hand over the parts an HTTP request was read into.
+  if (!ctx.http) {
+    if (Array.isArray(ctx.input)) return parseForm(ctx.input as FormPart[], FORM_SPECS[op]);
+    throw invalidRequest(`${op} takes a multipart form: over HTTP, or its parts in-process`);
+  }
   const parts = await readForm(ctx.http.req, ctx.snapshot.maxBodyBytes);
   return parseForm(withRouteFields(parts, ctx.http.bodyFields), FORM_SPECS[op]);
 }

@@ -46,7 +46,8 @@ export function routeRequest(
     random: Math.random,
   });
   ctx.routing = decision;
-  if (decision.trail.length > 0) {
+  // Built only when it is written: with every rule evaluated the trail is long.
+  if (decision.trail.length > 0 && log.enabled('info')) {
     log.info('routing decision', { model: requested, matched: decision.matched, provider: decision.provider, routed_model: decision.model, trail: decision.trail, ...(decision.error && { error: decision.error }) });
   }
   if (!decision.matched) return undefined;

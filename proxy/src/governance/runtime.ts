@@ -1,6 +1,6 @@
 // The compiled form of the `governance` section, built once per snapshot: virtual keys indexed by a
 // digest of their value, the team and customer each key belongs to, and every limit by id.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { GatewayConfig } from '../config/schema.ts';
 import { keyId } from '../config/key-id.ts';
 import type {
@@ -44,7 +44,8 @@ export interface GovernanceRuntime {
   hasLimits: boolean;
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+// One-shot hash: no Hash object per request.
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
   const g = config.governance ?? {};

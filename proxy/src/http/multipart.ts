@@ -1,11 +1,14 @@
 // multipart/form-data: reading a client's form (busboy) into its parts, in order and in memory
 // within the request size limit (upstream/form-encode.ts writes parts back out for an upstream).
-import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
+import type busboy from 'busboy';
+import { lazy } from '../lazy.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 
 // The parts' shape is the unified form (unified/form.ts), which providers use without importing http.
 import type { FormPart } from '../unified/form.ts';
+
+const parser = lazy<typeof busboy>('busboy');
 
 export { isFile, type FormField, type FormFile, type FormPart } from '../unified/form.ts';
 
@@ -26,7 +29,7 @@ export function readForm(req: IncomingMessage, maxBytes: number): Promise<FormPa
     }
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { fileSize: maxBytes } });
+      bb = parser()({ headers: req.headers, limits: { fileSize: maxBytes } });
     } catch (err) {
       req.resume();
       return reject(invalidRequest(`malformed multipart/form-data request: ${(err as Error).message}`));

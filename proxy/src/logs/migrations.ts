@@ -69,4 +69,86 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX logs_parent ON logs (parent_request_id)',
     ],
   },
+  {
+    version: 2,
+    description: 'async inference jobs (async/job-store.ts), claimed with leases by any replica',
+    statements: () => [
+      `CREATE TABLE async_jobs (
+        id TEXT PRIMARY KEY,
+        operation TEXT NOT NULL,
+        path TEXT NOT NULL,
+        request_type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        virtual_key_id TEXT,
+        request_body TEXT,
+        request_headers TEXT,
+        webhook TEXT,
+        webhook_state TEXT,
+        created_at BIGINT NOT NULL,
+        ttl_seconds INTEGER NOT NULL,
+        expires_at BIGINT NOT NULL,
+        started_at BIGINT,
+        completed_at BIGINT,
+        status_code INTEGER,
+        result TEXT,
+        error TEXT,
+        lease_id TEXT,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        expired INTEGER NOT NULL DEFAULT 0
+      )`,
+      // Claims look for pending jobs and lapsed leases, oldest first.
+      'CREATE INDEX async_jobs_claim ON async_jobs (status, created_at)',
+      'CREATE INDEX async_jobs_expiry ON async_jobs (expires_at)',
+    ],
+  },
+  {
+    version: 3,
+    description: 'webhook delivery queue, attempts and generated signing secrets',
+    statements: (d) => [
+      // One row per delivery (the webhook-id); `state` pending rows are the queue, claimed with a
+      // lease (lease_token) so a dead node's claim expires and another node takes it over.
+      `CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        endpoint TEXT NOT NULL,
+        event TEXT NOT NULL,
+        job_id TEXT,
+        data TEXT NOT NULL,
+        result_expires_at BIGINT,
+        state TEXT NOT NULL,
+        send_no INTEGER NOT NULL DEFAULT 1,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        lease_token TEXT,
+        lease_until BIGINT,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        send_no INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        started_at BIGINT NOT NULL,
+        duration_ms ${d.double},
+        status_code INTEGER,
+        outcome TEXT NOT NULL,
+        error TEXT,
+        response_body TEXT,
+        node TEXT,
+        PRIMARY KEY (delivery_id, send_no, attempt)
+      )`,
+      `CREATE TABLE webhook_secrets (
+        name TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, endpoint, next_attempt_at)',
+      'CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint, created_at)',
+      'CREATE INDEX webhook_deliveries_time ON webhook_deliveries (created_at)',
+      'CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id)',
+    ],
+  },
 ];

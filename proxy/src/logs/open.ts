@@ -2,6 +2,7 @@
 // the app directory when only client.enable_logging is set), its writer and its retention sweeper.
 import { isAbsolute, join } from 'node:path';
 import type { GatewayConfig } from '../config/schema.ts';
+import { logsStoreFromEnv } from './env.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { DEFAULT_RETENTION_DAYS, startRetentionSweeper, type RetentionSweeper } from './retention.ts';
 import { openSqliteStore } from './sqlite-store.ts';
@@ -18,9 +19,13 @@ export interface RequestLogs {
   close(): Promise<void>;
 }
 
-/** The store to open, or undefined when request logging is off. */
-export function logsStoreTarget(config: GatewayConfig, appDir: string): { type: 'sqlite'; path: string } | { type: 'postgres'; config: NonNullable<GatewayConfig['logs_store']>['config'] } | undefined {
-  const ls = config.logs_store;
+/** The store to open, or undefined when request logging is off. `logs_store` in the config wins over SKYBRIDGE_LOGS_STORE_*. */
+export function logsStoreTarget(
+  config: GatewayConfig,
+  appDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { type: 'sqlite'; path: string } | { type: 'postgres'; config: NonNullable<GatewayConfig['logs_store']>['config'] } | undefined {
+  const ls = config.logs_store ?? (config.client?.enable_logging === false ? undefined : logsStoreFromEnv(env));
   if (ls) {
     if (!ls.enabled) return undefined;
     if (ls.type === 'postgres') return { type: 'postgres', config: ls.config };

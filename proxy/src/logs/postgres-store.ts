@@ -1,6 +1,7 @@
 // The shared log store: PostgreSQL through a `pg` pool, one database for every replica. Queries run
 // under a statement timeout so a slow search cannot hold the API (or a pool connection) for long.
-import pg from 'pg';
+import type pg from 'pg';
+import { lazy } from '../lazy.ts';
 import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
 import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
 import { SqlLogStore } from './sql-store.ts';
@@ -24,12 +25,14 @@ export interface PostgresLogsConfig {
   statement_timeout_ms?: number;
 }
 
+const pgModule = lazy<typeof pg>('pg');
+
 // int8 (counts, sums of integers, timestamps in ms) and numeric (sums) as numbers: every value the
 // store keeps fits a double exactly or is a cost/token sum where double precision is enough.
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20 || oid === 1700) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format);
+    return pgModule().types.getTypeParser(oid, format);
   },
 };
 
@@ -71,7 +74,7 @@ export class PostgresDriver implements SqlDriver {
 
   constructor(cfg: PostgresLogsConfig) {
     const timeout = cfg.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-    this.pool = new pg.Pool({
+    this.pool = new (pgModule().Pool)({
       host: cfg.host,
       port: Number(cfg.port),
       user: cfg.user,

@@ -115,6 +115,11 @@ export class SqlLogStore implements LogStore {
     this.kind = db.dialect.name;
   }
 
+  /** The connection, for the other tables of this database (webhook deliveries, async jobs). */
+  get driver(): SqlDriver {
+    return this.db;
+  }
+
   /** Opens the store over a connected driver and brings its schema up to date. */
   static async open(db: SqlDriver): Promise<SqlLogStore> {
     await db.migrate(MIGRATIONS);

@@ -2,7 +2,6 @@
 // put on the context and handed to the writer's bounded queue (never awaited, never on the answer's
 // path). Ids and names only: neither a provider key's value nor a virtual key's secret is read here.
 // Content (the request, the answer) is kept only when content logging is on, capped.
-import { randomUUID } from 'node:crypto';
 import type { Snapshot } from '../config/snapshot.ts';
 import { costOf, priceOf } from '../governance/pricing/pricing.ts';
 import type { RequestContext } from '../pipeline/context.ts';
@@ -61,11 +60,11 @@ export function contentLoggingOff(snapshot: Snapshot): boolean {
   return snapshot.config.client?.disable_content_logging === true;
 }
 
-/** Request logging is on for this snapshot (the store itself is opened at start). */
-export function loggingEnabled(snapshot: Snapshot): boolean {
+/** Request logging is on for this snapshot (the store itself is opened at start, from the config or SKYBRIDGE_LOGS_STORE_*). */
+export function loggingEnabled(snapshot: Snapshot, env: NodeJS.ProcessEnv = process.env): boolean {
   const c = snapshot.config;
   if (c.client?.enable_logging === false) return false;
-  return c.client?.enable_logging === true || c.logs_store?.enabled === true;
+  return c.client?.enable_logging === true || (c.logs_store ? c.logs_store.enabled : env.SKYBRIDGE_LOGS_STORE_TYPE !== undefined);
 }
 
 export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: number | undefined): LogRecord {
@@ -77,7 +76,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   const failed = result.kind === 'error' || ctx.status >= 400;
   const routing = ctx.routing;
   const record: LogRecord = {
-    id: randomUUID(),
+    id: ctx.id,
     timestamp: Math.round(now - latency),
     object: OBJECTS[ctx.operation] ?? (ctx.requestType || ctx.operation),
     status: failed ? 'error' : 'success',
@@ -86,6 +85,10 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     number_of_retries: ctx.retries,
     fallback_index: ctx.fallbackIndex,
   };
+  if (ctx.parentRequestId) record.parent_request_id = ctx.parentRequestId;
+  if (ctx.cacheDebug) record.cache_debug = ctx.cacheDebug;
+  const metadata = loggedHeaders(ctx);
+  if (metadata) record.metadata = metadata;
   if (ctx.provider !== 'none') record.provider = ctx.provider;
   if (ctx.model) record.model = ctx.model;
   if (scope.kind === 'model') record.requested_model = scope.model;
@@ -132,6 +135,39 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   }
   return record;
 }
+
+/** Prefix of request headers logged as metadata without being configured (the reference's). */
+const LOGGED_PREFIX = 'x-bf-lh-';
+
+/** client.logging_headers lowercased, per snapshot. */
+const loggingHeaders = new WeakMap<Snapshot, readonly string[]>();
+
+/**
+ * Request headers kept in the record's metadata: those client.logging_headers names (by name) and
+ * any `x-bf-lh-<name>` header (as <name>). Values are capped; a credential header is never logged,
+ * whatever the configuration says.
+ */
+function loggedHeaders(ctx: RequestContext): Record<string, string> | undefined {
+  let names = loggingHeaders.get(ctx.snapshot);
+  if (!names) {
+    const configured = ctx.snapshot.config.client?.logging_headers ?? [];
+    names = configured.map((h) => h.toLowerCase()).filter((h) => !SECRET_HEADERS.has(h));
+    loggingHeaders.set(ctx.snapshot, names);
+  }
+  let out: Record<string, string> | undefined;
+  const put = (key: string, value: string | string[] | undefined) => {
+    if (value === undefined) return;
+    (out ??= Object.create(null) as Record<string, string>)[key] = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE);
+  };
+  for (const name of names) put(name, ctx.headers[name]);
+  for (const name in ctx.headers) {
+    if (name.startsWith(LOGGED_PREFIX) && name.length > LOGGED_PREFIX.length) put(name.slice(LOGGED_PREFIX.length), ctx.headers[name]);
+  }
+  return out;
+}
+
+const MAX_HEADER_VALUE = 1024;
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-bf-vk', 'api-key', 'x-goog-api-key', 'cookie']);
 
 /** The budget's price of this answer (undefined when the model has no known price). */
 function costFor(ctx: RequestContext, usage: NonNullable<RequestContext['usage']>): number | undefined {

@@ -74,6 +74,33 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'skybridge_webhook_deliveries_total',
+    help: 'Webhook delivery outcomes: delivered, retry_scheduled, exhausted (retries ran out), discarded (endpoint gone or disabled).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookAttemptDuration = new Histogram({
+    name: 'skybridge_webhook_attempt_duration_seconds',
+    help: 'Time of one webhook delivery attempt, by answer class (2xx, 3xx, 4xx, 5xx, none).',
+    labelNames: ['status_class'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly webhookQueueDepth = new Gauge({
+    name: 'skybridge_webhook_queue_depth',
+    help: 'Webhook deliveries pending (queued or waiting for a retry) in the store.',
+    registers: [this.registry],
+  });
+
+  readonly webhookOldestPendingAge = new Gauge({
+    name: 'skybridge_webhook_oldest_pending_age_seconds',
+    help: 'Age of the oldest pending webhook delivery (0 when none is pending).',
+    registers: [this.registry],
+  });
+
   readonly retriesTotal = new Counter({
     name: 'skybridge_retries_total',
     help: 'Upstream attempts retried, by provider and the status that caused the retry.',

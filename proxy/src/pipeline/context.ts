@@ -1,6 +1,7 @@
 // One request's state as it passes the stages: what was asked (set before the stages run), what the
 // stages decided (caller, targets, limits), and what happened (who answered, status, usage). The
 // same object whether the request came over HTTP or from in-process code (`execute`).
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
@@ -8,7 +9,9 @@ import type { ModelCatalog } from '../governance/catalog.ts';
 import type { AppliedLimit } from '../governance/limits.ts';
 import type { ModelSet, VirtualKeyRuntime } from '../governance/runtime.ts';
 import type { LogRecord } from '../logs/record.ts';
+import type { CacheRuntime } from '../cache/runtime.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { McpManager } from '../mcp/manager.ts';
 import type { RoutingDecision } from '../routing/decide.ts';
 import type { Usage } from '../unified/chat.ts';
 import type { GatewayError } from '../unified/errors.ts';
@@ -22,6 +25,10 @@ export interface ContextServices {
   metrics: Metrics;
   /** Where request log records go (the writer of the logs store), when request logging is on. */
   logs?: { enqueue(record: LogRecord): boolean };
+  /** The response cache's store and state, when `vector_store` was enabled at start. */
+  cache?: CacheRuntime;
+  /** The MCP clients (tools in inference, agent mode, /mcp). */
+  mcp?: McpManager;
 }
 
 /**
@@ -68,6 +75,8 @@ export interface ContextInit {
   access?: RequestContext['access'];
   /** Captures of a pattern route (e.g. the model of `/genai/v1beta/models/{model}:generateContent`). */
   params?: readonly string[];
+  /** The request this one runs on behalf of (an agent loop's step): its log record names it. */
+  parentRequestId?: string;
 }
 
 export class RequestContext {
@@ -84,6 +93,8 @@ export class RequestContext {
   /** What the access log line names besides method, path and status. */
   readonly access: { provider?: string; model?: string; vk?: string };
   readonly params: readonly string[];
+  readonly parentRequestId: string | undefined;
+  #id: string | undefined;
 
   /** The request as read and validated (the unified request of an inference route). */
   request: unknown = undefined;
@@ -124,6 +135,8 @@ export class RequestContext {
   error: GatewayError | undefined = undefined;
   /** Stages that watch each streamed item (from the snapshot's stage list). */
   taps: readonly StreamTap[] = [];
+  /** What the response cache did (the spec's cache_debug), when it ran. */
+  cacheDebug: Record<string, unknown> | undefined = undefined;
 
   constructor(init: ContextInit) {
     this.services = init.services;
@@ -137,5 +150,11 @@ export class RequestContext {
     this.input = init.input;
     this.access = init.access ?? {};
     this.params = init.params ?? NO_PARAMS;
+    this.parentRequestId = init.parentRequestId;
+  }
+
+  /** The request's id (its log record's id), made on first use: most requests never need one. */
+  get id(): string {
+    return (this.#id ??= randomUUID());
   }
 }

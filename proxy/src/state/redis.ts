@@ -2,10 +2,13 @@
 // (or SKYBRIDGE_REDIS_*). Redis is a dependency the gateway can live without for a while: the
 // connection is made in the background and retried forever, commands fail at once while it is away
 // (no offline queue) and within a bounded time when it hangs, and nothing here ever throws at start.
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
+import { lazy } from '../lazy.ts';
 import type { RedisConfig } from '../config/governance-schema.ts';
 import { parseAddr } from '../governance/counters/redis.ts';
 import { log } from '../log.ts';
+
+const redis = lazy<typeof import('redis')>('redis');
 
 export const DEFAULT_KEY_PREFIX = 'skybridge:';
 
@@ -35,7 +38,7 @@ export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis 
     reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) + Math.floor(Math.random() * 50),
     ...('url' in target ? {} : { host: target.host, port: target.port, ...(cfg.tls && { tls: true as const, servername: target.host }) }),
   };
-  const client = createClient({
+  const client = redis().createClient({
     ...('url' in target && { url: target.url }),
     socket,
     ...(cfg.username && { username: cfg.username }),

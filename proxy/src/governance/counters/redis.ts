@@ -12,7 +12,8 @@
 // Windows come from each replica's clock (windows.ts): replicas should run NTP; skew of a few ms
 // only moves which window a request at a boundary counts in.
 import { createHash } from 'node:crypto';
-import { createClient, type RedisClientOptions } from 'redis';
+import type { createClient as CreateClient, RedisClientOptions } from 'redis';
+import { lazy } from '../../lazy.ts';
 import type { RedisConfig } from '../../config/governance-schema.ts';
 import { log } from '../../log.ts';
 import type { Window } from './windows.ts';
@@ -80,7 +81,8 @@ export interface RedisCounterStoreOptions {
   cacheKeys?: number;
 }
 
-type Client = ReturnType<typeof createClient>;
+type Client = ReturnType<typeof CreateClient>;
+const redis = lazy<typeof import('redis')>('redis');
 
 export class RedisCounterStore implements CounterStore {
   readonly #client: Client;
@@ -104,7 +106,7 @@ export class RedisCounterStore implements CounterStore {
     this.#failOpen = options.onUnavailable === 'open';
     this.#timeoutMs = options.commandTimeoutMs ?? 1000;
     this.#cache = new UsageCache(options.cacheKeys);
-    this.#client = createClient(clientOptions(config, options));
+    this.#client = redis().createClient(clientOptions(config, options));
     const failing = `limits fail ${this.#failOpen ? 'open' : 'closed'} until it answers`;
     this.#client.on('error', (err: Error) => {
       // Emitted on every failed reconnect attempt: say it once per outage.

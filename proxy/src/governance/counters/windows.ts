@@ -72,8 +72,19 @@ export function windowAt(duration: string | ParsedDuration, calendarAligned: boo
   return { start, end: start + length };
 }
 
+/** The last month window computed per length: every limit check of a request asks for the same one. */
+const monthWindows = new Map<number, Readonly<Window>>();
+
 /** Windows of `months` calendar months, counted from January 1970. */
 function monthWindow(months: number, nowMs: number): Window {
+  const cached = monthWindows.get(months);
+  if (cached && nowMs >= cached.start && nowMs < cached.end) return { start: cached.start, end: cached.end };
+  const w = computeMonthWindow(months, nowMs);
+  monthWindows.set(months, w);
+  return { start: w.start, end: w.end };
+}
+
+function computeMonthWindow(months: number, nowMs: number): Window {
   const now = new Date(nowMs);
   const index = (now.getUTCFullYear() - 1970) * 12 + now.getUTCMonth();
   const first = Math.floor(index / months) * months;

@@ -1,11 +1,15 @@
 // Per-request authentication for Bedrock: AWS SigV4 over the exact method, host, path and body
 // (service `bedrock`, the key's region), or a Bedrock API key sent as a bearer token when the key
 // has no access key. Also maps the model in the path to the key's deployment / inference profile.
-import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '@aws-crypto/sha256-js';
+import type * as SigV4 from '@smithy/signature-v4';
+import type * as Sha from '@aws-crypto/sha256-js';
+import { lazy } from '../../lazy.ts';
 import type { ProviderKey } from '../../config/snapshot.ts';
 import type { SignableRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
+
+const sigv4 = lazy<typeof SigV4>('@smithy/signature-v4');
+const sha256 = lazy<typeof Sha>('@aws-crypto/sha256-js');
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -18,7 +22,7 @@ export async function sigV4Headers(req: SignableRequest, creds: AwsCredentials, 
   const url = new URL(req.path, req.origin);
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
-  const signer = new SignatureV4({ service: 'bedrock', region, credentials: creds, sha256: Sha256, uriEscapePath: true });
+  const signer = new (sigv4().SignatureV4)({ service: 'bedrock', region, credentials: creds, sha256: sha256().Sha256, uriEscapePath: true });
   const signed = await signer.sign(
     {
       method: req.method,

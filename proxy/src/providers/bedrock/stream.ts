@@ -1,7 +1,6 @@
 // ConverseStream: AWS event-stream binary frames (application/vnd.amazon.eventstream) decoded into
 // events named by their `:event-type` header, then translated into unified chat chunks.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { eventStreamCodec, toUtf8 } from './codec.ts';
 import type { ChatChunk, ChatDelta, FinishReason } from '../../unified/chat.ts';
 import { GatewayError, upstreamTooLarge } from '../../unified/errors.ts';
 import type { SseEvent, StreamContext, StreamTranslator } from '../../unified/stream.ts';
@@ -21,7 +20,7 @@ const EXCEPTION = 'exception:';
  */
 export function createEventStreamDecoder(opts: { maxEventBytes?: number; provider?: string } = {}): StreamDecoder {
   const max = opts.maxEventBytes ?? Infinity;
-  const codec = new EventStreamCodec(toUtf8, fromUtf8);
+  const codec = eventStreamCodec();
   let buf: Uint8Array = new Uint8Array(0);
   const header = (headers: Record<string, { value: unknown }>, name: string): string | undefined => {
     const v = headers[name]?.value;

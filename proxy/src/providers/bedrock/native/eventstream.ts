@@ -2,15 +2,12 @@
 // each message is prelude, headers, JSON payload and CRCs, encoded with @smithy/eventstream-codec
 // (the codec the SDK decodes with). Frames travel as latin1 strings, one char per byte, so they
 // go through the stream relay like SSE text.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+import { eventStreamCodec, fromUtf8 } from '../codec.ts';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream';
 
 function frame(headers: Record<string, string>, payload: unknown): string {
-  const bytes = codec.encode({
+  const bytes = eventStreamCodec().encode({
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { type: 'string' as const, value: v }])),
     body: fromUtf8(JSON.stringify(payload)),
   });

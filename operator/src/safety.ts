@@ -1,0 +1,49 @@
+// The rule that keeps a serving configuration from being emptied by accident. A render is held
+// (not written; the proxies keep the last one) when it would remove every provider that is served,
+// or more than half of the served providers and virtual keys, while the custom resources they came
+// from still exist: that is what a deleted or emptied Secret, or a broken bulk edit, looks like.
+// Removing objects by deleting their custom resources is explicit intent and is never held.
+import type { IndexDocument } from './render/contract.ts';
+import type { RenderInput } from './render/output.ts';
+
+/** Sections whose loss takes traffic down: callers lose their provider or their key. */
+const GUARDED = ['providers', 'virtual_keys'] as const;
+
+export interface HoldDecision {
+  /** Why the render is held; undefined when it may be written. */
+  reason?: string;
+  /** `<section>/<id>` that would go although their custom resource still exists. */
+  lost: string[];
+}
+
+/**
+ * @param live   the index the proxies serve now (undefined before the first render)
+ * @param next   what would be written
+ * @param exists whether the custom resource `<Kind> <namespace>/<name>` still exists (not being deleted)
+ */
+export function holdDecision(live: Pick<IndexDocument, 'managed' | 'sources'> | undefined, next: Pick<RenderInput, 'managed'>, exists: (source: string) => boolean): HoldDecision {
+  if (!live) return { lost: [] };
+  const served: string[] = [];
+  const kept = new Set<string>();
+  for (const section of GUARDED) {
+    for (const id of live.managed[section] ?? []) served.push(`${section}/${id}`);
+    for (const id of next.managed[section] ?? []) kept.add(`${section}/${id}`);
+  }
+  const lost = served.filter((k) => !kept.has(k) && live.sources[k] !== undefined && exists(live.sources[k]));
+  if (!lost.length) return { lost };
+  const servedProviders = (live.managed.providers ?? []).length;
+  const nextProviders = (next.managed.providers ?? []).length;
+  if (servedProviders > 0 && nextProviders === 0) {
+    return { lost, reason: `it would remove every provider (${servedProviders} served) while their custom resources still exist` };
+  }
+  if (served.length >= 2 && lost.length * 2 > served.length) {
+    return { lost, reason: `it would remove ${lost.length} of the ${served.length} served providers and virtual keys at once while their custom resources still exist` };
+  }
+  return { lost };
+}
+
+/** A short list for messages: the first few, then how many more. */
+export function describeLost(lost: readonly string[], max = 8): string {
+  const head = lost.slice(0, max).join(', ');
+  return lost.length > max ? `${head} and ${lost.length - max} more` : head;
+}

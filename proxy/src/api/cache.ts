@@ -1,0 +1,53 @@
+// /api/cache: clearing response cache entries, by entry id (`cache_id` of cache_debug) or by the
+// cache key they were written under. Entries live in the configured store, so on a shared store
+// (Redis, PostgreSQL) one call clears them for every replica.
+import { Router, type Request, type Response } from 'express';
+import type { ConfigService } from '../config/service.ts';
+import type { CacheRuntime } from '../cache/runtime.ts';
+import { cacheConfigs } from '../cache/start.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { pathParam, reply } from './http.ts';
+import { methodNotAllowed } from './not-allowed.ts';
+
+const MAX_PARAM = 512;
+
+function param(req: Request, name: string): string {
+  const v = pathParam(req, name);
+  if (!v || v.length > MAX_PARAM) throw new GatewayError(400, `${name} must be 1 to ${MAX_PARAM} characters`, { param: name, code: 'invalid_field' });
+  return v;
+}
+
+/** Every namespace an entry could be in: those in use, and those of each semantic_cache config (enabled or not). */
+async function namespaces(service: ConfigService, cache: CacheRuntime): Promise<string[]> {
+  const out = new Set(cache.namespaces());
+  for (const c of cacheConfigs(service.current().config, false)) if (await cache.ready(c.namespace, c.dimension)) out.add(c.namespace);
+  return [...out].filter((ns) => cache.problem(ns) === undefined);
+}
+
+export function cacheRouter(service: ConfigService, cache: CacheRuntime | undefined): Router {
+  const router = Router();
+  const runtime = (): CacheRuntime => {
+    if (!cache) throw new GatewayError(400, 'no response cache store is open on this gateway: enable vector_store (sqlite, redis or postgres) and restart', { param: 'vector_store', code: 'cache_not_configured' });
+    return cache;
+  };
+  const clear = (remove: (c: CacheRuntime, ns: string, value: string) => Promise<number>, name: string) => async (req: Request, res: Response) => {
+    const value = param(req, name);
+    const c = runtime();
+    let deleted = 0;
+    for (const ns of await namespaces(service, c)) deleted += await remove(c, ns, value);
+    reply(res, 200, { message: 'Cache cleared successfully', deleted });
+  };
+  router.route('/clear/:cache_id').delete(clear((c, ns, id) => c.store.deleteById(ns, id), 'cache_id')).all(methodNotAllowed);
+  router.route('/clear-by-key/:cache_key').delete(clear((c, ns, key) => c.store.deleteByKey(ns, key), 'cache_key')).all(methodNotAllowed);
+  return router;
+}
+
+/** Why the semantic_cache plugin cannot run here (its /api/plugins status), if it cannot. */
+export function cacheProblem(service: ConfigService, cache: CacheRuntime | undefined): string | undefined {
+  if (!cache) return 'no response cache store is open on this gateway (vector_store is read at start; see the start-up log): nothing is cached';
+  for (const c of cacheConfigs(service.current().config)) {
+    const problem = cache.problem(c.namespace);
+    if (problem) return problem;
+  }
+  return undefined;
+}

@@ -1,0 +1,88 @@
+// Async jobs of one gateway: the store (the logs store's async_jobs table), the submit pipeline
+// (only the governance stages: who calls, may they, within their limits), the worker (the gateway's
+// own pipeline, every stage and plugin, but the request is not admitted against limits again: it
+// was at submit; its usage is still charged), the webhook hand-off and the metrics. Built in
+// main.ts once a logs store is open.
+import type { Snapshot } from '../config/snapshot.ts';
+import type { SqlDriver } from '../logs/driver.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { execute } from '../endpoints/execute.ts';
+import { governanceStages } from '../governance/stages.ts';
+import type { ContextServices } from '../pipeline/context.ts';
+import { Pipeline } from '../pipeline/runner.ts';
+import type { CounterStore } from '../governance/counters/store.ts';
+import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
+import { JobStore, type Job } from './job-store.ts';
+import { asyncMetrics } from './metrics.ts';
+import { resultUrl } from './operations.ts';
+import { JobWorker } from './worker.ts';
+
+export interface AsyncJobs {
+  store: JobStore;
+  worker: JobWorker;
+  /** Runs identify, plan and limits for a submit. */
+  submitPipeline: Pipeline;
+  close(): Promise<void>;
+}
+
+export interface AsyncJobsOptions {
+  driver: SqlDriver;
+  current: () => Snapshot;
+  services: ContextServices & { pipeline: Pipeline };
+  metrics: Metrics;
+}
+
+/**
+ * The counters as a job's run sees them: the request was admitted at submit (request limits counted
+ * then, budgets checked then), so admission passes without counting it twice; usage is recorded.
+ */
+export function alreadyAdmitted(inner: CounterStore): CounterStore {
+  return {
+    admit: async (limits, now) => ({ ok: true, usage: await inner.peek(limits, now) }),
+    record: (adds, now) => inner.record(adds, now),
+    peek: (limits, now) => inner.peek(limits, now),
+    cached: (key) => inner.cached(key),
+    close: () => Promise.resolve(),
+  };
+}
+
+const parsed = (text: string | undefined): unknown => (text === undefined ? undefined : JSON.parse(text));
+
+export function jobEvent(job: Job): JobEvent {
+  const completed = job.status === 'completed';
+  return {
+    endpoint: job.webhook!,
+    event: completed ? 'async_job.completed' : 'async_job.failed',
+    job: {
+      id: job.id,
+      request_type: job.request_type,
+      status: completed ? 'completed' : 'failed',
+      status_code: job.status_code ?? (completed ? 200 : 500),
+      result_url: resultUrl(job.path, job.id),
+      result_expires_at: new Date(job.expires_at).toISOString(),
+      ...(completed ? { response: parsed(job.result) } : { error: parsed(job.error) }),
+    },
+  };
+}
+
+export function startAsyncJobs(o: AsyncJobsOptions): AsyncJobs {
+  const store = new JobStore(o.driver);
+  const runServices = { ...o.services, counters: alreadyAdmitted(o.services.counters) };
+  let worker: JobWorker | undefined = undefined;
+  const m = asyncMetrics(o.metrics, store, () => worker?.running ?? 0);
+  worker = new JobWorker({
+    store,
+    current: o.current,
+    execute: (snapshot, request) => execute(runServices, snapshot, request),
+    handOver: (job, snapshot) => enqueueJobEvent(o.driver, snapshot, jobEvent(job)),
+    onFinished: m.finished,
+  });
+  worker.start();
+  const w = worker;
+  return {
+    store,
+    worker: w,
+    submitPipeline: new Pipeline((snap) => governanceStages(snap)),
+    close: () => w.close(),
+  };
+}

@@ -1,0 +1,124 @@
+// Runs one stored job through execute() as its submitter, and turns the Outcome into what the job
+// row keeps: a JSON result (or error body) and the HTTP status the sync call would have answered.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ExecuteOperation, ExecuteRequest } from '../endpoints/execute.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
+import { GatewayError } from '../unified/errors.ts';
+import type { FormPart } from '../unified/form.ts';
+import type { Job } from './job-store.ts';
+
+export interface JobOutcome {
+  status: 'completed' | 'failed';
+  status_code: number;
+  /** JSON text. */
+  result?: string;
+  /** JSON text of the gateway error body. */
+  error?: string;
+}
+
+export type Executor = (snapshot: Snapshot, request: ExecuteRequest) => Promise<Outcome>;
+
+/**
+ * Headers a job keeps for its run: credentials are never stored (the submitter's virtual key is
+ * kept by id and presented again from the configuration at run time), nor framing or async-only ones.
+ */
+const NOT_KEPT = new Set([
+  'authorization', 'proxy-authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'x-bf-vk', 'cookie',
+  'host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te',
+  'x-bf-async-webhook', 'x-bf-async-job-result-ttl',
+]);
+
+export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || NOT_KEPT.has(name) || name.startsWith(':')) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** A form's parts as JSON (file bytes base64) and back. */
+export function encodeForm(parts: readonly FormPart[]): unknown[] {
+  return parts.map((p) => ('data' in p ? { name: p.name, filename: p.filename, contentType: p.contentType, data: p.data.toString('base64') } : p));
+}
+
+function decodeForm(parts: unknown): FormPart[] {
+  return (parts as { name: string; value?: string; filename?: string; contentType?: string; data?: string }[]).map((p) =>
+    p.data !== undefined ? { name: p.name, filename: p.filename ?? 'file', contentType: p.contentType ?? 'application/octet-stream', data: Buffer.from(p.data, 'base64') } : { name: p.name, value: p.value ?? '' },
+  );
+}
+
+const FORM_OPERATIONS = new Set(['transcription', 'image_edit', 'image_variation']);
+
+/** The submitter's identity: its virtual key, looked up by id in the configuration the job runs on. */
+function identity(job: Job, snapshot: Snapshot): Record<string, string> | GatewayError {
+  if (!job.virtual_key_id) return {};
+  for (const vk of snapshot.governance.virtualKeys.values()) {
+    if (vk.record.id === job.virtual_key_id) return { 'x-bf-vk': vk.record.value };
+  }
+  return new GatewayError(401, `the virtual key that submitted async job '${job.id}' no longer exists`, { type: 'authentication_error', code: 'invalid_virtual_key' });
+}
+
+export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, signal: AbortSignal): Promise<JobOutcome> {
+  const who = identity(job, snapshot);
+  if (who instanceof GatewayError) return failed(who, job.request_type);
+  const stored = JSON.parse(job.request_body ?? 'null') as unknown;
+  const body = FORM_OPERATIONS.has(job.operation) ? decodeForm(stored) : stored;
+  const headers = { ...(JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders), ...who };
+  let outcome: Outcome;
+  try {
+    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal });
+  } catch (err) {
+    return failed(err instanceof GatewayError ? err : new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' }), job.request_type);
+  }
+  return settled(outcome, job.request_type);
+}
+
+function failed(e: GatewayError, requestType: string, extra?: { model_requested?: string; request_type?: string }): JobOutcome {
+  return { status: 'failed', status_code: e.status, error: JSON.stringify(e.toBody(extra ?? { request_type: requestType })) };
+}
+
+function done(status: number, value: unknown): JobOutcome {
+  return status < 400 ? { status: 'completed', status_code: status, result: JSON.stringify(value) } : { status: 'failed', status_code: status, error: JSON.stringify(value) };
+}
+
+const isJson = (contentType: string) => /\bjson\b/i.test(contentType);
+const isText = (contentType: string) => /^text\//i.test(contentType) || isJson(contentType);
+
+async function settled(outcome: Outcome, requestType: string): Promise<JobOutcome> {
+  switch (outcome.kind) {
+    case 'json':
+      return done(outcome.status, outcome.value);
+    case 'text': {
+      const type = headerOf(outcome.headers, 'content-type') ?? 'application/json';
+      return done(outcome.status, isJson(type) ? JSON.parse(outcome.text) : { content_type: type, text: outcome.text });
+    }
+    case 'bytes': {
+      const chunks: Uint8Array[] = [];
+      try {
+        for await (const c of outcome.body) chunks.push(c);
+      } catch (err) {
+        return failed(err instanceof GatewayError ? err : new GatewayError(502, `the provider's answer broke off: ${(err as Error).message}`, { type: 'upstream_error' }), requestType);
+      }
+      const bytes = Buffer.concat(chunks);
+      const type = headerOf(outcome.headers, 'content-type') ?? 'application/octet-stream';
+      // Audio and other binary answers are kept base64 inside the JSON result.
+      const value = isJson(type) ? JSON.parse(bytes.toString('utf8')) : isText(type) ? { content_type: type, text: bytes.toString('utf8') } : { content_type: type, data: bytes.toString('base64') };
+      return done(outcome.status, value);
+    }
+    case 'stream': {
+      // Submit refuses streaming requests; should one get here, it is drained (so its after hooks run) and failed.
+      for await (const _ of outcome.items) void _;
+      return failed(new GatewayError(400, 'streaming is not supported for async jobs', { type: 'invalid_request_error', param: 'stream' }), requestType);
+    }
+    case 'error':
+      return failed(outcome.error, requestType, outcome.extra);
+  }
+}
+
+function headerOf(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+  return undefined;
+}

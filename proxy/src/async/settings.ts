@@ -1,0 +1,29 @@
+// Async job settings from the live configuration (client.async_job_result_ttl and
+// client.async_job_config), read on each use so a config change applies to the next claim.
+import type { GatewayConfig } from '../config/schema.ts';
+
+export const DEFAULT_RESULT_TTL_SECONDS = 3600;
+/** The most a job may ask for with x-bf-async-job-result-ttl: 30 days. */
+export const MAX_RESULT_TTL_SECONDS = 2_592_000;
+
+export interface AsyncSettings {
+  resultTtlSeconds: number;
+  leaseMs: number;
+  pollMs: number;
+  concurrency: number;
+  maxAttempts: number;
+  sweepMs: number;
+}
+
+export function asyncSettings(config: GatewayConfig): AsyncSettings {
+  const client = config.client;
+  const c = client?.async_job_config;
+  return {
+    resultTtlSeconds: client?.async_job_result_ttl ?? DEFAULT_RESULT_TTL_SECONDS,
+    leaseMs: (c?.lease_seconds ?? 30) * 1000,
+    pollMs: c?.poll_interval_ms ?? 1000,
+    concurrency: c?.max_concurrent_jobs ?? 16,
+    maxAttempts: c?.max_attempts ?? 3,
+    sweepMs: (c?.sweep_interval_seconds ?? 60) * 1000,
+  };
+}

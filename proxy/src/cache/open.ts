@@ -1,0 +1,25 @@
+// Opens the configured `vector_store` once, at start (as the request-log store is): moving the
+// store elsewhere takes a restart. The server-backed stores load their client libraries only when
+// configured.
+import { isAbsolute, join } from 'node:path';
+import type { VectorStoreConfig } from '../config/cache-schema.ts';
+import type { CacheStore } from './store.ts';
+import { SqliteCacheStore } from './sqlite-store.ts';
+
+export const DEFAULT_CACHE_FILE = 'cache.db';
+
+export async function openCacheStore(vectorStore: VectorStoreConfig, appDir: string): Promise<CacheStore> {
+  const config = (vectorStore.config ?? {}) as Record<string, unknown>;
+  switch (vectorStore.type) {
+    case 'sqlite': {
+      const path = typeof config.path === 'string' && config.path ? config.path : DEFAULT_CACHE_FILE;
+      return new SqliteCacheStore(isAbsolute(path) ? path : join(appDir, path));
+    }
+    case 'redis':
+      return (await import('./redis-store.ts')).openRedisCacheStore(config);
+    case 'postgres':
+      return (await import('./pg-store.ts')).openPgCacheStore(config);
+    default:
+      throw new Error(`vector_store type '${vectorStore.type}' cannot back the response cache on this gateway (sqlite, redis or postgres)`);
+  }
+}

@@ -1,0 +1,226 @@
+// The embedded cache store (`vector_store.type: sqlite`): one SQLite file (node:sqlite, WAL), a
+// table per namespace with its dimension recorded, vectors as float32 BLOBs next to their search
+// signature. Lookups by hash use an index; nearest-neighbour search runs over an in-memory index
+// per scope (vector-index.ts), loaded from the file on its first lookup and kept current by this
+// process's writes. Calls are synchronous and short (indexed reads, one-row writes); the cache
+// writes only after the answer went out. One process: other processes' writes reach this one's
+// semantic index only when that scope is loaded again (see docs/cache.md).
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
+import { signatureOf, VectorIndex } from './vector-index.ts';
+
+interface Row {
+  id: string;
+  scope: string;
+  cache_key: string;
+  hash: string;
+  vector: Uint8Array | null;
+  value: string;
+  created_at: number;
+  expires_at: number;
+}
+
+interface Namespace {
+  table: string;
+  dimension: number;
+  byHash: StatementSync;
+  byId: StatementSync;
+  put: StatementSync;
+  dropSameHash: StatementSync;
+  deleteId: StatementSync;
+  idsOfKey: StatementSync;
+  deleteKey: StatementSync;
+  expired: StatementSync;
+  sweep: StatementSync;
+  scopeVectors: StatementSync;
+  /** Loaded scopes' indexes. */
+  indexes: Map<string, VectorIndex>;
+  /** Scope of each id in a loaded index (for deletes by id or key). */
+  scopeOf: Map<string, string>;
+}
+
+/** Scopes kept in memory per namespace; the least recently loaded is dropped beyond it. */
+const MAX_LOADED_SCOPES = 1024;
+
+function tableName(namespace: string): string {
+  return `cache_${createHash('sha256').update(namespace).digest('hex').slice(0, 24)}`;
+}
+
+const toBlob = (v: Float32Array | Int32Array): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+const floats = (b: Uint8Array): Float32Array => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+const ints = (b: Uint8Array): Int32Array => new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+function toEntry(row: Row): CacheEntry {
+  return {
+    id: row.id,
+    scope: row.scope,
+    cacheKey: row.cache_key,
+    hash: row.hash,
+    ...(row.vector ? { vector: floats(row.vector) } : {}),
+    value: row.value,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+export class SqliteCacheStore implements CacheStore {
+  readonly type = 'sqlite' as const;
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #namespaces = new Map<string, Namespace>();
+
+  constructor(path: string) {
+    this.path = path;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path, { timeout: 5000 });
+    this.#db.exec('PRAGMA journal_mode = WAL');
+    this.#db.exec('PRAGMA synchronous = NORMAL');
+    this.#db.exec('CREATE TABLE IF NOT EXISTS cache_namespaces (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, dimension INTEGER NOT NULL)');
+  }
+
+  async init(namespace: string, dimension: number): Promise<void> {
+    this.#open(namespace, dimension);
+  }
+
+  #open(namespace: string, dimension: number): Namespace {
+    const known = this.#namespaces.get(namespace);
+    if (known) {
+      if (known.dimension !== dimension) throw new DimensionMismatchError(namespace, known.dimension, dimension);
+      return known;
+    }
+    const row = this.#db.prepare('SELECT table_name, dimension FROM cache_namespaces WHERE name = ?').get(namespace) as { table_name: string; dimension: number } | undefined;
+    if (row && Number(row.dimension) !== dimension) throw new DimensionMismatchError(namespace, Number(row.dimension), dimension);
+    const t = row?.table_name ?? tableName(namespace);
+    this.#db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
+      id TEXT PRIMARY KEY, scope TEXT NOT NULL, cache_key TEXT NOT NULL, hash TEXT NOT NULL,
+      vector BLOB, sig BLOB, value TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
+    this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_hash ON ${t} (scope, hash)`);
+    this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_key ON ${t} (cache_key)`);
+    this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_expires ON ${t} (expires_at)`);
+    if (!row) this.#db.prepare('INSERT OR IGNORE INTO cache_namespaces (name, table_name, dimension) VALUES (?, ?, ?)').run(namespace, t, dimension);
+    const cols = 'id, scope, cache_key, hash, vector, value, created_at, expires_at';
+    const ns: Namespace = {
+      table: t,
+      dimension,
+      byHash: this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE scope = ? AND hash = ? AND expires_at > ? ORDER BY created_at DESC LIMIT 1`),
+      byId: this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE id = ?`),
+      put: this.#db.prepare(`INSERT OR REPLACE INTO ${t} (id, scope, cache_key, hash, vector, sig, value, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      dropSameHash: this.#db.prepare(`SELECT id FROM ${t} WHERE scope = ? AND hash = ? AND id <> ?`),
+      deleteId: this.#db.prepare(`DELETE FROM ${t} WHERE id = ?`),
+      idsOfKey: this.#db.prepare(`SELECT id FROM ${t} WHERE cache_key = ?`),
+      deleteKey: this.#db.prepare(`DELETE FROM ${t} WHERE cache_key = ?`),
+      expired: this.#db.prepare(`SELECT id FROM ${t} WHERE expires_at <= ?`),
+      sweep: this.#db.prepare(`DELETE FROM ${t} WHERE expires_at <= ?`),
+      scopeVectors: this.#db.prepare(`SELECT id, vector, sig, expires_at FROM ${t} WHERE scope = ? AND vector IS NOT NULL AND expires_at > ?`),
+      indexes: new Map(),
+      scopeOf: new Map(),
+    };
+    this.#namespaces.set(namespace, ns);
+    return ns;
+  }
+
+  #ns(namespace: string): Namespace {
+    const ns = this.#namespaces.get(namespace);
+    if (!ns) throw new Error(`cache namespace ${namespace} is not initialised`);
+    return ns;
+  }
+
+  async getDirect(namespace: string, scope: string, hash: string, now: number): Promise<CacheEntry | undefined> {
+    const row = this.#ns(namespace).byHash.get(scope, hash, now) as Row | undefined;
+    return row ? toEntry(row) : undefined;
+  }
+
+  #index(ns: Namespace, scope: string, now: number): VectorIndex {
+    let index = ns.indexes.get(scope);
+    if (index) return index;
+    index = new VectorIndex(ns.dimension);
+    for (const r of ns.scopeVectors.iterate(scope, now) as Iterable<{ id: string; vector: Uint8Array; sig: Uint8Array | null; expires_at: number }>) {
+      const v = floats(r.vector);
+      if (r.sig) index.set(r.id, v, Number(r.expires_at), ints(r.sig));
+      else index.set(r.id, v, Number(r.expires_at));
+      ns.scopeOf.set(r.id, scope);
+    }
+    if (ns.indexes.size >= MAX_LOADED_SCOPES) this.#unload(ns, ns.indexes.keys().next().value as string);
+    ns.indexes.set(scope, index);
+    return index;
+  }
+
+  #unload(ns: Namespace, scope: string): void {
+    ns.indexes.delete(scope);
+    for (const [id, s] of ns.scopeOf) if (s === scope) ns.scopeOf.delete(id);
+  }
+
+  #forget(ns: Namespace, id: string): void {
+    const scope = ns.scopeOf.get(id);
+    if (scope === undefined) return;
+    ns.scopeOf.delete(id);
+    ns.indexes.get(scope)?.delete(id);
+  }
+
+  async nearest(namespace: string, scope: string, vector: Float32Array, minSimilarity: number, now: number): Promise<SemanticMatch | undefined> {
+    const ns = this.#ns(namespace);
+    const index = this.#index(ns, scope, now);
+    // An id whose row is gone (cleared by another process) is dropped and the search repeated.
+    for (let tries = 0; tries < 3; tries++) {
+      const hit = index.nearest(vector, minSimilarity, now);
+      if (!hit) return undefined;
+      const row = ns.byId.get(hit.id) as Row | undefined;
+      if (row && Number(row.expires_at) > now) return { entry: toEntry(row), similarity: hit.similarity };
+      this.#forget(ns, hit.id);
+    }
+    return undefined;
+  }
+
+  async put(namespace: string, entry: CacheEntry): Promise<void> {
+    const ns = this.#ns(namespace);
+    const vector = entry.vector && entry.vector.length === ns.dimension ? entry.vector : undefined;
+    if (entry.vector && !vector) throw new Error(`vector of dimension ${entry.vector.length} written to namespace ${namespace} of dimension ${ns.dimension}`);
+    const signed = vector ? signatureOf(vector) : undefined;
+    // One live entry per request hash: an older one is replaced, not shadowed.
+    for (const r of ns.dropSameHash.all(entry.scope, entry.hash, entry.id) as { id: string }[]) {
+      ns.deleteId.run(r.id);
+      this.#forget(ns, r.id);
+    }
+    ns.put.run(entry.id, entry.scope, entry.cacheKey, entry.hash, signed ? toBlob(signed.unit) : null, signed ? toBlob(signed.sig) : null, entry.value, entry.createdAt, entry.expiresAt);
+    const index = ns.indexes.get(entry.scope);
+    if (index && signed) {
+      index.set(entry.id, signed.unit, entry.expiresAt, signed.sig);
+      ns.scopeOf.set(entry.id, entry.scope);
+    }
+  }
+
+  async deleteById(namespace: string, id: string): Promise<number> {
+    const ns = this.#ns(namespace);
+    const n = Number(ns.deleteId.run(id).changes);
+    this.#forget(ns, id);
+    return n;
+  }
+
+  async deleteByKey(namespace: string, cacheKey: string): Promise<number> {
+    const ns = this.#ns(namespace);
+    for (const r of ns.idsOfKey.all(cacheKey) as { id: string }[]) this.#forget(ns, r.id);
+    return Number(ns.deleteKey.run(cacheKey).changes);
+  }
+
+  async sweep(namespace: string, now: number): Promise<number> {
+    const ns = this.#ns(namespace);
+    for (const r of ns.expired.all(now) as { id: string }[]) this.#forget(ns, r.id);
+    return Number(ns.sweep.run(now).changes);
+  }
+
+  async drop(namespace: string): Promise<void> {
+    const ns = this.#namespaces.get(namespace);
+    const row = this.#db.prepare('SELECT table_name FROM cache_namespaces WHERE name = ?').get(namespace) as { table_name: string } | undefined;
+    const t = ns?.table ?? row?.table_name;
+    if (t) this.#db.exec(`DROP TABLE IF EXISTS ${t}`);
+    this.#db.prepare('DELETE FROM cache_namespaces WHERE name = ?').run(namespace);
+    this.#namespaces.delete(namespace);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

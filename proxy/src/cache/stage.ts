@@ -1,0 +1,252 @@
+// The `semantic_cache` plugin's stage (spec "Cache behavior" 1-9). `before`: no cache key, a long
+// conversation or an operation that is not cached pass by; otherwise a direct lookup by the
+// canonical hash, a wait on an identical request already in flight on this replica, then (semantic
+// mode) an embedding and a nearest-neighbour lookup. A hit answers in place of the call. On a miss
+// the answer is captured (`tap` for streams) and, once it is complete and successful, written after
+// it went out (setImmediate, never awaited on the answer's path).
+import { randomUUID } from 'node:crypto';
+import { log } from '../log.ts';
+import type { SemanticCacheConfig } from '../config/cache-schema.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
+import type { Stage, StageFactory } from '../pipeline/stage.ts';
+import { debugMiss, replay, storedAnswer, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
+import { embedText } from './embed.ts';
+import { readCacheHeaders, type CacheHeaders } from './headers.ts';
+import { conversationLength, identify, type CacheIdentity } from './identity.ts';
+import type { CacheMetrics } from './metrics.ts';
+import type { CacheRuntime } from './runtime.ts';
+import { resolveCacheConfig, type ResolvedCacheConfig } from './settings.ts';
+import type { CacheEntry } from './store.ts';
+
+/** The operations whose answers are cached (rule 5); speech audio and plain-text transcripts are relayed bytes and pass by. */
+const CACHED_OPERATIONS = new Set(['chat', 'text', 'responses', 'embeddings', 'speech', 'transcription', 'image_generation']);
+/** How long a request waits for an identical one in flight before calling upstream itself. */
+const FLIGHT_WAIT_MS = 120_000;
+/** The embedding of an entry written after the answer gives up after this long. */
+const EMBED_WRITE_TIMEOUT_MS = 30_000;
+
+interface Miss {
+  runtime: CacheRuntime;
+  cfg: ResolvedCacheConfig;
+  id: CacheIdentity;
+  entryId: string;
+  vector: Float32Array | undefined;
+  ttlMs: number;
+  debug: CacheDebug;
+  write: boolean;
+  /** The single-flight key this request leads, if it leads one. */
+  flight: string | undefined;
+  streamed: unknown[] | undefined;
+}
+
+const misses = new WeakMap<RequestContext, Miss>();
+
+function parse(entry: CacheEntry): StoredAnswer | undefined {
+  try {
+    return JSON.parse(entry.value) as StoredAnswer;
+  } catch {
+    return undefined;
+  }
+}
+
+function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: CacheDebug): Outcome | undefined {
+  const stored = parse(entry);
+  if (!stored) return undefined;
+  // Stored by an in-process call but read over HTTP (or the reverse) cannot happen: the scope names the format.
+  m.hits.labels(String(debug.hit_type)).inc();
+  ctx.cacheDebug = debug;
+  ctx.provider = stored.provider || ctx.provider;
+  ctx.model = stored.model || ctx.model;
+  ctx.access.provider = ctx.provider;
+  ctx.access.model = ctx.model;
+  return replay(stored, debug);
+}
+
+async function timed<T>(m: CacheMetrics, type: 'direct' | 'semantic', op: 'get' | 'nearest', f: () => Promise<T>): Promise<T | undefined> {
+  const start = performance.now();
+  try {
+    return await f();
+  } catch (err) {
+    m.storeErrors.labels(op).inc();
+    log.warn('response cache lookup failed: the request goes on uncached', { type, error: (err as Error).message });
+    return undefined;
+  } finally {
+    m.lookupSeconds.labels(type).observe((performance.now() - start) / 1000);
+  }
+}
+
+/**
+ * Synchronous when the cache does not apply (no key, a long conversation, an operation not cached):
+ * a bypassed request pays no promise and no lookup.
+ */
+function before(ctx: RequestContext, cfg: ResolvedCacheConfig): Outcome | undefined | Promise<Outcome | undefined> {
+  const runtime = ctx.services.cache;
+  if (!runtime || ctx.scope.kind !== 'model' || !CACHED_OPERATIONS.has(ctx.operation)) return undefined;
+  const m = runtime.metrics(ctx.services.metrics);
+  const headers = readCacheHeaders(ctx.headers);
+  const cacheKey = headers.key ?? cfg.defaultCacheKey;
+  if (!cacheKey) {
+    m.bypassNoKey.inc();
+    return undefined;
+  }
+  if (conversationLength((ctx.request ?? {}) as Record<string, unknown>) > cfg.conversationHistoryThreshold) {
+    m.bypassLongConversation.inc();
+    return undefined;
+  }
+  return lookup(ctx, cfg, runtime, m, headers, cacheKey);
+}
+
+async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: CacheRuntime, m: CacheMetrics, headers: CacheHeaders, cacheKey: string): Promise<Outcome | undefined> {
+  if (!(await runtime.ready(cfg.namespace, cfg.dimension))) {
+    m.bypassed.labels('store_unavailable').inc();
+    return undefined;
+  }
+  const id = identify(ctx, cfg, cacheKey);
+  const ns = cfg.namespace;
+  // Rule 6: in direct-only mode the type and threshold headers change nothing.
+  const direct = !(cfg.semantic && headers.type === 'semantic');
+  const semantic = cfg.semantic && headers.type !== 'direct' && id.text !== '';
+  const entryId = randomUUID();
+  const flightKey = `${ns}\u0000${id.scope}\u0000${id.hash}`;
+
+  if (direct) {
+    const entry = await timed(m, 'direct', 'get', () => runtime.store.getDirect(ns, id.scope, id.hash, Date.now()));
+    if (entry) {
+      const served = hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+      if (served) return served;
+    }
+    // An identical request is being answered on this replica: its answer is this one's.
+    const shared = await runtime.flights.wait(flightKey, ctx.signal, FLIGHT_WAIT_MS);
+    if (shared) {
+      const served = hit(ctx, m, shared, { cache_hit: true, cache_id: shared.id, hit_type: 'direct' });
+      if (served) return served;
+    }
+  }
+
+  // Lead now, before the embedding call, so an identical request arriving meanwhile waits for this one.
+  const write = !headers.noStore;
+  const flight = write && runtime.flights.lead(flightKey) ? flightKey : undefined;
+  let vector: Float32Array | undefined;
+  const debug: CacheDebug = { cache_hit: false, cache_id: entryId };
+  if (semantic) {
+    try {
+      const embedded = await embedText(ctx.snapshot, ctx.services.metrics, cfg.provider!, cfg.embeddingModel!, id.text, ctx.signal);
+      Object.assign(debug, { provider_used: cfg.provider, model_used: cfg.embeddingModel, input_tokens: embedded.inputTokens });
+      if (embedded.vector.length === cfg.dimension) vector = embedded.vector;
+      else {
+        m.storeErrors.labels('embed').inc();
+        log.warn('response cache embedding has the wrong dimension: semantic lookup skipped', { expected: cfg.dimension, got: embedded.vector.length });
+      }
+    } catch (err) {
+      m.storeErrors.labels('embed').inc();
+      log.warn('response cache embedding failed: semantic lookup skipped', { provider: cfg.provider, error: (err as Error).message });
+    }
+    if (vector) {
+      // The header can only make the match stricter.
+      const threshold = Math.max(cfg.threshold, headers.threshold ?? 0);
+      const v = vector;
+      const match = await timed(m, 'semantic', 'nearest', () => runtime.store.nearest(ns, id.scope, v, threshold, Date.now()));
+      if (match) {
+        const served = hit(ctx, m, match.entry, { ...debug, cache_hit: true, cache_id: match.entry.id, hit_type: 'semantic', threshold, similarity: match.similarity });
+        if (served) {
+          // Nothing new is written: waiters look up again themselves (and find this entry too).
+          if (flight) runtime.flights.settle(flight, undefined);
+          return served;
+        }
+      }
+    }
+  }
+
+  m.misses.labels(semantic && vector ? 'semantic' : 'direct').inc();
+  if (!write) debug.cache_id = '';
+  ctx.cacheDebug = debug;
+  misses.set(ctx, { runtime, cfg, id, entryId, vector, ttlMs: headers.ttlMs ?? cfg.ttlMs, debug, write, flight, streamed: undefined });
+  return undefined;
+}
+
+function after(ctx: RequestContext, result: Outcome): void {
+  const miss = misses.get(ctx);
+  if (!miss) return;
+  misses.delete(ctx);
+  const ok = result.kind !== 'error' && ctx.status >= 200 && ctx.status < 300 && !ctx.signal.aborted;
+  const sentText = ok ? debugMiss(result, miss.debug) : undefined;
+  if (!ok || !miss.write) {
+    if (miss.flight) miss.runtime.flights.settle(miss.flight, undefined);
+    return;
+  }
+  const provider = ctx.provider === 'none' ? '' : ctx.provider;
+  const model = ctx.model ?? '';
+  const streamed = miss.streamed;
+  // Off the answer's path: a JSON answer's after hooks run before it is written.
+  setImmediate(() => {
+    let entry: CacheEntry | undefined;
+    try {
+      const stored = storedAnswer(result, streamed, ctx.http === undefined, provider, model, sentText);
+      const value = stored && JSON.stringify(stored);
+      if (value !== undefined && value.length <= MAX_STORED_CHARS) {
+        const now = Date.now();
+        entry = {
+          id: miss.entryId,
+          scope: miss.id.scope,
+          cacheKey: miss.id.cacheKey,
+          hash: miss.id.hash,
+          ...(miss.vector && { vector: miss.vector }),
+          value,
+          createdAt: now,
+          expiresAt: now + miss.ttlMs,
+        };
+      }
+    } catch (err) {
+      log.warn('response cache could not keep an answer', { error: (err as Error).message });
+    }
+    if (miss.flight) miss.runtime.flights.settle(miss.flight, entry);
+    if (entry) miss.runtime.track(write(ctx, miss, entry));
+  });
+}
+
+/**
+ * Stores the entry. In semantic mode an entry whose lookup ran direct only (x-bf-cache-type) gets
+ * its embedding here, after the answer, so later paraphrases can still find it.
+ */
+async function write(ctx: RequestContext, miss: Miss, entry: CacheEntry): Promise<void> {
+  const m = miss.runtime.metrics(ctx.services.metrics);
+  const cfg = miss.cfg;
+  if (cfg.semantic && !entry.vector && miss.id.text) {
+    try {
+      const embedded = await embedText(ctx.snapshot, ctx.services.metrics, cfg.provider!, cfg.embeddingModel!, miss.id.text, AbortSignal.timeout(EMBED_WRITE_TIMEOUT_MS));
+      if (embedded.vector.length === cfg.dimension) entry.vector = embedded.vector;
+    } catch (err) {
+      m.storeErrors.labels('embed').inc();
+      log.warn('response cache embedding failed: the entry is kept for direct lookups only', { provider: cfg.provider, error: (err as Error).message });
+    }
+  }
+  try {
+    await miss.runtime.store.put(cfg.namespace, entry);
+    m.writes.inc();
+  } catch (err) {
+    m.storeErrors.labels('put').inc();
+    log.warn('response cache write failed', { error: (err as Error).message });
+  } finally {
+    if (miss.flight) miss.runtime.flights.landed(miss.flight);
+  }
+}
+
+function tap(ctx: RequestContext, item: unknown): void {
+  const miss = misses.get(ctx);
+  if (!miss || !miss.write) return;
+  const items = (miss.streamed ??= []);
+  if (items.length < MAX_STREAM_ITEMS) items.push(item);
+  else {
+    // Too long to keep: served, not stored.
+    miss.write = false;
+    miss.streamed = undefined;
+  }
+}
+
+/** The `semantic_cache` entry of the plugin registry (config validated with the document). */
+export const semanticCachePlugin: StageFactory = (config) => {
+  const cfg = resolveCacheConfig(config as SemanticCacheConfig);
+  const stage: Stage = { name: 'semantic_cache', before: (ctx) => before(ctx, cfg), after, tap };
+  return stage;
+};

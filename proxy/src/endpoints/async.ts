@@ -1,0 +1,197 @@
+// /v1/async/<operation>: submit (POST: read and validate like the sync twin, identify the caller and
+// admit the request against its limits, store the job, answer 202 at once) and poll
+// (GET /v1/async/<operation>/<job_id>: 202 while pending or processing, 200 with `result` or `error`
+// once finished, 410 once the result expired). Only the submitting virtual key, or a management
+// credential, can read a job. Jobs need a logs store; without one every call is a 503 naming it.
+import { randomUUID } from 'node:crypto';
+import type { Exchange } from '../http/exchange.ts';
+import { readBody, parseJson } from '../http/body.ts';
+import { readForm } from '../http/multipart.ts';
+import { respond, sendError, sendJson } from '../http/respond.ts';
+import type { Methods, PatternRoutes, Routes } from '../http/server.ts';
+import { authenticate, managementAuth, SessionStore } from '../api/auth.ts';
+import { identifyCaller } from '../governance/auth.ts';
+import { RequestContext } from '../pipeline/context.ts';
+import type { Accept } from '../pipeline/runner.ts';
+import { GatewayError, invalidRequest } from '../unified/errors.ts';
+import type { FormPart } from '../unified/form.ts';
+import { checkWebhookForSubmit } from '../webhooks/enqueue.ts';
+import type { AsyncJobs } from '../async/jobs.ts';
+import type { Job } from '../async/job-store.ts';
+import { ASYNC_OPERATIONS, type AsyncOperation } from '../async/operations.ts';
+import { encodeForm, keptHeaders } from '../async/run-job.ts';
+import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
+import { acceptOf } from './execute.ts';
+
+export const WEBHOOK_HEADER = 'x-bf-async-webhook';
+export const TTL_HEADER = 'x-bf-async-job-result-ttl';
+
+/** Session tokens are the dashboard's (per /api instance); here only Basic and management API keys count. */
+const NO_SESSIONS = new SessionStore();
+
+const noStore = () =>
+  new GatewayError(503, 'async jobs need a logs store: configure logs_store (sqlite or postgres) or client.enable_logging, then restart', {
+    type: 'service_unavailable',
+    code: 'async_store_unavailable',
+  });
+
+const notFound = (id: string) => new GatewayError(404, `async job '${id}' not found`, { type: 'not_found_error', code: 'job_not_found' });
+
+function header(ex: Exchange, name: string): string | undefined {
+  const v = ex.req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** x-bf-async-job-result-ttl: whole seconds, 1 to 30 days; absent: client.async_job_result_ttl. */
+function ttlOf(ex: Exchange): number {
+  const raw = header(ex, TTL_HEADER);
+  if (raw === undefined) return asyncSettings(ex.snapshot.config).resultTtlSeconds;
+  const n = /^\s*\d{1,10}\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= MAX_RESULT_TTL_SECONDS)) throw invalidRequest(`${TTL_HEADER} must be a whole number of seconds from 1 to ${MAX_RESULT_TTL_SECONDS}`, TTL_HEADER);
+  return n;
+}
+
+/** Streaming has no one to stream to: refused with the field that asked for it. */
+function refuseStreaming(op: AsyncOperation, input: unknown): void {
+  const refuse = (param: string) => invalidRequest(`'${param}' asks for a stream, which async jobs do not support: submit without it and poll the job (or name a webhook in ${WEBHOOK_HEADER})`, param);
+  if (op.form) {
+    let stream: string | undefined;
+    for (const p of input as FormPart[]) if (p.name === 'stream' && !('data' in p)) stream = p.value;
+    if (stream?.trim().toLowerCase() === 'true') throw refuse('stream');
+    return;
+  }
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return;
+  const body = input as Record<string, unknown>;
+  if (body.stream === true) throw refuse('stream');
+  if (op.operation === 'speech' && body.stream_format === 'sse') throw refuse('stream_format');
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** The reference's AsyncJobResponse. */
+export function jobView(job: Job): Record<string, unknown> {
+  const finished = job.status === 'completed' || job.status === 'failed';
+  return {
+    id: job.id,
+    status: job.status,
+    created_at: iso(job.created_at),
+    expires_at: iso(job.expires_at),
+    ...(finished && {
+      completed_at: iso(job.completed_at),
+      status_code: job.status_code,
+      ...(job.result !== undefined && { result: JSON.parse(job.result) as unknown }),
+      ...(job.error !== undefined && { error: JSON.parse(job.error) as unknown }),
+    }),
+  };
+}
+
+function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) => Promise<void> {
+  return async (ex) => {
+    let input: unknown;
+    let ttl: number;
+    let webhook: string | undefined;
+    try {
+      if (!jobs) throw noStore();
+      // The whole request is read first (as the sync routes do), so a refusal never cuts off an upload.
+      input = op.form ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
+      refuseStreaming(op, input);
+      ttl = ttlOf(ex);
+      webhook = header(ex, WEBHOOK_HEADER);
+    } catch (err) {
+      sendError(ex.res, err, { request_type: op.requestType });
+      return;
+    }
+    const ctx = new RequestContext({
+      services: ex.services,
+      snapshot: ex.snapshot,
+      operation: op.operation,
+      headers: ex.req.headers,
+      signal: ex.signal,
+      started: ex.started,
+      input,
+      access: ex.access,
+    });
+    const validate = acceptOf(op.operation);
+    const accept: Accept = async (c) => {
+      await validate(c);
+      // Instead of the call: the job, stored once identify, plan and limits let it through.
+      return async (c2) => {
+        // Checked once the caller is known, so an anonymous caller cannot probe endpoint names.
+        if (webhook !== undefined) {
+          const refused = checkWebhookForSubmit(c2.snapshot, webhook);
+          if (refused) throw refused;
+        }
+        const now = Date.now();
+        const id = randomUUID();
+        const job = {
+          id,
+          operation: op.operation,
+          path: op.path,
+          request_type: op.requestType,
+          virtual_key_id: c2.vk?.record.id,
+          request_body: JSON.stringify(op.form ? encodeForm(input as FormPart[]) : input),
+          request_headers: JSON.stringify(keptHeaders(ex.req.headers)),
+          webhook,
+          created_at: now,
+          ttl_seconds: ttl,
+        };
+        const lease = jobs.worker.reserve();
+        const stored = jobs.store.insert(job, lease);
+        if (lease) {
+          const claimed = await stored.catch((err: unknown) => {
+            jobs.worker.startReserved(undefined, lease.id);
+            throw err;
+          });
+          // Started once the 202 is on its way (setImmediate runs after the answer is written).
+          setImmediate(() => jobs.worker.startReserved(claimed, lease.id));
+        } else {
+          await stored;
+        }
+        return { kind: 'json', status: 202, value: { id, status: 'pending', created_at: iso(now), expires_at: iso(now + ttl * 1000) } };
+      };
+    };
+    await respond(ex.res, await jobs.submitPipeline.run(ctx, accept, true));
+  };
+}
+
+/**
+ * Who may read a job: anyone holding the id of a job submitted without a virtual key; else the
+ * same virtual key, or a management credential. Another key's job is a 404 (its existence is not
+ * confirmed).
+ */
+function mayRead(ex: Exchange, job: Job): boolean {
+  if (!job.virtual_key_id) return true;
+  const auth = managementAuth(ex.snapshot.governance.auth);
+  if (auth.enabled && authenticate(ex.req.headers, auth, NO_SESSIONS) !== undefined) return true;
+  const vk = identifyCaller(ex.snapshot.governance, ex.req.headers);
+  return vk?.record.id === job.virtual_key_id;
+}
+
+function poll(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) => Promise<void> {
+  return async (ex) => {
+    try {
+      if (!jobs) throw noStore();
+      const id = ex.params[0] ?? '';
+      const job = await jobs.store.get(id);
+      if (!job || job.path !== op.path || !mayRead(ex, job)) throw notFound(id);
+      const finished = job.status === 'completed' || job.status === 'failed';
+      if (job.expired || (finished && job.expires_at <= Date.now())) {
+        throw new GatewayError(410, `async job '${id}' expired at ${iso(job.expires_at)}: its result was removed`, { type: 'not_found_error', code: 'job_expired' });
+      }
+      sendJson(ex.res, finished ? 200 : 202, jobView(job));
+    } catch (err) {
+      sendError(ex.res, err, { request_type: op.requestType });
+    }
+  };
+}
+
+/** The async routes: exact submit paths and a pattern per poll path, served under /v1 only. */
+export function asyncRoutes(jobs: AsyncJobs | undefined): { routes: Routes; patterns: PatternRoutes } {
+  const routes: Routes = {};
+  const patterns: PatternRoutes = [];
+  for (const op of ASYNC_OPERATIONS) {
+    routes[`/v1/async/${op.path}`] = { POST: submit(op, jobs) } satisfies Methods;
+    patterns.push([new RegExp(`^/v1/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), { GET: poll(op, jobs) }]);
+  }
+  return { routes, patterns };
+}

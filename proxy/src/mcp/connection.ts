@@ -1,0 +1,280 @@
+// One MCP client: a connection to one MCP server through the official SDK (streamable HTTP, SSE or
+// stdio), its tool list, and its honest state. A client is `connected` only once tools/list has
+// answered; a failed connect or listing is `error` with the reason, and it reconnects with backoff.
+// The tool list is refreshed on notifications/tools/list_changed and every tool_sync_interval.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpClientConfig } from '../config/mcp-schema.ts';
+import { log } from '../log.ts';
+import { parseDuration } from './duration.ts';
+
+export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
+
+export interface McpTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+const BACKOFF_INITIAL_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 15_000;
+const STDERR_TAIL = 2_000;
+const CLIENT_INFO = { name: 'skybridge', version: '1.0.0' };
+
+/** The id a client is known by: client_id, else its name. */
+export function clientId(c: McpClientConfig): string {
+  return c.client_id ?? c.name;
+}
+
+export class McpConnection {
+  config: McpClientConfig;
+  state: McpState = 'connecting';
+  /** Why the client is in `error` (a connect or listing failure), never a secret. */
+  lastError: string | undefined = undefined;
+  tools: McpTool[] = [];
+  connectedAt: number | undefined = undefined;
+  #client: Client | undefined;
+  #closed = false;
+  #attempt = 0;
+  #retry: NodeJS.Timeout | undefined;
+  #sync: NodeJS.Timeout | undefined;
+  #stderr = '';
+  #connecting: Promise<void> | undefined;
+  readonly #globalSync: string | undefined;
+  readonly #onChange: () => void;
+
+  constructor(config: McpClientConfig, globalSync: string | undefined, onChange: () => void) {
+    this.config = config;
+    this.#globalSync = globalSync;
+    this.#onChange = onChange;
+  }
+
+  get id(): string {
+    return clientId(this.config);
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** Starts connecting (resolves once this attempt has connected or failed). */
+  start(): Promise<void> {
+    if (this.#connecting) return this.#connecting;
+    this.#connecting = this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  /** Drops the connection and connects again at once (POST /api/mcp/client/{id}/reconnect). */
+  async reconnect(): Promise<void> {
+    clearTimeout(this.#retry);
+    this.#attempt = 0;
+    await this.#disconnect();
+    this.#closed = false;
+    await this.start();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    clearInterval(this.#sync);
+    await this.#disconnect();
+    this.state = 'disconnected';
+  }
+
+  /** Calls a tool on the server; the result is the MCP CallToolResult. */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallResult> {
+    const client = this.#client;
+    if (!client || this.state !== 'connected') throw new McpUnavailable(this.name, this.state === 'error' ? this.lastError : this.state);
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+    return result as CallResult;
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return;
+    this.state = 'connecting';
+    let client: Client | undefined;
+    try {
+      const sdk = await clientSdk();
+      client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+      client.onclose = () => this.#lost(client!, 'the connection closed');
+      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: err.message });
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh());
+      const transport = this.#transport(sdk);
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      this.#client = client;
+      await this.#listTools(client);
+      this.state = 'connected';
+      this.lastError = undefined;
+      this.#attempt = 0;
+      this.connectedAt = Date.now();
+      this.#startSync();
+      log.info('mcp client connected', { client: this.name, tools: this.tools.length });
+    } catch (err) {
+      const reason = this.#reason(err);
+      if (this.#client === client) this.#client = undefined;
+      void client?.close().catch(() => undefined);
+      if (this.#closed) return;
+      this.#fail(reason);
+    } finally {
+      this.#onChange();
+    }
+  }
+
+  /** tools/list again (on list_changed, on the sync interval); a failure is an error state. */
+  async refresh(): Promise<void> {
+    const client = this.#client;
+    if (!client || this.#closed) return;
+    try {
+      await this.#listTools(client);
+      if (this.state !== 'connected') {
+        this.state = 'connected';
+        this.lastError = undefined;
+      }
+    } catch (err) {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      void client.close().catch(() => undefined);
+      this.#fail(`tools/list failed: ${this.#reason(err)}`);
+    }
+    this.#onChange();
+  }
+
+  async #listTools(client: Client): Promise<void> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    // Paginated listing; a bound so a misbehaving server cannot loop us forever.
+    for (let page = 0; page < 100; page++) {
+      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
+      for (const t of r.tools) tools.push({ name: t.name, ...(t.description !== undefined && { description: t.description }), inputSchema: t.inputSchema as Record<string, unknown> });
+      cursor = r.nextCursor;
+      if (!cursor) break;
+    }
+    this.tools = tools;
+  }
+
+  #lost(client: Client, why: string): void {
+    if (this.#client !== client || this.#closed) return;
+    this.#client = undefined;
+    this.#fail(why + (this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : ''));
+    this.#onChange();
+  }
+
+  #fail(reason: string): void {
+    this.state = 'error';
+    this.lastError = reason;
+    this.tools = [];
+    clearInterval(this.#sync);
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_INITIAL_MS * 2 ** this.#attempt) * (0.8 + Math.random() * 0.4);
+    this.#attempt++;
+    log.warn('mcp client failed: reconnecting with backoff', { client: this.name, error: reason, retry_in_ms: Math.round(delay) });
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => void this.start(), delay);
+    this.#retry.unref();
+  }
+
+  #startSync(): void {
+    clearInterval(this.#sync);
+    const own = this.config.tool_sync_interval;
+    const ms = own !== undefined && own !== '0' ? parseDuration(own) : parseDuration(this.#globalSync ?? '10m');
+    if (ms === undefined || ms <= 0) return;
+    this.#sync = setInterval(() => void this.refresh(), Math.max(ms, 1_000));
+    this.#sync.unref();
+  }
+
+  async #disconnect(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.tools = [];
+    if (client) await client.close().catch(() => undefined);
+  }
+
+  #transport(sdk: ClientSdk): Transport {
+    const c = this.config;
+    const headers = c.headers ?? {};
+    switch (c.connection_type) {
+      case 'http':
+        return new sdk.StreamableHTTPClientTransport(new URL(c.connection_string ?? c.http_config!.url), { requestInit: { headers } });
+      case 'sse':
+        return new sdk.SSEClientTransport(new URL(c.connection_string!), { requestInit: { headers } });
+      case 'stdio': {
+        const sc = c.stdio_config!;
+        this.#stderr = '';
+        const t = new sdk.StdioClientTransport({ command: sc.command, args: sc.args ?? [], env: stdioEnv(sdk.getDefaultEnvironment(), sc.envs), stderr: 'pipe' });
+        // Kept short, for the error reason of a server that dies at start.
+        t.stderr?.on('data', (d: Buffer) => {
+          this.#stderr = (this.#stderr + d.toString('utf8')).slice(-STDERR_TAIL);
+        });
+        return t;
+      }
+      default:
+        throw new Error(`connection_type ${c.connection_type} is not supported by this gateway (use http, sse or stdio)`);
+    }
+  }
+
+  #reason(err: unknown): string {
+    const msg = (err as Error)?.message ?? String(err);
+    const tail = this.config.connection_type === 'stdio' && this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : '';
+    return scrubHeaders(msg, this.config.headers) + tail;
+  }
+}
+
+export interface CallResult {
+  content?: { type: string; text?: string; [k: string]: unknown }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+export class McpUnavailable extends Error {
+  constructor(client: string, why: string | undefined) {
+    super(`MCP client '${client}' is not connected${why ? `: ${why}` : ''}`);
+  }
+}
+
+/**
+ * The child's environment: the SDK's safe defaults plus the variables `envs` names (`NAME` passes
+ * the gateway's value on, `NAME=value` sets one).
+ */
+function stdioEnv(env: Record<string, string>, envs: readonly string[] | undefined): Record<string, string> {
+  for (const e of envs ?? []) {
+    const eq = e.indexOf('=');
+    if (eq > 0) env[e.slice(0, eq)] = e.slice(eq + 1);
+    else if (process.env[e] !== undefined) env[e] = process.env[e]!;
+  }
+  return env;
+}
+
+/** Header values (tokens) never reach an error message. */
+function scrubHeaders(msg: string, headers: Readonly<Record<string, string>> | undefined): string {
+  let out = msg;
+  for (const v of Object.values(headers ?? {})) if (v.length >= 4) out = out.split(v).join('[redacted]');
+  return out;
+}
+
+/**
+ * The SDK's client side, loaded with the first connection: a gateway with no MCP client never
+ * pays for it (with its schema library it is several MB of code and heap).
+ */
+async function loadClientSdk() {
+  const [client, http, sse, stdio, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  };
+}
+
+type ClientSdk = Awaited<ReturnType<typeof loadClientSdk>>;
+let clientSdkLoading: Promise<ClientSdk> | undefined;
+const clientSdk = (): Promise<ClientSdk> => (clientSdkLoading ??= loadClientSdk());

@@ -1,0 +1,85 @@
+// Code mode through a running gateway: a code-mode client's tools reach the model only as the four
+// meta-tools; executeToolCode runs in agent mode when its pre-flight passes, and an aliased call to a
+// tool outside tools_to_auto_execute never runs unattended; code the application approves runs
+// through /v1/mcp/tool/execute, still held to tools_to_execute. The mock provider is scripted
+// (`CALL <tool> <json>`) to send the code.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/setup.ts';
+import { apiClient } from '../helpers/api.ts';
+
+const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
+
+let mock: MockProvider;
+let g: RunningGateway;
+
+before(async () => {
+  mock = await startMockProvider();
+  g = await startGateway({
+    providers: mockProviders(mock.url),
+    mcp: {
+      client_configs: [
+        { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, is_code_mode_client: true, tools_to_execute: ['echo', 'add'], tools_to_auto_execute: ['echo'] },
+      ],
+    },
+  });
+  await eventually(async () => {
+    const res = await apiClient(g)<{ state: string }[]>('GET', '/api/mcp/clients');
+    assert.equal(res.body[0]?.state, 'connected');
+  }, 20_000);
+});
+after(async () => {
+  await g?.stop();
+  await mock?.close();
+});
+
+const client = () => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'x', maxRetries: 0 });
+const code = (src: string) => `CALL executeToolCode ${JSON.stringify({ code: src })}`;
+const chat = (text: string) => client().chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: text }] });
+
+async function toolCalls(name: string): Promise<number> {
+  const res = await apiClient(g)<{ pagination: { total_count: number } }>('GET', `/api/mcp-logs?tool_names=${name}&server_labels=local`);
+  return res.body.pagination.total_count;
+}
+
+test('a code-mode client is shown only as the four meta-tools', async () => {
+  await client().chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'none' });
+  const sent = mock.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body as { tools: { function: { name: string } }[] };
+  assert.deepEqual(sent.tools.map((t) => t.function.name).sort(), ['executeToolCode', 'getToolDocs', 'listToolFiles', 'readToolFile']);
+});
+
+test('agent mode runs code whose calls are all auto-executable', async () => {
+  const answer = await chat(code("result = local.echo(query='from code')"));
+  assert.match(answer.choices[0].message.content ?? '', /^Tool said: .*echo: from code/s);
+});
+
+test('code calling a tool outside tools_to_auto_execute goes back to the application', async () => {
+  const answer = await chat(code('result = local.add(a=1, b=2)'));
+  const call = answer.choices[0].message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+  assert.equal(call.function.name, 'executeToolCode');
+});
+
+test('an aliased call to a tool outside tools_to_auto_execute never runs unattended', async () => {
+  const before = await toolCalls('add');
+  const answer = await chat(code('g = local\nresult = g.add(a=1, b=2)'));
+  // Whatever the scan decided, add never ran unattended.
+  assert.equal(await toolCalls('add'), before);
+  // Either the scan asked first (the call comes back to the application) or the binding refused it.
+  const m = answer.choices[0].message;
+  const askedFirst = (m.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall | undefined)?.function.name === 'executeToolCode';
+  assert.ok(askedFirst || /not allowed|refused|auto/i.test(m.content ?? ''), JSON.stringify(m));
+});
+
+test('code the application approves runs through /v1/mcp/tool/execute, still held to tools_to_execute', async () => {
+  const run = (src: string) =>
+    fetch(`${g.url}/v1/mcp/tool/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'executeToolCode', arguments: JSON.stringify({ code: src }) } }) });
+  const ok = (await (await run('result = local.add(a=20, b=22)')).json()) as { content: string };
+  assert.match(ok.content, /42/);
+  const before = await toolCalls('fail');
+  const refused = (await (await run('result = local.fail()')).json()) as { content: string; is_error?: boolean };
+  assert.equal(await toolCalls('fail'), before, 'fail is not in tools_to_execute: never called');
+  assert.match(refused.content, /not allowed|fail/i);
+});
