@@ -23,7 +23,9 @@ import { startRedis, type RunningRedis } from '../test/helpers/redis.ts';
 import { renderDocs, renderTable, type Machine, type Plan, type RunResult, type TargetRun } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 
-const ALL_TARGETS: TargetName[] = ['direct', 'floor', 'baseline', 'gateway', 'logging', 'logging-pg', 'governed', 'governed-redis', 'portkey', 'litellm'];
+const ALL_TARGETS: TargetName[] = [
+  'direct', 'floor', 'baseline', 'gateway', 'logging', 'logging-pg', 'cache-hit', 'cache-bypass', 'governed', 'governed-redis', 'portkey', 'litellm',
+];
 /** Measured unless --targets says otherwise (baseline needs --baseline; the others are opt-in too). */
 const DEFAULT_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'governed', 'governed-redis', 'portkey', 'litellm'];
 const PHASES = ['c1', 'load', 'streams'] as const;
@@ -100,7 +102,8 @@ function parseOptions() {
   --targets LIST     subset of ${ALL_TARGETS.join(',')}
                      (default ${DEFAULT_TARGETS.join(',')}; "direct" is always measured;
                      governed: virtual key + 10 CEL rules + budgets and rate limits, in process / in Redis;
-                     logging / logging-pg: request logs on (content off) into SQLite / a PostgreSQL server)
+                     logging / logging-pg: request logs on (content off) into SQLite / a PostgreSQL server;
+                     cache-hit / cache-bypass: the response cache answering hits / running without a cache key)
   --baseline REF     also measure the gateway as built from an older commit (target "baseline")
   --phases LIST      which phase groups to run (default all: c1 latency+TTFT, load, held streams)
   --no-build         measure dist/ as it is instead of building it first
@@ -244,6 +247,21 @@ async function startServices(profile: MockProfile, opts: Options, logDir: string
       }
       proxies.set(name, await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags, config, name }));
       targets.push({ name, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: json, model: 'openai/gpt-4o' });
+    })());
+  }
+  for (const name of ['cache-hit', 'cache-bypass'] as const) {
+    if (!want(name)) continue;
+    starts.push((async () => {
+      const port = await freePort();
+      // The response cache, direct-only on the embedded store: every request after the first is a
+      // hit (cache-hit sends a cache key), or the cache runs but is bypassed (no key).
+      const config = {
+        vector_store: { enabled: true, type: 'sqlite', config: { path: 'cache.db' } },
+        plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, ttl: '1h' } }],
+      };
+      proxies.set(name, await startGateway(mockBase, port, logDir, { workers: opts.workers, nodeFlags: opts.gatewayNodeFlags, config, name }));
+      const headers = name === 'cache-hit' ? { ...json, 'x-bf-cache-key': 'bench' } : json;
+      targets.push({ name, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers, model: 'openai/gpt-4o' });
     })());
   }
   if (want('litellm')) {

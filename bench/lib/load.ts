@@ -7,7 +7,8 @@ import { PEERS } from './procs.ts';
 import { summarize, type Summary } from './stats.ts';
 
 export type TargetName =
-  | 'direct' | 'floor' | 'baseline' | 'gateway' | 'logging' | 'logging-pg' | 'governed' | 'governed-redis' | 'portkey' | 'litellm';
+  | 'direct' | 'floor' | 'baseline' | 'gateway' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis'
+  | 'portkey' | 'litellm';
 
 /** The peers: other gateways measured in the same run. */
 export const PEERS_UNDER_TEST: readonly TargetName[] = ['portkey', 'litellm'];

@@ -186,7 +186,7 @@ export interface GatewayOptions {
   nodeFlags?: string[];
   /** Extra top-level config (governance, redis) and the service name for logs. */
   config?: Record<string, unknown>;
-  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'governed' | 'governed-redis';
+  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis';
   /** A checkout built by buildBaseline (default: this one). */
   root?: string;
 }

@@ -16,7 +16,11 @@ export interface CliOptions {
   kubeNamespace: string | undefined;
   /** Per-connection bounds of the listener (timeouts, header size, HTTP/2 streams). */
   limits: ListenerLimits;
+  /** How long a SIGTERM waits for requests and streams in flight before the process exits. */
+  shutdownGraceMs: number;
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
 
 export const USAGE = `Usage: skybridge [options]
   --app-dir DIR        read DIR/config.json (watched: valid edits apply live)
@@ -32,6 +36,7 @@ export const USAGE = `Usage: skybridge [options]
                        HTTP/1.1 and HTTP/2 alike (default ${DEFAULT_LIMITS.requestTimeoutMs / 1000}; answering may take longer)
   --max-header-size B  largest request header block in bytes (default ${DEFAULT_LIMITS.maxHeaderBytes})
   --h2-max-streams N   concurrent HTTP/2 streams per connection (default ${DEFAULT_LIMITS.h2MaxStreams})
+  --shutdown-grace S   on SIGTERM, seconds to let requests and streams in flight finish (default ${DEFAULT_SHUTDOWN_GRACE_MS / 1000}, env SHUTDOWN_GRACE)
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -51,6 +56,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'request-timeout': { type: 'string' },
       'max-header-size': { type: 'string' },
       'h2-max-streams': { type: 'string' },
+      'shutdown-grace': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -76,7 +82,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   };
   // node:http refuses a header timeout longer than the whole-request timeout.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error('--headers-timeout must not exceed --request-timeout');
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits };
+  const shutdownGraceMs = seconds('--shutdown-grace', values['shutdown-grace'] ?? env.SHUTDOWN_GRACE, DEFAULT_SHUTDOWN_GRACE_MS);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs };
 }
 
 /** A positive number of seconds (fractions allowed, for tests), in milliseconds. */

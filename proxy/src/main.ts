@@ -29,6 +29,8 @@ import { createGatewayServer, listen } from './http/server.ts';
 import { installProcessGuards } from './http/process-guard.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { lazyHandler } from './http/lazy-handler.ts';
+import { gracefulShutdown } from './http/shutdown.ts';
+import { markNotReady, markReady } from './state/readiness.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { runPrimary } from './cluster.ts';
@@ -121,12 +123,22 @@ async function main(): Promise<void> {
     providers: [...holder.current().providers.keys()],
   });
 
-  const shutdown = (signal: string) => {
-    log.info('shutting down', { signal });
-    server.close(() => void Promise.allSettled([services.close(), cache && stopResponseCache(cache, holder.current().config), Promise.all([webhooks?.stop(), jobs?.close()]).then(() => logs?.close())]).then(() => process.exit(0)));
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
-  };
+  // Ready once a configuration is served: in Kubernetes, once the operator's rendering was read.
+  if (kube && !kube.initial) {
+    markNotReady(`no configuration rendered in namespace ${kube.source.namespace} yet`);
+    holder.onSwap(() => markReady());
+  } else {
+    markReady();
+  }
+  const shutdown = gracefulShutdown(server, {
+    graceMs: opts.shutdownGraceMs,
+    close: () =>
+      Promise.allSettled([
+        services.close(),
+        cache && stopResponseCache(cache, holder.current().config),
+        Promise.all([webhooks?.stop(), jobs?.close()]).then(() => logs?.close()),
+      ]),
+  });
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

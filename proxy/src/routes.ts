@@ -9,7 +9,7 @@ import { rerank } from './endpoints/rerank.ts';
 import { imageEdits, imageGenerations, imageVariations } from './endpoints/images.ts';
 import { speech, transcriptions } from './endpoints/audio.ts';
 import { listModels } from './endpoints/models.ts';
-import { health, metrics } from './endpoints/health.ts';
+import { health, metrics, ready } from './endpoints/health.ts';
 import { responses } from './endpoints/responses.ts';
 import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
@@ -75,6 +75,7 @@ export function buildRoutes(native: { exact: Routes; patterns: [string, Methods]
     // Azure OpenAI deployment routes under /openai (AzureOpenAI clients with `{gateway}/openai` as endpoint).
     ...AZURE_ROUTES,
     '/health': { GET: health },
+    '/ready': { GET: ready },
     '/metrics': { GET: metrics },
     '/v1/mcp/tool/execute': { POST: mcpToolExecute },
     '/mcp': MCP_SERVER_ROUTE,

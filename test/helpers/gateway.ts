@@ -22,7 +22,8 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
   const appDir = opts.appDir ?? mkdtempSync(join(tmpdir(), 'skybridge-'));
   const writeConfig = (c: unknown) => writeFileSync(join(appDir, 'config.json'), JSON.stringify(c, null, 2));
   if (config !== undefined) writeConfig(config);
-  const child = spawn(process.execPath, [MAIN, '--app-dir', appDir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'debug', ...(opts.args ?? [])], {
+  // A short drain on stop: tests that leave a stream open should not wait out the default grace period.
+  const child = spawn(process.execPath, [MAIN, '--app-dir', appDir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'debug', '--shutdown-grace', '3', ...(opts.args ?? [])], {
     env: { PATH: process.env.PATH, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

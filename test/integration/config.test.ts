@@ -138,6 +138,10 @@ describe('limits and surfaces', () => {
     assert.match(text, /skybridge_stream_first_token_seconds_count\{provider="gemini",model="gemini-2.5-flash"\} 1/);
     assert.match(text, /skybridge_upstream_duration_seconds_count\{provider="openai",model="gpt-4o",status="200"\} 1/);
     assert.match(text, new RegExp(`skybridge_config_info\\{config_hash="${health.config_hash}"\\} 1`));
+    // The process's own metrics under their standard names.
+    assert.match(text, /^process_cpu_seconds_total \d/m);
+    assert.match(text, /^nodejs_heap_size_used_bytes \d/m);
+    assert.doesNotMatch(text, /process_process_/);
   });
 });
 

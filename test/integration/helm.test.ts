@@ -192,13 +192,17 @@ describe('helm chart', () => {
     assert.equal(all(noOperator.docs, 'Deployment').length, 1);
   });
 
-  test('proxy: started with --kube-namespace, /health probes, HPA owns the replicas', async () => {
+  test('proxy: started with --kube-namespace, /health liveness, /ready readiness, a draining shutdown, HPA owns the replicas', async () => {
     const { docs } = await template([]);
     const proxy = find(docs, 'Deployment', 'sb-skybridge-proxy');
     const c = container(proxy);
     assert.ok(c.args?.includes('--kube-namespace=skybridge'), JSON.stringify(c.args));
     assert.equal(c.command, undefined, 'the image entrypoint is the proxy');
-    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) assert.equal(probe?.httpGet.path, '/health');
+    for (const probe of [c.livenessProbe, c.startupProbe]) assert.equal(probe?.httpGet.path, '/health');
+    assert.equal(c.readinessProbe?.httpGet.path, '/ready');
+    // 30 s grace: a 5 s pause before SIGTERM, then 23 s for streams in flight.
+    assert.deepEqual((c as unknown as { lifecycle: unknown }).lifecycle, { preStop: { sleep: { seconds: 5 } } });
+    assert.ok(c.args?.includes('--shutdown-grace=23'), JSON.stringify(c.args));
     assert.equal((proxy as unknown as PodTemplate).spec.replicas, undefined);
     const hpa = find(docs, 'HorizontalPodAutoscaler') as unknown as { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } };
     assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'sb-skybridge-proxy' });

@@ -120,11 +120,15 @@ describe('a proxy following Kubernetes', () => {
     const health = (await (await fetch(`${proxy.url}/health`)).json()) as { providers: string[] };
     assert.deepEqual(health.providers, [], 'nothing rendered yet: no providers');
     assert.match(proxy.logs(), /no configuration rendered in namespace skybridge yet/);
+    const notReady = await fetch(`${proxy.url}/ready`);
+    assert.equal(notReady.status, 503, 'not ready: nothing to serve yet');
+    assert.match(((await notReady.json()) as { reason: string }).reason, /no configuration rendered/);
 
     const written = await applyTimed(render({ rev: 'r1' }).all);
     await followedWithin(written, FOLLOW_MS, async () => {
       assert.equal(await chat(), 'Mock reply to: Hello');
     });
+    assert.equal((await fetch(`${proxy.url}/ready`)).status, 200, 'ready once the rendering is served');
     const seen = lastUpstream('openai')!;
     assert.equal(seen.headers.authorization, 'Bearer sk-openai-1', 'the key comes from the Secret');
     assert.equal(seen.headers['x-config-rev'], 'r1');

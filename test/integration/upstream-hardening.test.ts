@@ -307,7 +307,7 @@ describe('metrics labels', () => {
     assert.match(metrics, /skybridge_requests_total\{operation="chat",provider="openai",model="gpt-4o-mini",status="200"\} 1/);
     assert.ok(metrics.includes('model="we\\"ird\\\\mo\\ndel"'), 'label value escaped');
     // Every exposition line is one sample or comment: the newline did not split a line.
-    for (const line of metrics.split('\n')) if (line) assert.match(line, /^(#|skybridge_)/, line);
+    for (const line of metrics.split('\n')) if (line) assert.match(line, /^(#|skybridge_|process_|nodejs_)/, line);
   });
 });
 

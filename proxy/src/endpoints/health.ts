@@ -1,6 +1,7 @@
 import type { Exchange } from '../http/exchange.ts';
 import { sendJson } from '../http/respond.ts';
 import { dependencyStates } from '../state/dependencies.ts';
+import { notReadyReason } from '../state/readiness.ts';
 
 /**
  * Liveness and what the gateway is missing. Always 200 while the process serves: a dependency down
@@ -16,6 +17,13 @@ export function health(ex: Exchange): void {
     providers: [...ex.snapshot.providers.keys()],
     ...(Object.keys(dependencies).length > 0 && { dependencies: { ...dependencies } }),
   });
+}
+
+/** Readiness: 200 once a configuration is served, 503 with the reason before that and while draining. */
+export function ready(ex: Exchange): void {
+  const reason = notReadyReason();
+  if (reason) sendJson(ex.res, 503, { status: 'not_ready', reason });
+  else sendJson(ex.res, 200, { status: 'ready', config_hash: ex.snapshot.hash });
 }
 
 export async function metrics(ex: Exchange): Promise<void> {

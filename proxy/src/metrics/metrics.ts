@@ -136,7 +136,9 @@ export class Metrics {
 
   /** `processMetrics`: also the process's own (CPU, memory, event loop), once per process is enough. */
   constructor(opts: { processMetrics?: boolean } = {}) {
-    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'skybridge_process_' });
+    // The standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...), as every
+    // dashboard and alert for Node services expects them.
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
   modelLabel(model: string): string {

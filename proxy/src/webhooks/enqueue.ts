@@ -6,7 +6,7 @@ import type { SqlDriver } from '../logs/driver.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { webhookEndpoint } from './endpoints.ts';
 import { storedData } from './payload.ts';
-import { DeliveryQueue, jobDeliveryId } from './queue.ts';
+import { DeliveryQueue, jobDeliveryId, type JobOutcome } from './queue.ts';
 import { wakeDispatcher } from './registry.ts';
 
 export const WEBHOOK_HEADER = 'x-bf-async-webhook';
@@ -14,16 +14,7 @@ export const WEBHOOK_HEADER = 'x-bf-async-webhook';
 export interface JobEvent {
   endpoint: string;
   event: 'async_job.completed' | 'async_job.failed';
-  job: {
-    id: string;
-    request_type: string;
-    status: 'completed' | 'failed';
-    status_code: number;
-    result_url: string;
-    result_expires_at: string;
-    response?: unknown;
-    error?: unknown;
-  };
+  job: JobOutcome;
 }
 
 /**

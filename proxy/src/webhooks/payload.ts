@@ -1,18 +1,8 @@
 // The delivery body (spec: "Webhook delivery payload"). What is stored at enqueue is the `data`
 // object as it was decided at the job's finish (inline response or error, or the *_omitted flags);
 // `result_expired` is decided at each attempt, and an expired result is no longer inlined.
-import type { StoredData } from './queue.ts';
+import type { JobOutcome, StoredData } from './queue.ts';
 
-export interface JobOutcome {
-  id: string;
-  request_type: string;
-  status: 'completed' | 'failed';
-  status_code: number;
-  result_url: string;
-  result_expires_at: string;
-  response?: unknown;
-  error?: unknown;
-}
 
 /** The data to store: inline response/error only under include_response and within the size cap. */
 export function storedData(job: JobOutcome, includeResponse: boolean, maxKbs: number): StoredData {

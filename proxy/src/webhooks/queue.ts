@@ -10,18 +10,20 @@ import type { Row, SqlDriver } from '../logs/driver.ts';
 export type DeliveryState = 'pending' | 'delivered' | 'exhausted' | 'discarded';
 export const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'delivered', 'exhausted', 'discarded'];
 
-export interface StoredData {
-  job_id: string;
+/** A finished async job as the webhook seam receives it. */
+export interface JobOutcome {
+  id: string;
   request_type: string;
   status: 'completed' | 'failed';
   status_code: number;
   result_url: string;
   result_expires_at: string;
   response?: unknown;
-  response_omitted?: true;
   error?: unknown;
-  error_omitted?: true;
 }
+
+/** What a delivery row keeps of the job: its id as `job_id`, the answer inlined or marked omitted. */
+export type StoredData = Omit<JobOutcome, 'id'> & { job_id: string; response_omitted?: true; error_omitted?: true };
 
 export interface NewDelivery {
   endpoint: string;
