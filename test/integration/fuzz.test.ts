@@ -12,6 +12,7 @@ import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
+import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
 import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).
@@ -43,6 +44,10 @@ after(async () => {
 // The route table, as the gateway builds it: exact paths and a sample path per pattern.
 
 const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
+// Async routes are added at start (they need the jobs): the same table, with no jobs behind it.
+const asyncSet = asyncRoutes(undefined);
+Object.assign(routes, asyncSet.routes);
+patterns.push(...asyncSet.patterns);
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /** A path the pattern matches: each capture group replaced by a plausible value. */
@@ -54,6 +59,7 @@ function samplePath(re: RegExp): string {
     .replace(/\(\\\/\.\*\)/g, '/v1/models')
     .replace(/\(\[\^\/\]\+\)/g, 'file-abc123')
     .replace(/\(\.\+\)/g, 'gpt-4o')
+    .replace(/\(\[A-Za-z0-9_-\]\{1,128\}\)/g, 'job-abc123')
     .replace(/\\\//g, '/');
   assert.ok(re.test(path), `sample ${path} matches ${re.source}`);
   return path;
@@ -88,6 +94,20 @@ const API_ROUTES: Route[] = [
   ['/api/governance/routing-rules', ['GET', 'POST']],
   ['/api/logs', ['GET', 'DELETE']],
   ['/api/logs/l1', ['GET']],
+  ['/api/cache/clear/c1', ['DELETE']],
+  ['/api/cache/clear-by-key/k1', ['DELETE']],
+  ['/api/webhooks', ['GET', 'POST']],
+  ['/api/webhooks/w1', ['GET', 'PUT', 'DELETE']],
+  ['/api/webhooks/w1/rotate-secret', ['POST']],
+  ['/api/webhooks/w1/test', ['POST']],
+  ['/api/webhooks/w1/deliveries', ['GET']],
+  ['/api/webhooks/deliveries', ['GET']],
+  ['/api/webhooks/deliveries/d1/redeliver', ['POST']],
+  ['/api/mcp/clients', ['GET']],
+  ['/api/mcp/client', ['POST']],
+  ['/api/mcp/client/m1', ['GET', 'PUT', 'DELETE']],
+  ['/api/mcp/client/m1/reconnect', ['POST']],
+  ['/api/mcp-logs', ['GET']],
   ...['stats', 'dropped', 'filterdata', 'histogram', 'histogram/tokens', 'histogram/cost', 'histogram/models', 'histogram/cost/by-provider', 'histogram/tokens/by-provider', 'histogram/latency', 'histogram/latency/by-provider'].map((p): [string, string[]] => [`/api/logs/${p}`, ['GET']]),
   ...['virtual-keys', 'teams', 'customers', 'budgets', 'rate-limits', 'model-configs'].flatMap((c): [string, string[]][] => [
     [`/api/governance/${c}`, ['GET', 'POST']],
