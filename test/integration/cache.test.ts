@@ -4,7 +4,8 @@
 // the clear endpoints, live toggling through /api/plugins and single-flight.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
+import { embeddedSpeechText, speechAudio } from '../mock-provider/media-files.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
@@ -266,6 +267,30 @@ test('rule 5: embeddings, text completions, responses and image generation are c
     const strip = (j: Record<string, unknown>) => ({ ...j, extra_fields: undefined });
     assert.deepEqual(strip(hit.json), strip(first.json), path);
   }
+});
+
+test('rule 5: speech audio and plain-text transcripts (relayed bytes) are cached and served byte for byte', async () => {
+  const headers = { 'x-bf-cache-key': freshKey('bytes') };
+  const speech = () => client.audio.speech.create({ model: 'openai/tts-1', input: 'Cache these words', voice: 'alloy', response_format: 'wav' }, { headers });
+  const first = await speech();
+  const audio = Buffer.from(await first.arrayBuffer());
+  assert.equal(embeddedSpeechText(audio), 'Cache these words');
+  const spoken = calls('/audio/speech');
+  await eventually(async () => {
+    const again = await speech();
+    assert.deepEqual(Buffer.from(await again.arrayBuffer()), audio);
+    assert.equal(again.headers.get('content-type'), first.headers.get('content-type'));
+    assert.equal(calls('/audio/speech'), spoken, 'answered from the cache');
+  });
+
+  const file = await toFile(speechAudio('mp3', 'A transcript to keep'), 'keep.mp3', { type: 'audio/mpeg' });
+  const transcribe = () => client.audio.transcriptions.create({ model: 'openai/whisper-1', file, response_format: 'text' }, { headers });
+  assert.equal(await transcribe(), 'A transcript to keep\n');
+  const heard = calls('/audio/transcriptions');
+  await eventually(async () => {
+    assert.equal(await transcribe(), 'A transcript to keep\n');
+    assert.equal(calls('/audio/transcriptions'), heard, 'answered from the cache');
+  });
 });
 
 async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {

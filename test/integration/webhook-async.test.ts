@@ -11,6 +11,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const VK_LIMITED = 'sk-bf-async-limited-0123456789';
 
 let mock: MockProvider;
 let receiver: Receiver;
@@ -32,6 +33,10 @@ before(async () => {
     {
       providers: mockProviders(mock.url),
       logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
+      governance: {
+        rate_limits: [{ id: 'one-per-hour', request_max_limit: 1, request_reset_duration: '1h' }],
+        virtual_keys: [{ id: 'vk-limited', name: 'limited', value: VK_LIMITED, rate_limit_id: 'one-per-hour', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*'] }] }],
+      },
       webhooks: [hook('full'), hook('tiny', { max_response_payload_kbs: 0 }), hook('done-only', { events: ['async_job.completed'] }), hook('paused', { disabled: true })],
     },
     { env: { SKYBRIDGE_TEST_WH_SECRET: SECRET } },
@@ -113,4 +118,18 @@ test('not subscribed at finish: no delivery; unknown or disabled endpoint: the s
     assert.equal(err.param, 'x-bf-async-webhook');
     assert.match(err.message, new RegExp(`'${name}'`));
   }
+});
+
+test('a refused webhook uses up no request of the caller\'s rate limit', async () => {
+  const send = (hook: string) =>
+    fetch(`${gw.url}/v1/async/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bf-async-webhook': hook, 'x-bf-vk': VK_LIMITED },
+      body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'limited' }] }),
+    });
+  for (const name of ['no-such-endpoint', 'paused']) assert.equal((await send(name)).status, 400, name);
+  // The one request the hour allows is still there, and only one.
+  const ok = await send('full');
+  assert.equal(ok.status, 202, await ok.text());
+  assert.equal((await send('full')).status, 429);
 });

@@ -12,12 +12,19 @@ export type StoredAnswer =
   | { k: 'json'; status: number; text: string; headers?: Record<string, string | string[]>; provider: string; model: string }
   | { k: 'value'; status: number; value: unknown; provider: string; model: string }
   | { k: 'stream'; items: string[]; done: string; headers?: Record<string, string>; encoding?: BufferEncoding; provider: string; model: string }
-  | { k: 'values'; items: unknown[]; provider: string; model: string };
+  | { k: 'values'; items: unknown[]; provider: string; model: string }
+  /** A relayed body (speech audio, a plain-text transcript), base64. */
+  | { k: 'bytes'; status: number; headers: Record<string, string | string[]>; data: string; provider: string; model: string };
 
 /** Streams longer than this are served but not stored. */
 export const MAX_STREAM_ITEMS = 20_000;
 /** Answers larger than this (characters) are served but not stored. */
 export const MAX_STORED_CHARS = 8 * 1024 * 1024;
+
+/** Relayed bodies larger than this (bytes) are served but not stored. */
+export const MAX_STORED_BYTES = 6 * 1024 * 1024;
+/** The headers that describe a relayed body; the rest (dates, upstream ids, cookies) belong to one answer. */
+const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-disposition', 'content-language']);
 
 /** Builds what to store from a finished successful answer (undefined: nothing storable). */
 /** `sentText`: a text answer as it was before the miss's cache_debug was spliced in. */
@@ -37,6 +44,13 @@ export function storedAnswer(result: Outcome, streamed: unknown[] | undefined, i
       if (inProcess) return { k: 'values', items: shown, provider, model };
       const f = result.format;
       return { k: 'stream', items: shown.map((i) => f.encode(i)), done: f.done, ...(f.headers && { headers: f.headers }), ...(f.encoding && { encoding: f.encoding }), provider, model };
+    }
+    case 'bytes': {
+      if (!streamed || !streamed.every((c) => c instanceof Uint8Array)) return undefined;
+      const body = Buffer.concat(streamed as Uint8Array[]);
+      if (body.length > MAX_STORED_BYTES) return undefined;
+      const headers = Object.fromEntries(Object.entries(result.headers).filter(([k]) => BODY_HEADERS.has(k.toLowerCase())));
+      return { k: 'bytes', status: result.status, headers, data: body.toString('base64'), provider, model };
     }
     default:
       return undefined;
@@ -72,6 +86,10 @@ const replayError = (err: GatewayError) => `data: ${JSON.stringify(err.toBody())
 
 async function* oneByOne<T>(items: readonly T[]): AsyncGenerator<T[]> {
   for (const item of items) yield [item];
+}
+
+async function* single(chunk: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield chunk;
 }
 
 /** The outcome that serves a stored answer, with cache_debug where the answer has extra_fields. */
@@ -113,6 +131,11 @@ export function replay(stored: StoredAnswer, debug: CacheDebug): Outcome {
         ...(stored.encoding && { encoding: stored.encoding }),
       };
       return { kind: 'stream', items: oneByOne(items), format: format as StreamFormat<unknown> };
+    }
+    case 'bytes': {
+      // The body has no place for cache_debug: the request log keeps it.
+      const body = Buffer.from(stored.data, 'base64');
+      return { kind: 'bytes', status: stored.status, headers: { ...stored.headers, 'content-length': String(body.length) }, body: single(body) };
     }
     case 'values': {
       const items = structuredClone(stored.items);

@@ -10,7 +10,7 @@ import type { SemanticCacheConfig } from '../config/cache-schema.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
-import { debugMiss, replay, storedAnswer, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
+import { debugMiss, replay, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
 import { embedText } from './embed.ts';
 import { readCacheHeaders, type CacheHeaders } from './headers.ts';
 import { conversationLength, identify, type CacheIdentity } from './identity.ts';
@@ -19,7 +19,7 @@ import type { CacheRuntime } from './runtime.ts';
 import { resolveCacheConfig, type ResolvedCacheConfig } from './settings.ts';
 import type { CacheEntry } from './store.ts';
 
-/** The operations whose answers are cached (rule 5); speech audio and plain-text transcripts are relayed bytes and pass by. */
+/** The operations whose answers are cached (rule 5); relayed bodies (speech audio, plain-text transcripts) are captured by `tap`. */
 const CACHED_OPERATIONS = new Set(['chat', 'text', 'responses', 'embeddings', 'speech', 'transcription', 'image_generation']);
 /** How long a request waits for an identical one in flight before calling upstream itself. */
 const FLIGHT_WAIT_MS = 120_000;
@@ -38,6 +38,8 @@ interface Miss {
   /** The single-flight key this request leads, if it leads one. */
   flight: string | undefined;
   streamed: unknown[] | undefined;
+  /** Bytes of a relayed body seen so far. */
+  bytes: number;
 }
 
 const misses = new WeakMap<RequestContext, Miss>();
@@ -161,7 +163,7 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
   m.misses.labels(semantic && vector ? 'semantic' : 'direct').inc();
   if (!write) debug.cache_id = '';
   ctx.cacheDebug = debug;
-  misses.set(ctx, { runtime, cfg, id, entryId, vector, ttlMs: headers.ttlMs ?? cfg.ttlMs, debug, write, flight, streamed: undefined });
+  misses.set(ctx, { runtime, cfg, id, entryId, vector, ttlMs: headers.ttlMs ?? cfg.ttlMs, debug, write, flight, streamed: undefined, bytes: 0 });
   return undefined;
 }
 
@@ -236,7 +238,8 @@ function tap(ctx: RequestContext, item: unknown): void {
   const miss = misses.get(ctx);
   if (!miss || !miss.write) return;
   const items = (miss.streamed ??= []);
-  if (items.length < MAX_STREAM_ITEMS) items.push(item);
+  if (item instanceof Uint8Array) miss.bytes += item.length;
+  if (items.length < MAX_STREAM_ITEMS && miss.bytes <= MAX_STORED_BYTES) items.push(item);
   else {
     // Too long to keep: served, not stored.
     miss.write = false;

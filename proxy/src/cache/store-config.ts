@@ -1,6 +1,7 @@
 // Reading `vector_store.config` for the server-backed cache stores: typed fields with errors that
 // name the field, and `env.VAR` values read from the environment (as in the other secret-bearing
 // sections), so a reference config.json works as it is.
+import { readEnvRef } from '../config/env-ref.ts';
 
 /** A `vector_store.config` that cannot be used; `param` is the field (never its value). */
 export class StoreConfigError extends Error {
@@ -14,11 +15,9 @@ export class StoreConfigError extends Error {
 type Raw = Record<string, unknown>;
 
 function envRef(value: string, field: string, env: NodeJS.ProcessEnv): string {
-  if (!value.startsWith('env.')) return value;
-  const name = value.slice(4);
-  const resolved = env[name];
-  if (resolved === undefined || resolved === '') throw new StoreConfigError(field, `environment variable ${name} is not set`);
-  return resolved;
+  const ref = readEnvRef(value, env);
+  if ('missing' in ref) throw new StoreConfigError(field, `environment variable ${ref.missing} is not set`);
+  return ref.value;
 }
 
 export function optString(raw: Raw, field: string, env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -12,6 +12,7 @@ import { unsafeJson } from './names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-schema.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from './cache-schema.ts';
+import { readEnvRef } from './env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -75,11 +76,10 @@ const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_
 /** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
-    if (!value.startsWith('env.') || !ENV_REF_ROOTS.some((r) => path.startsWith(r))) return value;
-    const name = value.slice(4);
-    const resolved = env[name];
-    if (resolved === undefined || resolved === '') errors.push({ path, message: `environment variable ${name} is not set` });
-    return resolved ?? '';
+    if (!ENV_REF_ROOTS.some((r) => path.startsWith(r))) return value;
+    const ref = readEnvRef(value, env);
+    if ('missing' in ref) errors.push({ path, message: `environment variable ${ref.missing} is not set` });
+    return 'value' in ref ? ref.value : '';
   }
   if (Array.isArray(value)) return value.map((v, i) => resolveEnvRefs(v, `${path}[${i}]`, env, errors));
   if (value && typeof value === 'object') {

@@ -114,13 +114,14 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
     const validate = acceptOf(op.operation);
     const accept: Accept = async (c) => {
       await validate(c);
-      // Instead of the call: the job, stored once identify, plan and limits let it through.
+      // After the caller stages (an anonymous caller cannot probe endpoint names) and before the
+      // limits, so a refused submit uses up no request of a rate limit.
+      if (webhook !== undefined) {
+        const refused = checkWebhookForSubmit(c.snapshot, webhook);
+        if (refused) throw refused;
+      }
+      // Instead of the call: the job, stored once plan and limits let it through.
       return async (c2) => {
-        // Checked once the caller is known, so an anonymous caller cannot probe endpoint names.
-        if (webhook !== undefined) {
-          const refused = checkWebhookForSubmit(c2.snapshot, webhook);
-          if (refused) throw refused;
-        }
         const now = Date.now();
         const id = randomUUID();
         const job = {

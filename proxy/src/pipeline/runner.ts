@@ -115,7 +115,7 @@ function failure(ctx: RequestContext, err: unknown): Outcome {
 /** Answers with a body still to come run their `after` hooks once it has been read (or abandoned). */
 function settle(list: StageList, ctx: RequestContext, outcome: Outcome): Outcome {
   if (outcome.kind === 'stream') return { ...outcome, items: observed(outcome.items, list, ctx, outcome) };
-  if (outcome.kind === 'bytes') return { ...outcome, body: observed(outcome.body, list, ctx, outcome) };
+  if (outcome.kind === 'bytes') return { ...outcome, body: observed(list.taps.length ? tapped(outcome.body, list.taps, ctx) : outcome.body, list, ctx, outcome) };
   finish(list, ctx, outcome);
   return outcome;
 }
@@ -129,6 +129,14 @@ async function* observed<T>(inner: AsyncIterable<T>, list: StageList, ctx: Reque
     throw (failed as { error: GatewayError }).error;
   } finally {
     finish(list, ctx, failed ?? outcome);
+  }
+}
+
+/** A relayed body's chunks shown to the taps as they go out (stream items are tapped in stream.ts). */
+async function* tapped(body: AsyncIterable<Uint8Array>, taps: readonly Stage[], ctx: RequestContext): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    for (let i = 0; i < taps.length; i++) taps[i].tap!(ctx, chunk);
+    yield chunk;
   }
 }
 

@@ -13,7 +13,7 @@ export interface Stage {
   before?(ctx: RequestContext): Outcome | undefined | Promise<Outcome | undefined>;
   /** Once the answer is complete (a stream: ended); `result` is the error outcome when it failed. */
   after?(ctx: RequestContext, result: Outcome): void;
-  /** Each streamed item (a unified chunk or native event), before it is encoded. */
+  /** Each streamed item (a unified chunk or native event) before it is encoded, and each chunk (Uint8Array) of a relayed byte body. */
   tap?(ctx: RequestContext, item: unknown): void;
 }
 
