@@ -424,3 +424,21 @@ function jobRowIn(appDir: string, id: string): Record<string, unknown> {
     db.close();
   }
 }
+
+test('an answer larger than max_result_size_mb fails the job with 507 result_too_large; a smaller one completes', async () => {
+  const base = config(mock.url);
+  const client = base.client as { async_job_config: Record<string, unknown> };
+  const small = await startGateway({ ...base, client: { ...client, async_job_config: { ...client.async_job_config, max_result_size_mb: 1 } } });
+  try {
+    // 250 embeddings of 4,096 floats (mostly 0) are about 2 MB of JSON.
+    const big = acceptedJob(await submitJson('embeddings', { model: 'openai/text-embedding-3-small', dimensions: 4096, input: Array.from({ length: 250 }, (_, i) => `text ${i}`) }, {}, small));
+    const view = await finished('embeddings', big, 10_000, small);
+    assert.equal(view.status, 'failed');
+    assert.equal(view.status_code, 507);
+    assert.match(view.error!.error.message, /max_result_size_mb/);
+    const fits = acceptedJob(await submitJson('embeddings', { model: 'openai/text-embedding-3-small', input: 'one' }, {}, small));
+    assert.equal((await finished('embeddings', fits, 10_000, small)).status, 'completed');
+  } finally {
+    await small.stop();
+  }
+});

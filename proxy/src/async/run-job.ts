@@ -7,6 +7,7 @@ import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
 import type { Job } from './job-store.ts';
+import { asyncSettings } from './settings.ts';
 
 export interface JobOutcome {
   status: 'completed' | 'failed';
@@ -72,7 +73,15 @@ export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, si
   } catch (err) {
     return failed(err instanceof GatewayError ? err : new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' }), job.request_type);
   }
-  return settled(outcome, job.request_type);
+  const maxBytes = asyncSettings(snapshot.config).maxResultBytes;
+  const out = await settled(outcome, job.request_type, maxBytes);
+  return (out.result?.length ?? 0) > maxBytes ? tooLarge(maxBytes, job.request_type) : out;
+}
+
+/** A result over client.async_job_config.max_result_size_mb: the job fails instead of filling the store. */
+function tooLarge(maxBytes: number, requestType: string): JobOutcome {
+  const mb = maxBytes / 1024 / 1024;
+  return failed(new GatewayError(507, `the answer is larger than the ${mb} MB an async job keeps (client.async_job_config.max_result_size_mb)`, { type: 'server_error', code: 'result_too_large' }), requestType);
 }
 
 function failed(e: GatewayError, requestType: string, extra?: { model_requested?: string; request_type?: string }): JobOutcome {
@@ -86,7 +95,7 @@ function done(status: number, value: unknown): JobOutcome {
 const isJson = (contentType: string) => /\bjson\b/i.test(contentType);
 const isText = (contentType: string) => /^text\//i.test(contentType) || isJson(contentType);
 
-async function settled(outcome: Outcome, requestType: string): Promise<JobOutcome> {
+async function settled(outcome: Outcome, requestType: string, maxBytes: number): Promise<JobOutcome> {
   switch (outcome.kind) {
     case 'json':
       return done(outcome.status, outcome.value);
@@ -96,8 +105,13 @@ async function settled(outcome: Outcome, requestType: string): Promise<JobOutcom
     }
     case 'bytes': {
       const chunks: Uint8Array[] = [];
+      let size = 0;
       try {
-        for await (const c of outcome.body) chunks.push(c);
+        for await (const c of outcome.body) {
+          chunks.push(c);
+          // Stops reading (the upstream body is closed) once it cannot be kept anyway.
+          if ((size += c.length) > maxBytes) return tooLarge(maxBytes, requestType);
+        }
       } catch (err) {
         return failed(err instanceof GatewayError ? err : new GatewayError(502, `the provider's answer broke off: ${(err as Error).message}`, { type: 'upstream_error' }), requestType);
       }

@@ -13,6 +13,8 @@ export interface AsyncSettings {
   concurrency: number;
   maxAttempts: number;
   sweepMs: number;
+  /** The largest result (JSON text, binary answers base64) a job keeps. */
+  maxResultBytes: number;
 }
 
 export function asyncSettings(config: GatewayConfig): AsyncSettings {
@@ -25,5 +27,6 @@ export function asyncSettings(config: GatewayConfig): AsyncSettings {
     concurrency: c?.max_concurrent_jobs ?? 16,
     maxAttempts: c?.max_attempts ?? 3,
     sweepMs: (c?.sweep_interval_seconds ?? 60) * 1000,
+    maxResultBytes: (c?.max_result_size_mb ?? 32) * 1024 * 1024,
   };
 }

@@ -149,6 +149,7 @@ export const ClientConfigSchema = Type.Object(
           max_concurrent_jobs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Jobs one replica runs at once (default 16).' })),
           max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Runs of a job before it is failed when every run was cut off by a dying replica (default 3).' })),
           sweep_interval_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'How often expired results are removed (default 60).' })),
+          max_result_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'The largest result a job keeps (default 32); a larger answer fails the job with 507 result_too_large.' })),
         },
         { additionalProperties: false },
       ),
