@@ -33,6 +33,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The code-mode sandbox (committed WebAssembly, built from starlark-wasm/), next to its loader.
 COPY --from=build /app/proxy/src/mcp/code-mode/starlark.wasm ./dist/proxy/src/mcp/code-mode/
+# The dashboard (committed build, content-hashed assets; checked against dashboard/src by the tests).
+COPY dashboard/dist ./dashboard/dist
 COPY package.json ./
 # The base image's `node` user, by number so Kubernetes can check runAsNonRoot. Nothing is written
 # at run time: the chart mounts the root filesystem read-only.

@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.cache/**', 'bench/results/**', 'bench/.peers/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.cache/**', 'bench/results/**', 'bench/.peers/**', 'dist/**', 'dashboard/dist/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -30,5 +30,11 @@ bash test/servers/install.sh all
 bash test/kube/build.sh all >/dev/null
 # The committed code-mode sandbox (starlark.wasm) must be what starlark-wasm/ builds (cached, ~20 ms).
 bash starlark-wasm/build.sh --check
+# The committed dashboard build (dashboard/dist) must be what dashboard/src builds.
+node_modules/.bin/node scripts/build-dashboard.ts --check
+# Dashboard tests drive Debian's Chromium through playwright-core.
+if ! command -v chromium >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+fi
 exec node_modules/.bin/node --test --test-concurrency=2 --test-timeout=120000 \
-  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts'
+  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/browser/**/*.test.ts'

@@ -36,6 +36,12 @@ if accepted.status == "False" then
   hs.message = describe(accepted)
   return hs
 end
+-- Rendered and on its way to the proxies (not every live replica serves it yet): not a failure.
+if ready.status == "False" and (ready.reason == "Propagating" or ready.reason == "NoReplicas") then
+  hs.status = "Progressing"
+  hs.message = describe(ready)
+  return hs
+end
 if ready.status == "False" then
   hs.status = "Degraded"
   hs.message = describe(ready)

@@ -20,6 +20,10 @@ export interface OperatorCliOptions {
   secretSelector: string | undefined;
   /** Read only the Secrets of these names (each watched by name; RBAC can grant them by name). */
   secretNames: string[] | undefined;
+  /** `served`: Ready=True only once every live proxy replica serves the CR; `rendered`: once written. */
+  readyWhen: 'served' | 'rendered';
+  /** Status writes in flight at once. */
+  statusConcurrency: number;
   logLevel: LogLevel;
   logStyle: LogStyle;
 }
@@ -40,6 +44,10 @@ export const USAGE = `Usage: node operator/src/main.ts --namespace NS [options]
                              (default: every Secret of a watched namespace but Helm's release records)
   --secret-names A,B         read only the Secrets of these names, each watched by name, so RBAC can
                              grant exactly them (resourceNames)
+  --ready-when WHEN          served (default): Ready=True only when every live proxy replica reports
+                             serving the resource's generation (their Leases); rendered: once written
+                             (no reporting proxies, e.g. tests of the operator alone)
+  --status-concurrency N     status writes in flight at once (default 32)
   --log-level LEVEL          debug | info | warn | error (default info)
   --log-style STYLE          json | pretty (default json)
   -h, --help                 show this help
@@ -64,6 +72,8 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
       'max-part-bytes': { type: 'string' },
       'secret-selector': { type: 'string' },
       'secret-names': { type: 'string' },
+      'ready-when': { type: 'string' },
+      'status-concurrency': { type: 'string' },
       'log-level': { type: 'string' },
       'log-style': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -97,6 +107,9 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
     if (bad !== undefined || !secretNames.length) throw new Error(`--secret-names must be Secret names separated by commas, got '${values['secret-names']}'`);
     if (secretSelector) throw new Error('--secret-names and --secret-selector cannot be combined: choose by name or by label');
   }
+  const readyWhen = values['ready-when'] ?? env.SKYBRIDGE_READY_WHEN ?? 'served';
+  if (readyWhen !== 'served' && readyWhen !== 'rendered') throw new Error(`--ready-when must be served or rendered, got '${readyWhen}'`);
+  const statusConcurrency = integer('--status-concurrency', values['status-concurrency'] ?? '32', 1, 256);
   const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got '${logLevel}'`);
   const logStyle = (values['log-style'] ?? env.LOG_STYLE ?? 'json') as LogStyle;
@@ -113,6 +126,8 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
     identity: values.identity ?? (env.POD_NAME || undefined),
     secretSelector,
     secretNames,
+    readyWhen,
+    statusConcurrency,
     logLevel,
     logStyle,
   };

@@ -5,7 +5,7 @@
 // deleted after), then writes each CR's status. Nothing outside Kubernetes is created, so no
 // finalizers are needed: a deleted CR simply drops out of the next render.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { log } from '../../proxy/src/contract.ts';
+import { SERVED_REPORT_SELECTOR, log } from '../../proxy/src/contract.ts';
 import { KubeApiError, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
 import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
@@ -17,7 +17,10 @@ import type { SecretLookup } from './resources/translate.ts';
 import { renderOutput, type AppliedObject } from './render/output.ts';
 import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, SECRET_NAME, partNumber, type IndexDocument } from './render/contract.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
-import { currentStatus, desiredConditions, nextStatus, statusChanged, type RenderOutcome, type ResourceStatus } from './status.ts';
+import { currentStatus, desiredConditions, nextStatus, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
+import { ServedTracker } from './served.ts';
+import { forEachLimited } from './pool.ts';
+import type { Verdict } from './resources/desired.ts';
 
 export interface ControllerOptions {
   kc: KubeConfig;
@@ -39,6 +42,33 @@ export interface ControllerOptions {
    * its own (so RBAC can grant exactly them with resourceNames).
    */
   secrets?: SecretSelection;
+  /**
+   * `served` (default): Ready=True only when every live proxy replica reports serving the CR's
+   * generation (their Leases, served.ts). `rendered`: Ready=True once written, as for a setup with
+   * no reporting proxies.
+   */
+  readyWhen?: 'served' | 'rendered';
+  /** Status writes in flight at once. */
+  statusConcurrency?: number;
+}
+
+/** Queue key suffix of a pass that only rewrites statuses (a replica's report changed). */
+const STATUS_PASS = '#status';
+/**
+ * Status writes give way to a render that is waiting (a bulk change keeps arriving): rendering the
+ * newest state matters more than statuses the next pass rewrites anyway. At least this many are
+ * written per pass first, so statuses always progress.
+ */
+const MIN_STATUS_WRITES_BEFORE_YIELD = 100;
+
+/** What the last full pass decided, for status-only passes between renders. */
+interface LastPass {
+  outcome: RenderOutcome;
+  verdicts: Map<string, Verdict>;
+  /** By CR uid: the generation that pass saw (a newer one waits for the next render). */
+  generations: Map<string, number | undefined>;
+  /** `MCPClient ns/name` -> client id in the document. */
+  mcpIds: Map<string, string>;
 }
 
 export interface SecretSelection {
@@ -61,6 +91,12 @@ export class Controller {
   readonly #crInformers: { info: KindInfo; informer: Informer }[] = [];
   readonly #secretInformers = new Map<string, Informer[]>();
   readonly #output: { configMaps: Informer; secrets: Informer };
+  /** The proxies' served reports (absent with readyWhen `rendered`). */
+  readonly #reports: Informer | undefined;
+  readonly #served = new ServedTracker();
+  #lastPass: LastPass | undefined;
+  #expiry: NodeJS.Timeout | undefined;
+  #liveKey = '';
   readonly #generations = new Map<string, number | undefined>();
   /** Statuses written and not yet seen back through the watch, by CR uid. */
   readonly #written = new Map<string, ResourceStatus>();
@@ -107,10 +143,41 @@ export class Controller {
       return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
     };
     this.#output = { configMaps: outputInformer('configmaps'), secrets: outputInformer('secrets') };
+    if ((opts.readyWhen ?? 'served') === 'served') {
+      const path = resourcePath('coordination.k8s.io/v1', 'leases', opts.namespace);
+      this.#reports = new Informer(kc, client, {
+        path,
+        labelSelector: SERVED_REPORT_SELECTOR,
+        // Renewals only move renewTime: a status pass only when what a replica serves changed.
+        onEvent: (type, obj) => {
+          if (this.#served.observe(type, obj)) this.#enqueueStatus();
+          this.#armExpiry();
+        },
+        onSynced: () => this.#enqueueStatus(),
+        onError: onError(path),
+      });
+    }
   }
 
   #all(): Informer[] {
-    return [...this.#crInformers.map((c) => c.informer), ...[...this.#secretInformers.values()].flat(), this.#output.configMaps, this.#output.secrets];
+    return [...this.#crInformers.map((c) => c.informer), ...[...this.#secretInformers.values()].flat(), this.#output.configMaps, this.#output.secrets, ...(this.#reports ? [this.#reports] : [])];
+  }
+
+  #enqueueStatus(): void {
+    this.#queue?.add(this.#opts.namespace + STATUS_PASS);
+  }
+
+  /** A replica that stops renewing drops out when its lease runs out: look again then. */
+  #armExpiry(): void {
+    clearTimeout(this.#expiry);
+    const next = this.#served.nextExpiry();
+    if (next === undefined) return;
+    this.#expiry = setTimeout(() => {
+      const key = this.#served.liveKey();
+      if (key !== this.#liveKey) this.#enqueueStatus();
+      this.#armExpiry();
+    }, Math.max(0, next - Date.now()) + 20);
+    this.#expiry.unref();
   }
 
   /** Start watching (every replica). */
@@ -123,12 +190,13 @@ export class Controller {
     for (const i of this.#all()) i.stop();
   }
 
+  // Rendering waits for these; the replicas' reports only feed Ready (missing RBAC for them must not stop rendering).
   get synced(): boolean {
-    return this.#all().every((i) => i.synced);
+    return this.#all().every((i) => i === this.#reports || i.synced);
   }
 
   waitForSync(): Promise<void> {
-    return Promise.all(this.#all().map((i) => i.waitForSync())).then(() => undefined);
+    return Promise.all(this.#all().map((i) => (i === this.#reports ? undefined : i.waitForSync()))).then(() => undefined);
   }
 
   /** This replica won the lease: start the worker. */
@@ -151,10 +219,13 @@ export class Controller {
     this.#leading = false;
     this.#term++;
     clearInterval(this.#resync);
+    clearTimeout(this.#expiry);
     this.#queue?.shutDown();
     this.#queue = undefined;
     // Another replica writes while we follow: only the caches tell the truth then.
     this.#written.clear();
+    this.#served.reset();
+    this.#lastPass = undefined;
   }
 
   #enqueue(): void {
@@ -166,6 +237,7 @@ export class Controller {
     if (type === 'delete') {
       this.#generations.delete(uid);
       this.#written.delete(uid);
+      this.#served.forget(uid);
     } else {
       // Our own status writes change resourceVersion but not generation: nothing to render.
       const generation = obj.metadata?.generation;
@@ -188,7 +260,7 @@ export class Controller {
       if (item === undefined) return;
       const stop = metrics.duration.startTimer();
       try {
-        const result = await this.reconcile(item, guard);
+        const result = item.endsWith(STATUS_PASS) ? await this.#statusPass(guard) : await this.reconcile(item, guard);
         if (result === 'requeue') {
           metrics.reconciles.inc({ result: 'requeue' });
           queue.addAfter(item, 500);
@@ -240,7 +312,9 @@ export class Controller {
       log.error('render held: it would remove most of the served configuration; keeping the last one', { reason: hold.reason, lost: hold.lost.slice(0, 20) });
     } else {
       try {
-        outcome = { ok: true, revision: await this.#write(target, desired, guard) };
+        const written = await this.#write(target, desired, guard);
+        this.#served.rendered(`${written.revision}/${written.secretChecksum}`);
+        outcome = { ok: true, revision: written.revision };
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'apply' });
@@ -258,9 +332,39 @@ export class Controller {
       guard();
       await this.#opts.events.warn(index, outcome.held ? 'RenderHeld' : 'RenderFailed', outcome.message, 'Render').catch(eventFailed);
     }
-    await this.#writeStatuses(resources, desired, outcome, guard);
+    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), mcpIds: new Map() };
+    for (const [key, ref] of Object.entries(desired.input.sources)) if (key.startsWith('mcp_clients/')) pass.mcpIds.set(ref, key.slice('mcp_clients/'.length));
+    for (const cr of resources) {
+      if (!cr.metadata.uid) continue;
+      pass.generations.set(cr.metadata.uid, cr.metadata.generation);
+      if (outcome.ok && desired.verdicts.get(crRef(cr))?.accepted) this.#served.includes(cr.metadata.uid, cr.metadata.generation);
+    }
+    this.#lastPass = pass;
+    await this.#writeStatuses(resources, pass, guard, () => this.#queue?.has(target) === true);
     if (failure) throw failure;
     return 'done';
+  }
+
+  /** A replica's report changed (or one expired): rewrite the statuses that depend on it. */
+  async #statusPass(guard: () => void): Promise<'done' | 'requeue'> {
+    const pass = this.#lastPass;
+    // Before the first render there is nothing to count; a failed or held one does not depend on replicas.
+    if (!pass || !pass.outcome.ok || !this.#reports) return 'done';
+    // A CR changed since the last render waits for it (a full pass is queued for it).
+    const resources = this.#resources().filter((cr) => !cr.metadata.uid || pass.generations.get(cr.metadata.uid) === cr.metadata.generation);
+    await this.#writeStatuses(resources, pass, guard, () => this.#queue?.has(this.#opts.namespace) === true);
+    return 'done';
+  }
+
+  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>): ServedView | undefined {
+    if (!this.#reports) return undefined;
+    const info = KINDS.find((k) => k.kind === cr.kind) as KindInfo;
+    const view: ServedView = { kind: cr.kind, count: this.#served.count(cr.metadata.uid, cr.metadata.generation, info.section, live) };
+    if (cr.kind === 'MCPClient') {
+      const id = pass.mcpIds.get(crRef(cr));
+      view.mcp = id ? this.#served.mcp(id, live) : [];
+    }
+    return view;
   }
 
   /** Whether writing `desired` would empty most of what the proxies serve by accident (safety.ts). */
@@ -320,8 +424,8 @@ export class Controller {
     }
   }
 
-  /** Parts and Secret, then the index (the commit point), then stale parts. Returns the revision. */
-  async #write(target: string, desired: DesiredState, guard: () => void): Promise<string> {
+  /** Parts and Secret, then the index (the commit point), then stale parts. Returns what the index names. */
+  async #write(target: string, desired: DesiredState, guard: () => void): Promise<{ revision: string; secretChecksum: string }> {
     const live = new Map<string, RawObject>();
     for (const o of this.#output.configMaps.list(target)) live.set(`ConfigMap/${o.metadata?.name}`, o);
     for (const o of this.#output.secrets.list(target)) live.set(`Secret/${o.metadata?.name}`, o);
@@ -358,7 +462,7 @@ export class Controller {
       }
     }
     log.debug('configuration rendered', { namespace: target, revision: out.revision, parts: out.parts.length });
-    return out.revision;
+    return { revision: out.revision, secretChecksum: out.indexDocument.secretChecksum };
   }
 
   async #applyIfChanged(obj: AppliedObject, live: Map<string, RawObject>, guard: () => void): Promise<void> {
@@ -387,38 +491,53 @@ export class Controller {
     return written;
   }
 
-  async #writeStatuses(resources: readonly CustomResource[], desired: DesiredState, outcome: RenderOutcome, guard: () => void): Promise<void> {
+  /** `renderWaiting`: a newer full pass is queued (it rewrites every status): stop early then. */
+  async #writeStatuses(resources: readonly CustomResource[], pass: LastPass, guard: () => void, renderWaiting: () => boolean): Promise<void> {
     const { client, events, metrics } = this.#opts;
+    let writes = 0;
+    let yielded = false;
+    const { outcome } = pass;
     const now = new Date();
+    const live = this.#served.live(now.getTime());
+    this.#liveKey = live.map((r) => r.identity).join(',');
+    if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
-    for (const cr of resources) {
+    // Bounded concurrency: one round trip per changed status, many in flight; unchanged ones cost nothing.
+    await forEachLimited(resources, this.#opts.statusConcurrency ?? 32, async (cr) => {
+      if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
+        yielded = true;
+        return;
+      }
       const ref = crRef(cr);
-      const verdict = desired.verdicts.get(ref);
-      if (!verdict) continue; // being deleted
-      const conditions = desiredConditions(verdict, outcome);
+      const verdict = pass.verdicts.get(ref);
+      if (!verdict) return; // being deleted
+      const served = this.#servedView(cr, pass, live);
+      const conditions = desiredConditions(verdict, outcome, served);
       const current = this.#knownStatus(cr);
-      const next = nextStatus(current, conditions, cr.metadata.generation, now);
+      const next = nextStatus(current, conditions, cr.metadata.generation, now, statusFields(conditions, served));
       const target = { apiVersion: API_VERSION, kind: cr.kind, namespace: cr.metadata.namespace, name: cr.metadata.name, uid: cr.metadata.uid };
       try {
         if (statusChanged(current, next)) {
           guard();
           const plural = KINDS.find((k) => k.kind === cr.kind)?.plural as string;
-          await client.mergePatch(`${resourcePath(API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: next }, FIELD_MANAGER);
+          await client.mergePatch(`${resourcePath(API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: statusPatch(current, next) }, FIELD_MANAGER);
+          metrics.statusWrites.inc();
+          writes++;
           if (cr.metadata.uid) this.#written.set(cr.metadata.uid, next);
         }
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
-        if (isNotFound(err)) continue; // deleted meanwhile
+        if (isNotFound(err)) return; // deleted meanwhile
         metrics.errors.inc({ stage: 'status' });
         firstError ??= err as Error;
-        continue;
+        return;
       }
       // A refused or degraded CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
       try {
         if (verdict.accepted && verdict.reason === 'Valid') {
           guard();
           await events.clear(target);
-          continue;
+          return;
         }
         guard();
         if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn(verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
@@ -427,7 +546,8 @@ export class Controller {
         metrics.errors.inc({ stage: 'event' });
         log.warn('recording an event failed', { resource: ref, error: (err as Error).message });
       }
-    }
+    });
+    if (yielded) log.debug('status writes yield to a newer render', { written: writes });
     if (firstError) throw firstError;
   }
 }

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     events: new EventRecorder(client, identity),
     holdsLease: () => holdsLease(),
     secrets: { labelSelector: opts.secretSelector, names: opts.secretNames },
+    readyWhen: opts.readyWhen,
+    statusConcurrency: opts.statusConcurrency,
   });
   const server = await metrics.serve(opts.metricsPort, opts.metricsHost, () => controller.synced);
   const elector = new LeaderElector({

@@ -49,6 +49,16 @@ export class OperatorMetrics {
     labelNames: ['kind', 'action'] as const,
     registers: [this.registry],
   });
+  readonly statusWrites = new Counter({
+    name: 'skybridge_operator_status_writes_total',
+    help: 'Custom resource statuses written (unchanged ones are skipped).',
+    registers: [this.registry],
+  });
+  readonly servedReplicas = new Gauge({
+    name: 'skybridge_operator_proxy_replicas',
+    help: 'Proxy processes whose served-configuration report (Lease) is live.',
+    registers: [this.registry],
+  });
 
   constructor() {
     // The standard names (process_resident_memory_bytes, nodejs_heap_size_used_bytes, ...): a prefix

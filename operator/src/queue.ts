@@ -38,6 +38,11 @@ export class WorkQueue<T> {
     return this.#shutDown;
   }
 
+  /** Whether `item` waits to be processed (queued, or added again while being processed). */
+  has(item: T): boolean {
+    return this.#dirty.has(item);
+  }
+
   add(item: T): void {
     if (this.#shutDown || this.#dirty.has(item)) return;
     this.#dirty.add(item);

@@ -18,6 +18,10 @@ export interface CliOptions {
   limits: ListenerLimits;
   /** How long a SIGTERM waits for requests and streams in flight before the process exits. */
   shutdownGraceMs: number;
+  /** Serve the dashboard (`/`, `/assets/*`, `/ws`); off with --no-dashboard or SKYBRIDGE_DASHBOARD=off. */
+  dashboard: boolean;
+  /** A second listener for /api, /metrics and the dashboard; the main port then serves only inference, /health and /ready. */
+  adminPort: number | undefined;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -37,6 +41,10 @@ export const USAGE = `Usage: skybridge [options]
   --max-header-size B  largest request header block in bytes (default ${DEFAULT_LIMITS.maxHeaderBytes})
   --h2-max-streams N   concurrent HTTP/2 streams per connection (default ${DEFAULT_LIMITS.h2MaxStreams})
   --shutdown-grace S   on SIGTERM, seconds to let requests and streams in flight finish (default ${DEFAULT_SHUTDOWN_GRACE_MS / 1000}, env SHUTDOWN_GRACE)
+  --no-dashboard       do not serve the web dashboard (/, /assets/*, /ws) (env SKYBRIDGE_DASHBOARD=off)
+  --admin-port N       serve /api, /metrics and the dashboard (/, /assets/*, /ws) on this port (same
+                       --host) instead of --port, which then serves only inference, /health and /ready
+                       (env SKYBRIDGE_ADMIN_PORT)
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -57,6 +65,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'max-header-size': { type: 'string' },
       'h2-max-streams': { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      'no-dashboard': { type: 'boolean' },
+      'admin-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -83,7 +93,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   // node:http refuses a header timeout longer than the whole-request timeout.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error('--headers-timeout must not exceed --request-timeout');
   const shutdownGraceMs = seconds('--shutdown-grace', values['shutdown-grace'] ?? env.SHUTDOWN_GRACE, DEFAULT_SHUTDOWN_GRACE_MS);
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs };
+  const dashboard = !values['no-dashboard'] && !['off', 'false', '0'].includes((env.SKYBRIDGE_DASHBOARD ?? '').toLowerCase());
+  const adminArg = values['admin-port'] ?? (env.SKYBRIDGE_ADMIN_PORT || undefined);
+  const adminPort = adminArg === undefined ? undefined : Number(adminArg);
+  if (adminPort !== undefined && (!/^[0-9]{1,5}$/.test(adminArg ?? '') || adminPort > 65535)) throw new Error(`--admin-port must be an integer 0-65535, got '${adminArg}'`);
+  // Port 0 picks a free port for each listener, so only a fixed port can collide.
+  if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new Error(`--admin-port must differ from --port (both ${port})`);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs, dashboard, adminPort };
 }
 
 /** A positive number of seconds (fractions allowed, for tests), in milliseconds. */

@@ -19,3 +19,4 @@ export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAM
 export { validator, type FieldError } from './config/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
 export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';
+export { SERVED_ANNOTATION, SERVED_REPORT_SELECTOR, parseServedReport, scrubError, type ServedReport, type ServedMcpClient } from './state/served-contract.ts';

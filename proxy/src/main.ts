@@ -6,6 +6,7 @@ import { parseCli, USAGE } from './cli.ts';
 import { configureLog, log } from './log.ts';
 import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedConfig } from './config/load.ts';
 import { compileSnapshot } from './config/snapshot.ts';
+import { processGatewaySettings } from './config/env-settings.ts';
 import { SnapshotHolder, watchConfigFile } from './config/source.ts';
 import { ConfigService, seedDigest } from './config/service.ts';
 import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from './config/store.ts';
@@ -20,12 +21,15 @@ import { openRequestLogs } from './logs/open.ts';
 import { startResponseCache, stopResponseCache } from './cache/start.ts';
 import { startWebhooks } from './webhooks/start.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
+import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
+import { SqlMcpCallStore } from './mcp/call-store.ts';
 import { startAsyncJobs } from './async/jobs.ts';
 import { asyncRoutes } from './endpoints/async.ts';
 import type { CounterStore } from './governance/counters/store.ts';
 import { MemoryCounterStore } from './governance/counters/memory.ts';
 import { RedisCounterStore } from './governance/counters/redis.ts';
 import { createGatewayServer, listen } from './http/server.ts';
+import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
 import { installProcessGuards } from './http/process-guard.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { lazyHandler } from './http/lazy-handler.ts';
@@ -34,6 +38,8 @@ import { markNotReady, markReady } from './state/readiness.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { runPrimary } from './cluster.ts';
+import { EventHub } from './dashboard/events.ts';
+import { dashboardFront } from './dashboard/front.ts';
 import cluster from 'node:cluster';
 
 async function main(): Promise<void> {
@@ -56,6 +62,8 @@ async function main(): Promise<void> {
   let kube: KubeStart | undefined;
   let loaded: LoadedConfig;
   try {
+    // The deployment's settings (SKYBRIDGE_CLIENT, management auth...): a bad one ends the start here.
+    if (opts.kubeNamespace) processGatewaySettings();
     if (opts.kubeNamespace && !(opts.workers > 1 && cluster.isPrimary)) kube = await (await import('./config/kube-source.ts')).openKubernetesConfig(opts.kubeNamespace);
     loaded = kube ? kube.loaded : opts.kubeNamespace ? checkConfig({}, 'an empty configuration') : file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
   } catch (err) {
@@ -76,7 +84,9 @@ async function main(): Promise<void> {
   // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
   // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
   // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
-  const logs = await openRequestLogs(holder.current().config, resolve(opts.appDir ?? '.'), { onDrop: (n) => metrics.logsDropped.inc(n) }).catch((err: unknown) => {
+  // The dashboard's live events (this replica's): nothing is built while no dashboard socket listens.
+  const events = new EventHub();
+  const logs = await openRequestLogs(holder.current().config, resolve(opts.appDir ?? '.'), { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }).catch((err: unknown) => {
     log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
     return undefined;
   });
@@ -86,7 +96,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);
   });
-  const services = createServices({ counters, catalog, metrics, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  const services = createServices({ counters, catalog, metrics, events, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  services.mcp.onChange = (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError });
   // MCP clients follow the snapshots; agent turns run through the whole pipeline.
   services.mcp.runTurn = (snapshot, request) => execute(services, snapshot, request);
   services.mcp.apply(holder.current());
@@ -102,22 +113,39 @@ async function main(): Promise<void> {
   const webhooks = logs?.store instanceof SqlLogStore ? await startWebhooks(logs.store.driver, holder, metrics) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = logs?.store instanceof SqlLogStore ? startAsyncJobs({ driver: logs.store.driver, current: () => holder.current(), services, metrics }) : undefined;
+  // MCP tool call logs there too, so /api/mcp-logs on any replica shows every replica's calls.
+  if (logs?.store instanceof SqlLogStore) services.mcp.calls = new SqlMcpCallStore(logs.store.driver, holder.current().config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
+  if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
   warnIfOpen(service.current());
+  // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
+  const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
   // The management API (express and its routers) loads with the first /api request.
   const api = lazyHandler(async () =>
-    (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache),
+    (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache, services.counters, {
+      ...(dashboard && { tickets: dashboard.tickets }),
+      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
+    }),
   );
-  const server = createGatewayServer(holder, services, routes, patterns, api, opts.limits);
+  // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
+  // serving: nothing is checked per request), and the inference port answers them 404.
+  const split = opts.adminPort !== undefined ? splitRoutes(routes) : undefined;
+  const server = split
+    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort)
+    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages);
+  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages);
+  dashboard?.attach(admin ?? server);
   const { port } = await listen(server, opts.port, opts.host);
+  const adminPort = admin && (await listen(admin, opts.adminPort ?? 0, opts.host)).port;
   // Only once serving: a failure to start must still end the process.
   installProcessGuards();
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `http://${opts.host}:${port}`,
+    ...(adminPort !== undefined && { admin_address: `http://${opts.host}:${adminPort}` }),
     config: kube ? `kubernetes namespace ${kube.source.namespace}` : file && existsSync(file) ? file : 'environment',
     config_hash: holder.current().hash,
     providers: [...holder.current().providers.keys()],
@@ -130,13 +158,21 @@ async function main(): Promise<void> {
   } else {
     markReady();
   }
+  // Tells the operator which revision this process serves (its Ready conditions count replicas).
+  let servedReport: { stop(): Promise<void> } | undefined;
+  if (kube) {
+    const { startServedReport } = await import('./state/served-report.ts');
+    const source = kube.source;
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp: services.mcp, webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+  }
   const shutdown = gracefulShutdown(server, {
     graceMs: opts.shutdownGraceMs,
     close: () =>
       Promise.allSettled([
+        servedReport?.stop(),
         services.close(),
         cache && stopResponseCache(cache, holder.current().config),
-        Promise.all([webhooks?.stop(), jobs?.close()]).then(() => logs?.close()),
+        Promise.all([webhooks?.stop(), jobs?.close(), services.mcp.calls.close()]).then(() => logs?.close()),
       ]),
   });
   process.once('SIGTERM', () => shutdown('SIGTERM'));

@@ -57,8 +57,8 @@ export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
 
 export const FRAMEWORK_PREFIXES = ['/litellm', '/langchain', '/pydanticai'] as const;
 
-/** Where OPENAI_SET is served; its path patterns (file and batch ids) go under the same prefixes. */
-const OPENAI_PREFIXES = ['/v1', '/openai/v1', '/openai', ...FRAMEWORK_PREFIXES.map((p) => `${p}/v1`)];
+/** Where OPENAI_SET is served; its path patterns (file and batch ids) and the async routes go under the same prefixes. */
+export const OPENAI_PREFIXES = ['/v1', '/openai/v1', '/openai', ...FRAMEWORK_PREFIXES.map((p) => `${p}/v1`)];
 
 function under(prefix: string, set: Routes): Routes {
   return Object.fromEntries(Object.entries(set).map(([path, methods]) => [prefix + path, methods]));

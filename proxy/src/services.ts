@@ -17,10 +17,12 @@ import type { BuiltinStages, PluginEntry, PluginRegistry, Stage } from './pipeli
 import { closePools } from './upstream/pools.ts';
 import { McpManager } from './mcp/manager.ts';
 import { mcpStage } from './mcp/stage.ts';
+import { EventHub } from './dashboard/events.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
   mcp: McpManager;
+  events: EventHub;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -47,7 +49,7 @@ function namesPlugin(snapshot: Snapshot, name: string): boolean {
 }
 
 export function createServices(
-  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache'] } = {},
+  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub } = {},
 ): Services {
   const mcp = opts.mcp ?? new McpManager();
   const stage = mcpStage(mcp);
@@ -58,6 +60,7 @@ export function createServices(
     catalog: opts.catalog ?? new ModelCatalog(),
     metrics: opts.metrics ?? new Metrics(),
     mcp,
+    events: opts.events ?? new EventHub(),
     pipeline: new Pipeline((snapshot) => builtinStages(snapshot, stage), opts.plugins ?? PLUGINS),
     close: async () => {
       await Promise.all([closePools(), mcp.close()]);

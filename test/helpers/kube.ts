@@ -191,3 +191,18 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string
     child.stdin.end(stdin ?? '');
   });
 }
+
+/** GET an API path as admin over `dispatcher` (an undici Agent trusting the server's CA); undefined for 404. */
+export async function kubeGet<T>(kube: KubeApiServer, dispatcher: import('undici').Dispatcher, path: string): Promise<T | undefined> {
+  const res = await fetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher } as RequestInit);
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${(await res.text()).slice(0, 2000)}`);
+  return (await res.json()) as T;
+}
+
+/** kubectl as admin; a failure throws with its stderr. */
+export async function kubectlOk(kube: KubeApiServer, args: string[], stdin?: string): Promise<string> {
+  const r = await kube.kubectl(args, stdin);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${r.stderr.slice(0, 2000)}`);
+  return r.stdout;
+}

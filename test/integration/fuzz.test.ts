@@ -73,12 +73,17 @@ interface Route {
 const ROUTES: Route[] = [
   ...Object.entries(routes).map(([path, m]) => ({ path, methods: Object.keys(m) })),
   ...patterns.map(([re, m]) => ({ path: samplePath(re), methods: Object.keys(m) })),
+  // The dashboard's page, assets and live socket (served when the table misses).
+  ...['/', '/index.html', '/assets/app.js', '/ws'].map((path) => ({ path, methods: ['GET'] })),
 ];
 
 const API_ROUTES: Route[] = [
   ['/api/session/login', ['POST']],
   ['/api/session/logout', ['POST']],
   ['/api/session/is-auth-enabled', ['GET']],
+  ['/api/session/ws-ticket', ['POST']],
+  ['/api/dashboard', ['GET']],
+  ['/api/governance/usage', ['GET']],
   ['/api/config', ['GET', 'PUT']],
   ['/api/version', ['GET']],
   ['/api/models', ['GET']],
@@ -92,10 +97,14 @@ const API_ROUTES: Route[] = [
   ['/api/routing/rules', ['GET', 'POST']],
   ['/api/routing/rules/r1', ['GET', 'PUT', 'DELETE']],
   ['/api/governance/routing-rules', ['GET', 'POST']],
+  ['/api/routing/rules/validate', ['POST']],
+  ['/api/routing/rules/test', ['POST']],
+  ['/api/governance/routing-rules/test', ['POST']],
   ['/api/logs', ['GET', 'DELETE']],
   ['/api/logs/l1', ['GET']],
   ['/api/cache/clear/c1', ['DELETE']],
   ['/api/cache/clear-by-key/k1', ['DELETE']],
+  ['/api/cache/stats', ['GET']],
   ['/api/webhooks', ['GET', 'POST']],
   ['/api/webhooks/w1', ['GET', 'PUT', 'DELETE']],
   ['/api/webhooks/w1/rotate-secret', ['POST']],

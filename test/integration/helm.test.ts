@@ -19,7 +19,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const CHART = join(ROOT, 'charts/skybridge');
 const PROMETHEUS_OPERATOR = 'github.com/prometheus-operator/prometheus-operator@v0.85.0';
 /** The OpenAPI documents of the API groups the chart uses. */
-const OPENAPI_FILES = ['api__v1', 'apis__apps__v1', 'apis__rbac.authorization.k8s.io__v1', 'apis__autoscaling__v2', 'apis__policy__v1', 'apis__apiextensions.k8s.io__v1'];
+const OPENAPI_FILES = ['api__v1', 'apis__apps__v1', 'apis__rbac.authorization.k8s.io__v1', 'apis__autoscaling__v2', 'apis__policy__v1', 'apis__apiextensions.k8s.io__v1', 'apis__networking.k8s.io__v1'];
 
 interface Manifest {
   apiVersion: string;
@@ -174,7 +174,7 @@ describe('helm chart', () => {
     assert.deepEqual(
       docs.map((d) => d.kind).sort(),
       ['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition',
-        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'].sort(),
+        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'].sort(),
     );
   });
 
@@ -258,6 +258,8 @@ describe('helm chart', () => {
     assert.deepEqual(rules(role), [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['skybridge-secrets'], verbs: ['get', 'list', 'watch'] },
+      // Each proxy's served-configuration report, a Lease named after its pod (no list or watch).
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'delete'] },
     ]);
     const binding = find(docs, 'RoleBinding', 'sb-skybridge-proxy') as unknown as { subjects: { name: string; namespace: string }[] };
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'sb-skybridge-proxy', namespace: 'skybridge' }]);
@@ -302,10 +304,17 @@ describe('helm chart', () => {
     assert.ok(container(find(byLabel.docs, 'Deployment', 'sb-skybridge-operator')).args?.includes('--secret-selector=skybridge.dev/credentials=true'));
   });
 
+  /** Every proxy names and owns its served-configuration Lease after its pod. */
+  const SERVED_REPORT_ENV = { POD_NAME: { fieldRef: { fieldPath: 'metadata.name' } }, POD_UID: { fieldRef: { fieldPath: 'metadata.uid' } }, SKYBRIDGE_SERVED_LEASE_SECONDS: '15' };
+  /** The secure default: virtual keys required on inference. */
+  const SECURE_ENV = { SKYBRIDGE_CLIENT: '{"enforce_auth_on_inference":true}' };
+
   test('Redis: address and options as SKYBRIDGE_REDIS_* variables, the password from a Secret', async () => {
     const { docs } = await template(EVERYTHING_ON);
     const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
     assert.deepEqual(env, {
+      ...SERVED_REPORT_ENV,
+      ...SECURE_ENV,
       SKYBRIDGE_REDIS_ADDR: 'redis.data.svc:6379',
       SKYBRIDGE_REDIS_DB: '0',
       SKYBRIDGE_REDIS_TLS: 'true',
@@ -324,6 +333,8 @@ describe('helm chart', () => {
     const { docs } = await template(['logsStore.enabled=true', 'logsStore.host=pg.data.svc', 'logsStore.user=skybridge', 'logsStore.dbName=logs', 'logsStore.existingSecret=pg-auth']);
     const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
     assert.deepEqual(env, {
+      ...SERVED_REPORT_ENV,
+      ...SECURE_ENV,
       SKYBRIDGE_LOGS_STORE_TYPE: 'postgres',
       SKYBRIDGE_LOGS_STORE_HOST: 'pg.data.svc',
       SKYBRIDGE_LOGS_STORE_PORT: '5432',
@@ -344,9 +355,10 @@ describe('helm chart', () => {
 
   test('ServiceMonitors scrape /metrics on ports the Services have', async () => {
     const { docs } = await template(EVERYTHING_ON);
-    for (const component of ['proxy', 'operator']) {
+    // The proxies' /metrics is on the admin port, behind the admin Service (the inference Service has no such port).
+    for (const [component, service] of [['proxy', 'proxy-admin'], ['operator', 'operator']]) {
       const sm = find(docs, 'ServiceMonitor', `sb-skybridge-${component}`) as unknown as { metadata: { labels: Record<string, string> }; spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] } };
-      const svc = find(docs, 'Service', `sb-skybridge-${component}`) as unknown as { metadata: { labels: Record<string, string> }; spec: { ports: { name: string }[] } };
+      const svc = find(docs, 'Service', `sb-skybridge-${service}`) as unknown as { metadata: { labels: Record<string, string> }; spec: { ports: { name: string }[] } };
       for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) assert.equal(svc.metadata.labels[k], v, `${component}: selector ${k}`);
       assert.ok(svc.spec.ports.some((p) => p.name === sm.spec.endpoints[0].port));
       assert.equal(sm.spec.endpoints[0].path, '/metrics');
@@ -385,5 +397,154 @@ describe('helm chart', () => {
     const failed = await run(kubeconform, ['-strict', '-schema-location', join(schemaDir, '{{ .ResourceKind }}{{ .KindSuffix }}.json'), file]).then(() => '', (e: { stdout: string }) => e.stdout);
     assert.match(failed, /value/);
     assert.ok(readdirSync(schemaDir).includes(schemaFileName('VirtualKey', 'gateway.skybridge.dev/v1alpha1')));
+  });
+});
+
+describe('helm chart: the secure install', () => {
+  interface Port {
+    name: string;
+    port?: number;
+    targetPort?: string;
+  }
+  interface Peer {
+    podSelector?: { matchLabels: Record<string, string> };
+    namespaceSelector?: { matchLabels: Record<string, string> };
+  }
+  interface NetworkPolicy {
+    spec: { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: { ports: { port: string }[]; from?: Peer[] }[] };
+  }
+  const policy = (docs: Manifest[], name: string) => find(docs, 'NetworkPolicy', name) as unknown as NetworkPolicy;
+  const servicePorts = (docs: Manifest[], name: string) => (find(docs, 'Service', name) as unknown as { spec: { type: string; ports: Port[] } }).spec;
+  const podSpec = (d: Manifest) => (d as unknown as { spec: { template: { metadata: { annotations?: Record<string, string> }; spec: Record<string, unknown> } } }).spec.template;
+  const envOf = (docs: Manifest[]) => Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+  test('defaults: virtual keys required, /api and /metrics on an admin port the inference Service does not expose', async () => {
+    const { docs } = await template([]);
+    const c = container(find(docs, 'Deployment', 'sb-skybridge-proxy'));
+    assert.ok(c.args?.includes('--admin-port=9091'), JSON.stringify(c.args));
+    assert.deepEqual(c.ports.map((p) => [p.name, p.containerPort]), [['http', 8080], ['admin', 9091]]);
+    assert.equal(envOf(docs).SKYBRIDGE_CLIENT, '{"enforce_auth_on_inference":true}');
+    const inference = servicePorts(docs, 'sb-skybridge-proxy');
+    assert.deepEqual(inference.ports.map((p) => p.targetPort), ['http'], 'the inference Service exposes the inference port only');
+    const admin = servicePorts(docs, 'sb-skybridge-proxy-admin');
+    assert.equal(admin.type, 'ClusterIP');
+    assert.deepEqual(admin.ports.map((p) => [p.name, p.port, p.targetPort]), [['admin', 9091, 'admin']]);
+    // Probes stay on the inference port: /health and /ready are served there.
+    assert.equal((c.readinessProbe as unknown as { httpGet: { port: string } }).httpGet.port, 'http');
+  });
+
+  test('defaults: a NetworkPolicy admits inference from anywhere, the admin and metrics ports only from monitoring and the release', async () => {
+    const { docs } = await template([]);
+    const proxy = policy(docs, 'sb-skybridge-proxy');
+    assert.equal(proxy.spec.podSelector.matchLabels['app.kubernetes.io/component'], 'proxy');
+    assert.deepEqual(proxy.spec.policyTypes, ['Ingress']);
+    const [inference, admin] = proxy.spec.ingress;
+    assert.deepEqual(inference.ports.map((p) => p.port), ['http']);
+    assert.equal(inference.from, undefined, 'no from: any source');
+    assert.deepEqual(admin.ports.map((p) => p.port), ['admin']);
+    assert.deepEqual(admin.from, [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sb' } } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    assert.equal(proxy.spec.ingress.length, 2);
+    const operator = policy(docs, 'sb-skybridge-operator');
+    assert.deepEqual(operator.spec.ingress.map((r) => r.ports.map((p) => p.port)), [['metrics']]);
+    assert.deepEqual(operator.spec.ingress[0].from, admin.from);
+
+    const narrowed = await template(['networkPolicy.inferenceFrom[0].namespaceSelector.matchLabels.team=checkout', 'networkPolicy.adminFrom[0].podSelector.matchLabels.app=prometheus']);
+    const p = policy(narrowed.docs, 'sb-skybridge-proxy');
+    assert.deepEqual(p.spec.ingress[0].from, [{ namespaceSelector: { matchLabels: { team: 'checkout' } } }]);
+    assert.deepEqual(p.spec.ingress[1].from?.[1], { podSelector: { matchLabels: { app: 'prometheus' } } });
+    await conform(narrowed.text, 'narrowed-policy');
+    assert.equal(all((await template(['networkPolicy.enabled=false'])).docs, 'NetworkPolicy').length, 0);
+  });
+
+  test('proxy.adminPort=null serves everything on one port: no admin Service, the ServiceMonitor scrapes the inference port', async () => {
+    const { docs, text } = await template(['proxy.adminPort=null', 'metrics.serviceMonitor.enabled=true']);
+    await conform(text, 'one-port');
+    const c = container(find(docs, 'Deployment', 'sb-skybridge-proxy'));
+    assert.ok(!c.args?.some((a) => a.startsWith('--admin-port')));
+    assert.ok(!docs.some((d) => d.kind === 'Service' && d.metadata.name === 'sb-skybridge-proxy-admin'));
+    const sm = find(docs, 'ServiceMonitor', 'sb-skybridge-proxy') as unknown as { spec: { endpoints: { port: string }[]; selector: { matchLabels: Record<string, string> } } };
+    assert.equal(sm.spec.endpoints[0].port, 'http');
+    assert.equal(sm.spec.selector.matchLabels['skybridge.dev/port'], undefined);
+    assert.deepEqual(policy(docs, 'sb-skybridge-proxy').spec.ingress.map((r) => r.ports[0].port), ['http']);
+  });
+
+  test('management auth and settings: credentials by secretKeyRef (never in the chart’s objects), client and MCP settings as JSON', async () => {
+    const sets = [
+      'gateway.managementAuth.existingSecret=skybridge-admin',
+      'gateway.managementAuth.apiKeysKey=api-keys',
+      'gateway.client.allowed_origins={https://console.example.com}',
+      'gateway.client.max_request_body_size_mb=8',
+      'gateway.mcp.tool_manager_config.tool_execution_timeout=20',
+    ];
+    const { docs, text } = await template(sets);
+    await conform(text, 'management-auth');
+    const env = envOf(docs);
+    assert.deepEqual(JSON.parse(env.SKYBRIDGE_CLIENT as string), { enforce_auth_on_inference: true, allowed_origins: ['https://console.example.com'], max_request_body_size_mb: 8 });
+    assert.deepEqual(JSON.parse(env.SKYBRIDGE_MCP as string), { tool_manager_config: { tool_execution_timeout: 20 } });
+    assert.deepEqual(env.SKYBRIDGE_ADMIN_USERNAME, { secretKeyRef: { name: 'skybridge-admin', key: 'username' } });
+    assert.deepEqual(env.SKYBRIDGE_ADMIN_PASSWORD, { secretKeyRef: { name: 'skybridge-admin', key: 'password' } });
+    assert.deepEqual(env.SKYBRIDGE_ADMIN_API_KEYS, { secretKeyRef: { name: 'skybridge-admin', key: 'api-keys' } });
+    assert.equal(all(docs, 'Secret').length + all(docs, 'ConfigMap').length, 0);
+    const keysOnly = envOf((await template(['gateway.managementAuth.existingSecret=s', 'gateway.managementAuth.usernameKey=', 'gateway.managementAuth.apiKeysKey=keys'])).docs);
+    assert.equal(keysOnly.SKYBRIDGE_ADMIN_USERNAME, undefined);
+    assert.deepEqual(keysOnly.SKYBRIDGE_ADMIN_API_KEYS, { secretKeyRef: { name: 's', key: 'keys' } });
+    // Turning the requirement off is explicit.
+    assert.equal(envOf((await template(['gateway.client.enforce_auth_on_inference=false'])).docs).SKYBRIDGE_CLIENT, '{"enforce_auth_on_inference":false}');
+  });
+
+  test('the checksum annotation rolls the proxies when the chart’s Secret changes, and only then', async () => {
+    const checksum = async (sets: string[]) => podSpec(find((await template(sets)).docs, 'Deployment', 'sb-skybridge-proxy')).metadata.annotations?.['checksum/secret'];
+    const base = ['redis.enabled=true', 'redis.addr=r:6379'];
+    const one = await checksum([...base, 'redis.password=first-password']);
+    assert.match(one ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(await checksum([...base, 'redis.password=first-password']), one);
+    assert.notEqual(await checksum([...base, 'redis.password=second-password']), one);
+    assert.equal(await checksum([...base, 'redis.password=first-password', 'proxy.replicas=5']), one, 'unrelated values leave it alone');
+  });
+
+  test('proxies spread over nodes and zones by default (ScheduleAnyway); extra volumes for CA bundles on both workloads', async () => {
+    const { docs } = await template([]);
+    const spread = podSpec(find(docs, 'Deployment', 'sb-skybridge-proxy')).spec.topologySpreadConstraints as { topologyKey: string; whenUnsatisfiable: string; maxSkew: number; labelSelector: { matchLabels: Record<string, string> } }[];
+    assert.deepEqual(spread.map((t) => [t.topologyKey, t.whenUnsatisfiable, t.maxSkew]), [['kubernetes.io/hostname', 'ScheduleAnyway', 1], ['topology.kubernetes.io/zone', 'ScheduleAnyway', 1]]);
+    assert.equal(spread[0].labelSelector.matchLabels['app.kubernetes.io/component'], 'proxy');
+    const own = await template(['proxy.topologySpreadConstraints[0].topologyKey=kubernetes.io/hostname', 'proxy.topologySpreadConstraints[0].maxSkew=2', 'proxy.topologySpreadConstraints[0].whenUnsatisfiable=DoNotSchedule', 'proxy.topologySpreadConstraints[0].labelSelector.matchLabels.app=x']);
+    assert.equal((podSpec(find(own.docs, 'Deployment', 'sb-skybridge-proxy')).spec.topologySpreadConstraints as unknown[]).length, 1);
+    assert.equal(podSpec(find((await template(['proxy.topologySpread.enabled=false'])).docs, 'Deployment', 'sb-skybridge-proxy')).spec.topologySpreadConstraints, undefined);
+
+    const sets: string[] = [];
+    for (const w of ['proxy', 'operator']) {
+      sets.push(`${w}.extraVolumes[0].name=ca`, `${w}.extraVolumes[0].configMap.name=corp-ca`, `${w}.extraVolumeMounts[0].name=ca`, `${w}.extraVolumeMounts[0].mountPath=/etc/corp-ca`, `${w}.extraVolumeMounts[0].readOnly=true`);
+    }
+    const withCa = await template(sets);
+    await conform(withCa.text, 'extra-volumes');
+    for (const name of ['sb-skybridge-proxy', 'sb-skybridge-operator']) {
+      const pod = podSpec(find(withCa.docs, 'Deployment', name)).spec as { volumes: { name: string }[]; containers: { volumeMounts: { name: string; mountPath: string }[] }[] };
+      assert.deepEqual(pod.volumes.map((v) => v.name), ['tmp', 'ca'], name);
+      assert.deepEqual(pod.containers[0].volumeMounts.map((m) => m.mountPath), ['/tmp', '/etc/corp-ca'], name);
+    }
+  });
+
+  test('values.schema.json: gateway.client is the proxy’s own client schema, and bad new values are refused by name', async () => {
+    const { ClientConfigSchema } = await import('../../proxy/src/config/schema.ts');
+    const { McpSettingsSchema } = await import('../../proxy/src/config/env-settings.ts');
+    const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as { properties: { gateway: { properties: { client: Record<string, unknown>; mcp: Record<string, unknown> } } } };
+    const { description: _c, ...client } = schema.properties.gateway.properties.client;
+    const { description: _m, ...mcp } = schema.properties.gateway.properties.mcp;
+    assert.deepEqual(client, JSON.parse(JSON.stringify(ClientConfigSchema)), 'regenerate values.schema.json gateway.client from ClientConfigSchema');
+    assert.deepEqual(mcp, JSON.parse(JSON.stringify(McpSettingsSchema)));
+    const bad: [string[], RegExp][] = [
+      [['gateway.client.enforce_auth_on_inference=maybe'], /enforce_auth_on_inference/],
+      [['gateway.client.no_such_setting=1'], /no_such_setting/],
+      [['gateway.managementAuth.password=inline'], /password/],
+      [['networkPolicy.enabled=yes'], /enabled/],
+      [['proxy.adminPort=70000'], /adminPort/],
+      [['proxy.topologySpread.whenUnsatisfiable=Sometimes'], /whenUnsatisfiable/],
+      [['gateway.mcp.tool_manager_config.max_agent_depth=0'], /max_agent_depth/],
+    ];
+    for (const [sets, message] of bad) {
+      const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));
+      assert.ok(err, `helm template accepted ${sets.join(' ')}`);
+      assert.match(err, message);
+    }
   });
 });

@@ -182,6 +182,12 @@ describe('a proxy following Kubernetes', () => {
     assert.equal(create.status, 409);
     assert.match(create.body.error.message, /managed by Kubernetes and \/api is read-only.*kubectl/);
 
+    // The dashboard is told so: read-only, naming what to edit.
+    const info = await api<{ mode: string; read_only: boolean; read_only_reason?: string }>('GET', '/api/dashboard');
+    assert.equal(info.body.mode, 'kubernetes');
+    assert.equal(info.body.read_only, true);
+    assert.match(info.body.read_only_reason ?? '', /custom resources.*kubectl/);
+
     // Nothing changed.
     assert.equal(await chat(), 'Mock reply to: Hello');
     assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r2');

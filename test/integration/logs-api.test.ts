@@ -118,7 +118,13 @@ for (const backend of BACKENDS) {
       const r = await call(api, '/api/logs');
       assert.equal(r.status, 200);
       assert.deepEqual(r.body.logs.map((l: { id: string }) => l.id), ['a2', 'a1', 'a3']);
-      assert.deepEqual(r.body.pagination, { limit: 50, offset: 0, sort_by: 'timestamp', order: 'desc', total_count: 3 });
+      assert.deepEqual(r.body.pagination, { limit: 50, offset: 0, sort_by: 'timestamp', order: 'desc', total_count: 3, next_cursor: null });
+      // A full page carries a cursor; following it gives the rest, nothing twice.
+      const first = await call(api, '/api/logs?limit=2');
+      assert.deepEqual(first.body.logs.map((l: { id: string }) => l.id), ['a2', 'a1']);
+      const rest = await call(api, `/api/logs?limit=2&cursor=${first.body.pagination.next_cursor}`);
+      assert.deepEqual(rest.body.logs.map((l: { id: string }) => l.id), ['a3']);
+      assert.equal(rest.body.pagination.next_cursor, null);
       assert.equal(r.body.stats.total_requests, 3);
       assert.equal(r.body.has_logs, true);
       const f = await call(api, '/api/logs?providers=openai&min_latency=100&content_search=FRANCE&routing_rule_ids=cheap&routing_engine_used=routing-rule');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { Agent, fetch } from 'undici';
-import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 
 const NS = 'blast';
@@ -47,18 +48,8 @@ interface Doc {
   governance?: { virtual_keys?: { id: string; provider_configs: { provider: string }[] }[]; routing_rules?: { id: string }[] };
 }
 
-async function api<T = KubeObject>(path: string): Promise<T | undefined> {
-  const res = await fetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-async function kubectl(args: string[], stdin?: string): Promise<string> {
-  const r = await kube.kubectl(args, stdin);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
+const api = <T = KubeObject>(path: string): Promise<T | undefined> => kubeGet<T>(kube, agent, path);
+const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -98,7 +89,7 @@ async function metric(url: string, name: string): Promise<number> {
 }
 
 async function startOperator(identity: string, leaseSeconds = 3, extra: string[] = [], namespace = NS, kubeconfig = operatorKubeconfig) {
-  const proc = spawn(NODE, [MAIN, '--namespace', namespace, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--lease-duration', String(leaseSeconds), '--identity', identity, '--resync-period', '30', ...extra], {
+  const proc = spawn(NODE, [MAIN, '--namespace', namespace, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--lease-duration', String(leaseSeconds), '--identity', identity, '--resync-period', '30', '--ready-when', 'rendered', ...extra], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig, HOME: kube.stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,45 +114,7 @@ async function kill(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-// The operator's Role as the chart grants it (Events need get: a new leader finds the series).
-const RBAC = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: { name: skybridge-operator, namespace: ${NS} }
-rules:
-  - apiGroups: [""]
-    resources: [configmaps]
-    verbs: [get, list, watch, create, patch, update, delete]
-  - apiGroups: [""]
-    resources: [secrets]
-    verbs: [get, list, watch, create]
-  - apiGroups: [""]
-    resources: [secrets]
-    resourceNames: [skybridge-secrets]
-    verbs: [patch, update, delete]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    verbs: [create]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    resourceNames: [skybridge-operator]
-    verbs: [get, update, patch]
-  - apiGroups: [gateway.skybridge.dev]
-    resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies]
-    verbs: [get, list, watch]
-  - apiGroups: [gateway.skybridge.dev]
-    resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status]
-    verbs: [get, patch, update]
-  - apiGroups: [events.k8s.io]
-    resources: [events]
-    verbs: [get, create, patch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: { name: skybridge-operator, namespace: ${NS} }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: skybridge-operator }
-subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: skybridge-operator }]
-`;
+const RBAC = operatorRbac(NS);
 
 /** The chart's Role with operator.secrets.names: [creds]: no Secret read beyond those names. */
 const NARROW = 'narrow';
@@ -317,7 +270,11 @@ test('reference checks, blast radius, the hold rule and Event series on a real A
     });
     assert.equal(condition(vk, 'Ready')?.status, 'True');
     assert.match(condition(vk, 'Accepted')?.message ?? '', /spec\.provider_configs\[1\]\.provider: provider 'anthropic' is not configured/);
-    assert.equal(condition(await cr('routingrules', 'to-anthropic'), 'Accepted')?.reason, 'ReferenceNotFound');
+    // Statuses are written concurrently: the rule's may land after the key's.
+    await waitFor('to-anthropic ReferenceNotFound', async () => {
+      const o = await cr('routingrules', 'to-anthropic');
+      return condition(o, 'Accepted')?.reason === 'ReferenceNotFound' ? o : undefined;
+    });
   });
 
   let heldRevision = '';

@@ -11,7 +11,8 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
-import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { eventually, startGateway } from '../helpers/gateway.ts';
 import { startMockProvider } from '../mock-provider/server.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
@@ -36,18 +37,8 @@ interface KubeObject {
   status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason: string; message: string; observedGeneration?: number; lastTransitionTime: string }[] };
 }
 
-async function api<T = KubeObject>(path: string): Promise<T | undefined> {
-  const res = await fetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-async function kubectl(args: string[], stdin?: string): Promise<string> {
-  const r = await kube.kubectl(args, stdin);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
+const api = <T = KubeObject>(path: string): Promise<T | undefined> => kubeGet<T>(kube, agent, path);
+const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
 
 const apply = (yaml: string) => kubectl(['apply', '-n', NS, '-f', '-'], yaml);
 
@@ -113,7 +104,7 @@ interface Operator {
 }
 
 async function startOperator(identity: string, extra: string[] = []): Promise<Operator> {
-  const proc = spawn(NODE, [MAIN, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--lease-duration', String(LEASE_SECONDS), '--identity', identity, '--resync-period', '30', '--watch-namespaces', `${NS},${TENANTS}`, ...extra], {
+  const proc = spawn(NODE, [MAIN, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--lease-duration', String(LEASE_SECONDS), '--identity', identity, '--resync-period', '30', '--watch-namespaces', `${NS},${TENANTS}`, '--ready-when', 'rendered', ...extra], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, KUBECONFIG: operatorKubeconfig, HOME: kube.stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -161,59 +152,7 @@ const leaseTransitions = async () => (await api<{ spec: { leaseTransitions?: num
 const leaseHolder = async () => (await api<{ spec: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/skybridge-operator`))?.spec.holderIdentity;
 
 /** Least privilege, as charts/skybridge grants it: the operators run as this user, not as admin. */
-const CR_RULES = `
-  - apiGroups: [gateway.skybridge.dev]
-    resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies]
-    verbs: [get, list, watch]
-  - apiGroups: [gateway.skybridge.dev]
-    resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status]
-    verbs: [get, patch, update]
-  - apiGroups: [events.k8s.io]
-    resources: [events]
-    verbs: [get, create, patch]`;
-const RBAC = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: { name: skybridge-operator, namespace: ${NS} }
-rules:
-  - apiGroups: [""]
-    resources: [configmaps]
-    verbs: [get, list, watch, create, patch, update, delete]
-  - apiGroups: [""]
-    resources: [secrets]
-    verbs: [get, list, watch, create]
-  - apiGroups: [""]
-    resources: [secrets]
-    resourceNames: [skybridge-secrets]
-    verbs: [patch, update, delete]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    verbs: [create]
-  - apiGroups: [coordination.k8s.io]
-    resources: [leases]
-    resourceNames: [skybridge-operator]
-    verbs: [get, update, patch]${CR_RULES}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: { name: skybridge-operator, namespace: ${TENANTS} }
-rules:
-  - apiGroups: [""]
-    resources: [secrets]
-    verbs: [get, list, watch]${CR_RULES}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: { name: skybridge-operator, namespace: ${NS} }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: skybridge-operator }
-subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: skybridge-operator }]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: { name: skybridge-operator, namespace: ${TENANTS} }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: skybridge-operator }
-subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: skybridge-operator }]
-`;
+const RBAC = operatorRbac(NS, { tenants: [TENANTS] });
 let operatorKubeconfig: string;
 
 before(async () => {

@@ -41,9 +41,11 @@ test('comparisons: equal strings match, anything else (prefix, longer, empty) do
   assert.equal(checkAdmin(managementAuth({ is_enabled: true }), '', ''), false);
 });
 
+const KEY = Buffer.alloc(32, 1);
+
 test('authenticate admits each scheme with the right secret and nothing else', () => {
-  const sessions = new SessionStore();
-  const { token } = sessions.issue();
+  const sessions = new SessionStore(() => KEY);
+  const { token } = sessions.issue()!;
   assert.equal(authenticate({ authorization: basic('admin', 'pa:ss word') }, auth, sessions), 'basic');
   assert.equal(authenticate({ authorization: basic('admin', 'wrong') }, auth, sessions), undefined);
   assert.equal(authenticate({ authorization: 'Bearer mgmt-key-0123456789ab' }, auth, sessions), 'api_key');
@@ -57,18 +59,28 @@ test('authenticate admits each scheme with the right secret and nothing else', (
   assert.equal(authenticate({ authorization: basic('admin', 'wrong'), 'x-api-key': 'mgmt-key-0123456789ab' }, auth, sessions), undefined);
 });
 
-test('sessions expire after their TTL, end on revoke and on clear', () => {
-  const sessions = new SessionStore(1000);
-  const a = sessions.issue(0);
+test('sessions expire after their TTL, end on revoke, and any store with the same key accepts them (another replica)', () => {
+  let key: Buffer | undefined = KEY;
+  const sessions = new SessionStore(() => key, 1000);
+  const a = sessions.issue(0)!;
   assert.equal(a.expiresAt, 1000);
   assert.equal(sessions.valid(a.token, 999), true);
   assert.equal(sessions.valid(a.token, 1000), false);
-  const b = sessions.issue(2000);
+  const b = sessions.issue(2000)!;
   assert.notEqual(b.token, a.token);
-  assert.equal(sessions.revoke(b.token), true);
+  const replica = new SessionStore(() => Buffer.from(KEY), 1000);
+  assert.equal(replica.valid(b.token, 2001), true, 'same configuration, same key: valid on another replica');
+  assert.equal(sessions.revoke(b.token, 2001), true);
   assert.equal(sessions.valid(b.token, 2001), false);
-  const c = sessions.issue(3000);
-  sessions.clear();
+  // A forged or tampered token: the MAC does not match.
+  const [exp, nonce, mac] = b.token.split('.');
+  assert.equal(replica.valid(`${(2_000_000).toString(36)}.${nonce}.${mac}`, 2001), false, 'expiry moved');
+  assert.equal(replica.valid(`${exp}.${nonce}x.${mac}`, 2001), false, 'nonce changed');
+  assert.equal(new SessionStore(() => Buffer.alloc(32, 9), 1000).valid(b.token, 2001), false, 'another key');
+  // New credentials (a new key) void every session.
+  const c = sessions.issue(3000)!;
+  key = Buffer.alloc(32, 7);
   assert.equal(sessions.valid(c.token, 3001), false);
   assert.equal(sessions.valid('made-up', 0), false);
+  assert.equal(new SessionStore().issue(), undefined, 'no key, no sessions');
 });

@@ -18,7 +18,7 @@ const CONDITION: JsonSchema = {
   type: 'object',
   required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
   properties: {
-    type: { type: 'string', maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$', description: 'Accepted or Ready.' },
+    type: { type: 'string', maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$', description: 'Accepted, Ready, or (MCPClient) Connected.' },
     status: { type: 'string', enum: ['True', 'False', 'Unknown'], maxLength: 7 },
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The metadata.generation the condition was set for.' },
     lastTransitionTime: { type: 'string', format: 'date-time', description: 'When the status last changed.' },
@@ -32,6 +32,12 @@ const STATUS: JsonSchema = {
   type: 'object',
   properties: {
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The metadata.generation the operator last processed.' },
+    reason: { type: 'string', maxLength: 1024, description: 'The reason to act on: the first condition that is not fine (e.g. SecretNotFound, Propagating, ConnectionFailed), else Ready\'s (Served).' },
+    served: { type: 'string', maxLength: 32, description: 'Proxy replicas serving this generation / live proxy replicas, e.g. 2/2.' },
+    servedReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Live proxy replicas that serve this generation.' },
+    replicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Live proxy replicas (each serving process renews a Lease reporting what it serves).' },
+    toolCount: { type: 'integer', format: 'int32', minimum: 0, description: 'MCPClient: tools the server lists, as a connected proxy replica sees them.' },
+    lastError: { type: 'string', maxLength: 4000, description: 'MCPClient: the connection error a proxy replica reports (secrets removed).' },
     conditions: {
       type: 'array',
       maxItems: 8,
@@ -42,9 +48,14 @@ const STATUS: JsonSchema = {
   },
 };
 
+// Scalars only (a JSON array is unreadable in a column). Reason is the actionable one (status.reason:
+// Accepted's when refused), Served counts replicas, Generation beside Observed shows a lag.
 const COMMON_COLUMNS: PrinterColumn[] = [
-  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 },
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Served by every live proxy replica.' },
+  { name: 'Reason', type: 'string', jsonPath: '.status.reason', description: 'What to act on (the first condition that is not fine).' },
+  { name: 'Served', type: 'string', jsonPath: '.status.served', description: 'Proxy replicas serving this generation / live replicas.' },
+  { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', priority: 1, description: 'The spec\'s generation.' },
+  { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', priority: 1, description: 'The generation the status is for: behind Generation while the operator catches up.' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

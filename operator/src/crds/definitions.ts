@@ -172,7 +172,6 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
     extensionsAt: {},
     columns: [
       { name: 'URL', type: 'string', jsonPath: '.spec.url' },
-      { name: 'Events', type: 'string', jsonPath: '.spec.events' },
       { name: 'Disabled', type: 'boolean', jsonPath: '.spec.disabled' },
     ],
   },
@@ -199,6 +198,8 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
       { name: 'Code Mode', type: 'boolean', jsonPath: '.spec.is_code_mode_client' },
       { name: 'Endpoint', type: 'string', jsonPath: '.spec.connection_string', priority: 1 },
       { name: 'Command', type: 'string', jsonPath: '.spec.stdio_config.command', priority: 1 },
+      { name: 'Connected', type: 'string', jsonPath: '.status.conditions[?(@.type=="Connected")].status', description: 'Connected on every live proxy replica.' },
+      { name: 'Tools', type: 'integer', jsonPath: '.status.toolCount', description: 'Tools the server lists.' },
     ],
   },
   CachePolicy: {

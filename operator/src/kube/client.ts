@@ -29,6 +29,13 @@ export interface RequestOptions {
 
 export class KubeClient {
   readonly kc: KubeConfig;
+  /**
+   * client-node builds a new undici Agent for every request context: each request would open its own
+   * TLS connection (a handshake on both sides, and an idle socket left behind). One is kept and
+   * reused, so requests share keep-alive connections. Credentials (headers) are still applied per request.
+   */
+  #dispatcher: ReturnType<RequestContext['getDispatcher']>;
+  #dispatcherFor: string | undefined;
 
   constructor(kc: KubeConfig) {
     this.kc = kc;
@@ -47,11 +54,15 @@ export class KubeClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = opts.contentType ?? 'application/json';
     }
+    if (this.#dispatcherFor !== cluster.server) {
+      this.#dispatcher = ctx.getDispatcher();
+      this.#dispatcherFor = cluster.server;
+    }
     const res = await fetch(url, {
       method,
       headers,
       body,
-      dispatcher: ctx.getDispatcher(),
+      dispatcher: this.#dispatcher,
       signal: AbortSignal.timeout(opts.timeoutMs ?? REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();

@@ -51,7 +51,7 @@ export interface CustomResource {
   kind: KindName;
   metadata: ObjectMeta;
   spec?: unknown;
-  status?: { observedGeneration?: number; conditions?: Condition[] };
+  status?: { observedGeneration?: number; conditions?: Condition[]; reason?: string; served?: string; servedReplicas?: number; replicas?: number; toolCount?: number; lastError?: string };
 }
 
 /** `Provider default/openai` */

@@ -1,14 +1,13 @@
 // The management API (/api/*) as an express app. Only /api requests reach it (http/server.ts hands
 // them over before its own route table), so the inference hot path stays on bare node:http.
-import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConfigService } from '../config/service.ts';
-import type { Snapshot } from '../config/snapshot.ts';
 import { sendError, toGatewayError } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { authenticate, managementAuth, parseBasic, SessionStore } from './auth.ts';
+import { credentialKey } from './credential-key.ts';
 import { handleCors } from '../http/cors.ts';
 import { unsafeJson } from '../config/names.ts';
 import { checkJsonBody, checkLocalOnly, checkOrigin } from './guards.ts';
@@ -27,6 +26,9 @@ import { mcpLogsRouter, mcpReconnect, mcpRouter } from './mcp.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { webhooksRouter } from './webhooks.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
+import { usageRouter } from './usage.ts';
+import type { CounterStore } from '../governance/counters/store.ts';
+import { dashboardRouter, type DashboardApi } from './dashboard.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -34,8 +36,9 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime): (req: IncomingMessage, res: ServerResponse) => void {
-  const sessions = new SessionStore();
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi): (req: IncomingMessage, res: ServerResponse) => void {
+  // Signed under a key from the shared configuration: a session works on every replica.
+  const sessions = new SessionStore(() => credentialKey(service.current()));
   const throttle = new LoginThrottle();
 
   const app = express();
@@ -69,11 +72,13 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
   });
 
   const api = express.Router({ caseSensitive: true });
-  api.use('/session', sessionRouter(service, sessions, throttle));
+  api.use('/session', sessionRouter(service, sessions, throttle, dashboard?.tickets));
+  api.use('/dashboard', dashboardRouter(service, dashboard));
   const rules = routingRulesRouter(service);
   api.use('/routing/rules', rules);
   // Deprecated location, identical behaviour.
   api.use('/governance/routing-rules', rules);
+  if (counters) api.use('/governance/usage', usageRouter(service, counters));
   api.use('/governance', governanceRouter(service));
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
@@ -95,7 +100,9 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = fromExpressError(err);
     if (e.status >= 500) log.error('management API error', { method: req.method, path: req.path, error: (err as Error)?.stack ?? String(err) });
-    if (e.status === 401) res.setHeader('www-authenticate', WWW_AUTHENTICATE);
+    // Not for the dashboard's scripts (X-Requested-With): a Basic challenge would pop the browser's own
+    // password dialog over the dashboard's login form.
+    if (e.status === 401 && req.headers['x-requested-with'] !== 'XMLHttpRequest') res.setHeader('www-authenticate', WWW_AUTHENTICATE);
     sendError(res, e);
   });
 
@@ -126,18 +133,8 @@ function guarded(req: Request, check: () => void): void {
  * only local clients are answered. Password attempts (Basic) are throttled per client address.
  */
 function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle) {
-  let seen: Snapshot | undefined;
-  let credentials = '';
   return (req: Request, res: Response, next: NextFunction): void => {
-    const snap = service.current();
-    const auth = managementAuth(snap.governance.auth);
-    if (snap !== seen) {
-      // New admin credentials end every session opened with the old ones.
-      const fingerprint = createHash('sha256').update(`${auth.username ?? ''}\u0000${auth.password ?? ''}`).digest('hex');
-      if (seen && fingerprint !== credentials) sessions.clear();
-      seen = snap;
-      credentials = fingerprint;
-    }
+    const auth = managementAuth(service.current().governance.auth);
     if (!auth.enabled) {
       guarded(req, () => checkLocalOnly(req));
       return next();
@@ -152,7 +149,7 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
     }
     if (basic) throttle.fail(client, basic.username, 'basic');
     req.resume();
-    throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key)');
+    throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key), or the session cookie of POST /api/session/login');
   };
 }
 

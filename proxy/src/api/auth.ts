@@ -1,7 +1,8 @@
 // Who may use /api: Basic auth with the admin credentials, a management API key (Bearer or
-// x-api-key), or a session token from POST /api/session/login. Every comparison is constant-time
+// x-api-key), or a session token from POST /api/session/login (as Bearer, or the dashboard's cookie). Every comparison is constant-time
 // over SHA-256 digests, so neither a secret's length nor how much of a guess matches shows in timing.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { SignedTokens, type KeySource } from './signed-token.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config/governance-schema.ts';
 import type { Snapshot } from '../config/snapshot.ts';
@@ -62,50 +63,51 @@ export function checkAdmin(auth: ManagementAuth, username: string, password: str
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Session tokens of this process, kept as digests with their expiry. */
+/**
+ * Dashboard sessions: signed tokens (signed-token.ts), so any replica accepts a session another
+ * opened; a logout spends the token on the replica that served it (the cookie is cleared too).
+ */
 export class SessionStore {
   readonly ttlMs: number;
-  #sessions = new Map<string, number>();
+  readonly #tokens: SignedTokens;
 
-  constructor(ttlMs = SESSION_TTL_MS) {
+  /** Without a key source no session is ever valid (a route that takes no sessions). */
+  constructor(key: KeySource = () => undefined, ttlMs = SESSION_TTL_MS) {
     this.ttlMs = ttlMs;
+    this.#tokens = new SignedTokens('session', ttlMs, key);
   }
 
-  issue(now = Date.now()): { token: string; expiresAt: number } {
-    this.#purge(now);
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = now + this.ttlMs;
-    this.#sessions.set(digest(token).toString('base64'), expiresAt);
-    return { token, expiresAt };
+  /** Undefined when the configuration has no admin credentials to sign with. */
+  issue(now = Date.now()): { token: string; expiresAt: number } | undefined {
+    return this.#tokens.issue(now);
   }
 
-  /** Looked up by digest: the map lookup reveals nothing about how close a guess came. */
   valid(token: string, now = Date.now()): boolean {
-    const key = digest(token).toString('base64');
-    const expires = this.#sessions.get(key);
-    if (expires === undefined) return false;
-    if (expires <= now) {
-      this.#sessions.delete(key);
-      return false;
-    }
-    return true;
+    return this.#tokens.valid(token, now);
   }
 
-  revoke(token: string): boolean {
-    return this.#sessions.delete(digest(token).toString('base64'));
-  }
-
-  /** Drops every session (the admin credentials changed). */
-  clear(): void {
-    this.#sessions.clear();
-  }
-
-  #purge(now: number): void {
-    for (const [k, exp] of this.#sessions) if (exp <= now) this.#sessions.delete(k);
+  revoke(token: string, now = Date.now()): boolean {
+    return this.#tokens.spend(token, now);
   }
 }
 
 export type Credential = 'basic' | 'api_key' | 'session';
+
+/** The dashboard's session cookie (POST /api/session/login sets it: HttpOnly, SameSite=Strict). */
+export const SESSION_COOKIE = 'skybridge_session';
+
+/** The session cookie's value from a Cookie header, or undefined. */
+export function sessionCookie(cookieHeader: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(cookieHeader) ? cookieHeader.join('; ') : cookieHeader;
+  if (!value) return undefined;
+  for (const part of value.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const token = part.slice(eq + 1).trim();
+    if (token) return token;
+  }
+  return undefined;
+}
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -123,7 +125,10 @@ export function authenticate(headers: IncomingHttpHeaders, auth: ManagementAuth,
     return sessions.valid(bearer, now) ? 'session' : undefined;
   }
   const apiKey = header(headers, 'x-api-key');
-  if (apiKey !== undefined && matchesAny(apiKey, auth.apiKeys)) return 'api_key';
+  if (apiKey !== undefined) return matchesAny(apiKey, auth.apiKeys) ? 'api_key' : undefined;
+  // Last: a credential the client named explicitly wins over the browser's cookie.
+  const cookie = sessionCookie(headers.cookie);
+  if (cookie !== undefined && sessions.valid(cookie, now)) return 'session';
   return undefined;
 }
 

@@ -37,9 +37,45 @@ export function cacheRouter(service: ConfigService, cache: CacheRuntime | undefi
     for (const ns of await namespaces(service, c)) deleted += await remove(c, ns, value);
     reply(res, 200, { message: 'Cache cleared successfully', deleted });
   };
+  router.route('/stats').get(async (_req: Request, res: Response) => reply(res, 200, await cacheStats(service, cache))).all(methodNotAllowed);
   router.route('/clear/:cache_id').delete(clear((c, ns, id) => c.store.deleteById(ns, id), 'cache_id')).all(methodNotAllowed);
   router.route('/clear-by-key/:cache_key').delete(clear((c, ns, key) => c.store.deleteByKey(ns, key), 'cache_key')).all(methodNotAllowed);
   return router;
+}
+
+/** A counter's values by its one label (a counter without labels answers under `total`). */
+async function byLabel(counter: { get(): Promise<{ values: ReadonlyArray<{ value: number; labels: Record<string, string | number | undefined> }> }> } | undefined, label?: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const v of (await counter?.get())?.values ?? []) {
+    const key = label ? String(v.labels[label] ?? 'unknown') : 'total';
+    out[key] = (out[key] ?? 0) + v.value;
+  }
+  return out;
+}
+
+/**
+ * Hit rates for the dashboard, from the counters behind /metrics (this process only: each replica
+ * and each cluster worker counts its own). The store is named by type, never by its settings.
+ */
+async function cacheStats(service: ConfigService, cache: CacheRuntime | undefined): Promise<Record<string, unknown>> {
+  const vs = (service.current().config as { vector_store?: { enabled?: boolean; type?: string } }).vector_store;
+  const store = { type: vs?.type ?? null, enabled: vs?.enabled === true, open: cache !== undefined };
+  const m = cache?.counters;
+  const hits = await byLabel(m?.hits, 'type');
+  const misses = await byLabel(m?.misses, 'type');
+  const hitTotal = Object.values(hits).reduce((a, b) => a + b, 0);
+  const missTotal = Object.values(misses).reduce((a, b) => a + b, 0);
+  return {
+    store,
+    ...(cache === undefined && { problem: cacheProblem(service, cache) }),
+    namespaces: cache?.namespaces() ?? [],
+    hits: { direct: hits.direct ?? 0, semantic: hits.semantic ?? 0, total: hitTotal },
+    misses: { direct: misses.direct ?? 0, semantic: misses.semantic ?? 0, total: missTotal },
+    hit_rate: hitTotal + missTotal > 0 ? hitTotal / (hitTotal + missTotal) : null,
+    bypassed: await byLabel(m?.bypassed, 'reason'),
+    writes: (await byLabel(m?.writes)).total ?? 0,
+    store_errors: await byLabel(m?.storeErrors, 'operation'),
+  };
 }
 
 /** Why the semantic_cache plugin cannot run here (its /api/plugins status), if it cannot. */

@@ -20,7 +20,7 @@ export function maskDocument(doc: GatewayConfig): unknown {
 }
 
 /** The package version: package.json is two levels above proxy/src (and dist/proxy/src). */
-function packageVersion(): string {
+export function packageVersion(): string {
   for (const rel of ['../../../package.json', '../../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };

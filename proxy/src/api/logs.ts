@@ -89,8 +89,19 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
     .get(async (req: Request, res: Response) => {
       const filters = filtersOf(req, PAGE_PARAMS);
       const page = parsePage(req.query as Record<string, unknown>);
-      const [result, stats, hasLogs] = await Promise.all([store.search(filters, page), store.stats(filters), store.hasLogs()]);
-      reply(res, 200, { logs: result.logs, pagination: { ...page, total_count: result.total_count }, stats, has_logs: hasLogs });
+      // The summary first: its count tells the page query whether the matches are few or many.
+      const summary = await store.listSummary(filters);
+      const [result, hasLogs] = await Promise.all([
+        store.search(filters, page, { count: false, matching: summary.matching, many: summary.matching === undefined }),
+        store.hasLogs(),
+      ]);
+      const { cursor, ...shown } = page;
+      reply(res, 200, {
+        logs: result.logs,
+        pagination: { ...shown, ...(cursor ? { cursor: req.query.cursor } : {}), total_count: summary.stats.total_requests, next_cursor: result.next_cursor ?? null },
+        stats: summary.stats,
+        has_logs: hasLogs,
+      });
     })
     .delete(async (req: Request, res: Response) => {
       noParams(req);

@@ -10,8 +10,8 @@ import { conflict } from './errors.ts';
 /** Reads, and the session endpoints (logging in is not a configuration change). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const SESSION_PATH = /^\/api\/session(\/|$)/;
-/** Writes that change no configuration: a webhook test delivery, a redelivery. */
-const ACTION_PATH = /^\/api\/webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)$/;
+/** Writes that change no configuration: a webhook test delivery, a redelivery, a routing rule check, clearing cache entries. */
+const ACTION_PATH = /^\/api\/(webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)|(routing\/rules|governance\/routing-rules)\/(validate|test)|cache\/(clear|clear-by-key)\/[^/]+)$/;
 
 /** The API's collection paths → the document section named in index.json `sources`. */
 const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [

@@ -10,7 +10,7 @@ import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import type { McpConnection } from '../mcp/connection.ts';
 import { clientId } from '../mcp/connection.ts';
-import { stats, type McpLogFilter } from '../mcp/call-log.ts';
+import type { McpLogFilter, McpLogPage } from '../mcp/call-log.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
@@ -248,7 +248,10 @@ function time(req: Request, name: string): number | undefined {
   return t;
 }
 
-/** /api/mcp-logs, /stats, /filterdata: this replica's tool call records (newest kept in memory). */
+/**
+ * /api/mcp-logs, /stats, /filterdata: the tool call records, from the request-log store when one is
+ * configured (every replica's calls), else this replica's newest, kept in memory.
+ */
 export function mcpLogsRouter(mcp: McpManager): Router {
   const router = Router();
   const filter = (req: Request): McpLogFilter => {
@@ -268,17 +271,17 @@ export function mcpLogsRouter(mcp: McpManager): Router {
     set('content_search', queryParam(req, 'content_search'));
     return f;
   };
-  router.get('/', (req: Request, res: Response) => {
+  router.get('/', async (req: Request, res: Response) => {
     const limit = Math.min(Math.max(Math.trunc(num(req, 'limit') ?? 50), 1), 1000);
     const offset = Math.max(Math.trunc(num(req, 'offset') ?? 0), 0);
     const sortBy = queryParam(req, 'sort_by') ?? 'timestamp';
     const order = queryParam(req, 'order') ?? 'desc';
-    if (!['timestamp', 'latency', 'cost'].includes(sortBy)) throw new GatewayError(400, 'sort_by must be timestamp, latency or cost', { param: 'sort_by', code: 'invalid_field' });
+    if (sortBy !== 'timestamp' && sortBy !== 'latency' && sortBy !== 'cost') throw new GatewayError(400, 'sort_by must be timestamp, latency or cost', { param: 'sort_by', code: 'invalid_field' });
     if (order !== 'asc' && order !== 'desc') throw new GatewayError(400, 'order must be asc or desc', { param: 'order', code: 'invalid_field' });
-    const found = mcp.calls.search(filter(req));
-    const key = sortBy === 'latency' ? (r: (typeof found)[number]) => r.latency_ms : (r: (typeof found)[number]) => Date.parse(r.timestamp);
-    const sorted = [...found].sort((a, b) => (order === 'asc' ? key(a) - key(b) : key(b) - key(a)));
-    const logs = sorted.slice(offset, offset + limit).map((r) => ({
+    const f = filter(req);
+    const page: McpLogPage = { limit, offset, sortBy, order };
+    const [found, summary, hasLogs] = await Promise.all([mcp.calls.search(f, page), mcp.calls.stats(f), mcp.calls.hasLogs()]);
+    const logs = found.records.map((r) => ({
       id: r.id,
       ...(r.request_id !== undefined && { llm_request_id: r.request_id }),
       timestamp: r.timestamp,
@@ -289,15 +292,15 @@ export function mcpLogsRouter(mcp: McpManager): Router {
       ...(r.result !== undefined && { result: { text: r.result } }),
       ...(r.error !== undefined && { error_details: { error: { message: r.error } } }),
       latency: r.latency_ms,
-      cost: 0,
+      cost: r.cost,
       status: r.status,
       source: r.source,
     }));
-    reply(res, 200, { logs, pagination: { limit, offset, sort_by: sortBy, order, total_count: found.length }, stats: stats(found), has_logs: mcp.calls.size > 0 });
+    reply(res, 200, { logs, pagination: { limit, offset, sort_by: sortBy, order, total_count: found.total }, stats: summary, has_logs: hasLogs });
   });
-  router.get('/stats', (req: Request, res: Response) => reply(res, 200, stats(mcp.calls.search(filter(req)))));
-  router.get('/filterdata', (_req: Request, res: Response) => {
-    const d = mcp.calls.filterData();
+  router.get('/stats', async (req: Request, res: Response) => reply(res, 200, await mcp.calls.stats(filter(req))));
+  router.get('/filterdata', async (_req: Request, res: Response) => {
+    const d = await mcp.calls.filterData();
     reply(res, 200, { tool_names: d.tool_names, server_labels: d.server_labels, virtual_keys: d.virtual_key_ids.map((id) => ({ id })) });
   });
   return router;

@@ -17,6 +17,7 @@ import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
+import { routingTestRouter } from './routing-test.ts';
 
 const WHAT = 'routing rule';
 const SCOPES: readonly RoutingScope[] = ['global', 'customer', 'team', 'virtual_key'];
@@ -90,6 +91,8 @@ const READ_ONLY = ['created_at', 'updated_at'];
 
 export function routingRulesRouter(service: ConfigService): Router {
   const router = Router();
+  // POST /validate and /test first: they are not rule ids.
+  router.use(routingTestRouter(service, { check: checkRule, ruleId }));
 
   router
     .route('/')

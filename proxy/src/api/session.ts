@@ -1,10 +1,15 @@
-// /api/session/login, /logout, /is-auth-enabled: session tokens for the dashboard-style flow
-// (username and password once, then `Authorization: Bearer <token>`). Tokens live in this
-// process's memory and expire; a restart or a change of the admin credentials ends them all.
+// /api/session/login, /logout, /is-auth-enabled, /ws-ticket: session tokens for the dashboard-style
+// flow (username and password once, then `Authorization: Bearer <token>`, or the HttpOnly cookie
+// login sets, which the dashboard uses so no script ever holds the token). Tokens are signed
+// (signed-token.ts), so every replica accepts them; a change of the credentials ends them all.
+// Writes stay CSRF-safe with the cookie: SameSite=Strict, and /api refuses a cross-origin write and
+// a body that is not JSON (guards.ts) before any handler runs.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, type SessionStore } from './auth.ts';
+import type { IncomingMessage } from 'node:http';
+import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, SESSION_COOKIE, sessionCookie, type SessionStore } from './auth.ts';
+import type { TicketStore } from '../dashboard/tickets.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';
@@ -14,7 +19,20 @@ export const unauthorized = (message: string): GatewayError => new GatewayError(
 
 const notEnabled = () => new GatewayError(403, 'authentication is not enabled (auth_config.is_enabled)', { type: 'permission_error', code: 'auth_not_enabled' });
 
-export function sessionRouter(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle): Router {
+/** Over TLS here, or behind a proxy that says the client used HTTPS: the cookie is then Secure. */
+function secureRequest(req: IncomingMessage): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted === true) return true;
+  const proto = req.headers['x-forwarded-proto'];
+  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0].trim().toLowerCase();
+  return first === 'https';
+}
+
+/** The Set-Cookie value carrying `token` for `maxAgeS` seconds (0 clears it). */
+export function sessionCookieHeader(token: string, maxAgeS: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+export function sessionRouter(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle, tickets?: TicketStore): Router {
   const router = Router();
   const auth = () => managementAuth(service.current().governance.auth);
 
@@ -33,7 +51,10 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
         throw unauthorized('invalid username or password');
       }
       throttle.succeed(client);
-      const { token, expiresAt } = sessions.issue();
+      const issued = sessions.issue();
+      if (!issued) throw notEnabled(); // cannot happen: the credentials just matched, so there is a key
+      const { token, expiresAt } = issued;
+      res.setHeader('set-cookie', sessionCookieHeader(token, Math.floor(sessions.ttlMs / 1000), secureRequest(req)));
       reply(res, 200, { message: 'Login successful', token, expires_at: new Date(expiresAt).toISOString() });
     })
     .all(methodNotAllowed);
@@ -44,6 +65,9 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
       if (!auth().enabled) throw notEnabled();
       const token = bearerToken(req.headers.authorization);
       if (token !== undefined) sessions.revoke(token);
+      const cookie = sessionCookie(req.headers.cookie);
+      if (cookie !== undefined) sessions.revoke(cookie);
+      res.setHeader('set-cookie', sessionCookieHeader('', 0, secureRequest(req)));
       reply(res, 200, { message: 'Logout successful' });
     })
     .all(methodNotAllowed);
@@ -57,6 +81,19 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
       const basic = a.enabled ? parseBasic(req.headers.authorization) : undefined;
       if (basic && !valid) throttle.fail(req.socket.remoteAddress ?? 'unknown', basic.username, 'basic');
       reply(res, 200, { is_auth_enabled: a.enabled, has_valid_token: valid });
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/ws-ticket')
+    .post((_req: Request, res: Response) => {
+      if (!auth().enabled) throw notEnabled();
+      if (!tickets) throw new GatewayError(404, 'the dashboard is off on this gateway (--no-dashboard or SKYBRIDGE_DASHBOARD=off): there is no /ws to connect to', { type: 'not_found_error', code: 'dashboard_disabled' });
+      const issued = tickets.issue();
+      if (!issued) throw notEnabled(); // auth is on but holds no credential to sign with
+      const { ticket, expiresAt } = issued;
+      res.setHeader('cache-control', 'no-store');
+      reply(res, 200, { ticket, expires_at: new Date(expiresAt).toISOString() });
     })
     .all(methodNotAllowed);
 

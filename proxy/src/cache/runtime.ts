@@ -33,6 +33,11 @@ export class CacheRuntime {
     return (this.#metrics ??= cacheMetrics(m));
   }
 
+  /** The counters once a request has used the cache (undefined before): GET /api/cache/stats reads them. */
+  get counters(): CacheMetrics | undefined {
+    return this.#metrics;
+  }
+
   /** Initialises the namespace at start: a dimension mismatch is thrown (start-up fails with the spec's message). */
   async init(namespace: string, dimension: number): Promise<void> {
     const key = `${namespace}\u0000${dimension}`;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { assemble, CONFIG_LABEL_SELECTOR, SECRET_NAME, type Assembly } from './kube-document.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
+import { withGatewaySettings } from './env-settings.ts';
 import type { ConfigOrigin, ConfigService } from './service.ts';
 import { log } from '../log.ts';
 
@@ -120,6 +121,10 @@ export class KubeConfigSource {
   #lastReported: string | undefined;
   #served = false;
   #reading: Promise<void> = Promise.resolve();
+  /** The index of the document being served now (reported to the operator: served-report.ts). */
+  servedIndex: { revision: string; secretChecksum: string } | undefined;
+  /** Why the newest rendering is not served (rejected, or incomplete past the grace period); reported to the operator. */
+  problem: string | undefined;
 
   constructor(opts: KubeSourceOptions) {
     this.namespace = opts.namespace;
@@ -182,6 +187,7 @@ export class KubeConfigSource {
     if (initial) {
       this.#lastKey = keyOf(initial);
       this.#served = true;
+      this.servedIndex = { revision: initial.index.revision, secretChecksum: initial.index.secretChecksum };
     }
     return this.#readNow(false);
   }
@@ -245,7 +251,9 @@ export class KubeConfigSource {
         try {
           await onDocument(state);
           this.#served = true;
+          this.servedIndex = { revision: state.index.revision, secretChecksum: state.index.secretChecksum };
           this.#lastReported = undefined;
+          this.problem = undefined;
         } catch (err) {
           const message = err instanceof ConfigError ? err.message : describe(err);
           this.#report(`rejected ${key}`, `rendered configuration revision ${state.index.revision} rejected; keeping the last good configuration: ${message}`, true);
@@ -263,6 +271,7 @@ export class KubeConfigSource {
       return;
     }
     log.error(message, { namespace: this.namespace });
+    this.problem = message;
     this.#onError?.(message);
   }
 }
@@ -280,7 +289,9 @@ export const kubeOrigin = (doc: CompleteAssembly | undefined): ConfigOrigin => (
 export function followKubernetes(source: KubeConfigSource, service: ConfigService, onError: (message: string) => void, initial?: CompleteAssembly): Promise<void> {
   service.setOrigin(kubeOrigin(initial));
   return source.follow(
-    async (doc) => {
+    async (rendered) => {
+      // The deployment's own settings (SKYBRIDGE_CLIENT, management auth...) hold for every document.
+      const doc = withGatewaySettings(rendered);
       const next = await service.replace(doc.document, { source: `Kubernetes (namespace ${source.namespace}, revision ${doc.index.revision})`, env: doc.env, origin: kubeOrigin(doc) });
       log.info('configuration reloaded from Kubernetes', { namespace: source.namespace, revision: doc.index.revision, config_hash: next.hash });
     },
@@ -313,11 +324,13 @@ export async function openKubernetesConfig(namespace: string, opts: Omit<KubeSou
   const first = source.read();
   if (first.state === 'complete') {
     try {
-      const loaded = checkConfig(first.document, `Kubernetes (namespace ${namespace}, revision ${first.index.revision})`, first.env);
+      const doc = withGatewaySettings(first);
+      const loaded = checkConfig(doc.document, `Kubernetes (namespace ${namespace}, revision ${first.index.revision})`, doc.env);
       return { source, loaded, initial: first, follow: (service, onError) => followKubernetes(source, service, onError, first) };
     } catch {
       // Reported (and counted) by follow(), which reads the same document again.
     }
   }
-  return { source, loaded: checkConfig({}, 'an empty configuration'), initial: undefined, follow: (service, onError) => followKubernetes(source, service, onError) };
+  const empty = withGatewaySettings({ document: {}, env: {} });
+  return { source, loaded: checkConfig(empty.document, 'an empty configuration', empty.env), initial: undefined, follow: (service, onError) => followKubernetes(source, service, onError) };
 }

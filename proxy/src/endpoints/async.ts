@@ -22,6 +22,7 @@ import { ASYNC_OPERATIONS, type AsyncOperation } from '../async/operations.ts';
 import { encodeForm, keptHeaders } from '../async/run-job.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
 import { acceptOf } from './execute.ts';
+import { OPENAI_PREFIXES } from '../routes.ts';
 
 export const WEBHOOK_HEADER = 'x-bf-async-webhook';
 export const TTL_HEADER = 'x-bf-async-job-result-ttl';
@@ -114,8 +115,8 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
     const validate = acceptOf(op.operation);
     const accept: Accept = async (c) => {
       await validate(c);
-      // After the caller stages (an anonymous caller cannot probe endpoint names) and before the
-      // limits, so a refused submit uses up no request of a rate limit.
+      // After the caller stages (an anonymous caller cannot probe endpoint names: run() identifies
+      // before accept) and before the limits, so a refused submit uses up no request of a rate limit.
       if (webhook !== undefined) {
         const refused = checkWebhookForSubmit(c.snapshot, webhook);
         if (refused) throw refused;
@@ -151,7 +152,8 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
         return { kind: 'json', status: 202, value: { id, status: 'pending', created_at: iso(now), expires_at: iso(now + ttl * 1000) } };
       };
     };
-    await respond(ex.res, await jobs.submitPipeline.run(ctx, accept, true));
+    // The body is already read: the caller stages run first, then accept (validation, the webhook), then plan and limits.
+    await respond(ex.res, await jobs.submitPipeline.run(ctx, accept));
   };
 }
 
@@ -186,13 +188,22 @@ function poll(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) =
   };
 }
 
-/** The async routes: exact submit paths and a pattern per poll path, served under /v1 only. */
+/**
+ * The async routes: exact submit paths and a pattern per poll path, under every prefix the sync
+ * twins are served at (/v1, /openai/v1, /openai and the framework prefixes' /v1), so a client
+ * whose base URL is one of those reaches `{base}/async/...` as well. A job is one job whichever
+ * prefix submitted it: any of them polls it (result_url names the /v1 one).
+ */
 export function asyncRoutes(jobs: AsyncJobs | undefined): { routes: Routes; patterns: PatternRoutes } {
   const routes: Routes = {};
   const patterns: PatternRoutes = [];
   for (const op of ASYNC_OPERATIONS) {
-    routes[`/v1/async/${op.path}`] = { POST: submit(op, jobs) } satisfies Methods;
-    patterns.push([new RegExp(`^/v1/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), { GET: poll(op, jobs) }]);
+    const submitJob = { POST: submit(op, jobs) } satisfies Methods;
+    const pollJob = { GET: poll(op, jobs) } satisfies Methods;
+    for (const prefix of OPENAI_PREFIXES) {
+      routes[`${prefix}/async/${op.path}`] = submitJob;
+      patterns.push([new RegExp(`^${prefix}/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), pollJob]);
+    }
   }
   return { routes, patterns };
 }

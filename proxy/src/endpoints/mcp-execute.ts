@@ -7,6 +7,7 @@ import { parseJson, readBody } from '../http/body.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { callerAccess } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
+import { toolGovernance } from '../mcp/governance.ts';
 import type { Accept } from '../pipeline/runner.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import { httpRoute } from './serve.ts';
@@ -68,9 +69,12 @@ const accept: Accept = async (ctx: RequestContext) => {
     if (target && target.conn.state !== 'connected' && access(target.conn.config, target.tool)) {
       throw new GatewayError(503, `MCP client '${target.conn.name}' is not connected${target.conn.lastError ? `: ${target.conn.lastError}` : ''}`, { type: 'service_unavailable', code: 'mcp_unavailable' });
     }
-    const toolset = new ToolSet(mcp, access, { source: 'execute', requestId: ctx.id, ...(ctx.vk && { vk: ctx.vk.record.id }) });
+    const governance = toolGovernance(ctx.snapshot, ctx.vk, ctx.services);
+    const toolset = new ToolSet(mcp, access, { source: 'execute', requestId: ctx.id, ...(ctx.vk && { vk: ctx.vk.record.id }), ...(governance && { governance }) });
     if (!toolset.has(call.name)) throw invalidRequest(`tool '${call.name}' is not an MCP tool this caller may use (tools are named <client>-<tool>; see GET /api/mcp/clients)`, param);
     argsObject(call.arguments, call.format === 'chat' ? 'function.arguments' : 'arguments');
+    // One request against the caller's request rate limits; an exhausted budget refuses it (429 / 402).
+    await governance?.admit();
     const out = await toolset.run(call.name, call.arguments, ctx.signal, false);
     const status = out.failure ? STATUS[out.failure] : undefined;
     if (status) throw new GatewayError(status, out.content, { type: out.failure === 'timeout' ? 'timeout_error' : 'service_unavailable', code: `mcp_${out.failure}` });

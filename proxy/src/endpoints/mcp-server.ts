@@ -10,6 +10,8 @@ import { identifyCaller } from '../governance/auth.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { callerAccess } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
+import { toolGovernance } from '../mcp/governance.ts';
+import type { ToolGovernance } from '../mcp/manager.ts';
 import { log } from '../log.ts';
 
 const SERVER_INFO = { name: 'skybridge', version: '1.0.0' };
@@ -32,7 +34,7 @@ async function loadServerSdk() {
 type ServerSdk = Awaited<ReturnType<typeof loadServerSdk>>;
 let serverSdkLoading: Promise<ServerSdk> | undefined;
 
-function buildServer(sdk: ServerSdk, toolset: ToolSet, signal: AbortSignal): Server {
+function buildServer(sdk: ServerSdk, toolset: ToolSet, governance: ToolGovernance | undefined, signal: AbortSignal): Server {
   const { CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const server = new sdk.Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -41,6 +43,14 @@ function buildServer(sdk: ServerSdk, toolset: ToolSet, signal: AbortSignal): Ser
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const name = req.params.name;
     if (!toolset.has(name)) return { content: [{ type: 'text' as const, text: `unknown tool '${name}': tools/list names the tools this key may use` }], isError: true };
+    // One request against the key's request rate limits; an exhausted budget refuses it. The
+    // refusal is the tool's answer, so the agent (and its user) sees why and when to retry.
+    try {
+      await governance?.admit();
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      return { content: [{ type: 'text' as const, text: err.message }], isError: true };
+    }
     // The MCP client's user approved the call: not held to tools_to_auto_execute.
     const out = await toolset.run(name, JSON.stringify(req.params.arguments ?? {}), signal, false);
     return { content: [{ type: 'text' as const, text: out.content }], ...(out.isError && { isError: true }) };
@@ -58,9 +68,10 @@ export async function mcpServerEndpoint(ex: Exchange): Promise<void> {
     if (ex.req.method === 'POST') body = parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
     else ex.req.resume();
     ex.access.vk = vk.record.id;
-    const toolset = new ToolSet(mcp, callerAccess(vk.record, ex.req.headers), { source: 'mcp_server', vk: vk.record.id });
+    const governance = toolGovernance(ex.snapshot, vk, ex.services);
+    const toolset = new ToolSet(mcp, callerAccess(vk.record, ex.req.headers), { source: 'mcp_server', vk: vk.record.id, ...(governance && { governance }) });
     const sdk = await (serverSdkLoading ??= loadServerSdk());
-    const server = buildServer(sdk, toolset, ex.signal);
+    const server = buildServer(sdk, toolset, governance, ex.signal);
     // Stateless: a transport and server per request, closed with it.
     const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ex.res.on('close', () => {

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Snapshot } from '../config/snapshot.ts';
 import { resolveTarget, type Target } from '../pipeline/target.ts';
-import { decide, type RoutingContext } from '../routing/decide.ts';
+import { decide, type RoutingContext, type RoutingDecision } from '../routing/decide.ts';
 import { log } from '../log.ts';
 import { capacityOf } from './limits.ts';
 import type { VirtualKeyRuntime } from './runtime.ts';
@@ -27,19 +27,7 @@ export function routeRequest(
   const snap = ctx.snapshot;
   const rules = snap.routing;
   if (rules.size === 0) return undefined;
-  const slash = requested.indexOf('/');
-  const named = slash > 0 && snap.providers.has(requested.slice(0, slash));
-  const routing: RoutingContext = {
-    model: named ? requested.slice(slash + 1) : requested,
-    provider: named ? requested.slice(0, slash) : '',
-    requestType,
-    headers: headerMap(ctx.headers),
-    params: Object.fromEntries(ctx.query()),
-    ...(vk && { virtualKey: { id: vk.record.id, name: vk.record.name } }),
-    ...(vk?.team && { team: { id: vk.team.id, name: vk.team.name } }),
-    ...(vk?.customer && { customer: { id: vk.customer.id, name: vk.customer.name } }),
-    ...(complexityTier && { complexityTier }),
-  };
+  const routing = routingContext(snap, vk, requested, headerMap(ctx.headers), Object.fromEntries(ctx.query()), requestType, complexityTier);
   const counters = ctx.services.counters;
   const decision = decide(rules, routing, {
     capacity: (provider, model) => capacityOf(snap.governance, vk, provider, model, (key) => counters.cached(key)),
@@ -51,6 +39,39 @@ export function routeRequest(
     log.info('routing decision', { model: requested, matched: decision.matched, provider: decision.provider, routed_model: decision.model, trail: decision.trail, ...(decision.error && { error: decision.error }) });
   }
   if (!decision.matched) return undefined;
+  return decisionTargets(snap, decision, requestFallbacks);
+}
+
+/**
+ * What the CEL variables are read from: `provider/model` splits only on a configured provider.
+ * Exported for the management API's rule tester, which must see a request exactly as this does.
+ */
+export function routingContext(
+  snap: Snapshot,
+  vk: VirtualKeyRuntime | undefined,
+  requested: string,
+  headers: Record<string, string>,
+  params: Record<string, string>,
+  requestType: string,
+  complexityTier?: RoutingContext['complexityTier'],
+): RoutingContext {
+  const slash = requested.indexOf('/');
+  const named = slash > 0 && snap.providers.has(requested.slice(0, slash));
+  return {
+    model: named ? requested.slice(slash + 1) : requested,
+    provider: named ? requested.slice(0, slash) : '',
+    requestType,
+    headers,
+    params,
+    ...(vk && { virtualKey: { id: vk.record.id, name: vk.record.name } }),
+    ...(vk?.team && { team: { id: vk.team.id, name: vk.team.name } }),
+    ...(vk?.customer && { customer: { id: vk.customer.id, name: vk.customer.name } }),
+    ...(complexityTier && { complexityTier }),
+  };
+}
+
+/** A matched decision as the ordered targets the request tries: primary, then fallbacks. */
+export function decisionTargets(snap: Snapshot, decision: RoutingDecision, requestFallbacks: readonly string[] | undefined): Target[] {
   const targets = [target(snap, decision.provider, decision.model, decision.keyId, 'model')];
   // The rule's fallbacks replace the request's; a rule without any keeps the request's own.
   if (decision.fallbacks.length === 0) {

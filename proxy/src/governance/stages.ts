@@ -148,7 +148,9 @@ function charge(ctx: RequestContext, usage: Usage): void {
     }
   }
   if (adds.length) {
-    ctx.services.counters.record(adds, Date.now()).catch((err: unknown) => log.error('could not record usage against limits', { error: (err as Error).message }));
+    // The dashboard's budget notifications (undefined, nothing built, while no dashboard listens).
+    const crossed = ctx.services.events?.budgetWatch(adds, ctx.services.counters);
+    ctx.services.counters.record(adds, Date.now()).then(crossed, (err: unknown) => log.error('could not record usage against limits', { error: (err as Error).message }));
   }
 }
 

@@ -39,6 +39,8 @@ export function createGatewayServer(
   patterns: PatternRoutes = [],
   api?: ApiHandler,
   limits: ListenerLimits = DEFAULT_LIMITS,
+  /** The dashboard's page and assets (`/`, `/index.html`, `/assets/*`), asked only when the route table has no such path. */
+  pages?: ApiHandler,
 ): Server {
   const table = new Map(Object.entries(routes));
   const match = (path: string): [Methods | undefined, string[]] => {
@@ -54,6 +56,10 @@ export function createGatewayServer(
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
+      if (!byMethod && pages && (path === '/' || path === '/index.html' || path.startsWith('/assets/'))) {
+        pages(req, res);
+        return;
+      }
       const err = byMethod
         ? new GatewayError(405, `method ${req.method} is not allowed on ${path}`, { type: 'method_not_allowed' })
         : new GatewayError(404, `no route for ${req.method} ${path}`, { type: 'not_found_error' });

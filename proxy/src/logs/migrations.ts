@@ -1,6 +1,9 @@
 // Versioned schema of the request-log store. Append a migration, never edit one that shipped: a
 // store records the versions it applied (logs_schema_migrations) and applies only the missing ones.
 import type { Migration } from './driver.ts';
+import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
+import { contentSearchStatements } from './content-search.ts';
+import { rollupStatements } from './rollup.ts';
 
 export type { Migration };
 
@@ -151,4 +154,21 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id)',
     ],
   },
+  {
+    version: 4,
+    description: 'request logs at scale: hourly and 6-hourly roll-ups, covering and range indexes, indexed content search',
+    statements: (d) => [
+      // Time-bounded aggregates (stats, short-range histograms, the roll-up's partial hours) read
+      // this index alone instead of the wide records.
+      'CREATE INDEX logs_time_cover ON logs (timestamp, provider, model, object, status, prompt_tokens, completion_tokens, total_tokens, cost, latency)',
+      // The range filters (and the missing-cost filter) on their own, and sort_by latency/tokens/cost
+      // in the default descending order with unknown values last (SQLite's native DESC order).
+      `CREATE INDEX logs_latency ON logs ${d.name === 'postgres' ? '(latency DESC NULLS LAST, id DESC)' : '(latency, id)'}`,
+      'CREATE INDEX logs_tokens ON logs (total_tokens, id)',
+      `CREATE INDEX logs_cost ON logs ${d.name === 'postgres' ? '(cost DESC NULLS LAST, id DESC)' : '(cost, id)'}`,
+      ...rollupStatements(d),
+      ...contentSearchStatements(d),
+    ],
+  },
+  MCP_TOOL_LOGS_MIGRATION,
 ];

@@ -3,6 +3,7 @@
 // fragments chosen by the parameter names, never from what the client sent.
 import { GatewayError } from '../unified/errors.ts';
 import { enginesToBits, LOG_STATUSES, ROUTING_ENGINES } from './record.ts';
+import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
 
 export interface LogFilters {
   providers?: string[];
@@ -35,6 +36,14 @@ export interface Page {
   offset: number;
   sort_by: SortBy;
   order: 'asc' | 'desc';
+  /** Keyset position: the page starts after this record (see encodeCursor); offset is then 0. */
+  cursor?: Cursor;
+}
+
+/** The sort value and id of the last record of a page. */
+export interface Cursor {
+  value: number | null;
+  id: string;
 }
 
 export const DEFAULT_LIMIT = 50;
@@ -59,7 +68,7 @@ export const FILTER_PARAMS: readonly string[] = [
   'missing_cost_only',
   'content_search',
 ];
-export const PAGE_PARAMS: readonly string[] = ['limit', 'offset', 'sort_by', 'order'];
+export const PAGE_PARAMS: readonly string[] = ['limit', 'offset', 'sort_by', 'order', 'cursor'];
 
 type Query = Record<string, unknown>;
 
@@ -157,8 +166,51 @@ export function parsePage(query: Query): Page {
   if (!(sortBy in SORT_COLUMNS)) throw bad('sort_by', `expected one of ${Object.keys(SORT_COLUMNS).join(', ')}`);
   const order = scalar(query, 'order') || 'desc';
   if (order !== 'asc' && order !== 'desc') throw bad('order', 'expected asc or desc');
+  const page: Page = { limit: Math.min(limit, MAX_LIMIT), offset, sort_by: sortBy as SortBy, order };
+  const cursor = scalar(query, 'cursor');
+  if (cursor) {
+    if (offset > 0) throw bad('cursor', 'cannot be combined with offset; the cursor already says where the page starts');
+    page.cursor = decodeCursor(cursor, page);
+  }
   // Larger pages are capped rather than refused: the answer's pagination.limit says what applied.
-  return { limit: Math.min(limit, MAX_LIMIT), offset, sort_by: sortBy as SortBy, order };
+  return page;
+}
+
+/**
+ * Opaque cursor for the page after `last` (base64url JSON): its sort column and order are part of
+ * it, so a cursor is never applied to a different ordering.
+ */
+export function encodeCursor(page: Page, value: number | null, id: string): string {
+  return Buffer.from(JSON.stringify([page.sort_by, page.order, value, id])).toString('base64url');
+}
+
+function decodeCursor(s: string, page: Page): Cursor {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+  } catch {
+    v = undefined;
+  }
+  if (!Array.isArray(v) || v.length !== 4 || (v[2] !== null && typeof v[2] !== 'number') || typeof v[3] !== 'string') {
+    throw bad('cursor', 'not a cursor this API returned (pagination.next_cursor)');
+  }
+  if (v[0] !== page.sort_by || v[1] !== page.order) throw bad('cursor', `was made for sort_by=${String(v[0])}&order=${String(v[1])}; pass the same sort_by and order`);
+  if (page.sort_by !== 'latency' && page.sort_by !== 'cost' && v[2] === null) throw bad('cursor', 'not a cursor this API returned (pagination.next_cursor)');
+  return { value: v[2] as number | null, id: v[3] };
+}
+
+/**
+ * Keyset condition: records strictly after the cursor in the page's order (NULL sort values last,
+ * as search orders them). Row-value comparisons so the (column, id) order can be read from an index.
+ */
+export function cursorCondition(page: Page, column: string): Where {
+  const c = page.cursor;
+  if (!c) return { sql: '', params: [] };
+  const op = page.order === 'asc' ? '>' : '<';
+  if (c.value === null) return { sql: `(${column} IS NULL AND l.id ${op} ?)`, params: [c.id] };
+  const after = `(${column}, l.id) ${op} (?, ?)`;
+  const nullable = page.sort_by === 'latency' || page.sort_by === 'cost';
+  return { sql: nullable ? `(${column} IS NULL OR ${after})` : after, params: [c.value, c.id] };
 }
 
 export interface Where {
@@ -173,9 +225,9 @@ export function containsPattern(text: string): string {
 
 /**
  * The WHERE clause (with the leading `WHERE`, or empty) over the `logs` table aliased `l`.
- * `ilike` is the dialect's case-insensitive LIKE.
+ * `ilike` is the dialect's case-insensitive LIKE; `fts` narrows content_search through SQLite's trigram index.
  */
-export function buildWhere(f: LogFilters, ilike: string): Where {
+export function buildWhere(f: LogFilters, ilike: string, fts = false): Where {
   const parts: string[] = [];
   const params: unknown[] = [];
   const inList = (column: string, values: string[] | undefined): void => {
@@ -220,6 +272,11 @@ export function buildWhere(f: LogFilters, ilike: string): Where {
   if (f.missing_cost_only) parts.push('l.cost IS NULL');
   if (f.content_search) {
     const p = containsPattern(f.content_search);
+    // `fts` (SQLite): candidates from the trigram index (content-search.ts), confirmed by LIKE below.
+    if (fts && [...f.content_search].length >= MIN_INDEXED_TERM) {
+      parts.push('l.id IN (SELECT s.log_id FROM log_search s WHERE s.seq IN (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ?))');
+      params.push(ftsQuery(f.content_search));
+    }
     parts.push(`(l.input_content ${ilike} ? ESCAPE '\\' OR l.output_content ${ilike} ? ESCAPE '\\')`);
     params.push(p, p);
   }

@@ -28,6 +28,11 @@ export class SqliteDriver implements SqlDriver {
     this.db = new DatabaseSync(path, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec('PRAGMA synchronous = NORMAL');
+    // The default 2 MB page cache makes every index insert and aggregate at a million records a
+    // disk read; 64 MB of cache plus memory-mapped reads keep the hot pages resident.
+    this.db.exec('PRAGMA cache_size = -65536');
+    this.db.exec('PRAGMA mmap_size = 1073741824');
+    this.db.exec('PRAGMA temp_store = MEMORY');
   }
 
   private prepare(sql: string): StatementSync {

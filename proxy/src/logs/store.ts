@@ -16,7 +16,20 @@ export interface LogStats {
 export interface SearchResult {
   /** Without input/output content (GET /api/logs/{id} has it), so a page stays small. */
   logs: LogEntry[];
+  /** -1 when the search was asked not to count (the caller has the count from stats). */
   total_count: number;
+  /** Keyset cursor for the next page, when this page was full. */
+  next_cursor?: string;
+}
+
+/** What a list answer says about all the records matching its filters. */
+export interface ListSummary {
+  stats: LogStats;
+  /**
+   * How many records match, when that is cheap to know exactly (the roll-up, or at most COUNT_CAP
+   * found through an index); absent means "many", which steers the page query (sql-store.ts).
+   */
+  matching?: number;
 }
 
 export interface IdName {
@@ -62,8 +75,14 @@ export type GroupBy = 'none' | 'model' | 'provider';
 export interface LogStore {
   readonly kind: 'sqlite' | 'postgres';
   insert(records: readonly LogRecord[]): Promise<void>;
-  search(filters: LogFilters, page: Page): Promise<SearchResult>;
+  /**
+   * `count: false`: total_count is -1 (the caller has it). Planning hints from listSummary:
+   * `matching` how many records match, `many` more than a few (see ListSummary.matching).
+   */
+  search(filters: LogFilters, page: Page, opts?: { count?: boolean; matching?: number; many?: boolean }): Promise<SearchResult>;
   get(id: string): Promise<LogEntry | undefined>;
+  /** Stats for a list answer (total_count is their total_requests) and a planning hint for its page. */
+  listSummary(filters: LogFilters): Promise<ListSummary>;
   stats(filters: LogFilters): Promise<LogStats>;
   /** Counts, tokens and cost per time bucket (and group) within the window. */
   buckets(filters: LogFilters, window: HistogramWindow, groupBy: GroupBy): Promise<BucketRow[]>;

@@ -14,6 +14,8 @@ export interface LogWriterOptions {
   flushIntervalMs?: number;
   /** Called with how many records were just lost (queue full or a failed write): a metric hook. */
   onDrop?: (count: number) => void;
+  /** Called with each batch once it is stored (the dashboard's live log tail). */
+  onWritten?: (records: readonly LogRecord[]) => void;
 }
 
 const WARN_EVERY_MS = 10_000;
@@ -24,6 +26,7 @@ export class LogWriter {
   private readonly batchSize: number;
   private readonly flushIntervalMs: number;
   private readonly onDrop?: (count: number) => void;
+  private readonly onWritten?: (records: readonly LogRecord[]) => void;
   private queue: LogRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
@@ -38,6 +41,7 @@ export class LogWriter {
     this.batchSize = opts.batchSize ?? 500;
     this.flushIntervalMs = opts.flushIntervalMs ?? 200;
     this.onDrop = opts.onDrop;
+    this.onWritten = opts.onWritten;
   }
 
   /** Records lost so far (queue overflow and failed writes). */
@@ -107,6 +111,7 @@ export class LogWriter {
       .then(
         () => {
           this.writtenCount += batch.length;
+          this.notifyWritten(batch);
         },
         (err: unknown) => this.drop(batch.length, `the store refused a batch: ${(err as Error)?.message ?? String(err)}`),
       )
@@ -116,6 +121,14 @@ export class LogWriter {
         else if (this.queue.length > 0) this.kick(this.flushIntervalMs);
       });
     return this.writing;
+  }
+
+  private notifyWritten(batch: readonly LogRecord[]): void {
+    try {
+      this.onWritten?.(batch);
+    } catch (err) {
+      log.warn('a request-log listener failed', { error: (err as Error)?.message ?? String(err) });
+    }
   }
 
   private drop(count: number, why: string): void {

@@ -1,6 +1,7 @@
-// MCP tool call records (GET /api/mcp-logs): arguments, outcome and duration of each call, in the
-// reference's MCPToolLogEntry shape. Kept in a bounded ring in this process (the newest
-// MAX_RECORDS): tool calls are audited per replica, not persisted across restarts.
+// MCP tool call records (GET /api/mcp-logs): arguments, outcome, duration and cost of each call, in
+// the reference's MCPToolLogEntry shape. Where a request-log store is configured they are kept there
+// (call-store.ts), shared by the replicas using it; otherwise in a bounded ring in this process (the
+// newest MAX_RECORDS), per replica and lost on restart.
 import { randomUUID } from 'node:crypto';
 
 const MAX_RECORDS = 5_000;
@@ -15,10 +16,14 @@ export interface McpCallRecord {
   result?: string;
   error?: string;
   latency_ms: number;
+  /** USD, from the client's tool_pricing (successful calls only). */
+  cost: number;
   source: string;
   virtual_key_id?: string;
   request_id?: string;
 }
+
+export type NewMcpCall = Omit<McpCallRecord, 'id' | 'timestamp'>;
 
 export interface McpLogFilter {
   tool_names?: string[];
@@ -33,19 +38,54 @@ export interface McpLogFilter {
   content_search?: string;
 }
 
-export class McpCallLog {
+export interface McpLogPage {
+  limit: number;
+  offset: number;
+  sortBy: 'timestamp' | 'latency' | 'cost';
+  order: 'asc' | 'desc';
+}
+
+export interface McpLogStats {
+  total_executions: number;
+  success_rate: number;
+  average_latency: number;
+  total_cost: number;
+}
+
+export interface McpFilterData {
+  tool_names: string[];
+  server_labels: string[];
+  virtual_key_ids: string[];
+}
+
+/** Where tool call records go and are searched: memory (this file) or the request-log store. */
+export interface McpCallStore {
+  readonly kind: 'memory' | 'sqlite' | 'postgres';
+  /** Records a call; never awaited by the caller (a store write happens after the answer). */
+  add(r: NewMcpCall): void;
+  search(f: McpLogFilter, page: McpLogPage): Promise<{ records: McpCallRecord[]; total: number }>;
+  stats(f: McpLogFilter): Promise<McpLogStats>;
+  filterData(): Promise<McpFilterData>;
+  hasLogs(): Promise<boolean>;
+  /** Writes what is queued (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function newRecord(r: NewMcpCall): McpCallRecord {
+  return { id: randomUUID(), timestamp: new Date().toISOString(), ...r };
+}
+
+export class MemoryMcpCallLog implements McpCallStore {
+  readonly kind = 'memory';
   readonly #records: McpCallRecord[] = [];
 
-  add(r: Omit<McpCallRecord, 'id' | 'timestamp'>): void {
-    this.#records.push({ id: randomUUID(), timestamp: new Date().toISOString(), ...r });
+  add(r: NewMcpCall): void {
+    this.#records.push(newRecord(r));
     if (this.#records.length > MAX_RECORDS) this.#records.splice(0, this.#records.length - MAX_RECORDS);
   }
 
-  get size(): number {
-    return this.#records.length;
-  }
-
-  search(f: McpLogFilter): McpCallRecord[] {
+  #matching(f: McpLogFilter): McpCallRecord[] {
     const q = f.content_search?.toLowerCase();
     return this.#records.filter((r) => {
       if (f.tool_names && !f.tool_names.includes(r.tool)) return false;
@@ -63,7 +103,24 @@ export class McpCallLog {
     });
   }
 
-  filterData(): { tool_names: string[]; server_labels: string[]; virtual_key_ids: string[] } {
+  async search(f: McpLogFilter, page: McpLogPage): Promise<{ records: McpCallRecord[]; total: number }> {
+    const found = this.#matching(f);
+    const key =
+      page.sortBy === 'latency' ? (r: McpCallRecord) => r.latency_ms : page.sortBy === 'cost' ? (r: McpCallRecord) => r.cost : (r: McpCallRecord) => Date.parse(r.timestamp);
+    const sorted = [...found].sort((a, b) => (page.order === 'asc' ? key(a) - key(b) : key(b) - key(a)));
+    return { records: sorted.slice(page.offset, page.offset + page.limit), total: found.length };
+  }
+
+  async stats(f: McpLogFilter): Promise<McpLogStats> {
+    const records = this.#matching(f);
+    const n = records.length;
+    const ok = records.filter((r) => r.status === 'success').length;
+    const latency = records.reduce((s, r) => s + r.latency_ms, 0);
+    const cost = records.reduce((s, r) => s + r.cost, 0);
+    return { total_executions: n, success_rate: n ? (ok / n) * 100 : 0, average_latency: n ? latency / n : 0, total_cost: cost };
+  }
+
+  async filterData(): Promise<McpFilterData> {
     const uniq = (xs: (string | undefined)[]) => [...new Set(xs.filter((x): x is string => x !== undefined))].sort();
     return {
       tool_names: uniq(this.#records.map((r) => r.tool)),
@@ -71,11 +128,12 @@ export class McpCallLog {
       virtual_key_ids: uniq(this.#records.map((r) => r.virtual_key_id)),
     };
   }
-}
 
-export function stats(records: readonly McpCallRecord[]): { total_executions: number; success_rate: number; average_latency: number; total_cost: number } {
-  const n = records.length;
-  const ok = records.filter((r) => r.status === 'success').length;
-  const latency = records.reduce((s, r) => s + r.latency_ms, 0);
-  return { total_executions: n, success_rate: n ? (ok / n) * 100 : 0, average_latency: n ? latency / n : 0, total_cost: 0 };
+  async hasLogs(): Promise<boolean> {
+    return this.#records.length > 0;
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {}
 }

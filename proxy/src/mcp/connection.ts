@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpClientConfig } from '../config/mcp-schema.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
+import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
 
@@ -41,6 +42,8 @@ export class McpConnection {
   #sync: NodeJS.Timeout | undefined;
   #stderr = '';
   #connecting: Promise<void> | undefined;
+  /** http/sse connections, through the address check (egress.ts); closed with the client. */
+  #dispatcher: ReturnType<typeof mcpDispatcher> | undefined;
   readonly #globalSync: string | undefined;
   readonly #onChange: () => void;
 
@@ -82,6 +85,9 @@ export class McpConnection {
     clearInterval(this.#sync);
     await this.#disconnect();
     this.state = 'disconnected';
+    const d = this.#dispatcher;
+    this.#dispatcher = undefined;
+    await d?.close().catch(() => undefined);
   }
 
   /** Calls a tool on the server; the result is the MCP CallToolResult. */
@@ -194,11 +200,23 @@ export class McpConnection {
   #transport(sdk: ClientSdk): Transport {
     const c = this.config;
     const headers = c.headers ?? {};
+    const checked = (raw: string): { url: URL; fetch: ReturnType<typeof checkedFetch> } => {
+      const url = new URL(raw);
+      // Refused before the SDK starts, so the state names the reason rather than a transport error.
+      const refused = mcpUrlProblem(url);
+      if (refused) throw new Error(`refusing to connect to ${url.host}: ${refused}`);
+      this.#dispatcher ??= mcpDispatcher();
+      return { url, fetch: checkedFetch(this.#dispatcher, Object.keys(headers)) };
+    };
     switch (c.connection_type) {
-      case 'http':
-        return new sdk.StreamableHTTPClientTransport(new URL(c.connection_string ?? c.http_config!.url), { requestInit: { headers } });
-      case 'sse':
-        return new sdk.SSEClientTransport(new URL(c.connection_string!), { requestInit: { headers } });
+      case 'http': {
+        const { url, fetch } = checked(c.connection_string ?? c.http_config!.url);
+        return new sdk.StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch });
+      }
+      case 'sse': {
+        const { url, fetch } = checked(c.connection_string!);
+        return new sdk.SSEClientTransport(url, { requestInit: { headers }, fetch });
+      }
       case 'stdio': {
         const sc = c.stdio_config!;
         this.#stderr = '';

@@ -10,7 +10,7 @@ import type { ClientConfig } from '../config/schema.ts';
 import { log } from '../log.ts';
 import { McpConnection, McpUnavailable, clientId, type CallResult, type McpTool } from './connection.ts';
 import type { Allowed } from './access.ts';
-import { McpCallLog, type McpCallRecord } from './call-log.ts';
+import { MemoryMcpCallLog, type McpCallStore, type NewMcpCall } from './call-log.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
 export const DEFAULT_MAX_AGENT_DEPTH = 10;
@@ -40,11 +40,21 @@ export interface TurnRequest {
 }
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
+/** The caller's budgets and rate limits for tool calls (built by governance.ts). */
+export interface ToolGovernance {
+  /** Admits one direct call: throws the 429 / 402 GatewayError when a limit is full. */
+  admit(): Promise<void>;
+  /** Adds a successful call's cost (USD) to the budgets. */
+  charge(cost: number): void;
+}
+
 export interface CallMeta {
   /** Who asked: `chat`, `responses`, `execute`, `mcp_server`, `code_mode`. */
   source: string;
   vk?: string;
   requestId?: string;
+  /** The caller's budgets, charged with each successful call's tool_pricing (governance.ts). */
+  governance?: ToolGovernance;
 }
 
 export class McpManager {
@@ -53,7 +63,10 @@ export class McpManager {
   #client: ClientConfig | undefined = undefined;
   #applied: unknown = Symbol('none');
   #everApplied = false;
-  readonly calls = new McpCallLog();
+  /** Tool call records: this process's memory until main.ts hands over the request-log store's. */
+  calls: McpCallStore = new MemoryMcpCallLog();
+  /** Told after each connect attempt or tool listing of a client (the dashboard's mcp_client_state). */
+  onChange: ((conn: McpConnection) => void) | undefined = undefined;
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
   runTurn: TurnRunner | undefined = undefined;
 
@@ -89,7 +102,7 @@ export class McpManager {
     }
     for (const [id, c] of wanted) {
       if (this.#connections.has(id)) continue;
-      const conn = new McpConnection(c, globalSync, () => undefined);
+      const conn: McpConnection = new McpConnection(c, globalSync, () => this.onChange?.(conn));
       this.#connections.set(id, conn);
       void conn.start();
     }
@@ -154,6 +167,7 @@ export class McpManager {
     const started = Date.now();
     const { timeoutMs } = this.settings();
     let outcome: ToolOutcome;
+    const cost = conn.config.tool_pricing?.[tool] ?? 0;
     try {
       const result = await conn.call(tool, args, signal, timeoutMs);
       outcome = { content: resultText(result), isError: result.isError === true, ...(result.isError === true && { failure: 'tool_error' as const }) };
@@ -170,10 +184,12 @@ export class McpManager {
       status: outcome.isError ? 'error' : 'success',
       ...(outcome.isError ? { error: outcome.content.slice(0, 2000) } : { result: outcome.content.slice(0, 4000) }),
       latency_ms: Date.now() - started,
+      cost: outcome.isError ? 0 : cost,
       source: meta.source,
       ...(meta.vk !== undefined && { virtual_key_id: meta.vk }),
       ...(meta.requestId !== undefined && { request_id: meta.requestId }),
-    } satisfies Omit<McpCallRecord, 'id' | 'timestamp'>);
+    } satisfies NewMcpCall);
+    if (!outcome.isError) meta.governance?.charge(cost);
     return outcome;
   }
 
@@ -181,7 +197,7 @@ export class McpManager {
     const all = this.list();
     this.#connections.clear();
     this.#applied = Symbol('closed');
-    await Promise.all(all.map((c) => c.close()));
+    await Promise.all([...all.map((c) => c.close()), this.calls.flush().catch(() => undefined)]);
   }
 }
 

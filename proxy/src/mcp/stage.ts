@@ -17,6 +17,8 @@ import { callerAccess } from './access.ts';
 import type { McpManager } from './manager.ts';
 import { ToolSet } from './toolset.ts';
 import { runStreamingChatAgent } from './agent-stream.ts';
+import { runStreamingResponsesAgent } from './agent-responses-stream.ts';
+import { toolGovernance } from './governance.ts';
 
 /** Bodies of the agent's own turns: they get no tools added and no loop of their own. */
 const TURNS = new WeakSet<object>();
@@ -54,7 +56,8 @@ export function mcpStage(mcp: McpManager): Stage {
       if (ctx.input !== undefined && typeof ctx.input === 'object' && ctx.input !== null && TURNS.has(ctx.input)) return undefined;
       const kind = kindOf(ctx);
       if (!kind || mcp.list().length === 0) return undefined;
-      const toolset = new ToolSet(mcp, callerAccess(ctx.vk?.record, ctx.headers), { source: kind, requestId: ctx.id, ...(ctx.vk && { vk: ctx.vk.record.id }) });
+      const governance = toolGovernance(ctx.snapshot, ctx.vk, ctx.services);
+      const toolset = new ToolSet(mcp, callerAccess(ctx.vk?.record, ctx.headers), { source: kind, requestId: ctx.id, ...(ctx.vk && { vk: ctx.vk.record.id }), ...(governance && { governance }) });
       if (toolset.empty) return undefined;
       const req = ctx.request as Record<string, unknown>;
       const own = Array.isArray(req.tools) ? (req.tools as unknown[]) : [];
@@ -114,12 +117,11 @@ async function chatAgent(ctx: RequestContext, mcp: McpManager, toolset: ToolSet,
   }
 }
 
-async function responsesAgent(ctx: RequestContext, mcp: McpManager, toolset: ToolSet, request: Record<string, unknown>): Promise<Outcome | undefined> {
-  // Streamed responses requests get the tools; the application runs the calls.
-  if (request.stream === true) return undefined;
+async function responsesAgent(ctx: RequestContext, mcp: McpManager, toolset: ToolSet, request: Record<string, unknown>): Promise<Outcome> {
   const headers = turnHeaders(ctx.headers);
   const { maxDepth } = mcp.settings();
   const input: unknown[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...((request.input as unknown[]) ?? [])];
+  if (request.stream === true) return runStreamingResponsesAgent({ ctx, mcp, toolset, request, input, headers, maxDepth, autoCalls, runCalls, markTurn });
   for (let depth = 1; ; depth++) {
     const outcome = await mcp.runTurn!(ctx.snapshot, { operation: 'responses', body: markTurn({ ...request, input: [...input] }), headers, signal: ctx.signal, parentRequestId: ctx.id });
     if (outcome.kind !== 'json') return outcome;

@@ -12,6 +12,7 @@ import type { LogRecord } from '../logs/record.ts';
 import type { CacheRuntime } from '../cache/runtime.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { McpManager } from '../mcp/manager.ts';
+import type { EventHub } from '../dashboard/events.ts';
 import type { RoutingDecision } from '../routing/decide.ts';
 import type { Usage } from '../unified/chat.ts';
 import type { GatewayError } from '../unified/errors.ts';
@@ -29,6 +30,8 @@ export interface ContextServices {
   cache?: CacheRuntime;
   /** The MCP clients (tools in inference, agent mode, /mcp). */
   mcp?: McpManager;
+  /** The dashboard's live events (dashboard/events.ts): emitters check `listening` first. */
+  events?: EventHub;
 }
 
 /**

@@ -48,6 +48,8 @@ export class Dispatcher {
   readonly #running = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Told of each delivery that used its last retry (the dashboard's webhook_failure notification). */
+  onGaveUp: ((d: { webhook: string; delivery: string; event: string; attempts: number; error: string | undefined }) => void) | undefined = undefined;
 
   constructor(driver: SqlDriver, snapshot: () => Snapshot, opts: DispatcherOptions = {}) {
     this.#driver = driver;
@@ -199,6 +201,7 @@ export class Dispatcher {
       if (delay! <= 60_000) setTimeout(() => this.wake(d.endpoint), delay! + 5).unref();
     } else if (state === 'exhausted') {
       log.warn('webhook delivery failed after its last retry', { webhook: d.endpoint, delivery: d.id, attempts: attempt, error });
+      this.onGaveUp?.({ webhook: d.endpoint, delivery: d.id, event: d.event, attempts: attempt, error });
     }
   }
 

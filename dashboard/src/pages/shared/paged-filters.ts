@@ -1,0 +1,15 @@
+// Filters over an offset-paged list: changing a filter goes back to the first page.
+import { useState } from 'preact/hooks';
+
+export function usePagedFilters<F extends object>(empty: F) {
+  const [filters, setFilters] = useState<F>(empty);
+  const [offset, setOffset] = useState(0);
+  const set = (k: keyof F, v: F[keyof F]) => {
+    setFilters((prev) => ({ ...prev, [k]: v }));
+    setOffset(0);
+  };
+  return { filters, set, offset, setOffset };
+}
+
+/** A datetime-local value (the browser's local time) as ISO 8601, or undefined. */
+export const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);

@@ -1,0 +1,35 @@
+// GET /api/dashboard: the facts the dashboard shell draws its pages from (dashboard/info.ts).
+import { Router, type Request, type Response } from 'express';
+import type { ConfigService } from '../config/service.ts';
+import { gatewayInfo, type DashboardFeatures } from '../dashboard/info.ts';
+import type { TicketStore } from '../dashboard/tickets.ts';
+import { managementAuth } from './auth.ts';
+import { packageVersion } from './config.ts';
+import { reply } from './http.ts';
+import { methodNotAllowed } from './not-allowed.ts';
+
+/** What main.ts hands the management API for the dashboard. */
+export interface DashboardApi {
+  /** The WebSocket tickets /ws accepts; absent when the dashboard is off (--no-dashboard). */
+  tickets?: TicketStore;
+  /** The optional subsystems running on this gateway. */
+  features(): DashboardFeatures;
+}
+
+const NONE: DashboardFeatures = { logs: false, cache: false, mcp: false, webhooks: false, async: false };
+
+export function dashboardRouter(service: ConfigService, dashboard: DashboardApi | undefined): Router {
+  const router = Router({ caseSensitive: true });
+  const version = packageVersion();
+  router
+    .route('/')
+    .get((_req: Request, res: Response) => {
+      reply(
+        res,
+        200,
+        gatewayInfo({ version, origin: service.origin(), authEnabled: managementAuth(service.current().governance.auth).enabled, features: dashboard?.features() ?? NONE }),
+      );
+    })
+    .all(methodNotAllowed);
+  return router;
+}

@@ -1,0 +1,131 @@
+// Gateway-wide settings from the environment, for Kubernetes mode: the operator renders only what
+// custom resources describe (providers, keys, rules...), while settings of the deployment itself —
+// requiring virtual keys, protecting /api, the MCP tool manager — come from the Helm chart as
+// environment variables (credentials by secretKeyRef, never in a ConfigMap) and are merged into
+// every rendered document before it is validated, so they hold for each snapshot served.
+//
+//   SKYBRIDGE_CLIENT          JSON object merged over the document's `client` section
+//                             (enforce_auth_on_inference, allowed_origins, webhook_config, ...)
+//   SKYBRIDGE_ADMIN_USERNAME  governance.auth_config.admin_username  } set together; any of the three
+//   SKYBRIDGE_ADMIN_PASSWORD  governance.auth_config.admin_password  } turns management auth on
+//   SKYBRIDGE_ADMIN_API_KEYS  governance.auth_config.api_keys, comma- or newline-separated
+//   SKYBRIDGE_MCP             JSON object: mcp.tool_manager_config and mcp.tool_sync_interval
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { ClientConfigSchema, type ClientConfig } from './schema.ts';
+import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from './mcp-schema.ts';
+import type { AuthConfig } from './governance-schema.ts';
+import { validator } from './validate.ts';
+import { checkConfig, ConfigError } from './load.ts';
+
+/** The `mcp` settings a deployment owns (clients are MCPClient resources). */
+export const McpSettingsSchema = Type.Object(
+  {
+    tool_manager_config: Type.Optional(McpToolManagerConfigSchema),
+    tool_sync_interval: Type.Optional(Type.String({ pattern: GO_DURATION_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+
+export interface GatewaySettings {
+  client?: ClientConfig;
+  /**
+   * With `env.VAR` references: the credentials resolve against `env`, so the document (and /api/config)
+   * holds none. The names carry a random suffix: a rendered document's own `env.VAR` references (from
+   * custom resources) resolve against the same map and must not be able to name the admin password.
+   */
+  auth?: AuthConfig;
+  mcp?: { tool_manager_config?: Record<string, unknown>; tool_sync_interval?: string };
+  /** What the references in `auth` resolve against. */
+  env: Record<string, string>;
+}
+
+/** Which variable a path of the merged document came from, for error messages. */
+function variableOf(path: string): string {
+  if (path.startsWith('client')) return 'SKYBRIDGE_CLIENT';
+  if (path.startsWith('mcp')) return 'SKYBRIDGE_MCP';
+  if (path.includes('admin_username')) return 'SKYBRIDGE_ADMIN_USERNAME';
+  if (path.includes('admin_password')) return 'SKYBRIDGE_ADMIN_PASSWORD';
+  if (path.includes('api_keys')) return 'SKYBRIDGE_ADMIN_API_KEYS';
+  return 'the SKYBRIDGE_* settings';
+}
+
+function json<T>(name: string, text: string, check: (v: unknown) => ReturnType<ReturnType<typeof validator>>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${name} must be a JSON object, got text that does not parse`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${name} must be a JSON object`);
+  const checked = check(value);
+  if (Array.isArray(checked)) throw new Error(`${name}: ${checked.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+  return checked as T;
+}
+
+const checkClient = validator(ClientConfigSchema);
+const checkMcp = validator(McpSettingsSchema);
+
+/**
+ * Reads and validates the settings (a bad value throws, naming the variable and the field: start-up
+ * fails rather than serving without the protection it was told to apply). Undefined when none is set.
+ */
+export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewaySettings | undefined {
+  const settings: GatewaySettings = { env: {} };
+  if (env.SKYBRIDGE_CLIENT) settings.client = json<ClientConfig>('SKYBRIDGE_CLIENT', env.SKYBRIDGE_CLIENT, checkClient);
+  if (env.SKYBRIDGE_MCP) settings.mcp = json<GatewaySettings['mcp']>('SKYBRIDGE_MCP', env.SKYBRIDGE_MCP, checkMcp);
+  const user = env.SKYBRIDGE_ADMIN_USERNAME || undefined;
+  const pass = env.SKYBRIDGE_ADMIN_PASSWORD || undefined;
+  if ((user === undefined) !== (pass === undefined)) throw new Error('SKYBRIDGE_ADMIN_USERNAME and SKYBRIDGE_ADMIN_PASSWORD must be set together (Basic auth needs both)');
+  const keys = (env.SKYBRIDGE_ADMIN_API_KEYS ?? '').split(/[,\n]/).map((k) => k.trim()).filter(Boolean);
+  if (user !== undefined || keys.length > 0) {
+    const auth: AuthConfig = { is_enabled: true };
+    const suffix = randomBytes(12).toString('hex');
+    const ref = (name: string, value: string): string => {
+      settings.env[`${name}_${suffix}`] = value;
+      return `env.${name}_${suffix}`;
+    };
+    if (user !== undefined && pass !== undefined) {
+      auth.admin_username = ref('SKYBRIDGE_ADMIN_USERNAME', user);
+      auth.admin_password = ref('SKYBRIDGE_ADMIN_PASSWORD', pass);
+    }
+    if (keys.length > 0) auth.api_keys = keys.map((k, i) => ref(`SKYBRIDGE_ADMIN_API_KEYS_${i}`, k));
+    settings.auth = auth;
+  }
+  if (!settings.client && !settings.mcp && !settings.auth) return undefined;
+  // The semantic rules too (an API key shorter than 16 characters...), once, against an empty document.
+  const probe = withGatewaySettings({ document: {}, env: {} }, settings);
+  try {
+    checkConfig(probe.document, 'the SKYBRIDGE_* settings', probe.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new Error(`invalid gateway settings in the environment:\n${err.errors.map((e) => `  - ${variableOf(e.path)}: ${e.path}: ${e.message}`).join('\n')}`);
+  }
+  return settings;
+}
+
+let cached: { settings: GatewaySettings | undefined } | undefined;
+
+/** The process's settings, read once (main.ts reads them first, so a bad value ends the start there). */
+export function processGatewaySettings(): GatewaySettings | undefined {
+  cached ??= { settings: gatewaySettingsFromEnv() };
+  return cached.settings;
+}
+
+/**
+ * The document with the settings merged in (the settings win over what it says) and the environment
+ * its references resolve against. Without settings, the input as it is.
+ */
+export function withGatewaySettings<T extends { document: unknown; env: Record<string, string> }>(doc: T, settings: GatewaySettings | undefined = processGatewaySettings()): T {
+  if (!settings || doc.document === null || typeof doc.document !== 'object' || Array.isArray(doc.document)) return doc;
+  const d = doc.document as Record<string, unknown>;
+  const section = (key: string): Record<string, unknown> => {
+    const v = d[key];
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  };
+  const document: Record<string, unknown> = { ...d };
+  if (settings.client) document.client = { ...section('client'), ...settings.client };
+  if (settings.mcp) document.mcp = { ...section('mcp'), ...settings.mcp };
+  if (settings.auth) document.governance = { ...section('governance'), auth_config: settings.auth };
+  return { ...doc, document, env: { ...doc.env, ...settings.env } };
+}

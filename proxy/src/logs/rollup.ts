@@ -1,0 +1,213 @@
+// Roll-ups of the request logs, so stats, totals and long-range histograms read a few thousand
+// pre-aggregated rows instead of every record. logs_rollup: one row per (period, provider, model,
+// object, status) with counts, token, cost and latency sums; logs_latency_rollup: one row per
+// (period, provider, model) with a latency histogram in LATENCY_BINS log-spaced bins, from which
+// percentiles over long windows are estimated. Each at two levels (PERIODS). Triggers keep them in
+// step with inserts and deletes on both engines, so every writer (any replica) feeds them.
+import type { Dialect } from './driver.ts';
+import type { LogFilters } from './query.ts';
+import { enginesToBits } from './record.ts';
+
+export const HOUR_MS = 3_600_000;
+/**
+ * Roll-up levels: hourly, and 6-hourly for the long windows (a 30-day chart has 6-hour buckets, so
+ * it reads ~120 periods per group instead of ~720). Every nice bucket of an hour or more is a
+ * multiple of one of them (window.ts).
+ */
+export const PERIODS = [HOUR_MS, 6 * HOUR_MS] as const;
+const suffix = (period: number): string => (period === HOUR_MS ? '' : `_${period / HOUR_MS}h`);
+export const rollupTable = (period: number): string => `logs_rollup${suffix(period)}`;
+export const latencyTable = (period: number): string => `logs_latency_rollup${suffix(period)}`;
+/** The coarsest level that divides `bucketMs`, if any. */
+export function periodFor(bucketMs: number): number | undefined {
+  return [...PERIODS].reverse().find((p) => bucketMs % p === 0);
+}
+export const LATENCY_BINS = 40;
+/** Bin i holds latencies in [RATIO^i, RATIO^(i+1)) ms (bin 0 also everything below); the last bin is open-ended (~163 s and up). */
+export const LATENCY_RATIO = 1.35;
+const LN_RATIO = Math.log(LATENCY_RATIO);
+
+const BIN_COLS = Array.from({ length: LATENCY_BINS }, (_, i) => `b${i}`);
+
+/** Filters the roll-up can answer: its dimensions and time. Anything else reads the records. */
+const ROLLUP_FILTERS = new Set<keyof LogFilters>(['providers', 'models', 'status', 'objects', 'routing_engine_used', 'missing_cost_only', 'start_time', 'end_time']);
+/** The latency roll-up has fewer dimensions (a narrower table keeps the bin sums fast). */
+const LATENCY_FILTERS = new Set<keyof LogFilters>(['providers', 'models', 'start_time', 'end_time']);
+
+const covered = (f: LogFilters, allowed: Set<keyof LogFilters>): boolean =>
+  (Object.keys(f) as (keyof LogFilters)[]).every((k) => f[k] === undefined || allowed.has(k));
+export const rollupCovers = (f: LogFilters): boolean => covered(f, ROLLUP_FILTERS);
+export const latencyRollupCovers = (f: LogFilters): boolean => covered(f, LATENCY_FILTERS);
+
+/** SQL for the latency bin of `x` (NULL → -1). */
+export function binExpr(x: string, d: Dialect): string {
+  const least = d.name === 'postgres' ? 'LEAST' : 'min';
+  const floor = d.name === 'postgres' ? `floor(ln(${x}) / ${LN_RATIO})::integer` : `CAST(ln(${x}) / ${LN_RATIO} AS INTEGER)`;
+  return `(CASE WHEN ${x} IS NULL THEN -1 WHEN ${x} < ${LATENCY_RATIO} THEN 0 ELSE ${least}(${LATENCY_BINS - 1}, ${floor}) END)`;
+}
+
+/** Nearest-rank percentile estimated from bin counts: geometric interpolation inside the bin. */
+export function binPercentile(bins: readonly number[], p: number): number {
+  const total = bins.reduce((a, b) => a + b, 0);
+  if (total === 0) return 0;
+  const rank = Math.max(1, Math.ceil((p / 100) * total));
+  let before = 0;
+  for (let i = 0; i < bins.length; i++) {
+    const c = bins[i]!;
+    if (c > 0 && before + c >= rank) {
+      const frac = (rank - before) / c;
+      return i === 0 ? LATENCY_RATIO * frac : Math.pow(LATENCY_RATIO, i + frac);
+    }
+    before += c;
+  }
+  return Math.pow(LATENCY_RATIO, bins.length);
+}
+
+const KEY_TYPES: Record<string, string> = { period: 'BIGINT', engines: 'INTEGER', priced: 'INTEGER' };
+
+/** A roll-up table: key columns and summed columns, each an expression over a logs row `s`. */
+interface Rollup {
+  table: string;
+  key: [name: string, expr: (s: string) => string][];
+  sums: [name: string, expr: (s: string) => string, type: 'BIGINT' | 'double'][];
+}
+
+const periodKey = (period: number): Rollup['key'] => [
+  ['period', (s) => `(${s}.timestamp / ${period}) * ${period}`],
+  ['provider', (s) => `COALESCE(${s}.provider, '')`],
+  ['model', (s) => `COALESCE(${s}.model, '')`],
+];
+const latencySums: Rollup['sums'] = [
+  ['latency_n', (s) => `(CASE WHEN ${s}.latency IS NULL THEN 0 ELSE 1 END)`, 'BIGINT'],
+  ['latency_sum', (s) => `COALESCE(${s}.latency, 0)`, 'double'],
+];
+
+function rollups(): Rollup[] {
+  return PERIODS.flatMap((period): Rollup[] => [
+    {
+      table: rollupTable(period),
+      key: [
+        ...periodKey(period),
+        ['object', (s) => `${s}.object`],
+        ['status', (s) => `${s}.status`],
+        // The routing-engine bit set and whether a price was known: few values each, and they make
+        // the routing_engine_used and missing_cost_only filters answerable here too.
+        ['engines', (s) => `${s}.routing_engines`],
+        ['priced', (s) => `(CASE WHEN ${s}.cost IS NULL THEN 0 ELSE 1 END)`],
+      ],
+      sums: [
+        ['n', () => '1', 'BIGINT'],
+        ['prompt_tokens', (s) => `${s}.prompt_tokens`, 'BIGINT'],
+        ['completion_tokens', (s) => `${s}.completion_tokens`, 'BIGINT'],
+        ['total_tokens', (s) => `${s}.total_tokens`, 'BIGINT'],
+        ['cost', (s) => `COALESCE(${s}.cost, 0)`, 'double'],
+        ...latencySums,
+      ],
+    },
+    {
+      table: latencyTable(period),
+      key: periodKey(period),
+      sums: [...latencySums, ...BIN_COLS.map((c, i): Rollup['sums'][number] => [c, (s) => `(CASE WHEN ${s}.bin = ${i} THEN 1 ELSE 0 END)`, 'BIGINT'])],
+    },
+  ]);
+}
+
+function rollupSql(r: Rollup, d: Dialect): { create: string; aggregate: (source: string) => string; cols: string[]; keys: string[]; sums: string[] } {
+  const keys = r.key.map(([k]) => k);
+  const sums = r.sums.map(([c]) => c);
+  const create = `CREATE TABLE ${r.table} (
+      ${r.key.map(([k]) => `${k} ${KEY_TYPES[k] ?? 'TEXT'} NOT NULL`).join(', ')},
+      ${r.sums.map(([c, , t]) => `${c} ${t === 'double' ? d.double : t} NOT NULL`).join(', ')},
+      PRIMARY KEY (${keys.join(', ')})
+    )${d.name === 'sqlite' ? ' WITHOUT ROWID' : ''}`;
+  // Grouped in key order, so concurrent upserts (several replicas) lock the rows in the same order.
+  const aggregate = (source: string): string =>
+    `SELECT ${r.key.map(([, e]) => e('s')).join(', ')}, ${r.sums.map(([, e]) => `sum(${e('s')})`).join(', ')}
+     FROM (SELECT t.*, ${binExpr('t.latency', d)} AS bin FROM ${source} t) s GROUP BY ${r.key.map((_, i) => i + 1).join(', ')} ORDER BY ${r.key.map((_, i) => i + 1).join(', ')}`;
+  return { create, aggregate, cols: [...keys, ...sums], keys, sums };
+}
+
+/** Migration statements: the roll-up tables, their backfill from existing records, the triggers. */
+export function rollupStatements(d: Dialect): string[] {
+  const out: string[] = [];
+  const sqliteInsert: string[] = [];
+  const sqliteDelete: string[] = [];
+  const pgInsert: string[] = [];
+  const pgDelete: string[] = [];
+  for (const r of rollups()) {
+    const q = rollupSql(r, d);
+    out.push(q.create, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
+    const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
+    // The row's values once, through a one-row subquery (`s`), so the latency bin is computed once
+    // rather than once per bin column; WHERE true tells the upsert's ON CONFLICT from a join's ON.
+    sqliteInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')})
+        SELECT ${[...r.key.map(([, e]) => e('s')), ...r.sums.map(([, e]) => e('s'))].join(', ')}
+        FROM (SELECT new.timestamp AS timestamp, new.provider AS provider, new.model AS model, new.object AS object, new.status AS status,
+          new.prompt_tokens AS prompt_tokens, new.completion_tokens AS completion_tokens, new.total_tokens AS total_tokens, new.cost AS cost,
+          new.latency AS latency, new.routing_engines AS routing_engines, ${binExpr('new.latency', d)} AS bin) s WHERE true
+        ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
+    // Deletes (retention, by id) are rare next to inserts: the bin is recomputed per column here.
+    const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));
+    sqliteDelete.push(`UPDATE ${r.table} SET ${r.sums.map(([c, e]) => `${c} = ${c} - ${oldRow(e)}`).join(', ')}
+        WHERE ${r.key.map(([k, e]) => `${k} = ${oldRow(e)}`).join(' AND ')};`);
+    pgInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('new_rows')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
+    pgDelete.push(`UPDATE ${r.table} r SET ${q.sums.map((c) => `${c} = r.${c} - d.${c}`).join(', ')}
+        FROM (${q.aggregate('old_rows')}) AS d (${q.cols.join(', ')}) WHERE ${q.keys.map((k) => `r.${k} = d.${k}`).join(' AND ')};`);
+  }
+  if (d.name === 'sqlite') {
+    out.push(
+      `CREATE TRIGGER logs_rollup_insert AFTER INSERT ON logs BEGIN ${sqliteInsert.join('\n')} END`,
+      `CREATE TRIGGER logs_rollup_delete AFTER DELETE ON logs BEGIN ${sqliteDelete.join('\n')} END`,
+    );
+    return out;
+  }
+  // PostgreSQL: statement-level triggers over transition tables, one grouped upsert per batch.
+  out.push(
+    `CREATE FUNCTION logs_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgInsert.join('\n')} RETURN NULL; END $fn$`,
+    `CREATE FUNCTION logs_rollup_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgDelete.join('\n')} RETURN NULL; END $fn$`,
+    'CREATE TRIGGER logs_rollup_insert AFTER INSERT ON logs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_rollup_insert()',
+    'CREATE TRIGGER logs_rollup_delete AFTER DELETE ON logs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_rollup_delete()',
+  );
+  return out;
+}
+
+export interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+/** WHERE over a roll-up table (alias r) for the dimension filters, whole periods in [fromHour, toHour). */
+export function rollupWhere(f: LogFilters, fromHour: number, toHour: number, latencyOnly = false): Where {
+  const parts = ['r.period >= CAST(? AS BIGINT)', 'r.period < CAST(? AS BIGINT)'];
+  const params: unknown[] = [fromHour, toHour];
+  const inList = (column: string, values: string[] | undefined): void => {
+    if (!values?.length) return;
+    parts.push(`r.${column} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  };
+  inList('provider', f.providers);
+  inList('model', f.models);
+  if (!latencyOnly) {
+    inList('status', f.status);
+    inList('object', f.objects);
+    if (f.routing_engine_used?.length) {
+      parts.push('(r.engines & CAST(? AS INTEGER)) <> 0');
+      params.push(enginesToBits(f.routing_engine_used));
+    }
+    if (f.missing_cost_only) parts.push('r.priced = 0');
+  }
+  return { sql: `WHERE ${parts.join(' AND ')}`, params };
+}
+
+export const ROLLUP_BIN_SUMS = BIN_COLS.map((c) => `sum(r.${c}) AS ${c}`).join(', ');
+export const binsOf = (row: Record<string, unknown>): number[] => BIN_COLS.map((c) => Number(row[c] ?? 0));
+
+/**
+ * The time range split for the roll-up: [start, h1) and [h2, end] from the records, the whole hours
+ * [h1, h2) from the roll-up. Undefined when no whole hour fits (short ranges read the records).
+ */
+export function splitHours(start: number, end: number, period: number = HOUR_MS): { h1: number; h2: number } | undefined {
+  const h1 = Math.ceil(start / period) * period;
+  const h2 = Math.floor((end + 1) / period) * period;
+  return h2 > h1 ? { h1, h2 } : undefined;
+}

@@ -1,0 +1,301 @@
+// Ready means served, on a real kube-apiserver: two proxies (--kube-namespace) each renew a Lease
+// reporting the revision they serve, and the operator's Ready condition counts them. A change is
+// Ready only once every live proxy serves it; a stopped proxy (SIGSTOP: it stops renewing without
+// saying so) drops out of the count when its lease expires, and one shutting down drops out at once.
+// A kind the proxies do not act on never reports Ready. MCPClient status carries what the proxies
+// report of their MCP connections (Connected, toolCount, lastError without secrets). Everything runs
+// with the chart's RBAC for the proxies and the operator, as static-token users.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, fetch } from 'undici';
+import { parse, stringify } from 'yaml';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+
+const NS = 'skybridge';
+const GROUP_PATH = `/apis/gateway.skybridge.dev/v1alpha1/namespaces/${NS}`;
+const NODE = new URL('../../node_modules/.bin/node', import.meta.url).pathname;
+const MAIN = new URL('../../operator/src/main.ts', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
+const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
+/** The proxies' served-report lease: renewed every third of it. */
+const SERVED_LEASE_SECONDS = 4;
+/** A credential a broken MCP server prints; it must never reach a status. */
+const LEAKED = 'sk-live-0123456789abcdefLEAK';
+
+let kube: KubeApiServer;
+let agent: Agent;
+let operator: ChildProcess | undefined;
+let operatorOut = '';
+const proxies: Record<string, RunningGateway> = {};
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+}
+interface Cr {
+  metadata: { name: string; generation?: number };
+  status?: { observedGeneration?: number; reason?: string; served?: string; servedReplicas?: number; replicas?: number; toolCount?: number; lastError?: string; conditions?: Condition[] };
+}
+
+const api = <T = Cr>(path: string): Promise<T | undefined> => kubeGet<T>(kube, agent, path);
+const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
+
+const apply = (obj: unknown) => kubectl(['apply', '--server-side', '-n', NS, '-f', '-'], JSON.stringify(obj));
+const condition = (o: Cr | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
+
+function logs(): string {
+  const tail = (s: string) => s.split('\n').slice(-25).join('\n');
+  return [`--- operator ---\n${tail(operatorOut)}`, ...Object.entries(proxies).map(([n, p]) => `--- ${n} ---\n${tail(p.logs())}`)].join('\n');
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs()}`);
+    await sleep(100);
+  }
+}
+
+/** The chart's Roles (charts/skybridge/templates/*-rbac.yaml), for static-token users. */
+const RBAC = `${proxyRbac(NS)}\n---${operatorRbac(NS, { servedLeases: true })}`;
+
+/** The admin kubeconfig with another user's token. */
+function kubeconfigFor(user: string): string {
+  const config = parse(readFileSync(kube.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
+  config.users[0].user.token = kube.tokens[user];
+  const file = join(kube.stateDir, `${user}-kubeconfig`);
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+let proxyKubeconfig: string;
+
+async function startProxy(name: string): Promise<RunningGateway> {
+  const p = await startGateway(undefined, {
+    env: { KUBECONFIG: proxyKubeconfig, HOME: kube.stateDir, POD_NAME: name, SKYBRIDGE_SERVED_LEASE_SECONDS: String(SERVED_LEASE_SECONDS) },
+    args: ['--kube-namespace', NS],
+  });
+  proxies[name] = p;
+  return p;
+}
+
+const provider = (maxRetries: number) => ({
+  apiVersion: 'gateway.skybridge.dev/v1alpha1',
+  kind: 'Provider',
+  metadata: { name: 'openai', namespace: NS },
+  spec: { keys: [{ name: 'default', valueFrom: { secretKeyRef: { name: 'llm-credentials', key: 'openai' } } }], network_config: { max_retries: maxRetries } },
+});
+
+/** What a proxy serves for the openai provider right now (its /api view). */
+async function servedRetries(p: RunningGateway): Promise<number | undefined> {
+  const res = await fetch(`${p.url}/api/providers/openai`);
+  if (!res.ok) return undefined;
+  const m = /"max_retries":(\d+)/.exec(await res.text());
+  return m ? Number(m[1]) : undefined;
+}
+
+before(async () => {
+  kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] });
+  agent = new Agent({ connect: { ca: kube.ca } });
+  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
+  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await kubectl(['create', 'namespace', NS]);
+  await kubectl(['apply', '-f', '-'], RBAC);
+  await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm-credentials', namespace: NS }, stringData: { openai: 'sk-openai-test-1', hook: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' } });
+  proxyKubeconfig = kubeconfigFor('skybridge-proxy');
+  operator = spawn(NODE, [MAIN, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--lease-duration', '3', '--identity', 'op', '--resync-period', '30'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, KUBECONFIG: kubeconfigFor('skybridge-operator'), HOME: kube.stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  operator.stdout!.on('data', (d: Buffer) => (operatorOut = (operatorOut + d.toString()).slice(-50_000)));
+  operator.stderr!.on('data', (d: Buffer) => (operatorOut = (operatorOut + d.toString()).slice(-50_000)));
+  await Promise.all([startProxy('proxy-a'), startProxy('proxy-b')]);
+}, { timeout: 30 * 60_000 });
+
+after(async () => {
+  for (const p of Object.values(proxies)) {
+    p.process.kill('SIGCONT');
+    await p.stop();
+  }
+  if (operator && operator.exitCode === null) {
+    const exited = once(operator, 'exit');
+    operator.kill('SIGKILL');
+    await exited;
+  }
+  await agent?.close();
+  await kube?.stop();
+});
+
+describe('Ready means served', { concurrency: false }, () => {
+  test('each proxy reports what it serves in a Lease; Ready=True once both serve the Provider', { timeout: 60_000 }, async () => {
+    await apply(provider(1));
+    const cr = await waitFor('openai served by both proxies', async () => {
+      const o = await api(`${GROUP_PATH}/providers/openai`);
+      return condition(o, 'Ready')?.status === 'True' ? o : undefined;
+    });
+    assert.equal(condition(cr, 'Ready')?.reason, 'Served');
+    assert.equal(condition(cr, 'Ready')?.message, 'Served by all 2 proxy replicas.');
+    assert.equal(cr.status?.served, '2/2');
+    assert.equal(cr.status?.servedReplicas, 2);
+    assert.equal(cr.status?.replicas, 2);
+    assert.equal(cr.status?.reason, 'Served');
+    // Both proxies really serve it.
+    for (const p of Object.values(proxies)) assert.equal(await servedRetries(p), 1);
+    // One Lease per proxy, named after it, with the revision the index names.
+    const index = JSON.parse((await api<{ data: Record<string, string> }>(`/api/v1/namespaces/${NS}/configmaps/skybridge-config-index`))!.data['index.json']) as { revision: string };
+    for (const name of ['proxy-a', 'proxy-b']) {
+      const lease = await api<{ metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: { holderIdentity: string; leaseDurationSeconds: number } }>(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${name}`);
+      assert.ok(lease, `lease ${name}`);
+      assert.equal(lease.metadata.labels['skybridge.dev/served-report'], 'true');
+      assert.equal(lease.spec.leaseDurationSeconds, SERVED_LEASE_SECONDS);
+      const report = JSON.parse(lease.metadata.annotations['skybridge.dev/served']) as { revision: string; sections: string[] };
+      assert.equal(report.revision, index.revision);
+      assert.ok(report.sections.includes('providers'));
+      assert.ok(!report.sections.includes('webhooks'), 'no logs store: the proxy does not act on webhooks');
+    }
+  });
+
+  test('a change is Ready only once every live proxy serves it; a stopped proxy drops out when its lease expires', { timeout: 90_000 }, async () => {
+    const b = proxies['proxy-b'];
+    b.process.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    try {
+      await apply(provider(2));
+      const seen: { ready: string; reason: string; served?: string; at: number }[] = [];
+      let aServedWhenReady: number | undefined;
+      const done = await waitFor('the change Ready without the stopped proxy', async () => {
+        const o = await api(`${GROUP_PATH}/providers/openai`);
+        if (o?.status?.observedGeneration !== o?.metadata.generation) return undefined;
+        const ready = condition(o, 'Ready');
+        if (!ready) return undefined;
+        const last = seen.at(-1);
+        if (!last || last.ready !== ready.status || last.served !== o?.status?.served) seen.push({ ready: ready.status, reason: ready.reason, served: o?.status?.served, at: Date.now() - stoppedAt });
+        if (ready.status !== 'True') return undefined;
+        aServedWhenReady = await servedRetries(proxies['proxy-a']);
+        return o;
+      }, 30_000);
+      const droppedMs = Date.now() - stoppedAt;
+      process.stdout.write(`# states seen for the change: ${JSON.stringify(seen)}; the stopped proxy dropped out after ${droppedMs} ms (lease ${SERVED_LEASE_SECONDS} s)\n`);
+      // While the stopped proxy's lease was live, the change was served by one of two: not Ready.
+      assert.ok(seen.some((s) => s.ready === 'False' && s.reason === 'Propagating' && s.served === '1/2'), JSON.stringify(seen));
+      assert.ok(!seen.some((s) => s.ready === 'True' && s.served !== '1/1'), `never Ready while the stopped proxy still counted: ${JSON.stringify(seen)}`);
+      assert.equal(condition(done, 'Ready')?.message, 'Served by the one live proxy replica.');
+      assert.equal(done.status?.served, '1/1');
+      assert.equal(aServedWhenReady, 2, 'the proxy counted as serving really serves the change');
+      // Dropped once its lease ran out (renewals every third of it), not before and not much later.
+      assert.ok(droppedMs >= (SERVED_LEASE_SECONDS * 1000 * 2) / 3 - 500, `dropped after ${droppedMs} ms`);
+      assert.ok(droppedMs <= SERVED_LEASE_SECONDS * 1000 + 3000, `dropped after ${droppedMs} ms`);
+    } finally {
+      b.process.kill('SIGCONT');
+    }
+    // Back: it renews, loads the change and counts again.
+    await waitFor('the resumed proxy to count again', async () => {
+      const o = await api(`${GROUP_PATH}/providers/openai`);
+      return o?.status?.served === '2/2' && condition(o, 'Ready')?.status === 'True' ? o : undefined;
+    });
+    assert.equal(await servedRetries(b), 2);
+  });
+
+  test('a proxy shutting down deletes its Lease and drops out at once', { timeout: 60_000 }, async () => {
+    const started = Date.now();
+    try {
+      await proxies['proxy-b'].stop();
+      await waitFor('proxy-b lease deleted', async () => (await api(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/proxy-b`)) === undefined || undefined, 5_000);
+      const o = await waitFor('openai counted on one proxy', async () => {
+        const cr = await api(`${GROUP_PATH}/providers/openai`);
+        return cr?.status?.served === '1/1' ? cr : undefined;
+      }, 10_000);
+      const ms = Date.now() - started;
+      process.stdout.write(`# a stopping proxy left the count after ${ms} ms\n`);
+      assert.ok(ms < SERVED_LEASE_SECONDS * 1000, `left after ${ms} ms, sooner than its lease would expire`);
+      assert.equal(condition(o, 'Ready')?.status, 'True');
+    } finally {
+      await startProxy('proxy-b');
+    }
+    await waitFor('two proxies again', async () => (await api(`${GROUP_PATH}/providers/openai`))?.status?.served === '2/2' || undefined);
+  });
+
+  test('a kind the proxies do not act on never reports Ready (Webhook without a logs store)', { timeout: 60_000 }, async () => {
+    await apply({
+      apiVersion: 'gateway.skybridge.dev/v1alpha1',
+      kind: 'Webhook',
+      metadata: { name: 'jobs', namespace: NS },
+      spec: { url: 'https://hooks.example.com/skybridge', events: ['async_job.completed'], secretFrom: { secretKeyRef: { name: 'llm-credentials', key: 'hook' } } },
+    });
+    const o = await waitFor('the webhook status', async () => {
+      const cr = await api(`${GROUP_PATH}/webhooks/jobs`);
+      return condition(cr, 'Ready')?.reason === 'NotImplemented' ? cr : undefined;
+    });
+    assert.equal(condition(o, 'Accepted')?.status, 'True');
+    assert.equal(condition(o, 'Ready')?.status, 'False');
+    assert.match(condition(o, 'Ready')?.message ?? '', /none of the 2 proxy replicas acts on Webhook resources.*logsStore/);
+    assert.equal(o.status?.served, '0/2');
+    // It stays that way (nothing flips it to True on later passes).
+    await sleep(1500);
+    assert.equal(condition(await api(`${GROUP_PATH}/webhooks/jobs`), 'Ready')?.status, 'False');
+    // The printer columns show the actionable reason and the count, no JSON.
+    const table = await kubectl(['get', 'webhooks', '-n', NS]);
+    process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
+    assert.match(table, /NAME\s+URL\s+DISABLED\s+READY\s+REASON\s+SERVED\s+AGE/);
+    assert.match(table, /jobs\s+https:\/\/hooks\.example\.com\/skybridge\s+(<none>\s+)?False\s+NotImplemented\s+0\/2/);
+  });
+
+  test('MCPClient status: Connected with the tool count, or the connection error without secrets', { timeout: 90_000 }, async () => {
+    const mcp = (name: string, stdio: { command: string; args: string[] }) => ({
+      apiVersion: 'gateway.skybridge.dev/v1alpha1',
+      kind: 'MCPClient',
+      metadata: { name, namespace: NS },
+      spec: { connection_type: 'stdio', stdio_config: stdio, tools_to_execute: ['*'] },
+    });
+    await apply(mcp('tools', { command: process.execPath, args: [STDIO_SERVER, 'basic'] }));
+    // A server that prints a credential and exits: the proxies report the failure, scrubbed.
+    await apply(mcp('broken', { command: process.execPath, args: ['-e', `process.stderr.write('auth failed for token ${LEAKED}\\n'); process.exit(3)`] }));
+    const ok = await waitFor('tools connected on both proxies', async () => {
+      const cr = await api(`${GROUP_PATH}/mcpclients/tools`);
+      return condition(cr, 'Connected')?.status === 'True' && condition(cr, 'Ready')?.status === 'True' ? cr : undefined;
+    }, 40_000);
+    assert.equal(condition(ok, 'Connected')?.reason, 'Connected');
+    assert.equal(condition(ok, 'Connected')?.message, 'Connected on all 2 proxy replicas.');
+    const listed = (await (await fetch(`${proxies['proxy-a'].url}/api/mcp/clients`)).json()) as { config: { client_id?: string; name: string }; tools: unknown[] }[];
+    const tools = listed.find((c) => c.config.name === 'tools')?.tools.length;
+    assert.ok(tools && tools > 0, 'the proxy lists the server\'s tools');
+    assert.equal(ok.status?.toolCount, tools);
+    assert.equal(ok.status?.lastError, undefined);
+
+    const bad = await waitFor('broken reported', async () => {
+      const cr = await api(`${GROUP_PATH}/mcpclients/broken`);
+      return condition(cr, 'Connected')?.status === 'False' ? cr : undefined;
+    }, 40_000);
+    const connected = condition(bad, 'Connected')!;
+    assert.equal(connected.reason, 'ConnectionFailed');
+    assert.match(connected.message, /^proxy-[ab]: /);
+    assert.equal(bad.status?.reason, 'ConnectionFailed', 'the actionable reason, though the client is rendered and served');
+    assert.ok(bad.status?.lastError, 'lastError set');
+    assert.match(bad.status!.lastError!, /auth failed for token \[redacted\]/);
+    // (The spec holds it, as the command's argument: only what the proxies and the operator report counts.)
+    const everything = JSON.stringify(bad.status) + (await kubectl(['get', 'leases', '-n', NS, '-o', 'json'])) + (await kubectl(['get', 'events', '-n', NS, '-o', 'json']));
+    assert.ok(!everything.includes(LEAKED), 'the credential is in no status and no report');
+    const table = await kubectl(['get', 'mcpclients', '-n', NS]);
+    process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
+    assert.match(table, new RegExp(`tools\\s+stdio\\s+(<none>\\s+)?True\\s+${tools}\\s+True\\s+Served\\s+2/2`));
+    assert.match(table, /broken\s+stdio\s+(<none>\s+)?False\s+(<none>\s+)?True\s+ConnectionFailed\s+2\/2/);
+  });
+});
