@@ -10,6 +10,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
+import { startRedisStack } from '../helpers/redis-stack.ts';
+import { startPgvector } from '../helpers/pgvector.ts';
+
+/** The store every rule runs on: the embedded one here; cache-redis-stack and cache-pgvector run the same file on theirs. */
+const STORE = process.env.SKYBRIDGE_CACHE_TEST_STORE ?? 'sqlite';
+let vectorStore: Record<string, unknown> = { enabled: true, type: 'sqlite' };
+let stopStore: () => Promise<void> = async () => undefined;
 
 const VK_A = 'sk-bf-cache-alpha-0123456789';
 const VK_B = 'sk-bf-cache-bravo-0123456789';
@@ -28,12 +35,21 @@ function gatewayConfig(mockUrl: string, plugin: Record<string, unknown> = cacheC
   return {
     providers: mockProviders(mockUrl),
     governance: { virtual_keys: [vk('vk-alpha', VK_A), vk('vk-bravo', VK_B)] },
-    vector_store: { enabled: true, type: 'sqlite' },
+    vector_store: vectorStore,
     plugins: [{ name: 'semantic_cache', enabled: true, config: plugin }],
   };
 }
 
 before(async () => {
+  if (STORE === 'redis') {
+    const r = await startRedisStack();
+    vectorStore = { enabled: true, type: 'redis', config: { addr: r.addr } };
+    stopStore = () => r.stop();
+  } else if (STORE === 'postgres') {
+    const p = await startPgvector();
+    vectorStore = { enabled: true, type: 'postgres', config: p.storeConfig };
+    stopStore = () => p.stop();
+  }
   mock = await startMockProvider({ chunkDelayMs: 2 });
   g = await startGateway(gatewayConfig(mock.url));
   client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
@@ -42,6 +58,7 @@ before(async () => {
 after(async () => {
   await g?.stop();
   await mock?.close();
+  await stopStore();
 });
 
 let seq = 0;
@@ -473,7 +490,9 @@ test('rule 7: entries survive a restart; rule 8: a namespace of another dimensio
 });
 
 test('rule 6: direct-only mode (dimension 1, no provider) ignores x-bf-cache-type and x-bf-cache-threshold; default_cache_key caches without a header', async () => {
-  const local = await startGateway({ ...gatewayConfig(mock.url, { dimension: 1, default_cache_key: 'everyone' }), vector_store: { enabled: true, type: 'sqlite', config: { path: 'direct.db' } } });
+  // A store of its own (a file; a namespace on the shared servers), so no namespace of another dimension is in the way.
+  const own = STORE === 'sqlite' ? { vector_store: { enabled: true, type: 'sqlite', config: { path: 'direct.db' } } } : {};
+  const local = await startGateway({ ...gatewayConfig(mock.url, { dimension: 1, default_cache_key: 'everyone', ...(STORE !== 'sqlite' && { vector_store_namespace: 'directonly' }) }), ...own });
   try {
     const body = chat('direct only question');
     const first = await post('/v1/chat/completions', body, {}, local.url);

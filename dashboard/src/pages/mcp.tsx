@@ -9,6 +9,7 @@ import { subscribe } from '../lib/live.ts';
 import { Banner, Button, ErrorBox, Loading, Modal, PageHeader, ReadOnlyBanner, Table } from '../ui/components.tsx';
 import type { PageProps } from './types.ts';
 import { McpClientForm } from './mcp/form.tsx';
+import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { McpLogs } from './mcp/logs.tsx';
 import { stateOf, targetOf, type McpClient } from './mcp/types.ts';
 // Shares the webhooks page's layout classes (filters, pills, property lists).
@@ -246,23 +247,14 @@ function EditDialog(props: { client: McpClient; onClose: () => void; onSaved: ()
 }
 
 function DeleteDialog(props: { client: McpClient; onClose: () => void }) {
-  const remove = useAction(() => del(clientPath(props.client.config.client_id)));
-  const confirm = async () => {
-    if (await remove.run()) {
-      props.onClose();
-      location.hash = '#/mcp';
-    }
+  const name = props.client.config.name;
+  const done = () => {
+    props.onClose();
+    location.hash = '#/mcp';
   };
   return (
-    <Modal title={`Delete MCP client ${props.client.config.name}`} onClose={props.onClose}>
-      <p>Disconnects the client and removes it, with every virtual key's access to its tools.</p>
-      <ErrorBox error={remove.error} />
-      <div class="form-actions">
-        <Button kind="danger" disabled={remove.busy} onClick={() => void confirm()}>
-          Delete client
-        </Button>
-        <Button onClick={props.onClose}>Cancel</Button>
-      </div>
-    </Modal>
+    <ConfirmDelete what={`MCP client ${name}`} title={`Delete MCP client ${name}`} confirmLabel="Delete client" onConfirm={() => del(clientPath(props.client.config.client_id))} onClose={props.onClose} onDone={done}>
+      Disconnects the client and removes it, with every virtual key's access to its tools.
+    </ConfirmDelete>
   );
 }

@@ -4,12 +4,13 @@
 // run by the gateway's routing engine, and delete. Read-only when Kubernetes owns the rules.
 import { useState } from 'preact/hooks';
 import { del, get } from '../lib/api.ts';
-import { useAction, useAsync } from '../lib/hooks.ts';
+import { useAsync } from '../lib/hooks.ts';
 import { Button, ErrorBox, Loading, Modal, PageHeader, ReadOnlyBanner, Table } from '../ui/components.tsx';
 import type { PageProps } from './types.ts';
 import { RuleForm, type ScopeChoices } from './routing/rule-form.tsx';
 import { RuleTester, type TesterOptions } from './routing/tester.tsx';
 import { fallbackText, SCOPES, targetText, type Rule } from './routing/types.ts';
+import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import './routing.css';
 
 interface Named {
@@ -43,11 +44,6 @@ export function RoutingPage(props: PageProps) {
   const choices = useAsync(loadChoices, []);
   const [editing, setEditing] = useState<Editing>(undefined);
   const [deleting, setDeleting] = useState<Rule | undefined>(undefined);
-  const remove = useAction(async (rule: Rule) => {
-    await del(`/api/routing/rules/${encodeURIComponent(rule.id)}`);
-    setDeleting(undefined);
-    rules.reload();
-  });
 
   const list = rules.data?.rules ?? [];
   const scopeName = (scope: keyof ScopeChoices, id: string | null) => choices.data?.scopes[scope].find((x) => x.id === id)?.name ?? id ?? '';
@@ -141,16 +137,15 @@ export function RoutingPage(props: PageProps) {
         </Modal>
       )}
       {deleting && (
-        <Modal title={`Delete rule ${deleting.name}?`} onClose={() => (setDeleting(undefined), remove.clear())}>
-          <p>Requests stop being routed by this rule at once.</p>
-          <ErrorBox error={remove.error} />
-          <div class="row">
-            <Button kind="danger" onClick={() => void remove.run(deleting)} disabled={remove.busy}>
-              Delete rule
-            </Button>
-            <Button onClick={() => (setDeleting(undefined), remove.clear())}>Cancel</Button>
-          </div>
-        </Modal>
+        <ConfirmDelete
+          what={`rule ${deleting.name}`}
+          confirmLabel="Delete rule"
+          onConfirm={() => del(`/api/routing/rules/${encodeURIComponent(deleting.id)}`)}
+          onClose={() => setDeleting(undefined)}
+          onDone={() => (setDeleting(undefined), rules.reload())}
+        >
+          Requests stop being routed by this rule at once.
+        </ConfirmDelete>
       )}
     </div>
   );

@@ -9,6 +9,7 @@ import { Banner, Button, ErrorBox, Field, Loading, Modal, PageHeader, ReadOnlyBa
 import type { PageProps } from './types.ts';
 import { DeliveryHistory } from './webhooks/deliveries.tsx';
 import { WebhookForm } from './webhooks/form.tsx';
+import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { WEBHOOK_EVENTS, type Delivery, type Webhook } from './webhooks/types.ts';
 import './webhooks.css';
 
@@ -290,25 +291,14 @@ function RotateDialog(props: { webhook: Webhook; onClose: () => void }) {
 }
 
 function DeleteDialog(props: { webhook: Webhook; onClose: () => void }) {
-  const remove = useAction(() => del(path(props.webhook.id)));
-  const confirm = async () => {
-    if ((await remove.run()) !== undefined) {
-      props.onClose();
-      location.hash = '#/webhooks';
-    }
+  const name = props.webhook.name;
+  const done = () => {
+    props.onClose();
+    location.hash = '#/webhooks';
   };
   return (
-    <Modal title={`Delete webhook ${props.webhook.name}`} onClose={props.onClose}>
-      <p>
-        Deletes the endpoint and its signing secret. Jobs submitted with <code>x-bf-async-webhook: {props.webhook.name}</code> are then refused.
-      </p>
-      <ErrorBox error={remove.error} />
-      <div class="form-actions">
-        <Button kind="danger" disabled={remove.busy} onClick={() => void confirm()}>
-          Delete endpoint
-        </Button>
-        <Button onClick={props.onClose}>Cancel</Button>
-      </div>
-    </Modal>
+    <ConfirmDelete what={`webhook ${name}`} title={`Delete webhook ${name}`} confirmLabel="Delete endpoint" onConfirm={() => del(path(props.webhook.id))} onClose={props.onClose} onDone={done}>
+      Deletes the endpoint and its signing secret. Jobs submitted with <code>x-bf-async-webhook: {name}</code> are then refused.
+    </ConfirmDelete>
   );
 }

@@ -33,6 +33,8 @@ export function cacheRouter(service: ConfigService, cache: CacheRuntime | undefi
   const clear = (remove: (c: CacheRuntime, ns: string, value: string) => Promise<number>, name: string) => async (req: Request, res: Response) => {
     const value = param(req, name);
     const c = runtime();
+    // An entry this replica just served may still be on its way into the store: it is cleared too.
+    await c.writesLanded();
     let deleted = 0;
     for (const ns of await namespaces(service, c)) deleted += await remove(c, ns, value);
     reply(res, 200, { message: 'Cache cleared successfully', deleted });

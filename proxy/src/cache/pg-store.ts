@@ -8,28 +8,19 @@ import type pg from 'pg';
 import { lazy } from '../lazy.ts';
 import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
 import { optInt, optString, reqString, StoreConfigError } from './store-config.ts';
+import { sslOption, SSL_MODES, type PgConnectionConfig } from '../config/postgres.ts';
 
 const pgModule = lazy<typeof pg>('pg');
 
-export interface PgStoreConfig {
-  host: string;
-  port: number;
-  user: string;
-  password?: string;
-  db_name: string;
-  ssl_mode?: string;
-  max_open_conns?: number;
-  /** Per statement; default 5 s. */
-  statement_timeout_ms?: number;
-}
+/** The pgvector vector_store's connection: the postgres logs_store's fields (statement_timeout_ms default 5 s). */
+export type PgStoreConfig = PgConnectionConfig;
 
-const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 
 /** `vector_store.config` of type postgres: the postgres logs_store's fields (env.VAR allowed). */
 export function parsePgStoreConfig(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env): PgStoreConfig {
   const cfg = raw ?? {};
   const ssl = optString(cfg, 'ssl_mode', env);
-  if (ssl !== undefined && ssl !== '' && !SSL_MODES.includes(ssl)) throw new StoreConfigError('ssl_mode', `must be one of ${SSL_MODES.join(', ')}`);
+  if (ssl !== undefined && ssl !== '' && !(SSL_MODES as readonly string[]).includes(ssl)) throw new StoreConfigError('ssl_mode', `must be one of ${SSL_MODES.join(', ')}`);
   const port = optInt(cfg, 'port', 1, 65535, env);
   if (port === undefined) throw new StoreConfigError('port', 'is required');
   return {
@@ -41,20 +32,6 @@ export function parsePgStoreConfig(raw: Record<string, unknown> | undefined, env
     ssl_mode: ssl || undefined,
     max_open_conns: optInt(cfg, 'max_open_conns', 2, 1000, env),
   };
-}
-
-/** libpq's sslmode in node-postgres terms. */
-function sslOption(mode: string | undefined): pg.ClientConfig['ssl'] {
-  switch (mode ?? 'disable') {
-    case 'require':
-      return { rejectUnauthorized: false };
-    case 'verify-ca':
-      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
-    case 'verify-full':
-      return { rejectUnauthorized: true };
-    default:
-      return false;
-  }
 }
 
 /** pgvector's HNSW indexes take vectors of at most this many dimensions; larger ones are scanned. */
@@ -102,11 +79,11 @@ export class PgCacheStore implements CacheStore {
     const timeout = cfg.statement_timeout_ms ?? 5000;
     this.pool = new (pgModule().Pool)({
       host: cfg.host,
-      port: cfg.port,
+      port: Number(cfg.port),
       user: cfg.user,
       password: cfg.password,
       database: cfg.db_name,
-      ssl: sslOption(cfg.ssl_mode),
+      ssl: sslOption(cfg.ssl_mode, 'vector_store.config'),
       max: cfg.max_open_conns ?? 20,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 5_000,

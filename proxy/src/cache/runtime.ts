@@ -99,13 +99,17 @@ export class CacheRuntime {
     void write.finally(() => this.#pending.delete(write));
   }
 
+  /** Waits (at most `maxMs`) for the writes in flight: entries already served from this replica are then in the store. */
+  async writesLanded(maxMs = CLOSE_WAIT_MS): Promise<void> {
+    if (!this.#pending.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => (timer = setTimeout(r, maxMs)))]);
+    clearTimeout(timer);
+  }
+
   async close(dropNamespaces: readonly string[] = []): Promise<void> {
     clearInterval(this.#sweep);
-    if (this.#pending.size) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
-      clearTimeout(timer);
-    }
+    await this.writesLanded();
     for (const ns of dropNamespaces) await this.store.drop(ns).catch(() => undefined);
     await this.store.close();
   }

@@ -18,10 +18,16 @@ export class SingleFlight {
     return true;
   }
 
+  /** An entry settled by a leader but not yet in the store (expired ones are not served). */
+  landing(key: string): CacheEntry | undefined {
+    const entry = this.#landing.get(key);
+    return entry && entry.expiresAt > Date.now() ? entry : undefined;
+  }
+
   /** The leader's answer, or undefined when none leads, it failed, the wait was too long or the caller left. */
   async wait(key: string, signal: AbortSignal, maxMs: number): Promise<CacheEntry | undefined> {
-    const landing = this.#landing.get(key);
-    if (landing && landing.expiresAt > Date.now()) return landing;
+    const landing = this.landing(key);
+    if (landing) return landing;
     const flight = this.#flights.get(key);
     if (!flight) return undefined;
     let timer: NodeJS.Timeout | undefined;

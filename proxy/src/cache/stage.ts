@@ -112,23 +112,27 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
   const entryId = randomUUID();
   const flightKey = `${ns}\u0000${id.scope}\u0000${id.hash}`;
 
+  const write = !headers.noStore;
+  // Lead (before the embedding call, so an identical request arriving meanwhile waits for this one)
+  // in the same turn as the check for a leader: of identical requests that all missed, exactly one
+  // goes upstream, however their store lookups interleave.
+  const tryLead = () => (write && runtime.flights.lead(flightKey) ? flightKey : undefined);
+  let flight: string | undefined;
   if (direct) {
     const entry = await timed(m, 'direct', 'get', () => runtime.store.getDirect(ns, id.scope, id.hash, Date.now()));
-    if (entry) {
-      const served = hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
-      if (served) return served;
+    const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+    if (served) return served;
+    // Answered on this replica but not yet in the store, or being answered now: that answer is this one's.
+    const landing = runtime.flights.landing(flightKey);
+    flight = landing ? undefined : tryLead();
+    if (!flight) {
+      const shared = landing ?? (await runtime.flights.wait(flightKey, ctx.signal, FLIGHT_WAIT_MS));
+      const servedShared = shared && hit(ctx, m, shared, { cache_hit: true, cache_id: shared.id, hit_type: 'direct' });
+      if (servedShared) return servedShared;
+      // The leader failed, gave nothing to share or took too long: this request calls upstream itself.
+      flight = tryLead();
     }
-    // An identical request is being answered on this replica: its answer is this one's.
-    const shared = await runtime.flights.wait(flightKey, ctx.signal, FLIGHT_WAIT_MS);
-    if (shared) {
-      const served = hit(ctx, m, shared, { cache_hit: true, cache_id: shared.id, hit_type: 'direct' });
-      if (served) return served;
-    }
-  }
-
-  // Lead now, before the embedding call, so an identical request arriving meanwhile waits for this one.
-  const write = !headers.noStore;
-  const flight = write && runtime.flights.lead(flightKey) ? flightKey : undefined;
+  } else flight = tryLead();
   let vector: Float32Array | undefined;
   const debug: CacheDebug = { cache_hit: false, cache_id: entryId };
   if (semantic) {

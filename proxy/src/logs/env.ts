@@ -2,8 +2,7 @@
 // mode the configuration is rendered from custom resources and carries no `logs_store`, and the store
 // is a property of the deployment (every replica writes the same database), not of a resource.
 import type { LogsStoreConfig } from '../config/logs-schema.ts';
-
-const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+import { SSL_MODES } from '../config/postgres.ts';
 
 /**
  * SKYBRIDGE_LOGS_STORE_TYPE=postgres with _HOST, _PORT (default 5432), _USER, _PASSWORD, _DB_NAME,

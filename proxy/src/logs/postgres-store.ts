@@ -6,6 +6,9 @@ import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
 import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
 import { SqlLogStore } from './sql-store.ts';
 import { log } from '../log.ts';
+import { sslOption, type PgConnectionConfig } from '../config/postgres.ts';
+
+export { sslOption };
 
 const DIALECT: Dialect = { name: 'postgres', ilike: 'ILIKE', double: 'DOUBLE PRECISION' };
 /** Any constant: serialises schema migrations of replicas starting together. */
@@ -13,17 +16,8 @@ const MIGRATION_LOCK = 7_301_442_113;
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
-export interface PostgresLogsConfig {
-  host: string;
-  port: string | number;
-  user: string;
-  password?: string;
-  db_name: string;
-  ssl_mode?: string;
-  max_open_conns?: number;
-  /** Per statement; default 10 s. */
-  statement_timeout_ms?: number;
-}
+/** The postgres logs_store's connection (statement_timeout_ms default 10 s). */
+export type PostgresLogsConfig = PgConnectionConfig;
 
 const pgModule = lazy<typeof pg>('pg');
 
@@ -35,25 +29,6 @@ const types = {
     return pgModule().types.getTypeParser(oid, format);
   },
 };
-
-/** libpq's sslmode in node-postgres terms. */
-export function sslOption(mode: string | undefined): pg.ClientConfig['ssl'] {
-  switch (mode ?? 'disable') {
-    case '':
-    case 'disable':
-    case 'allow':
-    case 'prefer':
-      return false;
-    case 'require':
-      return { rejectUnauthorized: false };
-    case 'verify-ca':
-      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
-    case 'verify-full':
-      return { rejectUnauthorized: true };
-    default:
-      throw new Error(`logs_store.config.ssl_mode: unknown mode '${mode}'; expected disable, allow, prefer, require, verify-ca or verify-full`);
-  }
-}
 
 /** `?` placeholders → `$1..$n` (quoted text is left alone). */
 export function numberPlaceholders(sql: string): string {

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Button, Checkbox, Field, Select, TextInput } from '../../ui/components.tsx';
 import type { FilterData, IdName } from './types.ts';
 import { DEFAULT_LIMIT, FILTER_KEYS, STATUSES } from './types.ts';
+import { ORDER_OPTIONS } from '../shared/paged-filters.ts';
 
 type Values = Record<string, string>;
 
@@ -115,14 +116,7 @@ export function LogFilters(props: { params: URLSearchParams; filterData: FilterD
             />
           </Field>
           <Field label="Order">
-            <Select
-              value={v.order ?? 'desc'}
-              onChange={set('order')}
-              options={[
-                { value: 'desc', label: 'Descending' },
-                { value: 'asc', label: 'Ascending' },
-              ]}
-            />
+            <Select value={v.order ?? 'desc'} onChange={set('order')} options={ORDER_OPTIONS} />
           </Field>
           <Field label="Rows per page">
             <Select value={v.limit ?? String(DEFAULT_LIMIT)} onChange={set('limit')} options={['25', '50', '100', '250']} />

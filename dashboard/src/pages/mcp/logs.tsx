@@ -8,7 +8,7 @@ import { formatCost, formatMs, formatNumber, formatTime } from '../../lib/format
 import { Button, ErrorBox, Field, Loading, Select, TextInput } from '../../ui/components.tsx';
 import { DetailRow, EmptyRow } from '../../ui/detail-rows.tsx';
 import { Pager } from '../../ui/pager.tsx';
-import { isoOf, usePagedFilters } from '../shared/paged-filters.ts';
+import { isoOf, ORDER_OPTIONS, usePagedFilters } from '../shared/paged-filters.ts';
 import type { McpFilterData, McpLog, McpLogPage } from './types.ts';
 
 const PAGE_SIZE = 50;
@@ -120,7 +120,7 @@ export function McpLogs(props: { refresh?: number }) {
             <Select value={f.sort} onChange={(v) => set('sort', v)} options={['timestamp', 'latency', 'cost']} />
           </Field>
           <Field label="Order">
-            <Select value={f.order} onChange={(v) => set('order', v)} options={[{ value: 'desc', label: 'Descending' }, { value: 'asc', label: 'Ascending' }]} />
+            <Select value={f.order} onChange={(v) => set('order', v)} options={ORDER_OPTIONS} />
           </Field>
         </div>
       </details>

@@ -11,5 +11,11 @@ export function usePagedFilters<F extends object>(empty: F) {
   return { filters, set, offset, setOffset };
 }
 
+/** The choices of a list's sort order (the API's `order`). */
+export const ORDER_OPTIONS = [
+  { value: 'desc', label: 'Descending' },
+  { value: 'asc', label: 'Ascending' },
+];
+
 /** A datetime-local value (the browser's local time) as ISO 8601, or undefined. */
 export const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
