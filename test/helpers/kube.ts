@@ -6,6 +6,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream 
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
 
 const BUILD_SCRIPT = new URL('../kube/build.sh', import.meta.url).pathname;
 const READY_PREFIX = 'KUBE-APISERVER READY ';
@@ -193,8 +194,9 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string
 }
 
 /** GET an API path as admin over `dispatcher` (an undici Agent trusting the server's CA); undefined for 404. */
-export async function kubeGet<T>(kube: KubeApiServer, dispatcher: import('undici').Dispatcher, path: string): Promise<T | undefined> {
-  const res = await fetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher } as RequestInit);
+export async function kubeGet<T>(kube: KubeApiServer, dispatcher: Dispatcher, path: string): Promise<T | undefined> {
+  // undici's own fetch: Node's global one cannot use a dispatcher from the undici package.
+  const res = await undiciFetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher });
   if (res.status === 404) return undefined;
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${(await res.text()).slice(0, 2000)}`);
   return (await res.json()) as T;
