@@ -15,7 +15,8 @@ import { API_VERSION, KINDS, crRef, type CustomResource, type KindInfo } from '.
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import type { SecretLookup } from './resources/translate.ts';
 import { renderOutput, type AppliedObject } from './render/output.ts';
-import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, SECRET_NAME, partNumber, type IndexDocument } from './render/contract.ts';
+import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, type IndexDocument } from './render/contract.ts';
+import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
 import { currentStatus, desiredConditions, nextStatus, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
 import { ServedTracker } from './served.ts';
@@ -90,7 +91,7 @@ export class Controller {
   readonly #opts: ControllerOptions;
   readonly #crInformers: { info: KindInfo; informer: Informer }[] = [];
   readonly #secretInformers = new Map<string, Informer[]>();
-  readonly #output: { configMaps: Informer; secrets: Informer };
+  readonly #output: { configMaps: Informer; secrets: Informer[] };
   /** The proxies' served reports (absent with readyWhen `rendered`). */
   readonly #reports: Informer | undefined;
   readonly #served = new ServedTracker();
@@ -136,13 +137,13 @@ export class Controller {
         : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
       this.#secretInformers.set(ns ?? '*', informers);
     }
-    const outputInformer = (plural: string) => {
+    const outputInformer = (plural: string, name?: string) => {
       const path = resourcePath('v1', plural, opts.namespace);
-      // The one rendered Secret by name: RBAC can then grant exactly it (no list of every Secret).
-      const fieldSelector = plural === 'secrets' ? `metadata.name=${SECRET_NAME}` : undefined;
+      // Each rendered Secret shard by its fixed name: RBAC can then grant exactly them (no list of every Secret).
+      const fieldSelector = name ? `metadata.name=${name}` : undefined;
       return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
     };
-    this.#output = { configMaps: outputInformer('configmaps'), secrets: outputInformer('secrets') };
+    this.#output = { configMaps: outputInformer('configmaps'), secrets: SECRET_SHARD_NAMES.map((n) => outputInformer('secrets', n)) };
     if ((opts.readyWhen ?? 'served') === 'served') {
       const path = resourcePath('coordination.k8s.io/v1', 'leases', opts.namespace);
       this.#reports = new Informer(kc, client, {
@@ -160,7 +161,7 @@ export class Controller {
   }
 
   #all(): Informer[] {
-    return [...this.#crInformers.map((c) => c.informer), ...[...this.#secretInformers.values()].flat(), this.#output.configMaps, this.#output.secrets, ...(this.#reports ? [this.#reports] : [])];
+    return [...this.#crInformers.map((c) => c.informer), ...[...this.#secretInformers.values()].flat(), this.#output.configMaps, ...this.#output.secrets, ...(this.#reports ? [this.#reports] : [])];
   }
 
   #enqueueStatus(): void {
@@ -428,7 +429,7 @@ export class Controller {
   async #write(target: string, desired: DesiredState, guard: () => void): Promise<{ revision: string; secretChecksum: string }> {
     const live = new Map<string, RawObject>();
     for (const o of this.#output.configMaps.list(target)) live.set(`ConfigMap/${o.metadata?.name}`, o);
-    for (const o of this.#output.secrets.list(target)) live.set(`Secret/${o.metadata?.name}`, o);
+    for (const o of this.#output.secrets.flatMap((i) => i.list(target))) live.set(`Secret/${o.metadata?.name}`, o);
     // Not yet in the cache (just created): parts rendered without an owner then still match the
     // live ones that have it (sameAsLive ignores owners it is not asked for), so nothing flaps.
     const uidBefore = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
@@ -436,25 +437,26 @@ export class Controller {
 
     const out = render(uidBefore);
     for (const part of out.parts) await this.#applyIfChanged(part, live, guard);
-    await this.#applyIfChanged(out.secret, live, guard);
+    for (const secret of out.secrets) await this.#applyIfChanged(secret, live, guard);
     await this.#applyIfChanged(out.index, live, guard);
     const uid = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
     // First render (or the index was recreated): now the parts can name their owner.
     if (uid && uid !== uidBefore) {
       const owned = render(uid);
       for (const part of owned.parts) await this.#applyIfChanged(part, live, guard);
-      await this.#applyIfChanged(owned.secret, live, guard);
+      for (const secret of owned.secrets) await this.#applyIfChanged(secret, live, guard);
     }
 
-    // The index no longer names parts beyond the new count: proxies never read them again.
+    // The index no longer names parts (or Secret shards) beyond the new count: proxies never read them again.
     for (const [key, obj] of live) {
       const name = obj.metadata?.name ?? '';
       const n = partNumber(name);
-      if (!key.startsWith('ConfigMap/') || n === undefined || n < out.parts.length) continue;
+      const staleSecret = key.startsWith('Secret/') && SECRET_SHARD_NAMES.indexOf(name) >= out.secrets.length;
+      if (!staleSecret && (!key.startsWith('ConfigMap/') || n === undefined || n < out.parts.length)) continue;
       guard();
       try {
-        await this.#opts.client.delete(resourcePath('v1', 'configmaps', target, name), { uid: obj.metadata?.uid });
-        this.#opts.metrics.applies.inc({ kind: 'ConfigMap', action: 'delete' });
+        await this.#opts.client.delete(resourcePath('v1', staleSecret ? 'secrets' : 'configmaps', target, name), { uid: obj.metadata?.uid });
+        this.#opts.metrics.applies.inc({ kind: staleSecret ? 'Secret' : 'ConfigMap', action: 'delete' });
         log.info('deleted stale part', { namespace: target, name });
       } catch (err) {
         // Gone already, or replaced by a newer object of that name (uid precondition): fine.

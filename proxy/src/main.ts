@@ -104,8 +104,12 @@ async function main(): Promise<void> {
   holder.onSwap((next) => services.mcp.apply(next));
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
+  // The served revision: the operator's index revision in Kubernetes (none until one loads), else the hash.
+  if (kube?.initial) metrics.configLoaded(kube.initial.index.revision);
+  else if (!opts.kubeNamespace) metrics.configLoaded(holder.current().hash);
+  if (!opts.kubeNamespace) holder.onSwap((next) => metrics.configLoaded(next.hash));
   if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
-  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc());
+  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
   void catalog.refresh(holder.current());
   holder.onSwap((next) => void catalog.refresh(next));
 

@@ -1,5 +1,6 @@
 // A real Kubernetes API server for end-to-end tests: the genuine kube-apiserver with embedded etcd,
-// built from test/kube (see test/kube/README.md), on 127.0.0.1 with its own CA and kubeconfig.
+// built from test/kube (see test/kube/README.md), on 127.0.0.1 with its own CA and kubeconfig;
+// optionally the genuine kube-controller-manager next to it (garbage collection, namespace deletion).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
@@ -22,6 +23,15 @@ export interface KubeApiServerOptions {
   users?: KubeUser[];
   /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
   apiserverArgs?: string[];
+  /**
+   * Also run kube-controller-manager (same release) with the garbage collector, the namespace
+   * controller and the service-account controller, so ownerReferences are collected, foreground and
+   * orphan deletion work, deleted namespaces empty and go, and new namespaces get a `default`
+   * ServiceAccount. Started once its garbage collector has synced; stopped with the server.
+   */
+  controllerManager?: boolean;
+  /** Extra kube-controller-manager flags (with `controllerManager`). */
+  controllerManagerArgs?: string[];
   startTimeoutMs?: number;
 }
 
@@ -50,7 +60,14 @@ export interface KubeApiServer {
   stop(): Promise<void>;
   /** The API server's recent output (the full log is `${stateDir}/apiserver.log`). */
   logs(): string;
+  /** kube-controller-manager's recent output (full log `${stateDir}/controller-manager.log`); '' without it. */
+  controllerManagerLogs(): string;
 }
+
+/** The controllers started by `controllerManager: true` (kube-controller-manager's names). */
+export const KUBE_CONTROLLERS = ['garbagecollector', 'namespace', 'serviceaccount'] as const;
+/** Logged once the garbage collector's informers have synced: from then on it collects. */
+const GC_READY = 'Proceeding to collect garbage';
 
 let built: Promise<string> | undefined;
 
@@ -82,32 +99,71 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
   const timeoutMs = opts.startTimeoutMs ?? 120_000;
 
   let proc = await launch(join(binDir, 'kube-apiserver'), args, stateDir, log, timeoutMs);
-  const killOnExit = () => proc.child.kill('SIGKILL');
+  const ready = proc.ready;
+  if (!ready) throw new Error('kube-apiserver announced no URL');
+  let controllers: Launched | undefined;
+  const killOnExit = () => {
+    controllers?.child.kill('SIGKILL');
+    proc.child.kill('SIGKILL');
+  };
   process.once('exit', killOnExit);
+  if (opts.controllerManager) {
+    try {
+      controllers = await launchControllerManager(binDir, ready.kubeconfig, stateDir, opts.controllerManagerArgs ?? [], timeoutMs);
+    } catch (err) {
+      process.removeListener('exit', killOnExit);
+      await proc.stop();
+      throw err;
+    }
+  }
 
-  const env = { PATH: process.env.PATH, HOME: stateDir, KUBECONFIG: proc.ready.kubeconfig };
+  const env = { PATH: process.env.PATH, HOME: stateDir, KUBECONFIG: ready.kubeconfig };
   const server: KubeApiServer = {
-    url: proc.ready.url,
-    kubeconfig: proc.ready.kubeconfig,
-    token: proc.ready.token,
+    url: ready.url,
+    kubeconfig: ready.kubeconfig,
+    token: ready.token,
     tokens,
-    ca: readFileSync(proc.ready.caFile, 'utf8'),
+    ca: readFileSync(ready.caFile, 'utf8'),
     stateDir,
     binDir,
     kubectl: (kargs, stdin) => run(join(binDir, 'kubectl'), kargs, env, stdin),
+    // The controller manager keeps running across an API server restart and reconnects, as in a cluster.
     restart: async () => {
       await proc.stop();
       proc = await launch(join(binDir, 'kube-apiserver'), args, stateDir, log, timeoutMs);
     },
     stop: async () => {
       process.removeListener('exit', killOnExit);
+      await controllers?.stop();
       await proc.stop();
       log.end();
       rmSync(stateDir, { recursive: true, force: true });
     },
     logs: () => proc.tail(),
+    controllerManagerLogs: () => controllers?.tail() ?? '',
   };
   return server;
+}
+
+/**
+ * kube-controller-manager as a cluster runs it, minus what needs nodes or cloud: only KUBE_CONTROLLERS,
+ * one instance (no leader election), its own (admin) credentials rather than per-controller service
+ * accounts, and no serving port (nothing scrapes it).
+ */
+function launchControllerManager(binDir: string, kubeconfig: string, stateDir: string, extra: string[], timeoutMs: number): Promise<Launched> {
+  const args = [
+    `--kubeconfig=${kubeconfig}`,
+    `--controllers=${KUBE_CONTROLLERS.join(',')}`,
+    '--leader-elect=false',
+    '--use-service-account-credentials=false',
+    '--secure-port=0',
+    ...extra,
+  ];
+  const log = createWriteStream(join(stateDir, 'controller-manager.log'), { flags: 'a' });
+  return launch(join(binDir, 'kube-controller-manager'), args, stateDir, log, timeoutMs, {
+    name: 'kube-controller-manager',
+    isReady: (output) => output.includes(GC_READY),
+  }).then((l) => ({ ...l, stop: () => l.stop().finally(() => log.end()) }));
 }
 
 interface Ready {
@@ -119,12 +175,19 @@ interface Ready {
 
 interface Launched {
   child: ChildProcess;
-  ready: Ready;
+  /** What the API server announced (undefined for the controller manager). */
+  ready: Ready | undefined;
   tail(): string;
   stop(): Promise<void>;
 }
 
-async function launch(bin: string, args: string[], stateDir: string, log: WriteStream, timeoutMs: number): Promise<Launched> {
+interface ReadyCheck {
+  name: string;
+  /** Whether the output so far (stdout and stderr) says the process is ready. */
+  isReady(output: string): boolean;
+}
+
+async function launch(bin: string, args: string[], stateDir: string, log: WriteStream, timeoutMs: number, check?: ReadyCheck): Promise<Launched> {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
   let tail = '';
   let stdout = '';
@@ -138,20 +201,37 @@ async function launch(bin: string, args: string[], stateDir: string, log: WriteS
   });
   child.stderr!.on('data', record);
 
-  const ready = await new Promise<Ready>((resolve, reject) => {
+  // The API server announces itself with a line on stdout; anything else (check) is watched for in its output.
+  const ready = await new Promise<Ready | undefined>((resolve, reject) => {
+    const what = check?.name ?? 'kube-apiserver';
     const fail = (why: string) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
-      reject(new Error(`kube-apiserver ${why} (state and full log in ${stateDir}); last output:\n${tail}`));
+      reject(new Error(`${what} ${why} (state and full log in ${stateDir}); last output:\n${tail}`));
     };
     const timer = setTimeout(() => fail(`not ready within ${timeoutMs} ms`), timeoutMs);
-    child.stdout!.on('data', () => {
-      const line = stdout.split('\n').find((l) => l.startsWith(READY_PREFIX));
-      if (!line) return;
+    const done = (r: Ready | undefined) => {
       clearTimeout(timer);
       child.removeListener('exit', onExit);
-      resolve(JSON.parse(line.slice(READY_PREFIX.length)) as Ready);
-    });
+      resolve(r);
+    };
+    if (check) {
+      let seen = '';
+      const watch = (d: Buffer) => {
+        seen = (seen + d.toString()).slice(-TAIL_BYTES);
+        if (!check.isReady(seen)) return;
+        child.stdout!.removeListener('data', watch);
+        child.stderr!.removeListener('data', watch);
+        done(undefined);
+      };
+      child.stdout!.on('data', watch);
+      child.stderr!.on('data', watch);
+    } else {
+      child.stdout!.on('data', () => {
+        const line = stdout.split('\n').find((l) => l.startsWith(READY_PREFIX));
+        if (line) done(JSON.parse(line.slice(READY_PREFIX.length)) as Ready);
+      });
+    }
     const onExit = (code: number | null) => fail(`exited with ${code} before it was ready`);
     child.once('exit', onExit);
     child.once('error', (err) => fail(`failed to start: ${err.message}`));

@@ -95,6 +95,12 @@ describe('live reload', () => {
     const { gw, client, mock } = await gatewayWith((u: string) => ({ providers: mockProviders(u) }));
     const text = () => client.completions.create({ model: 'anthropic/claude-sonnet-4-5', prompt: 'emulate me' });
     await assert.rejects(text(), /not supported by provider 'anthropic'/);
+    const loaded = async () => {
+      const m = await (await fetch(`${gw.url}/metrics`)).text();
+      return { at: Number(/^skybridge_config_last_reload_success_timestamp_seconds (\S+)$/m.exec(m)?.[1]), revision: /^skybridge_config_revision_info\{revision="([^"]+)"\} 1$/m.exec(m)?.[1] };
+    };
+    const first = await loaded();
+    assert.ok(first.at > 0 && first.at <= Date.now() / 1000, String(first.at));
 
     gw.writeConfig({ providers: mockProviders(mock.url), client: { compat: { convert_text_to_chat: true } } });
     await eventually(async () => {
@@ -102,6 +108,10 @@ describe('live reload', () => {
       assert.equal(res.object, 'text_completion');
       assert.equal(res.choices[0].text, 'Mock reply to: emulate me');
     });
+    // The reload moved the served revision and its timestamp.
+    const second = await loaded();
+    assert.ok(second.at > first.at, `${second.at} > ${first.at}`);
+    assert.notEqual(second.revision, first.revision);
 
     gw.writeConfig({ providers: { openai: { keys: [{ name: 'k', value: 'v', weight: 'heavy' }] } } });
     await eventually(() => assert.match(gw.logs(), /reload rejected/));
@@ -109,6 +119,7 @@ describe('live reload', () => {
     assert.equal(still.choices[0].text, 'Mock reply to: emulate me');
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /skybridge_config_reload_errors_total 1/);
+    assert.deepEqual(await loaded(), second, 'a rejected update is not a successful load');
   });
 });
 
@@ -138,6 +149,10 @@ describe('limits and surfaces', () => {
     assert.match(text, /skybridge_stream_first_token_seconds_count\{provider="gemini",model="gemini-2.5-flash"\} 1/);
     assert.match(text, /skybridge_upstream_duration_seconds_count\{provider="openai",model="gpt-4o",status="200"\} 1/);
     assert.match(text, new RegExp(`skybridge_config_info\\{config_hash="${health.config_hash}"\\} 1`));
+    // Outside Kubernetes the served revision is the config hash; loaded at start.
+    assert.match(text, new RegExp(`^skybridge_config_revision_info\\{revision="${health.config_hash}"\\} 1$`, 'm'));
+    const loadedAt = Number(/^skybridge_config_last_reload_success_timestamp_seconds (\S+)$/m.exec(text)?.[1]);
+    assert.ok(loadedAt > Date.now() / 1000 - 120 && loadedAt <= Date.now() / 1000, String(loadedAt));
     // The process's own metrics under their standard names.
     assert.match(text, /^process_cpu_seconds_total \d/m);
     assert.match(text, /^nodejs_heap_size_used_bytes \d/m);

@@ -251,13 +251,13 @@ describe('helm chart', () => {
     }
   });
 
-  test('RBAC: the proxies read their ConfigMaps and only the skybridge-secrets Secret', async () => {
+  test('RBAC: the proxies read their ConfigMaps and only the skybridge-secrets shards', async () => {
     const { docs } = await template(EVERYTHING_ON);
     const role = find(docs, 'Role', 'sb-skybridge-proxy');
     assert.equal(role.metadata.namespace, 'skybridge-config');
     assert.deepEqual(rules(role), [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['skybridge-secrets'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['skybridge-secrets', 'skybridge-secrets-1', 'skybridge-secrets-2', 'skybridge-secrets-3'], verbs: ['get', 'list', 'watch'] },
       // Each proxy's served-configuration report, a Lease named after its pod (no list or watch).
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'delete'] },
     ]);
@@ -273,7 +273,7 @@ describe('helm chart', () => {
     const writes = (r: Manifest) => rules(r).filter((x) => x.verbs.some((v) => ['create', 'patch', 'update', 'delete'].includes(v)));
     const main = roles.find((r) => r.metadata.namespace === 'skybridge-config') as Manifest;
     const secretWrites = writes(main).filter((x) => x.resources.includes('secrets'));
-    assert.deepEqual(secretWrites.map((x) => [x.verbs, x.resourceNames]), [[['get', 'list', 'watch', 'create'], undefined], [['patch', 'update', 'delete'], ['skybridge-secrets']]]);
+    assert.deepEqual(secretWrites.map((x) => [x.verbs, x.resourceNames]), [[['get', 'list', 'watch', 'create'], undefined], [['patch', 'update', 'delete'], ['skybridge-secrets', 'skybridge-secrets-1', 'skybridge-secrets-2', 'skybridge-secrets-3']]]);
     assert.ok(rules(main).some((x) => x.resources.includes('leases') && x.resourceNames?.[0] === 'sb-skybridge-operator' && x.verbs.includes('update')));
     assert.ok(rules(main).some((x) => x.resources.includes('virtualkeys/status') && x.verbs.includes('patch')));
     for (const r of roles.filter((x) => x !== main)) {
@@ -299,7 +299,7 @@ describe('helm chart', () => {
       }
     }
     const main = roles.find((r) => r.metadata.namespace === 'skybridge') as Manifest;
-    assert.ok(rules(main).some((x) => x.resourceNames?.join() === 'skybridge-secrets,llm-credentials,team-b-key' && x.verbs.join() === 'get,list,watch'));
+    assert.ok(rules(main).some((x) => x.resourceNames?.join() === 'skybridge-secrets,skybridge-secrets-1,skybridge-secrets-2,skybridge-secrets-3,llm-credentials,team-b-key' && x.verbs.join() === 'get,list,watch'));
     const byLabel = await template(['operator.secrets.labelSelector=skybridge.dev/credentials=true']);
     assert.ok(container(find(byLabel.docs, 'Deployment', 'sb-skybridge-operator')).args?.includes('--secret-selector=skybridge.dev/credentials=true'));
   });

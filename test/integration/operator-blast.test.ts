@@ -129,7 +129,7 @@ const NARROW_RBAC = RBAC.replaceAll(`namespace: ${NS}`, `namespace: ${NARROW}`)
     verbs: [create]
   - apiGroups: [""]
     resources: [secrets]
-    resourceNames: [skybridge-secrets, creds]
+    resourceNames: [skybridge-secrets, skybridge-secrets-1, skybridge-secrets-2, skybridge-secrets-3, creds]
     verbs: [get, list, watch]`,
   );
 

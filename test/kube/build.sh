@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test control plane into a cache directory outside the repo and prints that directory.
 #
-#   test/kube/build.sh                   kube-apiserver (with embedded etcd) and kubectl
+#   test/kube/build.sh                   kube-apiserver (with embedded etcd), kube-controller-manager, kubectl
 #   test/kube/build.sh helm kubeconform  also (or only) these tools; "all" builds everything
 #
 # The directory is keyed by a hash of this script, go.mod, go.sum, the Go sources and the Go version,
@@ -17,10 +17,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kubectl)
-[ "${targets[*]}" != all ] || targets=(kube-apiserver kubectl helm kubeconform)
+[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kubectl)
+[ "${targets[*]}" != all ] || targets=(kube-apiserver kube-controller-manager kubectl helm kubeconform)
 for t in "${targets[@]}"; do
-  case "$t" in kube-apiserver | kubectl | helm | kubeconform) ;; *) echo "build.sh: unknown target $t" >&2; exit 2 ;; esac
+  case "$t" in kube-apiserver | kube-controller-manager | kubectl | helm | kubeconform) ;; *) echo "build.sh: unknown target $t" >&2; exit 2 ;; esac
 done
 
 command -v go >/dev/null || { echo "build.sh: Go is required (go.mod says $(sed -n 's/^go //p' go.mod))" >&2; exit 1; }
@@ -48,11 +48,12 @@ start=$SECONDS
 # Test files run in parallel processes: one builds while the others wait on the same lock, then all
 # reuse the result. Each output has its own lock so unrelated builds never queue behind each other.
 want() { [[ " ${targets[*]} " == *" $1 "* ]] && [ ! -x "$out/$1" ]; }
-if want kube-apiserver || want kubectl; then
+if want kube-apiserver || want kube-controller-manager || want kubectl; then
   exec 9>"$out.lock"
   flock 9
   pkgs=()
   want kube-apiserver && pkgs+=(./apiserver)
+  want kube-controller-manager && pkgs+=(./controllermanager)
   want kubectl && pkgs+=(./kubectl)
   if [ ${#pkgs[@]} -gt 0 ]; then
     echo "build.sh: building ${pkgs[*]} (a cold build takes several minutes; cached afterwards in $out)" >&2
@@ -65,11 +66,12 @@ if want kube-apiserver || want kubectl; then
       ldflags+=" -X $pkg.gitVersion=$kver -X $pkg.gitMajor=${kmajor%%.*} -X $pkg.gitMinor=${kminor%%.*}"
       ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$ktime"
     done
-    # One go build for both so their shared packages compile once, in parallel.
+    # One go build for all of them so their shared packages compile once, in parallel.
     go build -trimpath "-ldflags=$ldflags" -o "$tmp/" "${pkgs[@]}"
     [ ! -e "$tmp/apiserver" ] || mv "$tmp/apiserver" "$out/kube-apiserver"
+    [ ! -e "$tmp/controllermanager" ] || mv "$tmp/controllermanager" "$out/kube-controller-manager"
     [ ! -e "$tmp/kubectl" ] || mv "$tmp/kubectl" "$out/kubectl"
-    # Each source change leaves ~190 MB behind; keep the three newest builds.
+    # Each source change leaves ~290 MB behind; keep the three newest builds.
     find "$root" -maxdepth 1 -name 'kube-*' -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 | cut -d' ' -f2- |
       while read -r old; do rm -rf "$old" "$old.lock"; done
   fi

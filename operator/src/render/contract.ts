@@ -40,6 +40,8 @@ export interface IndexDocument {
   parts: string[];
   checksums: Record<string, string>;
   secret: string;
+  /** Every Secret shard (`secret` is the first). */
+  secrets: string[];
   secretChecksum: string;
   /** Ids per section that came from CRs (the proxy answers 409 to /api writes on them). */
   managed: Partial<Record<ManagedSection, string[]>>;

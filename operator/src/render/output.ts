@@ -6,11 +6,11 @@ import {
   INDEX_NAME,
   LABELS,
   PART_KEY,
-  SECRET_NAME,
   partName,
   type IndexDocument,
   type ManagedSection,
 } from './contract.ts';
+import { DEFAULT_LIMITS, packSecrets, secretShardName } from './limits.ts';
 import { MAX_PART_BYTES, shardText } from './shard.ts';
 import { sortKeys, stableStringify } from './stable-json.ts';
 
@@ -42,6 +42,8 @@ export interface RenderInput {
 export interface RenderOptions {
   namespace: string;
   maxPartBytes?: number;
+  /** Decoded bytes per Secret shard (tests make it small). */
+  maxSecretShardBytes?: number;
   /** uid of the existing index ConfigMap: parts and Secret name it as owner so deleting it collects them. */
   indexUid?: string;
 }
@@ -50,7 +52,10 @@ export interface RenderedOutput {
   revision: string;
   documentText: string;
   parts: AppliedObject[];
+  /** The first Secret shard (`skybridge-secrets`). */
   secret: AppliedObject;
+  /** Every Secret shard, in order; the index names them all. */
+  secrets: AppliedObject[];
   index: AppliedObject;
   indexDocument: IndexDocument;
 }
@@ -76,13 +81,18 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     data: { [PART_KEY]: text },
   }));
   const secretData = sortKeys(input.secrets) as Record<string, string>;
-  const secret: AppliedObject = { apiVersion: 'v1', kind: 'Secret', metadata: meta(SECRET_NAME, owner), type: 'Opaque', data: secretData };
+  // desiredState already refused what would not fit (TooLarge); this is the last line of defence.
+  const packed = packSecrets(secretData, opts.maxSecretShardBytes ?? DEFAULT_LIMITS.secretShardBytes, DEFAULT_LIMITS.secretShards);
+  if (!packed) throw new RangeError('the secret values do not fit in the Secret shards');
+  const secrets: AppliedObject[] = packed.map((data, n) => ({ apiVersion: 'v1', kind: 'Secret', metadata: meta(secretShardName(n), owner), type: 'Opaque', data }));
 
   const indexDocument: IndexDocument = {
     revision,
     parts: parts.map((p) => p.metadata.name),
     checksums: Object.fromEntries(texts.map((t, n) => [partName(n), sha256Hex(t)])),
-    secret: SECRET_NAME,
+    secret: secrets[0].metadata.name,
+    secrets: secrets.map((s) => s.metadata.name),
+    // Over the merged data, so it is the same however the keys are packed.
     secretChecksum: secretChecksum(secretData),
     managed: input.managed,
     sources: { ...input.sources },
@@ -93,5 +103,5 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     metadata: meta(INDEX_NAME),
     data: { [INDEX_KEY]: stableStringify(indexDocument) },
   };
-  return { revision, documentText, parts, secret, index, indexDocument };
+  return { revision, documentText, parts, secret: secrets[0], secrets, index, indexDocument };
 }

@@ -6,6 +6,8 @@ import { Buffer } from 'node:buffer';
 import { checkConfig, ConfigError, type FieldError, type RoutingRule, validateRuleForWrite } from '../../../proxy/src/contract.ts';
 import { buildDocument, ownerOf, type SourcedFragment } from '../render/document.ts';
 import type { RenderInput } from '../render/output.ts';
+import { DEFAULT_LIMITS, type SizeLimits } from '../render/limits.ts';
+import { tooLargeAlone, tooLargeTogether } from './size.ts';
 import { compareResources, crRef, type CustomResource } from './kinds.ts';
 import { describeErrors, isRejection, translate, type Rejection, type SecretLookup, type Translation } from './translate.ts';
 
@@ -34,7 +36,7 @@ const degradedVerdict = (errors: FieldError[]): Verdict => ({
   message: `Rendered without the parts whose references are broken: ${describeErrors(errors)}`,
 });
 
-export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup): DesiredState {
+export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup, limits: SizeLimits = DEFAULT_LIMITS): DesiredState {
   const verdicts = new Map<string, Verdict>();
   const reject = (ref: string, r: Rejection) => verdicts.set(ref, { accepted: false, reason: r.reason, message: r.message });
   const live = resources.filter((r) => !r.metadata.deletionTimestamp).sort(compareResources);
@@ -50,7 +52,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       reject(ref, t);
       continue;
     }
-    const clash = conflict(t, ref, claimed) ?? ruleClash(t, rules);
+    const clash = conflict(t, ref, claimed) ?? ruleClash(t, rules) ?? tooLargeAlone(t, limits);
     if (clash) {
       reject(ref, clash);
       continue;
@@ -109,6 +111,14 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       for (const [ref, errs] of ruleReferences(accepted, built.document)) {
         accepted.delete(ref);
         reject(ref, { reason: 'ReferenceNotFound', message: `${describeErrors(errs)} (the rule is left out of the rendered configuration until it exists)` });
+        changed = true;
+      }
+    }
+    // What fits: the newest CRs that push the Secrets or the index over their ceilings are left out.
+    if (!changed) {
+      for (const [ref, r] of tooLargeTogether(accepted, built, secretData, limits)) {
+        accepted.delete(ref);
+        reject(ref, r);
         changed = true;
       }
     }

@@ -28,7 +28,7 @@ export interface Translation {
   providerConfigIndex?: number[];
 }
 
-export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'ReferenceNotFound';
+export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'ReferenceNotFound' | 'TooLarge';
 
 export interface Rejection {
   reason: RejectReason;

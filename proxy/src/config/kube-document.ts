@@ -12,12 +12,22 @@ export const INDEX_KEY = 'index.json';
 export const PART_KEY = 'config.part';
 export const SECRET_NAME = 'skybridge-secrets';
 export const CONFIG_LABEL_SELECTOR = 'skybridge.dev/config=true';
+/**
+ * The secret values are split over at most this many Secrets of fixed names (`skybridge-secrets`,
+ * `skybridge-secrets-1`, ...): fixed so RBAC can grant exactly them by name (resourceNames cannot
+ * be prefixes) and each is watched by name.
+ */
+export const SECRET_SHARDS = 4;
+export const secretShardName = (n: number): string => (n === 0 ? SECRET_NAME : `${SECRET_NAME}-${n}`);
+export const SECRET_SHARD_NAMES: readonly string[] = Array.from({ length: SECRET_SHARDS }, (_, n) => secretShardName(n));
 
 const IndexSchema = Type.Object({
   revision: Type.String({ minLength: 1 }),
   parts: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   checksums: Type.Record(Type.String(), Type.String()),
   secret: Type.String({ minLength: 1 }),
+  /** Every Secret shard, in order (absent in indexes written before sharding: then just `secret`). */
+  secrets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: SECRET_SHARDS })),
   secretChecksum: Type.String({ minLength: 1 }),
   managed: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
   sources: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -28,6 +38,8 @@ export interface ConfigIndex {
   parts: string[];
   checksums: Record<string, string>;
   secret: string;
+  /** The Secret shards whose data, merged, is the secret values; `secretChecksum` covers the merge. */
+  secrets: string[];
   secretChecksum: string;
   /** Ids per section (`providers`, `virtual_keys`, ...) that come from custom resources. */
   managed: Record<string, string[]>;
@@ -72,7 +84,7 @@ export function parseIndex(text: string): ConfigIndex {
   }
   const result = validateIndex(raw);
   if (Array.isArray(result)) throw new Error(`${INDEX_KEY} is malformed: ${result.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  return { ...result, managed: result.managed ?? {}, sources: result.sources ?? {} };
+  return { ...result, secrets: result.secrets ?? [result.secret], managed: result.managed ?? {}, sources: result.sources ?? {} };
 }
 
 /** Reads the index, checks every part and the Secret against it, and joins the parts. */
@@ -97,9 +109,18 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
     if (sha256Hex(text) !== expected) return { state: 'partial', revision, reason: `part ${name} does not match its checksum in the index` };
     texts.push(text);
   }
-  const secretData = secret(index.secret);
+  // The shards' data merged (a key lives in one shard); one checksum over the merge, as unsharded.
+  // A missing shard counts as empty (a document without secrets needs none).
+  let secretData: Record<string, string> | undefined;
+  const missing: string[] = [];
+  for (const name of index.secrets) {
+    const shard = secret(name);
+    if (shard) secretData = { ...secretData, ...shard };
+    else missing.push(name);
+  }
   if (secretChecksum(secretData) !== index.secretChecksum) {
-    return { state: 'partial', revision, reason: `Secret ${index.secret} ${secretData ? 'does not match its checksum in the index' : 'is missing'}` };
+    const reason = missing.length ? `Secret ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing` : `Secret ${index.secrets.join(', ')} does not match its checksum in the index`;
+    return { state: 'partial', revision, reason };
   }
   const text = texts.join('');
   // Every part matched, so a wrong whole means the index itself is inconsistent (parts out of order).

@@ -1,11 +1,11 @@
 // The configuration from Kubernetes (`--kube-namespace NS`): list+watch informers on the operator's
-// ConfigMaps (label skybridge.dev/config=true) and its Secret, and on every event the rendered
+// ConfigMaps (label skybridge.dev/config=true) and its Secret shards (each by name), and on every event the rendered
 // document is verified against the index (kube-document.ts) and, once complete, handed to
 // ConfigService.replace. What is served only ever changes to a whole, valid document: a partial write
 // or an invalid document keeps the last good snapshot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
-import { assemble, CONFIG_LABEL_SELECTOR, SECRET_NAME, type Assembly } from './kube-document.ts';
+import { assemble, CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES, type Assembly } from './kube-document.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
 import { withGatewaySettings } from './env-settings.ts';
 import type { ConfigOrigin, ConfigService } from './service.ts';
@@ -108,7 +108,7 @@ function describe(err: unknown): string {
 export class KubeConfigSource {
   readonly namespace: string;
   #configMaps: Follower<V1ConfigMap>;
-  #secrets: Follower<V1Secret>;
+  #secrets: Follower<V1Secret>[];
   #graceMs: number;
   #debounceMs: number;
   #debounce: NodeJS.Timeout | undefined;
@@ -134,7 +134,6 @@ export class KubeConfigSource {
     const core = kc.makeApiClient(CoreV1Api);
     const ns = opts.namespace;
     const onChange = () => this.#schedule();
-    const secretSelector = `metadata.name=${SECRET_NAME}`;
     const listed = <L>(list: () => Promise<L>, follower: () => Follower<V1ConfigMap> | Follower<V1Secret>) => async (): Promise<L> => {
       const result = await list();
       follower().connected();
@@ -153,31 +152,40 @@ export class KubeConfigSource {
       ),
       onChange,
     );
-    // By name, so RBAC can grant this one Secret (resourceNames) and nothing else.
-    this.#secrets = new Follower(
-      'secret',
-      new ListWatch<V1Secret>(
-        `/api/v1/namespaces/${ns}/secrets`,
-        new Watch(kc),
-        listed(() => core.listNamespacedSecret({ namespace: ns, fieldSelector: secretSelector }), () => this.#secrets),
-        false,
-        undefined,
-        secretSelector,
-        { delayFn: cappedDelay },
-      ),
-      onChange,
-    );
+    // Each shard by name, so RBAC can grant exactly these Secrets (resourceNames) and nothing else.
+    this.#secrets = SECRET_SHARD_NAMES.map((name) => {
+      const selector = `metadata.name=${name}`;
+      const follower: Follower<V1Secret> = new Follower(
+        `secret ${name}`,
+        new ListWatch<V1Secret>(
+          `/api/v1/namespaces/${ns}/secrets`,
+          new Watch(kc),
+          listed(() => core.listNamespacedSecret({ namespace: ns, fieldSelector: selector }), () => follower),
+          false,
+          undefined,
+          selector,
+          { delayFn: cappedDelay },
+        ),
+        onChange,
+      );
+      return follower;
+    });
   }
 
   /** Lists both kinds once (the first read), then keeps watching. Errors are retried, not thrown. */
   async start(): Promise<void> {
-    await Promise.all([this.#configMaps.start(), this.#secrets.start()]);
+    await Promise.all([this.#configMaps.start(), ...this.#secrets.map((s) => s.start())]);
   }
 
   /** What the informers hold now, verified. */
   read(): Assembly {
     const ns = this.namespace;
-    return assemble((name) => this.#configMaps.informer.get(name, ns)?.data, (name) => this.#secrets.informer.get(name, ns)?.data);
+    return assemble((name) => this.#configMaps.informer.get(name, ns)?.data, (name) => this.#secretsNamed(name)?.informer.get(name, ns)?.data);
+  }
+
+  #secretsNamed(name: string): Follower<V1Secret> | undefined {
+    const n = SECRET_SHARD_NAMES.indexOf(name);
+    return n < 0 ? undefined : this.#secrets[n];
   }
 
   /** From now on, changes go to `onDocument`; the current state is read at once. */
@@ -196,7 +204,7 @@ export class KubeConfigSource {
     clearTimeout(this.#debounce);
     clearTimeout(this.#grace);
     this.#onDocument = undefined;
-    await Promise.all([this.#configMaps.stop(), this.#secrets.stop()]);
+    await Promise.all([this.#configMaps.stop(), ...this.#secrets.map((s) => s.stop())]);
   }
 
   #schedule(): void {
@@ -286,7 +294,13 @@ export const kubeOrigin = (doc: CompleteAssembly | undefined): ConfigOrigin => (
 });
 
 /** Applies every complete document through the service (validated, compiled, swapped). */
-export function followKubernetes(source: KubeConfigSource, service: ConfigService, onError: (message: string) => void, initial?: CompleteAssembly): Promise<void> {
+export function followKubernetes(
+  source: KubeConfigSource,
+  service: ConfigService,
+  onError: (message: string) => void,
+  initial?: CompleteAssembly,
+  onLoaded?: (revision: string) => void,
+): Promise<void> {
   service.setOrigin(kubeOrigin(initial));
   return source.follow(
     async (rendered) => {
@@ -294,6 +308,7 @@ export function followKubernetes(source: KubeConfigSource, service: ConfigServic
       const doc = withGatewaySettings(rendered);
       const next = await service.replace(doc.document, { source: `Kubernetes (namespace ${source.namespace}, revision ${doc.index.revision})`, env: doc.env, origin: kubeOrigin(doc) });
       log.info('configuration reloaded from Kubernetes', { namespace: source.namespace, revision: doc.index.revision, config_hash: next.hash });
+      onLoaded?.(doc.index.revision);
     },
     onError,
     initial,
@@ -306,8 +321,8 @@ export interface KubeStart {
   loaded: LoadedConfig;
   /** The document `loaded` came from, when it did. */
   initial: CompleteAssembly | undefined;
-  /** Applies every later change through `service`; `onError` counts rejected ones. */
-  follow(service: ConfigService, onError: (message: string) => void): Promise<void>;
+  /** Applies every later change through `service`; `onError` counts rejected ones, `onLoaded` gets each served revision. */
+  follow(service: ConfigService, onError: (message: string) => void, onLoaded?: (revision: string) => void): Promise<void>;
 }
 
 /**
@@ -326,11 +341,11 @@ export async function openKubernetesConfig(namespace: string, opts: Omit<KubeSou
     try {
       const doc = withGatewaySettings(first);
       const loaded = checkConfig(doc.document, `Kubernetes (namespace ${namespace}, revision ${first.index.revision})`, doc.env);
-      return { source, loaded, initial: first, follow: (service, onError) => followKubernetes(source, service, onError, first) };
+      return { source, loaded, initial: first, follow: (service, onError, onLoaded) => followKubernetes(source, service, onError, first, onLoaded) };
     } catch {
       // Reported (and counted) by follow(), which reads the same document again.
     }
   }
   const empty = withGatewaySettings({ document: {}, env: {} });
-  return { source, loaded: checkConfig(empty.document, 'an empty configuration', empty.env), initial: undefined, follow: (service, onError) => followKubernetes(source, service, onError) };
+  return { source, loaded: checkConfig(empty.document, 'an empty configuration', empty.env), initial: undefined, follow: (service, onError, onLoaded) => followKubernetes(source, service, onError, undefined, onLoaded) };
 }

@@ -122,6 +122,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly configLastReloadSuccess = new Gauge({
+    name: 'skybridge_config_last_reload_success_timestamp_seconds',
+    help: 'When the configuration being served was loaded (Unix seconds): at start, and on every accepted change.',
+    registers: [this.registry],
+  });
+
+  readonly configRevisionInfo = new Gauge({
+    name: 'skybridge_config_revision_info',
+    help: 'The configuration revision served: 1 for it (Kubernetes: the index revision the operator rendered; a file: the config hash).',
+    labelNames: ['revision'] as const,
+    registers: [this.registry],
+  });
+
   readonly configReloadErrors = new Counter({
     name: 'skybridge_config_reload_errors_total',
     help: 'Configuration updates rejected (the last good configuration kept serving).',
@@ -153,5 +166,12 @@ export class Metrics {
   setConfigHash(hash: string): void {
     this.configInfo.reset();
     this.configInfo.labels(hash).set(1);
+  }
+
+  /** A configuration was loaded and is served now: its revision, and when. */
+  configLoaded(revision: string, at: number = Date.now()): void {
+    this.configRevisionInfo.reset();
+    this.configRevisionInfo.labels(revision).set(1);
+    this.configLastReloadSuccess.set(at / 1000);
   }
 }

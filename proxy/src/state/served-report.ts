@@ -2,8 +2,9 @@
 // namespace (served-contract.ts), named after the pod (POD_NAME; `-w<N>` per worker with --workers),
 // renewed every third of its duration and rewritten at once when what it serves changes. A process
 // that stops renewing (killed, hung, partitioned) drops out of the operator's count when the lease
-// expires; one shutting down deletes its lease at once. Owned by the Pod when POD_UID is known, so
-// the garbage collector removes it with the pod.
+// expires; one shutting down deletes its lease at once. Owned by the Pod when POD_UID is known and
+// the pod runs in the Lease's namespace, so the garbage collector removes it with the pod.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch } from 'undici';
@@ -16,8 +17,8 @@ export interface ServedReporterOptions {
   namespace: string;
   /** The Lease's name: the pod's name (and worker). */
   identity: string;
-  /** The Pod that owns the Lease (garbage-collected with it). */
-  owner?: { name: string; uid: string };
+  /** The Pod that owns the Lease (garbage-collected with it); `namespace` when known. */
+  owner?: { name: string; uid: string; namespace?: string };
   leaseSeconds: number;
   /** What this process serves right now; called every `pollMs`, so cheap. */
   state: () => ServedReport;
@@ -169,6 +170,14 @@ export class ServedReporter {
 
   #body(current: Lease | undefined, report: string, now: string): Lease {
     const { identity, leaseSeconds, owner } = this.#opts;
+    // Owner references cannot cross namespaces: the garbage collector looks a namespaced owner up in the
+    // dependent's namespace, finds nothing and deletes the Lease. A pod elsewhere owns nothing here (and a
+    // stale reference is dropped); the Lease then goes by deletion on shutdown or by expiry.
+    const ownerReferences = owner
+      ? ownerInNamespace(owner, this.#opts.namespace)
+        ? [{ apiVersion: 'v1', kind: 'Pod', name: owner.name, uid: owner.uid }]
+        : undefined
+      : current?.metadata?.ownerReferences;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -178,7 +187,7 @@ export class ServedReporter {
         ...(current?.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}),
         labels: { ...(current?.metadata?.labels ?? {}), [SERVED_REPORT_LABEL]: 'true', 'app.kubernetes.io/name': 'skybridge', 'app.kubernetes.io/component': 'proxy' },
         annotations: { ...(current?.metadata?.annotations ?? {}), [SERVED_ANNOTATION]: report },
-        ...(owner ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: owner.name, uid: owner.uid }] } : current?.metadata?.ownerReferences ? { ownerReferences: current.metadata.ownerReferences } : {}),
+        ...(ownerReferences ? { ownerReferences } : {}),
       },
       spec: {
         holderIdentity: identity,
@@ -226,15 +235,32 @@ export interface ServedReportSources {
   worker?: number;
 }
 
-/** Starts reporting; env POD_NAME / POD_UID name and own the Lease. */
+const ownerInNamespace = (owner: { namespace?: string }, namespace: string): boolean => owner.namespace === undefined || owner.namespace === namespace;
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The pod's namespace: POD_NAMESPACE, else the mounted service account's; undefined outside a pod. */
+export function podNamespace(env: NodeJS.ProcessEnv = process.env, file = SERVICE_ACCOUNT_NAMESPACE): string | undefined {
+  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts reporting; env POD_NAME / POD_UID name and own the Lease (POD_NAMESPACE or the service account's namespace must be the Lease's). */
 export function startServedReport(src: ServedReportSources, env: NodeJS.ProcessEnv = process.env): ServedReporter {
   const sections = IMPLEMENTED_SECTIONS.filter((s) => (s === 'webhooks' ? src.webhooks : s === 'plugins' ? src.cache : true));
   const identity = reporterIdentity(env, src.worker);
+  const ownerNamespace = podNamespace(env);
+  const owner = env.POD_NAME && env.POD_UID ? { name: env.POD_NAME, uid: env.POD_UID, ...(ownerNamespace ? { namespace: ownerNamespace } : {}) } : undefined;
+  if (owner && !ownerInNamespace(owner, src.namespace)) log.info('the served-revision Lease is not owned by the pod: it runs in another namespace (it expires instead)', { lease: identity, namespace: src.namespace, podNamespace: ownerNamespace });
   const reporter = new ServedReporter({
     kc: src.kc,
     namespace: src.namespace,
     identity,
-    ...(env.POD_NAME && env.POD_UID ? { owner: { name: env.POD_NAME, uid: env.POD_UID } } : {}),
+    ...(owner ? { owner } : {}),
     leaseSeconds: reporterLeaseSeconds(env),
     state: () => {
       const index = src.served();

@@ -1,0 +1,74 @@
+// Size ceilings per CR and together (render/limits.ts). A CR whose own share cannot fit anywhere is
+// refused alone; when the accepted CRs together overflow the Secret shards or the index, the newest
+// ones are left out (as with conflicts, a new CR never evicts an old one), each told why and by how much.
+import { Buffer } from 'node:buffer';
+import type { BuiltDocument } from '../render/document.ts';
+import { formatBytes, packSecrets, secretEntryBytes, type SizeLimits } from '../render/limits.ts';
+import { MAX_PART_BYTES } from '../render/shard.ts';
+import { stableStringify } from '../render/stable-json.ts';
+import type { Rejection, Translation } from './translate.ts';
+
+const tooLarge = (message: string): Rejection => ({ reason: 'TooLarge', message });
+
+const secretBytes = (data: Readonly<Record<string, string>>): number => Object.entries(data).reduce((n, [k, v]) => n + secretEntryBytes(k, v), 0);
+const capacity = (l: SizeLimits): string => `${l.secretShards} Secret shards of ${formatBytes(l.secretShardBytes)}`;
+
+/** A CR that could not be rendered even alone. */
+export function tooLargeAlone(t: Translation, limits: SizeLimits): Rejection | undefined {
+  for (const [key, value] of Object.entries(t.secrets)) {
+    const size = secretEntryBytes(key, value);
+    if (size > limits.secretShardBytes) {
+      return tooLarge(`its secret value ${key} is ${formatBytes(size)}; one value can be at most ${formatBytes(limits.secretShardBytes)} (one rendered Secret shard). It is left out of the rendered configuration`);
+    }
+  }
+  const total = secretBytes(t.secrets);
+  if (!packSecrets(t.secrets, limits.secretShardBytes, limits.secretShards)) {
+    return tooLarge(`its secret values total ${formatBytes(total)}, more than the ${capacity(limits)} hold. It is left out of the rendered configuration`);
+  }
+  return undefined;
+}
+
+/** The index entries one fragment adds (`sources` line and `managed` id, as stableStringify lays them out). */
+function indexEntryBytes(section: string, id: string, ref: string): number {
+  return Buffer.byteLength(`    ${JSON.stringify(`${section}/${id}`)}: ${JSON.stringify(ref)},\n      ${JSON.stringify(id)},\n`, 'utf8');
+}
+
+/** Accepted CRs to leave out, newest first, so the Secret shards and the index fit. */
+export function tooLargeTogether(
+  accepted: ReadonlyMap<string, Translation>,
+  built: BuiltDocument,
+  secretData: Readonly<Record<string, string>>,
+  limits: SizeLimits,
+): Map<string, Rejection> {
+  const out = new Map<string, Rejection>();
+  const newestFirst = [...accepted.keys()].reverse();
+
+  if (!packSecrets(secretData, limits.secretShardBytes, limits.secretShards)) {
+    const total = secretBytes(secretData);
+    const left: Record<string, string> = { ...secretData };
+    for (const ref of newestFirst) {
+      const own = (accepted.get(ref) as Translation).secrets;
+      const keys = Object.keys(own);
+      if (!keys.length) continue;
+      for (const k of keys) delete left[k];
+      out.set(ref, tooLarge(`the rendered Secrets would hold ${formatBytes(total)} of secret values, more than the ${capacity(limits)} hold; this resource's ${formatBytes(secretBytes(own))} (among the newest with secret values) is left out of the rendered configuration`));
+      if (packSecrets(left, limits.secretShardBytes, limits.secretShards)) break;
+    }
+  }
+
+  // The index names every part (name + checksum) and every CR-made id; the document's compact JSON
+  // under-counts the indented parts, hence the factor 2 for the part count.
+  const parts = Math.ceil((2 * JSON.stringify(built.document).length) / MAX_PART_BYTES) + 1;
+  let size = Buffer.byteLength(stableStringify({ managed: built.managed, sources: built.sources }), 'utf8') + parts * 160 + limits.secretShards * 40 + 512;
+  if (size > limits.indexBytes) {
+    const total = size;
+    for (const ref of newestFirst) {
+      if (size <= limits.indexBytes) break;
+      for (const f of (accepted.get(ref) as Translation).fragments) size -= indexEntryBytes(f.section, f.id, ref);
+      if (!out.has(ref)) {
+        out.set(ref, tooLarge(`the index (ConfigMap skybridge-config-index) would be ${formatBytes(total)}, over its ${formatBytes(limits.indexBytes)} limit; this resource (among the newest) is left out of the rendered configuration`));
+      }
+    }
+  }
+  return out;
+}
