@@ -23,6 +23,11 @@ export interface RowsToInsert {
   /** Column types as PostgreSQL names them (text, bigint, integer, double precision). */
   types: readonly string[];
   rows: unknown[][];
+  /**
+   * SQLite only: statements run in the same transaction after the rows, each bound to the batch's
+   * rowid range (after, upTo] (the roll-ups). PostgreSQL's statement triggers do this there.
+   */
+  afterRange?: readonly string[];
 }
 
 export interface SqlDriver {

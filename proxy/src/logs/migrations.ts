@@ -171,4 +171,9 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   MCP_TOOL_LOGS_MIGRATION,
+  {
+    version: 6,
+    description: 'SQLite: roll-ups fed per inserted batch (one grouped upsert) instead of four upserts per record',
+    statements: (d) => (d.name === 'sqlite' ? ['DROP TRIGGER IF EXISTS logs_rollup_insert'] : []),
+  },
 ];

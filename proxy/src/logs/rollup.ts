@@ -2,8 +2,9 @@
 // pre-aggregated rows instead of every record. logs_rollup: one row per (period, provider, model,
 // object, status) with counts, token, cost and latency sums; logs_latency_rollup: one row per
 // (period, provider, model) with a latency histogram in LATENCY_BINS log-spaced bins, from which
-// percentiles over long windows are estimated. Each at two levels (PERIODS). Triggers keep them in
-// step with inserts and deletes on both engines, so every writer (any replica) feeds them.
+// percentiles over long windows are estimated. Each at two levels (PERIODS). Deletes are followed by
+// triggers on both engines; inserts by a statement trigger on PostgreSQL (any replica feeds them) and,
+// on SQLite, which has only row triggers, by one grouped upsert per inserted batch (migration 6).
 import type { Dialect } from './driver.ts';
 import type { LogFilters } from './query.ts';
 import { enginesToBits } from './record.ts';
@@ -169,6 +170,18 @@ export function rollupStatements(d: Dialect): string[] {
     'CREATE TRIGGER logs_rollup_delete AFTER DELETE ON logs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_rollup_delete()',
   );
   return out;
+}
+
+/**
+ * SQLite: the roll-up upserts for one inserted batch, grouped (a few rows per batch instead of four
+ * upserts per record, which a row trigger did). Each takes the batch's rowid range: (after, upTo].
+ */
+export function sqliteBatchRollups(d: Dialect): string[] {
+  return rollups().map((r) => {
+    const q = rollupSql(r, d);
+    const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
+    return `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('(SELECT * FROM logs WHERE rowid > ? AND rowid <= ?)')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add}`;
+  });
 }
 
 export interface Where {

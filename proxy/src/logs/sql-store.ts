@@ -3,7 +3,7 @@
 import type { Row, SqlDriver } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { buildWhere, cursorCondition, encodeCursor, SORT_COLUMNS, type LogFilters, type Page, type Where } from './query.ts';
-import { binExpr, binPercentile, binsOf, HOUR_MS, LATENCY_BINS, latencyRollupCovers, latencyTable, periodFor, PERIODS, ROLLUP_BIN_SUMS, rollupCovers, rollupTable, rollupWhere, splitHours } from './rollup.ts';
+import { binExpr, binPercentile, binsOf, HOUR_MS, LATENCY_BINS, latencyRollupCovers, latencyTable, periodFor, PERIODS, ROLLUP_BIN_SUMS, rollupCovers, rollupTable, rollupWhere, splitHours, sqliteBatchRollups } from './rollup.ts';
 import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type LogEntry, type LogRecord, type LogStatus } from './record.ts';
 import type { BucketRow, FilterData, GroupBy, IdName, LatencyRow, ListSummary, LogStats, LogStore, SearchResult } from './store.ts';
 import type { HistogramWindow } from './window.ts';
@@ -206,11 +206,14 @@ const BUCKET_EXPR = '(l.timestamp / CAST(? AS BIGINT)) * CAST(? AS BIGINT)';
 
 export class SqlLogStore implements LogStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** SQLite: the roll-up upserts run after each inserted batch. */
+  readonly #batchRollups: readonly string[] | undefined;
   private readonly db: SqlDriver;
 
   private constructor(db: SqlDriver) {
     this.db = db;
     this.kind = db.dialect.name;
+    this.#batchRollups = this.kind === 'sqlite' ? sqliteBatchRollups(db.dialect) : undefined;
   }
 
   /** The connection, for the other tables of this database (webhook deliveries, async jobs). */
@@ -230,7 +233,7 @@ export class SqlLogStore implements LogStore {
     const rules: unknown[][] = [];
     for (const r of records) for (const rule of new Set(r.routing_rule_ids ?? [])) rules.push([rule, r.id, Math.round(r.timestamp)]);
     await this.db.insert([
-      { table: 'logs', columns: LOG_COLUMNS, types: LOG_TYPES, rows: records.map((r) => logRow(r, now)) },
+      { table: 'logs', columns: LOG_COLUMNS, types: LOG_TYPES, rows: records.map((r) => logRow(r, now)), ...(this.#batchRollups && { afterRange: this.#batchRollups }) },
       ...(rules.length ? [{ table: 'log_routing_rules', columns: RULE_COLUMNS, types: RULE_TYPES, rows: rules }] : []),
     ]);
   }

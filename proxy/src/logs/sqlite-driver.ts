@@ -67,7 +67,14 @@ export class SqliteDriver implements SqlDriver {
       this.transaction(() => {
         for (const b of batches) {
           const stmt = this.prepare(`INSERT INTO ${b.table} (${b.columns.join(', ')}) VALUES (${b.columns.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`);
+          const last = () => Number((this.prepare(`SELECT COALESCE(max(rowid), 0) AS r FROM ${b.table}`).get() as { r: number }).r);
+          const after = b.afterRange?.length ? last() : 0;
           for (const row of b.rows) stmt.run(...row.map(bindable));
+          if (b.afterRange?.length) {
+            // Inside the write lock: the rows this batch added are exactly those past `after`.
+            const upTo = last();
+            if (upTo > after) for (const sql of b.afterRange) this.prepare(sql).run(after, upTo);
+          }
         }
       });
       return Promise.resolve();
