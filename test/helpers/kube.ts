@@ -3,11 +3,12 @@
 // optionally the genuine kube-controller-manager next to it (garbage collection, namespace deletion).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 const BUILD_SCRIPT = new URL('../kube/build.sh', import.meta.url).pathname;
 const READY_PREFIX = 'KUBE-APISERVER READY ';
@@ -287,4 +288,32 @@ export async function kubectlOk(kube: KubeApiServer, args: string[], stdin?: str
   const r = await kube.kubectl(args, stdin);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${r.stderr.slice(0, 2000)}`);
   return r.stdout;
+}
+
+/**
+ * Polls `fn` (every `everyMs`) until it returns a value other than undefined or false. On timeout it
+ * throws naming `what`, the last error `fn` threw, and `context()` (the processes' last log lines).
+ */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; everyMs?: number; context?: () => string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${opts.context?.() ?? ''}`);
+    await new Promise((r) => setTimeout(r, opts.everyMs ?? 100));
+  }
+}
+
+/** The admin kubeconfig with `user`'s static token instead, written beside the server's state. */
+export function kubeconfigFor(kube: KubeApiServer, user: string): string {
+  const config = parseYaml(readFileSync(kube.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
+  config.users[0].user.token = kube.tokens[user];
+  const file = join(kube.stateDir, `${user}-kubeconfig`);
+  writeFileSync(file, stringifyYaml(config));
+  return file;
 }

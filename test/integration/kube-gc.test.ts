@@ -12,12 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
-import { parse, stringify } from 'yaml';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor as kubeconfigForUser } from '../helpers/kube.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 
@@ -70,29 +67,9 @@ function logs(): string {
   ].join('\n');
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = GC_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs()}`);
-    await sleep(100);
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = GC_MS): Promise<T> => waitUntil(what, fn, { timeoutMs, context: logs });
 
-/** The admin kubeconfig with another user's token. */
-function kubeconfigFor(user: string): string {
-  const config = parse(readFileSync(kube.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
-  config.users[0].user.token = kube.tokens[user];
-  const file = join(kube.stateDir, `${user}-kubeconfig`);
-  writeFileSync(file, stringify(config));
-  return file;
-}
+const kubeconfigFor = (user: string): string => kubeconfigForUser(kube, user);
 
 function startOperator(): void {
   operatorOut = '';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { Agent, fetch } from 'undici';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil } from '../helpers/kube.ts';
 import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 
@@ -51,23 +51,8 @@ interface Doc {
 const api = <T = KubeObject>(path: string): Promise<T | undefined> => kubeGet<T>(kube, agent, path);
 const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const logs = operators.map((o) => o.out().split('\n').slice(-20).join('\n')).join('\n---\n');
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs}`);
-    }
-    await sleep(150);
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> =>
+  waitUntil(what, fn, { timeoutMs, everyMs: 150, context: () => operators.map((o) => o.out().split('\n').slice(-20).join('\n')).join('\n---\n') });
 
 async function rendered() {
   const cms = (await api<{ items: { metadata: { name: string }; data?: Record<string, string> }[] }>(`/api/v1/namespaces/${NS}/configmaps?labelSelector=skybridge.dev%2Fconfig%3Dtrue`))?.items ?? [];

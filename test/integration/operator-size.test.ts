@@ -6,12 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
-import { parse, stringify } from 'yaml';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor as kubeconfigForUser } from '../helpers/kube.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
@@ -42,31 +38,17 @@ const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(k
 const apply = (obj: unknown) => kubectl(['apply', '--server-side', '-n', NS, '-f', '-'], JSON.stringify(obj));
 const accepted = (o: Cr | undefined) => o?.status?.conditions?.find((c) => c.type === 'Accepted');
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> =>
+  waitUntil(what, fn, {
+    timeoutMs,
+    everyMs: 200,
+    context: () => {
       const tail = (s: string) => s.split('\n').slice(-25).join('\n');
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator ---\n${tail(operatorOut)}\n--- proxy ---\n${tail(proxy?.logs() ?? '')}`);
-    }
-    await sleep(200);
-  }
-}
+      return `--- operator ---\n${tail(operatorOut)}\n--- proxy ---\n${tail(proxy?.logs() ?? '')}`;
+    },
+  });
 
-function kubeconfigFor(user: string): string {
-  const config = parse(readFileSync(kube.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
-  config.users[0].user.token = kube.tokens[user];
-  const file = join(kube.stateDir, `${user}-kubeconfig`);
-  writeFileSync(file, stringify(config));
-  return file;
-}
+const kubeconfigFor = (user: string): string => kubeconfigForUser(kube, user);
 
 const bulkValue = (tag: string, n: number) => `sk-${tag}-${String(n).padStart(3, '0')}-`.padEnd(KEY_BYTES, 'x');
 const provider = (name: string, keys: { name: string; secret: string; key: string }[]) => ({

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil } from '../helpers/kube.ts';
 import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { eventually, startGateway } from '../helpers/gateway.ts';
 import { startMockProvider } from '../mock-provider/server.ts';
@@ -42,23 +42,8 @@ const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(k
 
 const apply = (yaml: string) => kubectl(['apply', '-n', NS, '-f', '-'], yaml);
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const logs = running.map((o) => `--- ${o.identity} (last lines) ---\n${o.output().split('\n').slice(-30).join('\n')}`).join('\n');
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs}`);
-    }
-    await sleep(150);
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> =>
+  waitUntil(what, fn, { timeoutMs, everyMs: 150, context: () => running.map((o) => `--- ${o.identity} (last lines) ---\n${o.output().split('\n').slice(-30).join('\n')}`).join('\n') });
 
 /** The parts of the rendered document these tests look at. */
 interface RenderedDocument {
