@@ -32,7 +32,8 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {
     // A gateway that did not start in time is killed: left running, it would keep the test process alive.
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start:\n${output}`))), 15_000);
+    // The bound is generous because a loaded CI machine can take many seconds to start a child Node.
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start:\n${output}`))), 60_000);
     const check = () => {
       const m = /"address":"http:\/\/[^:]+:(\d+)"/.exec(output);
       if (m) {

@@ -62,7 +62,7 @@ function launch(port: number, dir: string): { child: ChildProcess; exited: Promi
 async function waitForPing(port: number, exited: Promise<void>, output: () => string): Promise<void> {
   let dead = false;
   void exited.then(() => (dead = true));
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (dead) throw new Error(`redis-stack-server exited before answering PING:\n${output()}`);
     try {

@@ -74,7 +74,7 @@ function launch(port: number): { child: ChildProcess; exited: Promise<void>; out
 async function waitForPing(port: number, exited: Promise<void>, output: () => string): Promise<void> {
   let dead = false;
   void exited.then(() => (dead = true));
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (dead) throw new Error(`redis-server exited before answering PING (is it installed? apt-get install redis-server):\n${output()}`);
     try {
