@@ -122,3 +122,68 @@ for (const [model, path] of [
     assert.deepEqual(hit.map((e) => e.type), miss.map((e) => e.type));
   });
 }
+
+const EMBED_MODEL = 'text-embedding-3-small-dim256';
+interface PluginView {
+  config: Record<string, unknown>;
+  status: { status: string; logs: string[] };
+}
+const pluginView = async (base: string) => (await (await fetch(`${base}/api/plugins/semantic_cache`)).json()) as PluginView;
+const putPlugin = (base: string, body: unknown) => fetch(`${base}/api/plugins/semantic_cache`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function postChat(base: string, content: string, key: string) {
+  const res = await fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-bf-cache-key': key },
+    body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content }] }),
+  });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { extra_fields?: { cache_debug?: Debug & { provider_used?: string } } }).extra_fields?.cache_debug;
+}
+
+test('a reference config.json with dimension 1 and a provider starts (semantic, rule 6); the embedding dimension mismatch is reported the spec way and direct hits still work', async () => {
+  const local = await startGateway({
+    providers: mockProviders(mock.url),
+    vector_store: { enabled: true, type: 'sqlite', config: { path: 'dim1.db' } },
+    plugins: [{ name: 'semantic_cache', enabled: true, config: { provider: 'openai', embedding_model: EMBED_MODEL, dimension: 1, ttl: '5m' } }],
+  });
+  try {
+    const key = freshKey('dim1-provider');
+    const miss = await postChat(local.url, 'dimension one with a provider', key);
+    assert.equal(miss?.cache_hit, false);
+    assert.equal(miss?.provider_used, 'openai', 'the config is semantic: the request was embedded');
+    const view = await pluginView(local.url);
+    assert.equal(view.status.status, 'error');
+    assert.match(view.status.logs.join(), /returns vectors of dimension 256 but the config requires 1/);
+    await eventually(async () => assert.equal((await postChat(local.url, 'dimension one with a provider', key))?.hit_type, 'direct'), 10_000);
+  } finally {
+    await local.stop();
+  }
+});
+
+test('the plugin status follows the live config: a dimension mismatch shows at once, and is gone once the config is fixed', async () => {
+  const cfg = { provider: 'openai', embedding_model: EMBED_MODEL, dimension: 256, ttl: '5m', vector_store_namespace: 'livestatus' };
+  const local = await startGateway({
+    providers: mockProviders(mock.url),
+    vector_store: { enabled: true, type: 'sqlite', config: { path: 'live.db' } },
+    plugins: [{ name: 'semantic_cache', enabled: true, config: cfg }],
+  });
+  try {
+    assert.equal((await pluginView(local.url)).status.status, 'active');
+    // The namespace holds 256-dimension vectors: a 128-dimension config cannot use it, and says so before any request.
+    assert.equal((await putPlugin(local.url, { config: { ...cfg, embedding_model: 'text-embedding-3-small-dim128', dimension: 128 } })).status, 200);
+    const broken = await pluginView(local.url);
+    assert.equal(broken.status.status, 'error');
+    assert.match(broken.status.logs.join(), /namespace livestatus already exists with dimension 256 but the config requires 128/);
+    const key = freshKey('live');
+    assert.equal(await postChat(local.url, 'live status question', key), undefined, 'the cache is off for that config');
+    // Fixed: the status is active again and the cache serves.
+    assert.equal((await putPlugin(local.url, { config: cfg })).status, 200);
+    const fixed = await pluginView(local.url);
+    assert.equal(fixed.status.status, 'active', JSON.stringify(fixed.status));
+    assert.deepEqual(fixed.status.logs, []);
+    assert.equal((await postChat(local.url, 'live status question', key))?.cache_hit, false);
+    await eventually(async () => assert.equal((await postChat(local.url, 'live status question', key))?.cache_hit, true), 10_000);
+  } finally {
+    await local.stop();
+  }
+});
