@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
+import { startRedis, type RunningRedis } from '../helpers/redis.ts';
 
 interface Debug {
   cache_hit: boolean;
@@ -19,6 +20,8 @@ type WithExtra = { extra_fields?: { cache_debug?: Debug } };
 let mock: MockProvider;
 let g: RunningGateway;
 let client: OpenAI;
+/** A plain redis-server: no search module, as most Redis deployments are. */
+let redis: RunningRedis | undefined;
 
 before(async () => {
   mock = await startMockProvider({ chunkDelayMs: 1 });
@@ -33,6 +36,7 @@ before(async () => {
 after(async () => {
   await g?.stop();
   await mock?.close();
+  await redis?.stop();
 });
 
 let seq = 0;
@@ -183,6 +187,65 @@ test('the plugin status follows the live config: a dimension mismatch shows at o
     assert.deepEqual(fixed.status.logs, []);
     assert.equal((await postChat(local.url, 'live status question', key))?.cache_hit, false);
     await eventually(async () => assert.equal((await postChat(local.url, 'live status question', key))?.cache_hit, true), 10_000);
+  } finally {
+    await local.stop();
+  }
+});
+
+test('direct-only mode on plain Redis (no search module): entries are written, served and cleared', async () => {
+  redis ??= await startRedis();
+  const local = await startGateway({
+    providers: mockProviders(mock.url),
+    vector_store: { enabled: true, type: 'redis', config: { addr: redis.addr } },
+    plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, ttl: '5m' } }],
+  });
+  try {
+    assert.equal((await pluginView(local.url)).status.status, 'active');
+    const key = freshKey('plain-redis');
+    const upstream = () => mock.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+    const before = upstream();
+    const miss = await postChat(local.url, 'plain redis question', key);
+    assert.equal(miss?.cache_hit, false);
+    let hit: Debug | undefined;
+    await eventually(async () => {
+      hit = await postChat(local.url, 'plain redis question', key);
+      assert.equal(hit?.cache_hit, true);
+    }, 10_000);
+    assert.equal(hit?.hit_type, 'direct');
+    assert.equal(hit?.cache_id, miss.cache_id);
+    assert.equal(upstream() - before, 1, 'the hit did not call upstream');
+    // Another cache key is another partition.
+    assert.equal((await postChat(local.url, 'plain redis question', `${key}-other`))?.cache_hit, false);
+
+    const cleared = await fetch(`${local.url}/api/cache/clear-by-key/${encodeURIComponent(key)}`, { method: 'DELETE' });
+    assert.equal(cleared.status, 200);
+    assert.equal(((await cleared.json()) as { deleted: number }).deleted, 1);
+    assert.equal((await postChat(local.url, 'plain redis question', key))?.cache_hit, false, 'cleared by key');
+    let again: Debug | undefined;
+    await eventually(async () => {
+      again = await postChat(local.url, 'plain redis question', key);
+      assert.equal(again?.cache_hit, true);
+    }, 10_000);
+    const byId = await fetch(`${local.url}/api/cache/clear/${again!.cache_id}`, { method: 'DELETE' });
+    assert.equal(((await byId.json()) as { deleted: number }).deleted, 1);
+    assert.equal((await postChat(local.url, 'plain redis question', key))?.cache_hit, false, 'cleared by id');
+  } finally {
+    await local.stop();
+  }
+});
+
+test('semantic mode on plain Redis is reported from start-up in the plugin status, never active; requests go on uncached', async () => {
+  redis ??= await startRedis();
+  const local = await startGateway({
+    providers: mockProviders(mock.url),
+    vector_store: { enabled: true, type: 'redis', config: { addr: redis.addr } },
+    plugins: [{ name: 'semantic_cache', enabled: true, config: { provider: 'openai', embedding_model: EMBED_MODEL, dimension: 256 } }],
+  });
+  try {
+    const view = await pluginView(local.url);
+    assert.equal(view.status.status, 'error');
+    assert.match(view.status.logs.join(), /no search module .* semantic mode \(dimension 256\) needs/);
+    assert.equal(await postChat(local.url, 'semantic on plain redis', freshKey('plain-semantic')), undefined);
   } finally {
     await local.stop();
   }
