@@ -19,7 +19,7 @@ export interface BfHeader {
 const header = (name: string, description: string, doc: string, shown = name): BfHeader => ({ name, shown, direction: 'request', description, doc });
 
 export const BF_HEADERS = {
-  virtualKey: header('x-bf-vk', 'The virtual key (also accepted as `Authorization: Bearer`): its providers, models, budgets and rate limits apply.', 'docs/governance.md'),
+  virtualKey: header('x-bf-vk', 'The virtual key (also read from `Authorization: Bearer`, `x-api-key` or `x-goog-api-key`): its providers, models, budgets and rate limits apply.', 'docs/governance.md'),
   cacheKey: header('x-bf-cache-key', 'Response cache partition; without it (and without `default_cache_key`) the request bypasses the cache.', 'docs/cache.md'),
   cacheTtl: header('x-bf-cache-ttl', 'Lifetime of the entry this request writes: a duration (`30s`, `5m`) or seconds; invalid values are ignored.', 'docs/cache.md'),
   cacheThreshold: header('x-bf-cache-threshold', 'Stricter semantic similarity (0-1) for this lookup; values below the configured threshold are raised to it.', 'docs/cache.md'),
