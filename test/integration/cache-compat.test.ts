@@ -92,6 +92,24 @@ for (const [model, path] of [
   }
 }
 
+test('a streamed text completion carries cache_debug on its final chunk, miss and hit', async () => {
+  const key = freshKey('text-stream');
+  const run = async () => {
+    const stream = await client.completions.create({ model: 'openai/gpt-3.5-turbo-instruct', prompt: 'text stream debug', stream: true }, { headers: { 'x-bf-cache-key': key } });
+    const debugs: (Debug | undefined)[] = [];
+    for await (const c of stream) debugs.push((c as unknown as WithExtra).extra_fields?.cache_debug);
+    return debugs;
+  };
+  const miss = finalDebug(await run());
+  assert.equal(miss.cache_hit, false);
+  let hit!: (Debug | undefined)[];
+  await eventually(async () => {
+    hit = await run();
+    assert.equal(hit.at(-1)?.cache_hit, true);
+  }, 10_000);
+  assert.equal(finalDebug(hit).cache_id, miss.cache_id);
+});
+
 async function responsesStream(model: string, input: string, key: string) {
   const stream = await client.responses.create({ model, input, stream: true }, { headers: { 'x-bf-cache-key': key } });
   const events: { type: string; debug: Debug | undefined }[] = [];
