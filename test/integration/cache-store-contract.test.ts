@@ -359,10 +359,59 @@ describe('redis cache store: a server it cannot use fails init with a clear erro
     const plain = await startRedis();
     const store = openRedisCacheStore({ addr: plain.addr });
     try {
-      await assert.rejects(store.init('x', DIM), /has no search module \(FT\.\* commands\); use Redis Stack/);
+      await assert.rejects(store.init('x', DIM), new RegExp(`has no search module \\(FT\\.\\* commands\\), which semantic mode \\(dimension ${DIM}\\) needs: use Redis Stack`));
     } finally {
       await store.close();
       await plain.stop();
     }
+  });
+});
+
+describe('redis cache store on plain Redis (no search module): direct-only entries without an index', () => {
+  let plain: Awaited<ReturnType<typeof startRedis>> | undefined;
+  let store: CacheStore | undefined;
+  before(async () => {
+    plain = await startRedis();
+    store = openRedisCacheStore({ addr: plain.addr });
+    await store.init('plainns', 1);
+  });
+  after(async () => {
+    await store?.close();
+    await plain?.stop();
+  });
+
+  test('written, found by scope and hash, one live entry per hash, cleared by key and by id, expired, dropped', async () => {
+    const s = store!;
+    const now = Date.now();
+    const a = entry('scope-a', FRANCE, { vector: undefined, cacheKey: 'key-a' });
+    await s.put('plainns', a);
+    assert.equal((await s.getDirect('plainns', 'scope-a', a.hash, now))?.id, a.id);
+    assert.equal((await s.getDirect('plainns', 'scope-a', a.hash, now))?.value, a.value);
+    assert.equal(await s.getDirect('plainns', 'scope-b', a.hash, now), undefined, 'another scope misses');
+    assert.equal(await s.nearest('plainns', 'scope-a', new Float32Array(DIM), 0, now), undefined, 'no semantic lookups');
+    // The same request written again replaces the entry.
+    const a2 = entry('scope-a', FRANCE, { vector: undefined, cacheKey: 'key-a', hash: a.hash });
+    await s.put('plainns', a2);
+    assert.equal((await s.getDirect('plainns', 'scope-a', a2.hash, now))?.id, a2.id);
+    assert.equal(await redisCommand(plain!.port, `EXISTS plainns:${a.id}`), ':0');
+    assert.equal(await s.deleteById('plainns', a.id), 0);
+    // Expired entries are not served, and Redis removes them itself.
+    const short = entry('scope-a', BREAD, { vector: undefined, cacheKey: 'key-s', expiresAt: Date.now() + 300 });
+    await s.put('plainns', short);
+    assert.equal(await s.getDirect('plainns', 'scope-a', short.hash, short.expiresAt), undefined);
+    const other = entry('scope-c', BREAD, { vector: undefined, cacheKey: 'key-c' });
+    await s.put('plainns', other);
+    assert.equal(await s.deleteByKey('plainns', 'key-a'), 1, 'the live entry of the key (the replaced one is gone already)');
+    assert.equal(await s.getDirect('plainns', 'scope-a', a2.hash, Date.now()), undefined);
+    assert.equal((await s.getDirect('plainns', 'scope-c', other.hash, Date.now()))?.id, other.id, 'another cache key is kept');
+    assert.equal(await s.deleteById('plainns', other.id), 1);
+    assert.equal(await s.getDirect('plainns', 'scope-c', other.hash, Date.now()), undefined);
+    await s.put('plainns', entry('scope-d', FRANCE, { vector: undefined }));
+    await s.drop('plainns');
+    assert.equal(await redisCommand(plain!.port, 'DBSIZE'), ':0', 'drop leaves nothing of the namespace');
+  });
+
+  test('semantic mode is refused at init, saying what it needs', async () => {
+    await assert.rejects(store!.init('plainsem', DIM), /no search module .* semantic mode \(dimension 64\) needs/);
   });
 });

@@ -43,10 +43,10 @@ test('rule 9: an enabled cache needs an enabled vector store this gateway runs',
   assert.deepEqual(errorsOf(doc({ dimension: 1 }, null)), []);
 });
 
-test('semantic mode needs provider, embedding_model and a real dimension', () => {
+test('semantic mode needs provider and embedding_model; dimension 1 with a provider is a semantic config, accepted (rule 6)', () => {
   assert.match(errorsOf(doc({ embedding_model: 'm', dimension: 8 })).join(), /plugins\[0\]\.config\.embedding_model: is not allowed without provider/);
   assert.match(errorsOf(doc({ provider: 'openai', dimension: 8 })).join(), /plugins\[0\]\.config\.embedding_model: is required when provider is set/);
-  assert.match(errorsOf(doc({ provider: 'openai', embedding_model: 'm', dimension: 1 })).join(), /plugins\[0\]\.config\.dimension: must be the embedding model's vector size/);
+  assert.deepEqual(errorsOf(doc({ provider: 'openai', embedding_model: 'm', dimension: 1 })), []);
   assert.match(errorsOf(doc({})).join(), /plugins\[0\]\.config\.dimension/);
   assert.match(errorsOf(doc({ dimension: 1, ttl: 'forever' })).join(), /plugins\[0\]\.config\.ttl/);
   assert.match(errorsOf(doc({ dimension: 1, threshold: 1.5 })).join(), /plugins\[0\]\.config\.threshold/);

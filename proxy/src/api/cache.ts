@@ -19,9 +19,8 @@ function param(req: Request, name: string): string {
 
 /** Every namespace an entry could be in: those in use, and those of each semantic_cache config (enabled or not). */
 async function namespaces(service: ConfigService, cache: CacheRuntime): Promise<string[]> {
-  const out = new Set(cache.namespaces());
-  for (const c of cacheConfigs(service.current().config, false)) if (await cache.ready(c.namespace, c.dimension)) out.add(c.namespace);
-  return [...out].filter((ns) => cache.problem(ns) === undefined);
+  for (const c of cacheConfigs(service.current().config, false)) await cache.ready(c.namespace, c.dimension);
+  return cache.namespaces();
 }
 
 export function cacheRouter(service: ConfigService, cache: CacheRuntime | undefined): Router {
@@ -69,7 +68,7 @@ async function cacheStats(service: ConfigService, cache: CacheRuntime | undefine
   const missTotal = Object.values(misses).reduce((a, b) => a + b, 0);
   return {
     store,
-    ...(cache === undefined && { problem: cacheProblem(service, cache) }),
+    ...(cache === undefined && { problem: await cacheProblem(service, cache) }),
     namespaces: cache?.namespaces() ?? [],
     hits: { direct: hits.direct ?? 0, semantic: hits.semantic ?? 0, total: hitTotal },
     misses: { direct: misses.direct ?? 0, semantic: misses.semantic ?? 0, total: missTotal },
@@ -81,10 +80,12 @@ async function cacheStats(service: ConfigService, cache: CacheRuntime | undefine
 }
 
 /** Why the semantic_cache plugin cannot run here (its /api/plugins status), if it cannot. */
-export function cacheProblem(service: ConfigService, cache: CacheRuntime | undefined): string | undefined {
+/** Follows the live config: its namespace is checked (once; the answer is kept) before it is reported usable. */
+export async function cacheProblem(service: ConfigService, cache: CacheRuntime | undefined): Promise<string | undefined> {
   if (!cache) return 'no response cache store is open on this gateway (vector_store is read at start; see the start-up log): nothing is cached';
   for (const c of cacheConfigs(service.current().config)) {
-    const problem = cache.problem(c.namespace);
+    await cache.ready(c.namespace, c.dimension);
+    const problem = cache.problem(c);
     if (problem) return problem;
   }
   return undefined;

@@ -32,16 +32,16 @@ export type Plugin = Static<typeof PluginSchema>;
 /** Fields of the reference's plugin answers that are not stored. */
 const RESPONSE_ONLY = ['id', 'actualName', 'isCustom', 'status', 'created_at', 'updated_at', 'config_hash'];
 
-/** Why a built plugin cannot run on this process (e.g. its store failed to open), if it cannot. */
-export type PluginProblem = (name: string) => string | undefined;
+/** Why a built plugin cannot run on this process (e.g. its store failed to open), if it cannot; asked on every read, so it follows the live config. */
+export type PluginProblem = (name: string) => string | undefined | Promise<string | undefined>;
 
 /**
  * The plugin's status as it really is: `active` only for a plugin this gateway runs. One that is
  * not built, or cannot run here, is `error` (the reference's status of a plugin that failed to load)
  * with the reason in `logs`, enabled or not: its configuration is stored, nothing runs.
  */
-export function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined): Record<string, unknown> {
-  const reason = BUILT_PLUGINS.has(p.name) ? problem(p.name) : pluginNotBuilt(p.name);
+export async function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined): Promise<Record<string, unknown>> {
+  const reason = BUILT_PLUGINS.has(p.name) ? await problem(p.name) : pluginNotBuilt(p.name);
   const status = !p.enabled ? 'disabled' : reason === undefined ? 'active' : 'error';
   return {
     ...p,
@@ -83,8 +83,8 @@ export function pluginsRouter(service: ConfigService, problem?: PluginProblem): 
 
   router
     .route('/')
-    .get((_req: Request, res: Response) => {
-      const plugins = pluginsOf(service.document()).map(view);
+    .get(async (_req: Request, res: Response) => {
+      const plugins = await Promise.all(pluginsOf(service.document()).map(view));
       reply(res, 200, { plugins, count: plugins.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -102,13 +102,13 @@ export function pluginsRouter(service: ConfigService, problem?: PluginProblem): 
         ctx.alias(`plugins[${list.length - 1}]`, '');
         storeFirst(draft, plugin.name);
       });
-      reply(res, 201, { message: 'plugin created successfully', plugin: view(find(plugin.name)) });
+      reply(res, 201, { message: 'plugin created successfully', plugin: await view(find(plugin.name)) });
     })
     .all(methodNotAllowed);
 
   router
     .route('/:name')
-    .get((req: Request, res: Response) => reply(res, 200, view(find(namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE)))))
+    .get(async (req: Request, res: Response) => reply(res, 200, await view(find(namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE)))))
     .put(async (req: Request, res: Response) => {
       const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);
       const body = without(objectBody(req.body, 'plugin'), RESPONSE_ONLY);
@@ -124,7 +124,7 @@ export function pluginsRouter(service: ConfigService, problem?: PluginProblem): 
         ctx.alias(`plugins[${index}]`, '');
         storeFirst(draft, name);
       });
-      reply(res, 200, { message: 'plugin updated successfully', plugin: view(find(name)) });
+      reply(res, 200, { message: 'plugin updated successfully', plugin: await view(find(name)) });
     })
     .delete(async (req: Request, res: Response) => {
       const name = namedParam(req, 'name', SAFE_ID, SAFE_ID_RULE);

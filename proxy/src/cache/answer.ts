@@ -57,11 +57,14 @@ export function storedAnswer(result: Outcome, streamed: unknown[] | undefined, i
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 function withDebug(value: unknown, debug: CacheDebug): boolean {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
-  const extra = (value as { extra_fields?: unknown }).extra_fields;
-  if (!extra || typeof extra !== 'object') return false;
-  (extra as Record<string, unknown>).cache_debug = debug;
+  if (!isObject(value)) return false;
+  // A Responses stream event carries extra_fields on its response object (response.completed).
+  const extra = isObject(value.extra_fields) ? value.extra_fields : isObject(value.response) ? value.response.extra_fields : undefined;
+  if (!isObject(extra)) return false;
+  extra.cache_debug = debug;
   return true;
 }
 

@@ -8,6 +8,12 @@
 // Scope and cache key are free text; RediSearch TAG queries would need every punctuation character
 // escaped, so the indexed tags are hex digests of them and the text itself is kept beside (and
 // compared on read).
+//
+// Plain Redis (no search module, the common case) serves direct-only mode (dimension 1), which
+// needs no vectors and no index: a pointer `<namespace>:direct:<scope tag>:<hash>` names the entry,
+// a sorted set `<namespace>:key:<cache key tag>` lists the entries of a cache key (for
+// clear-by-key), and every key expires with its entry. Semantic mode there is refused at init, with
+// the reason, so the plugin's status says it.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from 'redis';
 import { lazy } from '../lazy.ts';
@@ -103,6 +109,9 @@ export function indexDimension(info: unknown[]): number {
   return 1;
 }
 
+/** Glob metacharacters escaped, for SCAN MATCH. */
+const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
+
 export class RedisCacheStore implements CacheStore {
   readonly type = 'redis' as const;
   private readonly client: RedisClientType<Record<string, never>, Record<string, never>, Record<string, never>, 2>;
@@ -115,6 +124,8 @@ export class RedisCacheStore implements CacheStore {
   private readonly addr: string;
   private everReady = false;
   private firstWait: Promise<void> | undefined;
+  /** Set once init found no search module: direct-only entries without an index. */
+  private plain = false;
 
   constructor(cfg: RedisStoreConfig) {
     this.addr = cfg.addr.replace(/\/\/[^@/]*@/, '//');
@@ -167,7 +178,7 @@ export class RedisCacheStore implements CacheStore {
 
   async init(namespace: string, dimension: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const existing = await this.existingDimension(namespace);
+      const existing = await this.existingDimension(namespace, dimension);
       if (existing !== undefined) {
         if (existing !== dimension) throw new DimensionMismatchError(namespace, existing, dimension);
         this.dims.set(namespace, dimension);
@@ -187,16 +198,78 @@ export class RedisCacheStore implements CacheStore {
     }
   }
 
-  private async existingDimension(namespace: string): Promise<number | undefined> {
+  private async existingDimension(namespace: string, dimension: number): Promise<number | undefined> {
     try {
       return indexDimension((await this.cmd(['FT.INFO', namespace])) as unknown[]);
     } catch (err) {
       if (isUnknownIndex(err)) return undefined;
       if (/unknown command/i.test((err as Error).message)) {
-        throw new Error(`cache store: the Redis server at ${this.addr} has no search module (FT.* commands); use Redis Stack, Redis 8 or Valkey with valkey-search`);
+        // Direct-only mode needs no index (spec rule 6: a store that accepts entries without vectors).
+        if (dimension === 1) {
+          this.plain = true;
+          return 1;
+        }
+        throw new Error(
+          `cache store: the Redis server at ${this.addr} has no search module (FT.* commands), which semantic mode (dimension ${dimension}) needs: use Redis Stack, Redis 8 or Valkey with valkey-search, or direct-only mode (dimension 1, no provider)`,
+        );
       }
       throw err;
     }
+  }
+
+  private pointer(namespace: string, scope: string, hash: string): string {
+    return `${namespace}:direct:${tag(scope)}:${hash.toLowerCase()}`;
+  }
+
+  private keySet(namespace: string, cacheKey: string): string {
+    return `${namespace}:key:${tag(cacheKey)}`;
+  }
+
+  private async plainGet(namespace: string, scope: string, hash: string, now: number): Promise<CacheEntry | undefined> {
+    const id = await this.cmd(['GET', this.pointer(namespace, scope, hash)]);
+    if (typeof id !== 'string') return undefined;
+    const e = toEntry(pairs(await this.cmd(['HGETALL', `${namespace}:${id}`])));
+    return e && e.scope === scope && e.hash === hash.toLowerCase() && e.expiresAt > now ? e : undefined;
+  }
+
+  private async plainPut(namespace: string, entry: CacheEntry, fields: (string | Buffer)[]): Promise<void> {
+    const key = `${namespace}:${entry.id}`;
+    const pointer = this.pointer(namespace, entry.scope, entry.hash);
+    const set = this.keySet(namespace, entry.cacheKey);
+    const at = String(entry.expiresAt);
+    // One live entry per request hash: the one the pointer named is replaced.
+    const old = await this.cmd(['GET', pointer]);
+    const older = typeof old === 'string' && old !== entry.id ? [`${namespace}:${old}`] : [];
+    await this.client
+      .multi()
+      .addCommand(['DEL', key, ...older])
+      .addCommand(['HSET', key, ...fields])
+      .addCommand(['PEXPIREAT', key, at])
+      .addCommand(['SET', pointer, entry.id, 'PXAT', at])
+      .addCommand(['ZADD', set, at, entry.id])
+      .addCommand(['ZREMRANGEBYSCORE', set, '-inf', `(${Date.now()}`])
+      .exec();
+    // The set lives as long as its longest-lived entry.
+    const last = (await this.cmd(['ZRANGE', set, '-1', '-1', 'WITHSCORES'])) as unknown[];
+    if (last.length === 2) await this.cmd(['PEXPIREAT', set, String(last[1])]);
+  }
+
+  private async plainDeleteByKey(namespace: string, cacheKey: string): Promise<number> {
+    const set = this.keySet(namespace, cacheKey);
+    const ids = ((await this.cmd(['ZRANGE', set, '0', '-1'])) as unknown[]).map(String);
+    let removed = 0;
+    for (let i = 0; i < ids.length; i += BATCH) removed += Number(await this.cmd(['DEL', ...ids.slice(i, i + BATCH).map((id) => `${namespace}:${id}`)]));
+    await this.cmd(['DEL', set]);
+    return removed;
+  }
+
+  private async plainDrop(namespace: string): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = (await this.cmd(['SCAN', cursor, 'MATCH', `${globEscape(namespace)}:*`, 'COUNT', '1000'])) as [string, string[]];
+      if (keys.length) await this.cmd(['DEL', ...keys]);
+      cursor = String(next);
+    } while (cursor !== '0');
   }
 
   private async search(namespace: string, query: string, extra: (string | Buffer)[] = []): Promise<Record<string, unknown>[]> {
@@ -209,6 +282,7 @@ export class RedisCacheStore implements CacheStore {
   async getDirect(namespace: string, scope: string, hash: string, now: number): Promise<CacheEntry | undefined> {
     // Request hashes are hex: safe in a TAG query as they are.
     if (!/^[0-9a-f]+$/i.test(hash)) return undefined;
+    if (this.plain) return this.plainGet(namespace, scope, hash, now);
     const rows = await this.search(namespace, `@scope_tag:{${tag(scope)}} @hash:{${hash.toLowerCase()}} @expires_at:[(${now} +inf]`, [
       'RETURN', String(FIELDS.length), ...FIELDS, 'LIMIT', '0', '10',
     ]);
@@ -221,7 +295,7 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async nearest(namespace: string, scope: string, vector: Float32Array, minSimilarity: number, now: number): Promise<SemanticMatch | undefined> {
-    if (this.dims.get(namespace) === 1) return undefined;
+    if (this.plain || this.dims.get(namespace) === 1) return undefined;
     const rows = await this.search(namespace, `(@scope_tag:{${tag(scope)}} @expires_at:[(${now} +inf])=>[KNN 1 @vector $vec${await this.hybridPolicy(namespace, scope)} AS distance]`, [
       'PARAMS', '2', 'vec', blob(vector), 'SORTBY', 'distance', 'ASC', 'RETURN', String(FIELDS.length + 1), ...FIELDS, 'distance', 'LIMIT', '0', '1',
     ]);
@@ -266,6 +340,7 @@ export class RedisCacheStore implements CacheStore {
     if (entry.vector && dim !== undefined && entry.vector.length !== dim) {
       throw new Error(`vector of dimension ${entry.vector.length} written to namespace ${namespace} of dimension ${dim}`);
     }
+    if (this.plain) return this.plainPut(namespace, entry, fields);
     if (entry.vector) fields.push('vector', blob(entry.vector));
     // One live entry per request hash: an older one is replaced, not shadowed.
     const same = (await this.cmd(['FT.SEARCH', namespace, `@scope_tag:{${tag(entry.scope)}} @hash:{${entry.hash.toLowerCase()}}`, 'NOCONTENT', 'LIMIT', '0', '100', 'DIALECT', '2'])) as unknown[];
@@ -296,6 +371,7 @@ export class RedisCacheStore implements CacheStore {
   async deleteByKey(namespace: string, cacheKey: string): Promise<number> {
     // Scopes may have shrunk: their sizes are counted again.
     this.scopeSizes.clear();
+    if (this.plain) return this.plainDeleteByKey(namespace, cacheKey);
     try {
       return await this.deleteMatching(namespace, `@key_tag:{${tag(cacheKey)}}`);
     } catch (err) {
@@ -305,6 +381,8 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async sweep(namespace: string, now: number): Promise<number> {
+    // Plain Redis removes expired entries by itself (every key has its expiry).
+    if (this.plain) return 0;
     try {
       return await this.deleteMatching(namespace, `@expires_at:[-inf ${now}]`);
     } catch (err) {
@@ -314,6 +392,11 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async drop(namespace: string): Promise<void> {
+    if (this.plain) {
+      await this.plainDrop(namespace);
+      this.dims.delete(namespace);
+      return;
+    }
     try {
       // DD: the entries go with the index.
       await this.cmd(['FT.DROPINDEX', namespace, 'DD']);

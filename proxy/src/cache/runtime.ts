@@ -2,12 +2,17 @@
 // opened at start, the namespaces initialised in it, the single-flight table and the expiry sweep.
 // A plugin config changed through /api (a new namespace or dimension) is initialised on first use;
 // a dimension mismatch found then leaves the cache off for that config (logged, shown as the
-// plugin's status) instead of failing requests.
+// plugin's status) instead of failing requests. Problems are kept per config (namespace and
+// dimension, embedding model), so a config that was fixed no longer shows the old one.
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { cacheMetrics, type CacheMetrics } from './metrics.ts';
 import { SingleFlight } from './single-flight.ts';
+import type { ResolvedCacheConfig } from './settings.ts';
 import { DimensionMismatchError, type CacheStore } from './store.ts';
+
+/** A semantic config's embedding: namespace, dimension, provider and model. */
+const configKey = (c: ResolvedCacheConfig) => [c.namespace, c.dimension, c.provider ?? '', c.embeddingModel ?? ''].join('\u0000');
 
 const SWEEP_MS = 60_000;
 /** How long shutdown waits for writes still running. */
@@ -17,7 +22,12 @@ export class CacheRuntime {
   readonly store: CacheStore;
   readonly flights = new SingleFlight();
   readonly #ready = new Map<string, Promise<boolean>>();
-  readonly #problems = new Map<string, string>();
+  /** Why a namespace cannot be used with a dimension, by `namespace\0dimension` (the config it came from). */
+  readonly #problems = new Map<string, Error>();
+  /** Namespace-dimension pairs found usable. */
+  readonly #usable = new Set<string>();
+  /** Embedding models that answer with another dimension than their config requires, by config. */
+  readonly #embedding = new Map<string, string>();
   readonly #sweep: NodeJS.Timeout;
   /** Writes not finished yet: shutdown waits for them (bounded) so an answer served is not lost. */
   readonly #pending = new Set<Promise<void>>();
@@ -38,11 +48,14 @@ export class CacheRuntime {
     return this.#metrics;
   }
 
-  /** Initialises the namespace at start: a dimension mismatch is thrown (start-up fails with the spec's message). */
+  /**
+   * Initialises the namespace at start. Whatever fails is kept as the config's problem (the
+   * plugin's status says it from the start, not only after a request); a dimension mismatch is
+   * thrown (start-up fails with the spec's message).
+   */
   async init(namespace: string, dimension: number): Promise<void> {
-    const key = `${namespace}\u0000${dimension}`;
-    await this.store.init(namespace, dimension);
-    this.#ready.set(key, Promise.resolve(true));
+    if (await this.ready(namespace, dimension)) return;
+    throw this.#problems.get(`${namespace}\u0000${dimension}`) ?? new Error(`namespace ${namespace} cannot be used`);
   }
 
   /** True once the namespace is usable with this dimension (initialised on first use). */
@@ -52,14 +65,16 @@ export class CacheRuntime {
     if (!p) {
       p = this.store.init(namespace, dimension).then(
         () => {
-          this.#problems.delete(namespace);
+          this.#problems.delete(key);
+          this.#usable.add(key);
           return true;
         },
         (err: unknown) => {
-          const msg = (err as Error).message;
-          this.#problems.set(namespace, msg);
-          log.error('response cache namespace cannot be used: the cache is off for this config', { namespace, error: msg });
-          // A store that was away may answer later; a mismatch stays until the config changes.
+          const e = err instanceof Error ? err : new Error(String(err));
+          this.#problems.set(key, e);
+          log.error('response cache namespace cannot be used: the cache is off for this config', { namespace, dimension, error: e.message });
+          // A store that was away may answer later; a mismatch (or a store without the needed
+          // features) stays until the config changes.
           if (!(err instanceof DimensionMismatchError)) setTimeout(() => this.#ready.delete(key), 5_000).unref();
           return false;
         },
@@ -69,20 +84,28 @@ export class CacheRuntime {
     return p;
   }
 
-  /** Why the cache cannot run with this namespace, if it cannot. */
-  problem(namespace: string): string | undefined {
-    return this.#problems.get(namespace);
+  /** Notes that a semantic config's embedding model answers with vectors of another dimension (rule 8: its semantic lookups miss). */
+  embeddingMismatch(cfg: ResolvedCacheConfig, got: number): void {
+    const key = configKey(cfg);
+    if (this.#embedding.has(key)) return;
+    const msg = `embedding model ${cfg.embeddingModel} of provider ${cfg.provider} returns vectors of dimension ${got} but the config requires ${cfg.dimension}: semantic lookups miss, entries are kept for direct lookups only`;
+    this.#embedding.set(key, msg);
+    log.error('response cache embedding dimension mismatch', { namespace: cfg.namespace, error: msg });
+  }
+
+  /** Why this config of the cache cannot run as configured, as last found (undefined: it can, or it was not tried yet). */
+  problem(cfg: ResolvedCacheConfig): string | undefined {
+    return this.#problems.get(`${cfg.namespace}\u0000${cfg.dimension}`)?.message ?? this.#embedding.get(configKey(cfg));
   }
 
   /** The namespaces in use (initialised and usable). */
   namespaces(): string[] {
-    return [...new Set([...this.#ready.keys()].map((k) => k.split('\u0000')[0]))];
+    return [...new Set([...this.#usable].map((k) => k.split('\u0000')[0]))];
   }
 
   async sweep(now: number): Promise<number> {
     let removed = 0;
     for (const ns of this.namespaces()) {
-      if (this.#problems.has(ns)) continue;
       try {
         removed += await this.store.sweep(ns, now);
       } catch (err) {

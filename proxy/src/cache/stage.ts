@@ -141,8 +141,9 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
       Object.assign(debug, { provider_used: cfg.provider, model_used: cfg.embeddingModel, input_tokens: embedded.inputTokens });
       if (embedded.vector.length === cfg.dimension) vector = embedded.vector;
       else {
+        // Rule 8: vectors of another dimension than the namespace's miss; the entry is still kept for direct lookups.
         m.storeErrors.labels('embed').inc();
-        log.warn('response cache embedding has the wrong dimension: semantic lookup skipped', { expected: cfg.dimension, got: embedded.vector.length });
+        runtime.embeddingMismatch(cfg, embedded.vector.length);
       }
     } catch (err) {
       m.storeErrors.labels('embed').inc();
@@ -218,7 +219,8 @@ function after(ctx: RequestContext, result: Outcome): void {
 async function write(ctx: RequestContext, miss: Miss, entry: CacheEntry): Promise<void> {
   const m = miss.runtime.metrics(ctx.services.metrics);
   const cfg = miss.cfg;
-  if (cfg.semantic && !entry.vector && miss.id.text) {
+  // Not again when the lookup's embedding came back with another dimension: it would again.
+  if (cfg.semantic && !entry.vector && miss.id.text && !miss.runtime.problem(cfg)) {
     try {
       const embedded = await embedText(ctx.snapshot, ctx.services.metrics, cfg.provider!, cfg.embeddingModel!, miss.id.text, AbortSignal.timeout(EMBED_WRITE_TIMEOUT_MS));
       if (embedded.vector.length === cfg.dimension) entry.vector = embedded.vector;

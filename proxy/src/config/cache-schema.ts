@@ -99,8 +99,9 @@ const validSqliteConfig = (config: unknown): boolean =>
 
 /**
  * Rules a JSON Schema cannot say (spec "Cache behavior" 6): the config must be valid; semantic mode
- * needs a provider with its embedding model and a real dimension; an embedding model without a
- * provider means nothing. Rule 9 (a vector store first) is `vectorStoreProblem`: it is enforced where
+ * needs a provider with its embedding model; an embedding model without a provider means nothing.
+ * `dimension` 1 with a provider is accepted (a reference config.json may have it): the config is
+ * semantic, and the embedding's other dimension is reported at run time (rule 8). Rule 9 (a vector store first) is `vectorStoreProblem`: it is enforced where
  * a person writes the document (config.json at start, /api), not on a document Kubernetes renders,
  * where a CachePolicy without a store leaves the cache off and says so in the plugin's status.
  */
@@ -120,7 +121,6 @@ export function cacheConfigErrors(config: { plugins?: unknown; vector_store?: un
     const c = p.config as SemanticCacheConfig;
     if (c.embedding_model !== undefined && c.provider === undefined) errors.push({ path: `${at}.embedding_model`, message: 'is not allowed without provider (direct-only mode has neither)' });
     if (c.provider !== undefined && c.embedding_model === undefined) errors.push({ path: `${at}.embedding_model`, message: 'is required when provider is set (semantic mode)' });
-    if (c.provider !== undefined && c.dimension === 1) errors.push({ path: `${at}.dimension`, message: "must be the embedding model's vector size (>1) in semantic mode; use 1 only without provider (direct-only)" });
   });
   return errors;
 }

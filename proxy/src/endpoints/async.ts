@@ -23,9 +23,10 @@ import { encodeForm, keptHeaders } from '../async/run-job.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
 import { acceptOf } from './execute.ts';
 import { OPENAI_PREFIXES } from '../routes.ts';
+import { BF_HEADERS } from '../bf-headers.ts';
 
-export const WEBHOOK_HEADER = 'x-bf-async-webhook';
-export const TTL_HEADER = 'x-bf-async-job-result-ttl';
+export const WEBHOOK_HEADER = BF_HEADERS.asyncWebhook.name;
+export const TTL_HEADER = BF_HEADERS.asyncResultTtl.name;
 
 /** Session tokens are the dashboard's (per /api instance); here only Basic and management API keys count. */
 const NO_SESSIONS = new SessionStore();

@@ -45,6 +45,8 @@ export interface PassthroughChunk {
 }
 
 const USAGE = /"usage"\s*:\s*\{/;
+/** A chunk that ends a choice (a non-null finish_reason). */
+const FINISH = /"finish_reason"\s*:\s*"/;
 /** A chunk that plainly has its `choices` list passes unparsed; anything else is read to be checked. */
 const CHOICES = /"choices"\s*:\s*\[/;
 
@@ -72,7 +74,8 @@ export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<Passthro
     },
     done: 'data: [DONE]\n\n',
     usage: (c) => c.usage,
-    terminal: () => false,
+    // Only held back when a cache miss's cache_debug must reach the final chunk (raw capture never takes this plan).
+    terminal: (c) => c.usage !== undefined || FINISH.test(c.json),
     visible: (c) => includeUsage || !c.usageOnly,
     decorate: (c, extra) => {
       c.extra = JSON.stringify(extra);

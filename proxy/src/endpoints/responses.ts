@@ -63,7 +63,8 @@ function responsesStreamPlan(att: Attempted, req: ResponsesRequest, ids: { respo
     done: '',
     usage: (ev: ResponsesStreamEvent) =>
       ev.type === 'response.completed' || ev.type === 'response.incomplete' ? fromResponsesUsage(ev.response.usage) : undefined,
-    terminal: () => false,
+    // The final response object: held to the end, where it takes a cache miss's cache_debug and any trailing raw payloads.
+    terminal: (ev: ResponsesStreamEvent) => ev.type === 'response.completed' || ev.type === 'response.incomplete',
     visible: () => true,
     // Events carry no extra_fields; the final response object does.
     decorate: (ev: ResponsesStreamEvent, extra: ExtraFields) => {

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../unified/errors.ts';
 import { findVirtualKey, type GovernanceRuntime, type VirtualKeyRuntime } from './runtime.ts';
+import { BF_HEADERS } from '../bf-headers.ts';
 
 /** The reference gateway's generated virtual keys start with this. */
 const VK_PREFIX = 'sk-bf-';
@@ -21,7 +22,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 export function identifyCaller(rt: GovernanceRuntime, headers: IncomingHttpHeaders): VirtualKeyRuntime | undefined {
-  const explicit = header(headers, 'x-bf-vk');
+  const explicit = header(headers, BF_HEADERS.virtualKey.name);
   if (explicit !== undefined) return active(findVirtualKey(rt, explicit), 'the virtual key in x-bf-vk is not valid');
   for (const candidate of [bearer(headers), header(headers, 'x-api-key'), header(headers, 'x-goog-api-key')]) {
     if (!candidate) continue;

@@ -8,6 +8,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
+import { BF_HEADERS } from '../bf-headers.ts';
 
 export interface LoggingOptions {
   /** Keep request and answer content (capped). */
@@ -137,7 +138,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
 }
 
 /** Prefix of request headers logged as metadata without being configured (the reference's). */
-const LOGGED_PREFIX = 'x-bf-lh-';
+const LOGGED_PREFIX = BF_HEADERS.logMetadata.name;
 
 /** client.logging_headers lowercased, per snapshot. */
 const loggingHeaders = new WeakMap<Snapshot, readonly string[]>();

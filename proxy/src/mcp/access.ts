@@ -9,9 +9,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { McpClientConfig } from '../config/mcp-schema.ts';
 import { clientId } from './connection.ts';
+import { BF_HEADERS } from '../bf-headers.ts';
 
-export const INCLUDE_CLIENTS_HEADER = 'x-bf-mcp-include-clients';
-export const INCLUDE_TOOLS_HEADER = 'x-bf-mcp-include-tools';
+export const INCLUDE_CLIENTS_HEADER = BF_HEADERS.mcpIncludeClients.name;
+export const INCLUDE_TOOLS_HEADER = BF_HEADERS.mcpIncludeTools.name;
 
 /** The part of a virtual key this module reads. */
 export interface VkMcpView {

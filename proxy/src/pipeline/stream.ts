@@ -55,26 +55,32 @@ export async function* streamItems<T>(
   let chunkIndex = 0;
   let batch: T[] = [];
   let yielded = false;
+  // A cache miss's cache_debug goes on the stream's final item (the spec: only the final chunk
+  // carries it, in full). The final item is known only once the upstream ended, so the finish and
+  // usage items are held back, as raw capture holds them for its trailing payloads.
+  const hold = opts.rawResponse || ctx.cacheDebug !== undefined;
 
-  const render = (item: T, raw: string[] | undefined) => {
+  const render = (item: T, raw: string[] | undefined, final = false) => {
     const extra: ExtraFields = { ...opts.extra, chunk_index: chunkIndex };
     if (chunkIndex === 0) {
       ctx.firstChunkAt = performance.now();
       if (opts.rawRequest !== undefined) extra.raw_request = opts.rawRequest;
     }
     if (raw && raw.length) extra.raw_response = raw.join('\n\n');
+    if (final && ctx.cacheDebug) extra.cache_debug = ctx.cacheDebug;
     chunkIndex++;
     plan.decorate(item, extra);
     batch.push(item);
   };
-  // Held items go out in order; the last visible one carries every payload not yet sent.
-  const flushHeld = () => {
+  // Held items go out in order; the last visible one carries every payload not yet sent (and, at
+  // the end of the stream, the cache_debug).
+  const flushHeld = (end = false) => {
     if (!held.length) return;
     const visible = held.filter((h) => plan.visible(h));
     held = [];
     visible.forEach((item, i) => {
       const last = i === visible.length - 1;
-      render(item, last ? pendingRaw : undefined);
+      render(item, last ? pendingRaw : undefined, end && last);
       if (last) pendingRaw = [];
     });
   };
@@ -83,7 +89,7 @@ export async function* streamItems<T>(
       const usage = plan.usage(item);
       if (usage) ctx.usage = usage;
       for (let i = 0; i < taps.length; i++) taps[i].tap!(ctx, item);
-      if (opts.rawResponse && plan.terminal(item)) {
+      if (hold && plan.terminal(item)) {
         held.push(item);
         continue;
       }
@@ -123,7 +129,7 @@ export async function* streamItems<T>(
     onEvents(parser.end());
     translate(() => {
       take(plan.translator.finish());
-      flushHeld();
+      flushHeld(true);
     });
   } catch (err) {
     if (ctx.signal.aborted) return;

@@ -8,8 +8,9 @@ import { webhookEndpoint } from './endpoints.ts';
 import { storedData } from './payload.ts';
 import { DeliveryQueue, jobDeliveryId, type JobOutcome } from './queue.ts';
 import { wakeDispatcher } from './registry.ts';
+import { BF_HEADERS } from '../bf-headers.ts';
 
-export const WEBHOOK_HEADER = 'x-bf-async-webhook';
+export const WEBHOOK_HEADER = BF_HEADERS.asyncWebhook.name;
 
 export interface JobEvent {
   endpoint: string;
