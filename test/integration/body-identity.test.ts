@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
 
 let mock: MockProvider;
@@ -16,6 +16,7 @@ before(async () => {
   mock = await startMockProvider();
   g = await startGateway({
     providers: mockProviders(mock.url),
+    client: { enable_logging: true },
     vector_store: { enabled: true, type: 'sqlite' },
     // Every request is cached without a header: the setting the poisoning was seen with.
     plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, ttl: '5m', default_cache_key: 'shared' } }],
@@ -71,4 +72,24 @@ test('a hidden __proto__ instructions member on /v1/responses plants nothing eit
   assert.equal(sent.system, undefined, 'no hidden system prompt reached the provider');
   assert.equal(a.status, 400, JSON.stringify(a.json));
   assert.equal(a.json.error.param, '__proto__');
+});
+
+test('files and batches log the body the provider receives, never the provider runtime and its keys', async () => {
+  const batch = { input_file_id: `file-logged-${Date.now()}`, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { run: 'body-identity' } };
+  await post('/v1/batches', JSON.stringify(batch));
+  const form = new FormData();
+  form.set('purpose', 'batch');
+  form.set('file', new Blob(['{"custom_id":"a"}\n']), 'in.jsonl');
+  const upload = await fetch(`${g.url}/v1/files`, { method: 'POST', body: form });
+  assert.equal(upload.status, 200, await upload.text());
+  let records: { object?: string; raw_request?: string }[] = [];
+  await eventually(async () => {
+    const { logs } = (await (await fetch(`${g.url}/api/logs?limit=100`)).json()) as { logs: { id: string }[] };
+    records = await Promise.all(logs.map(async (l) => (await (await fetch(`${g.url}/api/logs/${l.id}`)).json()) as { object?: string; raw_request?: string }));
+    assert.ok(records.some((r) => r.raw_request?.includes(batch.input_file_id)), 'the batch is logged');
+    assert.ok(records.some((r) => /file/.test(r.object ?? '')), `the upload is logged: ${JSON.stringify(records.map((r) => r.object))}`);
+  }, 10_000);
+  const logged = records.find((r) => r.raw_request?.includes(batch.input_file_id))!;
+  assert.deepEqual(JSON.parse(logged.raw_request!), batch);
+  for (const r of records) assert.ok(!JSON.stringify(r).includes('sk-openai-test'), `no provider key in a log record: ${JSON.stringify(r).slice(0, 300)}`);
 });
