@@ -5,7 +5,7 @@
 // the socket. After every request: the process is up, the answer is a 2xx/4xx/5xx (never a 500
 // from a bug), every error carries an error object, and /health stays fast.
 // Reproduce a failure with FUZZ_SEED=<seed printed below>.
-import { after, before, beforeEach, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
 import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { eventually } from '../helpers/gateway.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).
 const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -482,4 +483,121 @@ test('raw garbage on HTTP/1.1 connections is refused and the connection closed',
   );
   await checkHealth();
   noUncaught();
+});
+
+// ---------------------------------------------------------------------------------------------
+// One request body everywhere (docs/security.md): on every route with a JSON example, a
+// `__proto__`, `constructor` or `prototype` member at the top and at one nested place, holding
+// fields a translator would read (a hidden system prompt, instructions, max_tokens) with a marker.
+// `__proto__` is refused with a 400 naming it and nothing reaches the provider. For the others,
+// whatever reaches the provider is also in the cache identity and the log: a marker the upstream
+// received is in the logged request, and the same request without the member is not answered
+// from the cache entry the marked one wrote.
+
+describe('prototype-named members: the upstream request, the cache key and the log agree', () => {
+  let own: Stack;
+  before(async () => {
+    own = await startStack((u) => ({
+      providers: mockProviders(u),
+      client: { enable_logging: true },
+      vector_store: { enabled: true, type: 'sqlite' },
+      // Direct-only; the examples' conversations (four chat messages) are cached too.
+      plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, ttl: '5m', conversation_history_threshold: 100 } }],
+    }));
+  });
+  after(async () => {
+    await own?.close();
+  });
+
+  const MEMBERS = ['__proto__', 'constructor', 'prototype'];
+  const ASYNC = /\/async\//;
+  const steering = (marker: string) => ({ instructions: marker, system: marker, name: marker, text: marker, user: marker, description: marker, max_tokens: 1, max_output_tokens: 16 });
+  /** `a.b[0].c`: how the gateway names a place in a body. */
+  const pathName = (path: (string | number)[]) => path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k), '');
+
+  async function post(path: string, body: string, cacheKey: string): Promise<Answer> {
+    const res = await fetch(`${own.gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-bf-cache-key': cacheKey },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  async function loggedInput(marker: string): Promise<string> {
+    let input = '';
+    await eventually(async () => {
+      const res = await fetch(`${own.gateway.url}/api/logs?content_search=${marker}&limit=5`);
+      const { logs } = (await res.json()) as { logs: { id: string }[] };
+      assert.ok(logs.length > 0, `no log record holds ${marker} yet`);
+      const full = (await (await fetch(`${own.gateway.url}/api/logs/${logs[0].id}`)).json()) as { raw_request?: string };
+      input = full.raw_request ?? '';
+    }, 10_000);
+    return input;
+  }
+
+  test('on every JSON route: __proto__ is refused, a member the provider gets is in the cache key and the log', async () => {
+    // A passthrough relays the caller's bytes unread and uncached: nothing there copies a body.
+    const routes = ROUTES.filter((r) => r.methods.includes('POST') && exampleFor(r.path) !== undefined && !PASSTHROUGH.test(r.path));
+    assert.ok(routes.length > 100, `JSON routes found: ${routes.length}`);
+    const reached: { marker: string; what: string }[] = [];
+    let refused = 0;
+    const families = new Map<unknown, number>();
+    for (const [i, route] of routes.entries()) {
+      // Every other route of a family calls Anthropic: its translator reads fields one by one,
+      // where an OpenAI upstream gets a copy of the request's own fields.
+      const family = exampleFor(route.path)!;
+      const seen = (families.get(family) ?? 0) + 1;
+      families.set(family, seen);
+      const example = structuredClone(family) as Record<string, unknown>;
+      if (example.model === 'openai/gpt-4o' && seen % 2 === 0) example.model = 'anthropic/claude-sonnet-4-5';
+      const objects = placesIn(example).filter((p) => {
+        const v = p.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], example);
+        return p.length > 0 && v !== null && typeof v === 'object' && !Array.isArray(v);
+      });
+      // The top and one nested object, a different one for each route of the same family.
+      for (const place of objects.length ? [[], objects[i % objects.length]] : [[]]) {
+        for (const member of MEMBERS) {
+          // No marker is a prefix of another (the log is searched by substring).
+          const marker = `mk${i}z${place.length}m${MEMBERS.indexOf(member)}q`;
+          const doc = structuredClone(example) as Record<string | number, unknown>;
+          const target = place.reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, doc);
+          // defineProperty: an assignment to `__proto__` would not make a member at all.
+          Object.defineProperty(target, member, { value: steering(marker), enumerable: true, writable: true, configurable: true });
+          const key = `fz-${marker}`;
+          const what = `${route.path} with ${member} at ${pathName(place) || '(top)'}`;
+          const sent = own.mock.requests.length;
+          const a = await post(route.path, JSON.stringify(doc), key);
+          const upstream = own.mock.requests.slice(sent);
+          const carries = (r: { body?: unknown }) => JSON.stringify(r.body ?? '').includes(marker);
+          if (member === '__proto__') {
+            refused++;
+            assert.equal(a.status, 400, `${what}: ${a.text.slice(0, 300)}`);
+            const named = pathName([...place, '__proto__']);
+            assert.ok(a.text.includes(`${named}: '__proto__' is not allowed`), `${what}: the error names ${named}: ${a.text.slice(0, 300)}`);
+            assert.ok(!upstream.some(carries), `${what}: nothing of it reaches the provider`);
+          }
+          // An async job is called later, by then among other jobs' calls: its submission is what is checked.
+          if (ASYNC.test(route.path) || !upstream.some(carries)) continue;
+          reached.push({ marker, what });
+          // The entry is written once the answer has gone out: wait until the marked request is
+          // itself a hit (when its operation is cached at all), so the next check is not vacuous.
+          for (let tries = 0; a.status < 300 && tries < 20; tries++) {
+            const calls = own.mock.requests.length;
+            await post(route.path, JSON.stringify(doc), key);
+            if (own.mock.requests.length === calls) break;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          const before = own.mock.requests.length;
+          const plain = await post(route.path, JSON.stringify(example), key);
+          assert.ok(own.mock.requests.length > before, `${what}: the request without the member is not answered from the marked one's cache entry (${plain.status} ${plain.text.slice(0, 200)})`);
+        }
+      }
+    }
+    // The log is written in batches: checked once all were sent.
+    for (const { marker, what } of reached) assert.ok((await loggedInput(marker)).includes(marker), `${what}: the provider got ${marker}, so the logged request holds it`);
+    process.stdout.write(`# ${routes.length} JSON routes, ${refused} __proto__ members refused, ${reached.length} members that reached the provider checked against the log and the cache\n`);
+    assert.ok(reached.length > 0, 'some constructor/prototype members reach the provider (as plain fields) and were checked');
+  });
 });

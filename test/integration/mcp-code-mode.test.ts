@@ -83,3 +83,23 @@ test('code the application approves runs through /v1/mcp/tool/execute, still hel
   assert.equal(await toolCalls('fail'), before, 'fail is not in tools_to_execute: never called');
   assert.match(refused.content, /not allowed|fail/i);
 });
+
+test('tool-call arguments follow the request-body rule: a __proto__ member is refused, the tool never called', async () => {
+  const execute = (fn: { name: string; arguments: string }) =>
+    fetch(`${g.url}/v1/mcp/tool/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', type: 'function', function: fn }) });
+  // In the arguments string the caller sends: a 400 naming the member.
+  const direct = await execute({ name: 'executeToolCode', arguments: '{"code":"result = 1","__proto__":{"code":"x"}}' });
+  const err = (await direct.json()) as { error: { param: string; message: string } };
+  assert.equal(direct.status, 400, JSON.stringify(err));
+  assert.equal(err.error.param, 'function.arguments.__proto__');
+  // In a call the code makes: the program gets an error, echo is not called.
+  const before = await toolCalls('echo');
+  const res = await execute({ name: 'executeToolCode', arguments: JSON.stringify({ code: "result = local.echo(__proto__={'query': 'hidden'}, query='shown')" }) });
+  const out = (await res.json()) as { content: string };
+  assert.match(out.content, /__proto__' is not allowed/);
+  assert.equal(await toolCalls('echo'), before, 'echo never ran with the member');
+  // In a call the model makes (agent mode): the tool result says why, the code never runs.
+  const agent = await chat(`CALL executeToolCode {"code":"result = local.echo(query='x')","__proto__":{"code":"y"}}`);
+  assert.match(agent.choices[0].message.content ?? '', /^Tool said: .*arguments\.__proto__: '__proto__' is not allowed/s);
+  assert.equal(await toolCalls('echo'), before, 'echo never ran');
+});

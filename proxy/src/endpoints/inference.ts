@@ -23,7 +23,7 @@ import type { Target } from '../pipeline/target.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
-import { parseJson, readBody } from '../http/body.ts';
+import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { httpRoute } from './serve.ts';
 
@@ -88,6 +88,8 @@ export function httpInference<R extends ModelRequest>(route: InferenceRoute<R>):
 export async function readJson<R>(ctx: RequestContext, parse: (body: unknown) => R): Promise<R> {
   if (!ctx.http) {
     if (ctx.input === undefined) throw invalidRequest('a request body is required');
+    // An in-process input (an async job's stored body included) obeys the rule HTTP bodies do.
+    refuseProtoMembers(ctx.input);
     return parse(ctx.input);
   }
   return parse(withFields(parseJson(await readBody(ctx.http.req, ctx.snapshot.maxBodyBytes)), ctx.http.bodyFields));

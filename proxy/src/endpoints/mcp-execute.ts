@@ -3,7 +3,7 @@
 // The caller's virtual key and the client's tools_to_execute decide what may run; it is not held to
 // tools_to_auto_execute (the application is the one asking).
 import { randomUUID } from 'node:crypto';
-import { parseJson, readBody } from '../http/body.ts';
+import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { callerAccess } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
@@ -50,12 +50,14 @@ function argsObject(text: string, param: string): void {
     throw invalidRequest(`${param} is not valid JSON`, param);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalidRequest(`${param} must be a JSON object`, param);
+  refuseProtoMembers(v, param);
 }
 
 const STATUS: Readonly<Record<string, number>> = { unavailable: 503, timeout: 504 };
 
 const accept: Accept = async (ctx: RequestContext) => {
   const body = ctx.http ? parseJson(await readBody(ctx.http.req, ctx.snapshot.maxBodyBytes)) : ctx.input;
+  if (!ctx.http) refuseProtoMembers(body);
   const call = readToolCall(body, ctx.query().get('format'));
   ctx.request = call;
   ctx.scope = { kind: 'none' };

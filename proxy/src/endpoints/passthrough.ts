@@ -90,7 +90,9 @@ function allowedModel(ctx: RequestContext, provider: ProviderRuntime, rest: stri
   if (body?.length) {
     try {
       parsed = parseJson(body);
-    } catch {
+    } catch (err) {
+      // A body the gateway reads obeys its rule (a `__proto__` member is a 400 naming it).
+      if (err instanceof GatewayError && err.code === 'invalid_field') throw err;
       // Not JSON: the model can only come from the path.
     }
   }

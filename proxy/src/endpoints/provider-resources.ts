@@ -87,6 +87,9 @@ export interface ResourceCall {
   raw?: boolean;
 }
 
+/** Each request's call, from accept to execute. */
+const calls = new WeakMap<RequestContext, ResourceCall>();
+
 /**
  * A files or batches route: `prepare` reads the request (after the caller is identified) and says
  * which provider gets what; the provider's permissions and limits are checked by the stages. One
@@ -94,7 +97,7 @@ export interface ResourceCall {
  */
 export function resourceRoute(operation: ResourceOperation, requestType: string, prepare: (ctx: RequestContext) => Promise<ResourceCall>): ReturnType<typeof httpRoute> {
   const execute: Execute = async (ctx) => {
-    const call = ctx.request as ResourceCall;
+    const call = calls.get(ctx)!;
     const { provider, up } = call;
     const body = up.body === undefined ? undefined : JSON.stringify(up.body);
     const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], resourceKey(provider, ctx.keyIds), up, body, ctx.signal);
@@ -105,7 +108,10 @@ export function resourceRoute(operation: ResourceOperation, requestType: string,
     ctx.model = '';
     // Files and batches name no model, so routing and model limits do not apply.
     const call = await prepare(ctx);
-    ctx.request = call;
+    calls.set(ctx, call);
+    // The request is what the provider receives (a batch's JSON body), as on inference routes:
+    // the call itself holds the provider's runtime, keys included, which must never be logged.
+    ctx.request = call.up.body;
     ctx.provider = call.provider.name;
     ctx.scope = { kind: 'provider', provider: call.provider };
     return execute;

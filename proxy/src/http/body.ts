@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { validator } from '../config/validate.ts';
+import { unsafeJson } from '../config/names.ts';
 
 // Plain 'data'/'end' listeners: cheaper than async iteration on the hot path. Over the limit, the
 // rest is not read: the 413 closes the connection (respond.ts) instead of draining it.
@@ -48,16 +49,41 @@ export const MAX_JSON_DEPTH = 128;
 
 export function parseJson(buf: Buffer): unknown {
   if (buf.length === 0) throw invalidRequest('request body is empty; a JSON object is required');
+  const text = buf.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(buf.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw invalidRequest(`request body is not valid JSON: ${(err as Error).message}`);
   }
   if (mayNestDeeperThan(buf, MAX_JSON_DEPTH) && depthOf(value) > MAX_JSON_DEPTH) {
     throw invalidRequest(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  if (mayHoldProtoKey(text)) refuseProtoMembers(value);
   return value;
+}
+
+/**
+ * The rule for every JSON value a caller sends (an inference body at any depth, tool-call
+ * arguments, an in-process input; /api and configuration documents apply the same check): a
+ * `__proto__` member is refused with a 400 naming it. JSON.parse keeps it as an own field, but the
+ * first copy by assignment turns it into the prototype of the copy, whose fields validation and
+ * translators then read while the cache key, the log and `raw_request` (own fields only) do not
+ * see them. `constructor` and `prototype` are ordinary fields: nothing treats them specially on a
+ * copy, and the gateway reads caller-named keys as own fields only.
+ */
+export function refuseProtoMembers(value: unknown, root = ''): void {
+  const problem = unsafeJson(value, root);
+  if (problem) throw new GatewayError(400, `invalid request body: ${problem.path}: ${problem.message}`, { param: problem.path, code: 'invalid_field' });
+}
+
+/**
+ * Cheap pre-check on the body text: a `__proto__` key is there literally, or with one of its
+ * letters written as a \u escape (`\u005f` is `_`; `p`, `r`, `o`, `t` are \u006x / \u007x).
+ * Non-ASCII escapes (what many JSON encoders write for every accented letter) do not match.
+ */
+function mayHoldProtoKey(text: string): boolean {
+  return text.includes('__proto__') || /\\u00[5-7]/.test(text);
 }
 
 /** Cheap pre-check: nesting needs an opening bracket per level, and most bodies have few of them. */

@@ -7,6 +7,7 @@ import { autoExecutable, type Allowed } from './access.ts';
 import type { McpManager, CallMeta, ToolOutcome } from './manager.ts';
 import { chatTool, type ChatFunctionTool } from './tools.ts';
 import { log } from '../log.ts';
+import { unsafeJson } from '../config/names.ts';
 
 /** Meta-tools that only read the stubs: always safe to run unattended (spec rule 7). */
 const READ_ONLY_META = new Set(['listToolFiles', 'readToolFile', 'getToolDocs']);
@@ -96,6 +97,9 @@ export class ToolSet {
   async run(name: string, argsJson: string, signal: AbortSignal, unattended: boolean): Promise<ToolOutcome> {
     const args = parseArgs(argsJson);
     if (!args) return { content: `the arguments of tool '${name}' are not a JSON object`, isError: true };
+    // The rule request bodies follow (http/body.ts): a model's tool call may not carry one either.
+    const unsafe = unsafeJson(args, 'arguments');
+    if (unsafe) return { content: `the arguments of tool '${name}' are refused: ${unsafe.path}: ${unsafe.message}`, isError: true };
     const d = this.#direct.get(name);
     if (d) {
       const conn = this.#mcp.byName(d.client);

@@ -114,6 +114,8 @@ export function parseForm(parts: readonly FormPart[], spec: FormSpec): FormReque
       if (GATEWAY_FIELDS.has(p.name) || p.name === 'stream' || p.name === 'response_format') throw invalidRequest(`'${p.name}' must be a text field, not a file`, p.name);
       continue;
     }
+    // The rule JSON bodies follow (http/body.ts); `fields` is read by own keys only.
+    if (p.name === '__proto__') throw invalidRequest("invalid request body: __proto__: '__proto__' is not allowed as a field name", p.name);
     fields[p.name] = p.value;
     if (p.name === 'model') model = p.value;
     else if (p.name === 'fallbacks' || p.name === 'fallbacks[]') fallbacks.push(...fallbackValues(p.value));
@@ -128,7 +130,7 @@ export function parseForm(parts: readonly FormPart[], spec: FormSpec): FormReque
   }
   let stream = false;
   if (fields.stream !== undefined) {
-    const b = BOOLEANS[fields.stream];
+    const b = Object.hasOwn(BOOLEANS, fields.stream) ? BOOLEANS[fields.stream] : undefined;
     if (b === undefined) throw invalidRequest(`'stream' must be true or false; got '${fields.stream}'`, 'stream');
     stream = b;
   }

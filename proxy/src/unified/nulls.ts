@@ -3,6 +3,9 @@
 // same for its OpenAI-shaped routes: a null member is dropped before validation, so it is neither
 // refused nor forwarded to a provider that would refuse it. One level down too (`stream_options`,
 // `reasoning`, `text`, ...), but never inside lists: a message's `content: null` means something.
+// The copy defines fields (setOwn): a `__proto__` member, were one to get this far, stays a plain
+// field instead of becoming the prototype whose fields validation and translators would read.
+import { setOwn } from './own-fields.ts';
 
 /** Object members whose own members are client data, where a null is a value, not an absence. */
 const OPAQUE = new Set(['metadata', 'logit_bias', 'extra_body']);
@@ -12,7 +15,7 @@ export function dropNulls(body: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (v === null) continue;
-    out[k] = isPlainObject(v) && !OPAQUE.has(k) ? withoutNullMembers(v) : v;
+    setOwn(out, k, isPlainObject(v) && !OPAQUE.has(k) ? withoutNullMembers(v) : v);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { sandboxModule } from './wasm-module.ts';
 import type { WorkerInit, WorkerMessage } from './worker.ts';
+import { unsafeJson } from '../../config/names.ts';
 
 export interface SandboxLimits {
   /** Starlark execution steps (roughly bytecode instructions) per execution. */
@@ -206,6 +207,12 @@ export async function runStarlark(
         case 'call': {
           toolCalls++;
           const { server, tool, args } = JSON.parse(m.payload) as { server: string; tool: string; args: Record<string, unknown> };
+          // The rule tool calls follow everywhere (http/body.ts): no `__proto__` member.
+          const unsafe = unsafeJson(args, 'args');
+          if (unsafe) {
+            w.answer(JSON.stringify({ error: `${server}.${tool}: ${unsafe.path}: ${unsafe.message}` }));
+            return;
+          }
           handlers.call(server, tool, args, abort.signal).then(
             (value) => {
               if (settled) return;

@@ -3,6 +3,7 @@
 // signatures become reasoning_details in exactly the shape ../request.ts replays them from.
 import type { ChatRequest, ContentPart, Message, Tool, ToolChoice } from '../../../unified/chat.ts';
 import { invalidRequest } from '../../../unified/errors.ts';
+import { setOwn } from '../../../unified/own-fields.ts';
 import { digestParts } from '../parts.ts';
 import type {
   GeminiBlob,
@@ -299,7 +300,7 @@ export function toJsonSchema(schema: unknown): unknown {
     } else if (key === 'items' || key === 'anyOf') {
       out[key] = toJsonSchema(value);
     } else if (key !== 'nullable' && key !== 'propertyOrdering') {
-      out[key] = value;
+      setOwn(out, key, value);
     }
   }
   if (schema.nullable === true) {
