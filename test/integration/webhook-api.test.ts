@@ -173,6 +173,12 @@ test('create refuses bad input with the field named', async () => {
     [{ name: 'x5', url: 'http://169.254.169.254/latest/meta-data', events: ['async_job.completed'], allow_private_network: true }, 'url', /link-local|metadata/],
     [{ name: 'x6', url: 'https://example.com/h', events: ['async_job.completed'], headers: { 'Webhook-Id': 'x' } }, 'headers.Webhook-Id', /reserved/],
     [{ name: 'x7', url: 'https://example.com/h', events: ['job.done'] }, 'events/0', /./],
+    // Hop-by-hop and framing headers are refused (they describe a connection, not the delivery).
+    ...['Connection', 'Keep-Alive', 'Transfer-Encoding', 'TE', 'Trailer', 'Upgrade', 'Proxy-Authorization', 'Content-Length'].map((h): [Record<string, unknown>, string, RegExp] => [
+      { name: `hop-${h.toLowerCase()}`, url: 'https://example.com/h', events: ['async_job.completed'], headers: { [h]: 'x' } },
+      `headers.${h}`,
+      new RegExp(`${h.toLowerCase()}.*(hop-by-hop|reserved)`),
+    ]),
     [{ name: 'from-config', url: 'https://example.com/h', events: ['async_job.completed'] }, 'name', /already exists/],
   ];
   for (const [body, param, message] of cases) {
