@@ -147,18 +147,27 @@ export class JobStore {
   }
 
   /**
-   * Takes up to `limit` runnable jobs (pending, or processing with a lapsed lease), oldest first,
-   * each under the new lease `leaseId` until `leaseUntil`; `owner` names the replica (host:pid) for
-   * whoever looks at the table. Attempts count claims, so a job whose
-   * runs keep dying can be given up on.
+   * Takes up to `limit` runnable jobs (pending, or processing with a lapsed lease) each under the new
+   * lease `leaseId` until `leaseUntil`; `owner` names the replica (host:pid) for whoever looks at the
+   * table. Attempts count claims, so a job whose runs keep dying can be given up on.
+   *
+   * Fair between virtual keys: a job's turn is its place in its key's queue plus the jobs that key
+   * has running (any replica), oldest first among equal turns. So one key's backlog of a hundred
+   * jobs does not make another key's job wait behind it: the other key's first job goes at the next
+   * free slot. Jobs without a key share one queue.
    */
   async claim(leaseId: string, owner: string, now: number, leaseUntil: number, limit: number): Promise<Job[]> {
     const runnable = "(status = 'pending' OR (status = 'processing' AND lease_until < ?))";
+    const key = "COALESCE(virtual_key_id, '')";
+    const fair = `SELECT q.id FROM
+         (SELECT id, created_at, ${key} AS k, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY created_at, id) AS turn FROM async_jobs WHERE ${runnable}) q
+         LEFT JOIN (SELECT ${key} AS k, COUNT(*) AS n FROM async_jobs WHERE status = 'processing' AND lease_until >= ? GROUP BY ${key}) busy ON busy.k = q.k
+       ORDER BY q.turn + COALESCE(busy.n, 0), q.created_at, q.id LIMIT ?`;
     const rows = await this.#db.query(
       `UPDATE async_jobs SET status = 'processing', lease_id = ?, lease_owner = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM async_jobs WHERE ${runnable} ORDER BY created_at LIMIT ?${this.#skipLocked}) AND ${runnable}
+       WHERE id IN (SELECT id FROM async_jobs WHERE id IN (${fair}) AND ${runnable}${this.#skipLocked}) AND ${runnable}
        RETURNING ${COLUMNS}`,
-      [leaseId, owner, leaseUntil, now, now, limit, now],
+      [leaseId, owner, leaseUntil, now, now, now, limit, now, now],
     );
     return rows.map(toJob);
   }
