@@ -59,6 +59,15 @@ export interface Finish {
   expires_at: number;
 }
 
+export interface JobUsage {
+  pending: number;
+  bytes: number;
+  nextExpiry: number | undefined;
+  keyPending: number;
+  keyBytes: number;
+  keyNextExpiry: number | undefined;
+}
+
 const COLUMNS =
   'id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, completed_at, status_code, result, error, lease_id, attempts, expired';
 
@@ -170,6 +179,39 @@ export class JobStore {
       [leaseId, owner, leaseUntil, now, now, now, limit, now, now],
     );
     return rows.map(toJob);
+  }
+
+  /**
+   * What live jobs hold in the store, in all and for one virtual key ('' : jobs without a key): jobs
+   * waiting or running, and bytes kept (stored requests, results, errors), with the earliest expiry
+   * of a finished job (when room is freed for sure). One scan; octet_length reads no text.
+   */
+  async usage(virtualKeyId: string | undefined): Promise<JobUsage> {
+    const live = "status IN ('pending', 'processing')";
+    const finished = "status IN ('completed', 'failed')";
+    const mine = "COALESCE(virtual_key_id, '') = ?";
+    const bytes = 'COALESCE(octet_length(request_body), 0) + COALESCE(octet_length(result), 0) + COALESCE(octet_length(error), 0)';
+    const k = virtualKeyId ?? '';
+    const [r] = await this.#db.query(
+      `SELECT
+         SUM(CASE WHEN ${live} THEN 1 ELSE 0 END) AS pending,
+         SUM(${bytes}) AS bytes,
+         MIN(CASE WHEN ${finished} THEN expires_at END) AS next_expiry,
+         SUM(CASE WHEN ${mine} AND ${live} THEN 1 ELSE 0 END) AS key_pending,
+         SUM(CASE WHEN ${mine} THEN ${bytes} ELSE 0 END) AS key_bytes,
+         MIN(CASE WHEN ${mine} AND ${finished} THEN expires_at END) AS key_next_expiry
+       FROM async_jobs WHERE expired = 0`,
+      [k, k, k],
+    );
+    const n = (v: unknown) => Number(v ?? 0);
+    return {
+      pending: n(r?.pending),
+      bytes: n(r?.bytes),
+      nextExpiry: optNum(r?.next_expiry),
+      keyPending: n(r?.key_pending),
+      keyBytes: n(r?.key_bytes),
+      keyNextExpiry: optNum(r?.key_next_expiry),
+    };
   }
 
   /** Extends the lease; false when it is no longer this worker's (taken over, or the job is gone). */
