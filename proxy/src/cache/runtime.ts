@@ -6,6 +6,7 @@
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { cacheMetrics, type CacheMetrics } from './metrics.ts';
+import { KeyBudget } from './key-budget.ts';
 import { SingleFlight } from './single-flight.ts';
 import { DimensionMismatchError, type CacheStore } from './store.ts';
 
@@ -16,6 +17,8 @@ const CLOSE_WAIT_MS = 5_000;
 export class CacheRuntime {
   readonly store: CacheStore;
   readonly flights = new SingleFlight();
+  /** What each virtual key's entries written here weigh (max_bytes_per_key). */
+  readonly budget = new KeyBudget();
   readonly #ready = new Map<string, Promise<boolean>>();
   readonly #problems = new Map<string, string>();
   readonly #sweep: NodeJS.Timeout;
@@ -80,6 +83,7 @@ export class CacheRuntime {
   }
 
   async sweep(now: number): Promise<number> {
+    this.budget.prune(now);
     let removed = 0;
     for (const ns of this.namespaces()) {
       if (this.#problems.has(ns)) continue;
