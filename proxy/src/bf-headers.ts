@@ -21,7 +21,7 @@ const header = (name: string, description: string, doc: string, shown = name): B
 export const BF_HEADERS = {
   virtualKey: header('x-bf-vk', 'The virtual key (also read from `Authorization: Bearer`, `x-api-key` or `x-goog-api-key`): its providers, models, budgets and rate limits apply.', 'docs/governance.md'),
   cacheKey: header('x-bf-cache-key', 'Response cache partition; without it (and without `default_cache_key`) the request bypasses the cache.', 'docs/cache.md'),
-  cacheTtl: header('x-bf-cache-ttl', 'Lifetime of the entry this request writes: a duration (`30s`, `5m`) or seconds; invalid values are ignored.', 'docs/cache.md'),
+  cacheTtl: header('x-bf-cache-ttl', 'Lifetime of the entry this request writes: a duration (`30s`, `5m`) or seconds, at most 7 days (more is a 400); invalid values are ignored.', 'docs/cache.md'),
   cacheThreshold: header('x-bf-cache-threshold', 'Stricter semantic similarity (0-1) for this lookup; values below the configured threshold are raised to it.', 'docs/cache.md'),
   cacheType: header('x-bf-cache-type', '`direct` or `semantic`: look up by one path only (no effect in direct-only mode).', 'docs/cache.md'),
   cacheNoStore: header('x-bf-cache-no-store', '`true`: serve a hit, but do not write this answer.', 'docs/cache.md'),

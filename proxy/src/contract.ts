@@ -11,7 +11,7 @@ export {
   VirtualKeySchema,
   type RoutingRule,
 } from './config/governance-schema.ts';
-export { RESERVED_WEBHOOK_HEADERS, WebhookEndpointSchema } from './config/webhook-schema.ts';
+export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './config/webhook-schema.ts';
 export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './config/mcp-schema.ts';
 export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './config/cache-schema.ts';
 export { checkConfig, ConfigError } from './config/load.ts';

@@ -37,6 +37,8 @@ before(async () => {
     logs_store: { enabled: true, type: 'postgres', config: { host: pgServer.host, port: String(pgServer.port), user: pgServer.user, password: '', db_name: pgServer.database, ssl_mode: 'disable' } },
     // A short lease, so a killed replica's job is taken over within seconds.
     client: { async_job_config: { lease_seconds: 2, poll_interval_ms: 100 } },
+    // Deliveries to private-network receivers need dashboard authentication configured.
+    governance: { auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'async-postgres-admin-password' } },
     webhooks: [
       {
         name: 'receiver',

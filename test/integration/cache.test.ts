@@ -228,6 +228,23 @@ test('rule 7 and x-bf-cache-ttl: entries expire; an invalid ttl header is ignore
   await untilHit('/v1/chat/completions', bad, { 'x-bf-cache-key': key, 'x-bf-cache-type': 'direct' });
 });
 
+test('x-bf-cache-ttl above its maximum (7 days) is a 400 naming the header; nothing is called or stored', async () => {
+  const key = freshKey('ttl-max');
+  const before = calls('/chat/completions');
+  for (const ttl of ['604801', '169h', '8760h']) {
+    const res = await post('/v1/chat/completions', chat('pinned for a year'), { 'x-bf-cache-key': key, 'x-bf-cache-ttl': ttl });
+    assert.equal(res.status, 400, ttl);
+    const error = (res.json as unknown as { error: { param: string; message: string; type: string } }).error;
+    assert.equal(error.param, 'x-bf-cache-ttl');
+    assert.match(error.message, /604800 seconds \(7 days\)/);
+  }
+  assert.equal(calls('/chat/completions'), before, 'refused before the provider');
+  // The maximum itself is accepted.
+  const max = await post('/v1/chat/completions', chat('pinned for a week'), { 'x-bf-cache-key': key, 'x-bf-cache-ttl': '168h' });
+  assert.equal(max.status, 200);
+  assert.equal(debugOf(max)?.cache_hit, false);
+});
+
 test('conversation_history_threshold: longer conversations skip the cache; exclude_system_prompt is off by default', async () => {
   const key = freshKey('history');
   const long = {

@@ -133,6 +133,11 @@ test('create returns the whsec_ secret once; rotation replaces it at once; the o
   // Header values written through /api are sealed at rest with the encryption key.
   const stored = readFileSync(join(gw.appDir, 'config.store.json'), 'utf8');
   assert.ok(!stored.includes('receiver-token-123') && stored.includes('enc:v1:'));
+  // /api/config shows webhook header values redacted too (not the sealed blob), env.VAR as it is.
+  const doc = await api<{ webhooks: { name: string; headers?: Record<string, string> }[] }>('GET', '/api/config');
+  assert.ok(!doc.text.includes('receiver-token-123') && !doc.text.includes('enc:v1:'), doc.text);
+  assert.deepEqual(doc.body.webhooks.find((w) => w.name === 'orders')?.headers, { authorization: '<redacted>' });
+  assert.deepEqual(doc.body.webhooks.find((w) => w.name === 'from-config')?.headers, { 'x-team': 'env.SKYBRIDGE_TEST_WH_HEADER' });
 
   const t1 = await api<{ delivery: Delivery }>('POST', '/api/webhooks/orders/test', {});
   const d1 = await delivered(t1.body.delivery.id);
@@ -173,6 +178,12 @@ test('create refuses bad input with the field named', async () => {
     [{ name: 'x5', url: 'http://169.254.169.254/latest/meta-data', events: ['async_job.completed'], allow_private_network: true }, 'url', /link-local|metadata/],
     [{ name: 'x6', url: 'https://example.com/h', events: ['async_job.completed'], headers: { 'Webhook-Id': 'x' } }, 'headers.Webhook-Id', /reserved/],
     [{ name: 'x7', url: 'https://example.com/h', events: ['job.done'] }, 'events/0', /./],
+    // Hop-by-hop and framing headers are refused (they describe a connection, not the delivery).
+    ...['Connection', 'Keep-Alive', 'Transfer-Encoding', 'TE', 'Trailer', 'Upgrade', 'Proxy-Authorization', 'Content-Length'].map((h): [Record<string, unknown>, string, RegExp] => [
+      { name: `hop-${h.toLowerCase()}`, url: 'https://example.com/h', events: ['async_job.completed'], headers: { [h]: 'x' } },
+      `headers.${h}`,
+      new RegExp(`${h.toLowerCase()}.*(hop-by-hop|reserved)`),
+    ]),
     [{ name: 'from-config', url: 'https://example.com/h', events: ['async_job.completed'] }, 'name', /already exists/],
   ];
   for (const [body, param, message] of cases) {

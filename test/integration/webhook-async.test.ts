@@ -34,6 +34,8 @@ before(async () => {
       providers: mockProviders(mock.url),
       logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
       governance: {
+        // Deliveries to private-network receivers need dashboard authentication configured.
+        auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'webhook-async-admin-password' },
         rate_limits: [{ id: 'one-per-hour', request_max_limit: 1, request_reset_duration: '1h' }],
         virtual_keys: [{ id: 'vk-limited', name: 'limited', value: VK_LIMITED, rate_limit_id: 'one-per-hour', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*'] }] }],
       },

@@ -38,13 +38,14 @@ test('maskDocument hides every secret of a full config document and leaves the r
     auth_config: { admin_password: 'legacy-password-456' },
     redis: { addr: 'redis:6379', username: 'gw', password: 'redis-password-789', key_prefix: 'skybridge:' },
     plugins: [{ name: 'maxim', enabled: true, config: { api_key: 'maxim-api-key-0123456789', log_repo_id: 'repo' } }],
+    webhooks: [{ name: 'w', url: 'https://example.com/h', events: ['async_job.completed'], headers: { 'x-receiver': 'receiver-plain-value', 'x-ref': 'env.WH_HEADER' } }],
   } as unknown as GatewayConfig;
   const masked = maskDocument(doc) as typeof doc & Record<string, never>;
   const text = JSON.stringify(masked);
   for (const secret of [
     'sk-live-0123456789abcdefghij', 'hdr-secret-0123456789', 'proxy-pass', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'FwoGZXIvYXdzEJr-session-token',
     'BEGIN PRIVATE KEY', 'sk-bf-11111111-2222-3333-4444-555555555555', 'admin-password-123', 'mgmt-key-0123456789abcdef',
-    'legacy-password-456', 'redis-password-789', 'maxim-api-key-0123456789',
+    'legacy-password-456', 'redis-password-789', 'maxim-api-key-0123456789', 'receiver-plain-value',
   ]) {
     assert.ok(!text.includes(secret), `${secret} is visible`);
   }
@@ -68,6 +69,7 @@ test('maskDocument hides every secret of a full config document and leaves the r
   assert.equal(m.governance.rate_limits[0].token_reset_duration, '1h');
   assert.equal(m.redis.password, REDACTED);
   assert.equal(m.redis.key_prefix, 'skybridge:');
+  assert.deepEqual((masked as unknown as { webhooks: { headers: unknown }[] }).webhooks[0].headers, { 'x-receiver': REDACTED, 'x-ref': 'env.WH_HEADER' });
   // The input is untouched.
   assert.equal((doc.redis as { password: string }).password, 'redis-password-789');
 });

@@ -54,4 +54,7 @@ test('cache headers: the key, ttl, a clamped threshold, the type and no-store; i
   assert.equal(readCacheHeaders({ 'x-bf-cache-threshold': '-2' }).threshold, 0);
   const bad = readCacheHeaders({ 'x-bf-cache-key': '', 'x-bf-cache-ttl': 'later', 'x-bf-cache-threshold': 'high', 'x-bf-cache-type': 'fuzzy', 'x-bf-cache-no-store': 'yes' });
   assert.deepEqual(bad, { key: undefined, ttlMs: undefined, threshold: undefined, type: undefined, noStore: false });
+  // A lifetime above the 7-day maximum is refused naming the header; the maximum itself is kept.
+  assert.equal(readCacheHeaders({ 'x-bf-cache-ttl': '168h' }).ttlMs, 604_800_000);
+  assert.throws(() => readCacheHeaders({ 'x-bf-cache-ttl': '604801' }), (e: { status: number; param: string }) => e.status === 400 && e.param === 'x-bf-cache-ttl');
 });

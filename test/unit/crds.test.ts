@@ -269,6 +269,7 @@ describe('CEL validation rules', () => {
       "Webhook spec: self.url.lowerAscii().startsWith('https://') || (has(self.allow_private_network) && self.allow_private_network && self.url.lowerAscii().startsWith('http://'))",
       'Webhook spec: !has(self.retry_backoff_initial_seconds) || !has(self.retry_backoff_max_seconds) || self.retry_backoff_initial_seconds <= self.retry_backoff_max_seconds',
       "Webhook spec.headers: !self.exists(k, k.lowerAscii() in ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'host'])",
+      "Webhook spec.headers: !self.exists(k, k.lowerAscii() in ['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length'] || k.lowerAscii().startsWith('proxy-'))",
       'MCPClient (root): has(self.spec.client_id) || size(self.metadata.name) <= 128',
       "MCPClient spec: self.connection_type != 'http' || (has(self.http_config) || has(self.connection_string))",
       "MCPClient spec: self.connection_type != 'stdio' || (has(self.stdio_config))",
@@ -397,6 +398,11 @@ describe('CEL rules accept and reject what they say', () => {
     assert.deepEqual(violations('Webhook', { ...base, headers: { 'x-team': 'a', Authorization: 'b' } }), []);
     assert.equal(violations('Webhook', { ...base, headers: { 'Webhook-Signature': 'v1,forged' } }).length, 1);
     assert.equal(violations('Webhook', { ...base, headers: { 'content-type': 'text/plain' } }).length, 1);
+    // Hop-by-hop headers, as the gateway refuses them at load.
+    assert.deepEqual(violations('Webhook', { ...base, headers: { 'Transfer-Encoding': 'chunked' } }), [
+      'spec.headers: headers cannot set hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, host, content-length, proxy-*)',
+    ]);
+    assert.equal(violations('Webhook', { ...base, headers: { 'Proxy-Authorization': 'Basic x' } }).length, 1);
     assert.deepEqual(violations('Webhook', { ...base, retry_backoff_initial_seconds: 30, retry_backoff_max_seconds: 1800 }), []);
     assert.deepEqual(violations('Webhook', { ...base, retry_backoff_initial_seconds: 60, retry_backoff_max_seconds: 30 }), ['spec: retry_backoff_max_seconds must be >= retry_backoff_initial_seconds']);
   });

@@ -98,8 +98,9 @@ test('config rules: unique names, https, reserved headers, backoff order', () =>
     { ...base, name: 'b', url: 'http://example.com/h' },
     { ...base, name: 'c', headers: { 'Webhook-Signature': 'x', 'X-Ok': 'y' } },
     { ...base, name: 'd', retry_backoff_initial_seconds: 100, retry_backoff_max_seconds: 10 },
+    { ...base, name: 'e', headers: { 'Transfer-Encoding': 'chunked', 'proxy-authorization': 'x', 'X-Keep': 'y' } },
   ]).map((e) => e.path);
-  assert.deepEqual(errors, ['webhooks[1].name', 'webhooks[2].url', 'webhooks[3].headers.Webhook-Signature', 'webhooks[4].retry_backoff_max_seconds']);
+  assert.deepEqual(errors, ['webhooks[1].name', 'webhooks[2].url', 'webhooks[3].headers.Webhook-Signature', 'webhooks[4].retry_backoff_max_seconds', 'webhooks[5].headers.Transfer-Encoding', 'webhooks[5].headers.proxy-authorization']);
 });
 
 async function queue(): Promise<{ db: SqliteDriver; q: DeliveryQueue }> {

@@ -1,7 +1,7 @@
 // Per kind: the CEL rules the spec states (and that CEL can say), printer columns, bounds for the
 // few fields longer than the default, and list semantics. Names, group and version come from the
 // operator's own kind table, so the CRDs and the controller cannot disagree on them.
-import { VirtualKeySchema, RoutingRuleSchema, WEIGHT_TOLERANCE, RESERVED_WEBHOOK_HEADERS, MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/contract.ts';
+import { VirtualKeySchema, RoutingRuleSchema, WEIGHT_TOLERANCE, RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/contract.ts';
 import { KINDS, type KindName } from '../resources/kinds.ts';
 import { celString, type Bounds, type CelRule } from './structural.ts';
 import { PROVIDER_NAME_PATTERN } from './specs.ts';
@@ -164,6 +164,12 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
         {
           rule: `!self.exists(k, k.lowerAscii() in [${RESERVED_WEBHOOK_HEADERS.map((h) => `'${h}'`).join(', ')}])`,
           message: `headers cannot override the reserved delivery headers (${RESERVED_WEBHOOK_HEADERS.join(', ')})`,
+          reason: 'FieldValueForbidden',
+        },
+        {
+          // Admission refuses what the gateway would refuse at load, so one Webhook cannot block the rendered document.
+          rule: `!self.exists(k, k.lowerAscii() in [${HOP_BY_HOP_HEADERS.map((h) => `'${h}'`).join(', ')}] || k.lowerAscii().startsWith('proxy-'))`,
+          message: `headers cannot set hop-by-hop headers (${HOP_BY_HOP_HEADERS.join(', ')}, proxy-*)`,
           reason: 'FieldValueForbidden',
         },
       ],

@@ -75,6 +75,8 @@ async function cacheStats(service: ConfigService, cache: CacheRuntime | undefine
     hit_rate: hitTotal + missTotal > 0 ? hitTotal / (hitTotal + missTotal) : null,
     bypassed: await byLabel(m?.bypassed, 'reason'),
     writes: (await byLabel(m?.writes)).total ?? 0,
+    // Entries removed (evicted) or not written (skipped) to keep a virtual key within max_bytes_per_key.
+    key_budget: { evicted: 0, skipped: 0, ...(await byLabel(m?.keyBudget, 'outcome')) },
     store_errors: await byLabel(m?.storeErrors, 'operation'),
   };
 }

@@ -41,6 +41,9 @@ export function maskTree(value: unknown, skip: (path: string) => boolean = () =>
     if (OPAQUE_FIELD.test(k)) return [k, hideAll(v, redact)];
     if (SECRET_FIELD.test(k)) return [k, hideAll(v, maskSecret)];
     if (k === 'extra_headers' && v && typeof v === 'object' && !Array.isArray(v)) return [k, maskHeaders(v as Record<string, unknown>)];
+    // A webhook's headers are the receiver's credentials whatever they are called: every value is
+    // hidden, as /api/webhooks shows them (a sealed `enc:v1:` value included).
+    if (k === 'headers' && /(^|\.)webhooks\[\d+\]$/.test(path)) return [k, hideAll(v, redact)];
     return [k, maskTree(v, skip, at)];
   });
   // fromEntries defines fields: a `__proto__` key could never become the copy's prototype.

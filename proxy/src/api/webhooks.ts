@@ -5,15 +5,14 @@ import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
-import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent } from '../config/webhook-schema.ts';
+import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../config/webhook-schema.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Row } from '../logs/driver.ts';
 import { seal } from '../webhooks/crypto.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
-import { encryptionKey } from '../webhooks/endpoints.ts';
+import { encryptionKey, privateReceiverRefusal } from '../webhooks/endpoints.ts';
 import { storedData } from '../webhooks/payload.ts';
 import { DELIVERY_STATES } from '../webhooks/queue.ts';
-import { managementAuth } from './auth.ts';
 import { checkSchema, conflict, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, pathParam, queryParam, reply } from './http.ts';
 import { markManaged } from './managed.ts';
@@ -66,6 +65,12 @@ function sealHeaders(headers: Record<string, string> | undefined, key: string | 
       return [k, v.startsWith('env.') ? v : seal(v, key)];
     }),
   );
+}
+
+/** 403 when a delivery to this endpoint would be refused at send time (webhooks/endpoints.ts). */
+function refuseUnlessMaySend(service: ConfigService, name: string, settings: WebhookSettings): void {
+  const refused = privateReceiverRefusal(service.current(), name, settings);
+  if (refused) throw new GatewayError(403, refused, { type: 'permission_error', code: 'auth_required' });
 }
 
 const iso = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : new Date(Number(v)).toISOString());
@@ -179,6 +184,10 @@ export function webhooksRouter(service: ConfigService, dispatcher: Dispatcher | 
   router.post('/deliveries/:id/redeliver', async (req: Request, res: Response) => {
     const id = pathParam(req, 'id');
     const d = need();
+    // The rule a test delivery answers 403 for holds here too (the dispatcher checks it again at send time).
+    const endpoint = String((await oneDelivery(id)).webhook);
+    const e = listOf(service.document()).find((w) => w.name === endpoint);
+    if (e) refuseUnlessMaySend(service, endpoint, withDefaults(e));
     const outcome = await d.queue.redeliver(id);
     if (outcome === 'missing') throw notFound('webhook delivery', id);
     if (outcome === 'pending') throw conflict(`webhook delivery '${id}' is still pending: it can be redelivered once it is delivered, exhausted or discarded`);
@@ -279,9 +288,7 @@ export function webhooksRouter(service: ConfigService, dispatcher: Dispatcher | 
   router.post('/:id/test', async (req: Request, res: Response) => {
     const id = idParam(req);
     const e = withDefaults(find(id));
-    if (e.allow_private_network && !managementAuth(service.current().governance.auth).enabled) {
-      throw new GatewayError(403, `test deliveries to webhook '${id}' (allow_private_network) need dashboard authentication: set governance.auth_config.is_enabled with admin credentials`, { type: 'permission_error', code: 'auth_required' });
-    }
+    refuseUnlessMaySend(service, id, e);
     if (e.disabled) throw conflict(`webhook '${id}' is disabled: enable it to send a test delivery`);
     const raw = req.body === undefined || req.body === null ? {} : objectBody(req.body, 'test delivery');
     const event = raw.event ?? e.events[0];

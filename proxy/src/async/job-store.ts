@@ -59,6 +59,15 @@ export interface Finish {
   expires_at: number;
 }
 
+export interface JobUsage {
+  pending: number;
+  bytes: number;
+  nextExpiry: number | undefined;
+  keyPending: number;
+  keyBytes: number;
+  keyNextExpiry: number | undefined;
+}
+
 const COLUMNS =
   'id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, completed_at, status_code, result, error, lease_id, attempts, expired';
 
@@ -147,20 +156,62 @@ export class JobStore {
   }
 
   /**
-   * Takes up to `limit` runnable jobs (pending, or processing with a lapsed lease), oldest first,
-   * each under the new lease `leaseId` until `leaseUntil`; `owner` names the replica (host:pid) for
-   * whoever looks at the table. Attempts count claims, so a job whose
-   * runs keep dying can be given up on.
+   * Takes up to `limit` runnable jobs (pending, or processing with a lapsed lease) each under the new
+   * lease `leaseId` until `leaseUntil`; `owner` names the replica (host:pid) for whoever looks at the
+   * table. Attempts count claims, so a job whose runs keep dying can be given up on.
+   *
+   * Fair between virtual keys: a job's turn is its place in its key's queue plus the jobs that key
+   * has running (any replica), oldest first among equal turns. So one key's backlog of a hundred
+   * jobs does not make another key's job wait behind it: the other key's first job goes at the next
+   * free slot. Jobs without a key share one queue.
    */
   async claim(leaseId: string, owner: string, now: number, leaseUntil: number, limit: number): Promise<Job[]> {
     const runnable = "(status = 'pending' OR (status = 'processing' AND lease_until < ?))";
+    const key = "COALESCE(virtual_key_id, '')";
+    const fair = `SELECT q.id FROM
+         (SELECT id, created_at, ${key} AS k, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY created_at, id) AS turn FROM async_jobs WHERE ${runnable}) q
+         LEFT JOIN (SELECT ${key} AS k, COUNT(*) AS n FROM async_jobs WHERE status = 'processing' AND lease_until >= ? GROUP BY ${key}) busy ON busy.k = q.k
+       ORDER BY q.turn + COALESCE(busy.n, 0), q.created_at, q.id LIMIT ?`;
     const rows = await this.#db.query(
       `UPDATE async_jobs SET status = 'processing', lease_id = ?, lease_owner = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM async_jobs WHERE ${runnable} ORDER BY created_at LIMIT ?${this.#skipLocked}) AND ${runnable}
+       WHERE id IN (SELECT id FROM async_jobs WHERE id IN (${fair}) AND ${runnable}${this.#skipLocked}) AND ${runnable}
        RETURNING ${COLUMNS}`,
-      [leaseId, owner, leaseUntil, now, now, limit, now],
+      [leaseId, owner, leaseUntil, now, now, now, limit, now, now],
     );
     return rows.map(toJob);
+  }
+
+  /**
+   * What live jobs hold in the store, in all and for one virtual key ('' : jobs without a key): jobs
+   * waiting or running, and bytes kept (stored requests, results, errors), with the earliest expiry
+   * of a finished job (when room is freed for sure). One scan; octet_length reads no text.
+   */
+  async usage(virtualKeyId: string | undefined): Promise<JobUsage> {
+    const live = "status IN ('pending', 'processing')";
+    const finished = "status IN ('completed', 'failed')";
+    const mine = "COALESCE(virtual_key_id, '') = ?";
+    const bytes = 'COALESCE(octet_length(request_body), 0) + COALESCE(octet_length(result), 0) + COALESCE(octet_length(error), 0)';
+    const k = virtualKeyId ?? '';
+    const [r] = await this.#db.query(
+      `SELECT
+         SUM(CASE WHEN ${live} THEN 1 ELSE 0 END) AS pending,
+         SUM(${bytes}) AS bytes,
+         MIN(CASE WHEN ${finished} THEN expires_at END) AS next_expiry,
+         SUM(CASE WHEN ${mine} AND ${live} THEN 1 ELSE 0 END) AS key_pending,
+         SUM(CASE WHEN ${mine} THEN ${bytes} ELSE 0 END) AS key_bytes,
+         MIN(CASE WHEN ${mine} AND ${finished} THEN expires_at END) AS key_next_expiry
+       FROM async_jobs WHERE expired = 0`,
+      [k, k, k],
+    );
+    const n = (v: unknown) => Number(v ?? 0);
+    return {
+      pending: n(r?.pending),
+      bytes: n(r?.bytes),
+      nextExpiry: optNum(r?.next_expiry),
+      keyPending: n(r?.key_pending),
+      keyBytes: n(r?.key_bytes),
+      keyNextExpiry: optNum(r?.key_next_expiry),
+    };
   }
 
   /** Extends the lease; false when it is no longer this worker's (taken over, or the job is gone). */

@@ -15,6 +15,12 @@ export interface AsyncSettings {
   sweepMs: number;
   /** The largest result (JSON text, binary answers base64) a job keeps. */
   maxResultBytes: number;
+  /** Jobs waiting or running per virtual key (jobs without a key count as one key), and in the store. */
+  maxPendingPerKey: number;
+  maxPending: number;
+  /** Bytes kept per virtual key and in the store: stored requests, results and errors of live jobs. */
+  maxStoredBytesPerKey: number;
+  maxStoredBytes: number;
 }
 
 export function asyncSettings(config: GatewayConfig): AsyncSettings {
@@ -28,5 +34,9 @@ export function asyncSettings(config: GatewayConfig): AsyncSettings {
     maxAttempts: c?.max_attempts ?? 3,
     sweepMs: (c?.sweep_interval_seconds ?? 60) * 1000,
     maxResultBytes: (c?.max_result_size_mb ?? 32) * 1024 * 1024,
+    maxPendingPerKey: c?.max_pending_jobs_per_key ?? 1000,
+    maxPending: c?.max_pending_jobs ?? 10_000,
+    maxStoredBytesPerKey: (c?.max_stored_mb_per_key ?? 256) * 1024 * 1024,
+    maxStoredBytes: (c?.max_stored_mb ?? 4096) * 1024 * 1024,
   };
 }

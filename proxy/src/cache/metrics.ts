@@ -15,6 +15,8 @@ export interface CacheMetrics {
   /** operation: get | nearest | put | delete | sweep | init | embed */
   storeErrors: Counter<'operation'>;
   writes: Counter<string>;
+  /** outcome: evicted (an older entry of the key removed) | skipped (an entry larger than the whole bound) */
+  keyBudget: Counter<'outcome'>;
   /** Bound children of the hottest series: a bypassed request pays no label lookup. */
   bypassNoKey: Counter.Internal;
   bypassLongConversation: Counter.Internal;
@@ -39,6 +41,7 @@ export function cacheMetrics(m: Metrics): CacheMetrics {
       }),
       storeErrors: new Counter({ name: 'skybridge_cache_store_errors_total', help: 'Cache store or embedding failures (the request went on uncached).', labelNames: ['operation'] as const, registers }),
       writes: new Counter({ name: 'skybridge_cache_writes_total', help: 'Entries written to the response cache.', registers }),
+      keyBudget: new Counter({ name: 'skybridge_cache_key_budget_total', help: "Entries evicted, or not written, to keep a virtual key within max_bytes_per_key.", labelNames: ['outcome'] as const, registers }),
     } as CacheMetrics;
     c.bypassNoKey = c.bypassed.labels('no_key');
     c.bypassLongConversation = c.bypassed.labels('conversation_too_long');

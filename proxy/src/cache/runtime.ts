@@ -7,6 +7,7 @@
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { cacheMetrics, type CacheMetrics } from './metrics.ts';
+import { KeyBudget } from './key-budget.ts';
 import { SingleFlight } from './single-flight.ts';
 import type { ResolvedCacheConfig } from './settings.ts';
 import { DimensionMismatchError, type CacheStore } from './store.ts';
@@ -21,6 +22,8 @@ const CLOSE_WAIT_MS = 5_000;
 export class CacheRuntime {
   readonly store: CacheStore;
   readonly flights = new SingleFlight();
+  /** What each virtual key's entries written here weigh (max_bytes_per_key). */
+  readonly budget = new KeyBudget();
   readonly #ready = new Map<string, Promise<boolean>>();
   /** Why a namespace cannot be used with a dimension, by `namespace\0dimension` (the config it came from). */
   readonly #problems = new Map<string, Error>();
@@ -104,6 +107,7 @@ export class CacheRuntime {
   }
 
   async sweep(now: number): Promise<number> {
+    this.budget.prune(now);
     let removed = 0;
     for (const ns of this.namespaces()) {
       try {

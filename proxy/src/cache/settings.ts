@@ -16,7 +16,11 @@ export interface ResolvedCacheConfig {
   namespace: string;
   defaultCacheKey: string;
   cleanupOnShutdown: boolean;
+  /** Bytes of entries one virtual key may keep (key-budget.ts). */
+  maxBytesPerKey: number;
 }
+
+export const DEFAULT_MAX_BYTES_PER_KEY = 256 * 1024 * 1024;
 
 export function resolveCacheConfig(c: SemanticCacheConfig): ResolvedCacheConfig {
   return {
@@ -34,5 +38,6 @@ export function resolveCacheConfig(c: SemanticCacheConfig): ResolvedCacheConfig 
     namespace: c.vector_store_namespace ?? CACHE_DEFAULTS.vector_store_namespace,
     defaultCacheKey: c.default_cache_key ?? CACHE_DEFAULTS.default_cache_key,
     cleanupOnShutdown: c.cleanup_on_shutdown ?? false,
+    maxBytesPerKey: c.max_bytes_per_key ?? DEFAULT_MAX_BYTES_PER_KEY,
   };
 }

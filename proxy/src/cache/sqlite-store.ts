@@ -6,8 +6,7 @@
 // writes only after the answer went out. One process: other processes' writes reach this one's
 // semantic index only when that scope is loaded again (see docs/cache.md).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { privateSqliteFile } from '../state/private-file.ts';
 import { createHash } from 'node:crypto';
 import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
 import { signatureOf, VectorIndex } from './vector-index.ts';
@@ -74,7 +73,7 @@ export class SqliteCacheStore implements CacheStore {
 
   constructor(path: string) {
     this.path = path;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    privateSqliteFile(path);
     this.#db = new DatabaseSync(path, { timeout: 5000 });
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');

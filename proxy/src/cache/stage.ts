@@ -230,6 +230,20 @@ async function write(ctx: RequestContext, miss: Miss, entry: CacheEntry): Promis
     }
   }
   try {
+    // A virtual key's entries stay within max_bytes_per_key: its oldest go first (callers without a key are not bounded here).
+    const key = ctx.vk?.record.id;
+    if (key !== undefined) {
+      const bytes = Buffer.byteLength(entry.value) + (entry.vector?.length ?? 0) * 4;
+      const verdict = miss.runtime.budget.admit(key, { namespace: cfg.namespace, id: entry.id, bytes, expiresAt: entry.expiresAt }, cfg.maxBytesPerKey, Date.now());
+      if (!verdict.write) {
+        m.keyBudget.labels('skipped').inc();
+        return;
+      }
+      for (const old of verdict.evict) {
+        await miss.runtime.store.deleteById(old.namespace, old.id);
+        m.keyBudget.labels('evicted').inc();
+      }
+    }
     await miss.runtime.store.put(cfg.namespace, entry);
     m.writes.inc();
   } catch (err) {

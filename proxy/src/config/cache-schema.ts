@@ -47,6 +47,9 @@ export const SemanticCacheConfigSchema = Type.Object(
       Type.String({ maxLength: 512, description: 'Cache key of requests without x-bf-cache-key; empty: those are not cached.' }),
     ),
     cleanup_on_shutdown: Type.Optional(Type.Boolean({ description: 'Drop the entries on shutdown (default false).' })),
+    max_bytes_per_key: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Bytes of entries one virtual key may keep (default 268435456, 256 MiB); past it that key's oldest entries are evicted." }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,16 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** Headers every delivery sets itself (signature scheme and HTTP framing): `headers` may not override them. */
 export const RESERVED_WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'host'] as const;
 
+/**
+ * Hop-by-hop and framing headers: they describe one connection, not the delivery, and a value set
+ * here could desynchronise the receiver's (or a proxy's) parsing of the request.
+ */
+export const HOP_BY_HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length'] as const;
+
+export function isHopByHopHeader(lower: string): boolean {
+  return (HOP_BY_HOP_HEADERS as readonly string[]).includes(lower) || lower.startsWith('proxy-');
+}
+
 /** A signing secret in the Standard Webhooks format, or an `env.VAR` reference to one. */
 export const WEBHOOK_SECRET_PATTERN = '^(whsec_[A-Za-z0-9+/]+={0,2}|env\\.[A-Za-z_][A-Za-z0-9_]*)$';
 
@@ -94,6 +104,8 @@ export function webhookEndpointErrors(e: WebhookEndpoint, at: string): FieldErro
     const lower = name.toLowerCase();
     if ((RESERVED_WEBHOOK_HEADERS as readonly string[]).includes(lower)) {
       errors.push({ path: p(`headers.${name}`), message: `cannot override the reserved delivery header ${lower} (reserved: ${RESERVED_WEBHOOK_HEADERS.join(', ')})` });
+    } else if (isHopByHopHeader(lower)) {
+      errors.push({ path: p(`headers.${name}`), message: `${lower} is a hop-by-hop header and cannot be set on deliveries (refused: ${HOP_BY_HOP_HEADERS.join(', ')}, proxy-*)` });
     } else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
       errors.push({ path: p(`headers.${name}`), message: 'is not a valid HTTP header name' });
     }

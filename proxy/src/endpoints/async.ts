@@ -21,6 +21,7 @@ import type { Job } from '../async/job-store.ts';
 import { ASYNC_OPERATIONS, type AsyncOperation } from '../async/operations.ts';
 import { encodeForm, keptHeaders } from '../async/run-job.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
+import { overBound } from '../async/bounds.ts';
 import { acceptOf } from './execute.ts';
 import { OPENAI_PREFIXES } from '../routes.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
@@ -122,6 +123,12 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
         const refused = checkWebhookForSubmit(c.snapshot, webhook);
         if (refused) throw refused;
       }
+      // Bounded per key and in all before the limits count the request (a refused submit uses none).
+      const requestBody = JSON.stringify(op.form ? encodeForm(input as FormPart[]) : input);
+      const requestHeaders = JSON.stringify(keptHeaders(ex.req.headers));
+      const key = c.vk ? { id: c.vk.record.id, name: c.vk.record.name } : undefined;
+      const full = await overBound(jobs.store, asyncSettings(c.snapshot.config), key, Buffer.byteLength(requestBody) + Buffer.byteLength(requestHeaders));
+      if (full) throw full;
       // Instead of the call: the job, stored once plan and limits let it through.
       return async (c2) => {
         const now = Date.now();
@@ -132,8 +139,8 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
           path: op.path,
           request_type: op.requestType,
           virtual_key_id: c2.vk?.record.id,
-          request_body: JSON.stringify(op.form ? encodeForm(input as FormPart[]) : input),
-          request_headers: JSON.stringify(keptHeaders(ex.req.headers)),
+          request_body: requestBody,
+          request_headers: requestHeaders,
           webhook,
           created_at: now,
           ttl_seconds: ttl,

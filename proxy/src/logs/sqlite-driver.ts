@@ -2,8 +2,7 @@
 // can interleave with; WAL lets readers in other processes (a second gateway on the same file)
 // proceed during a write. The gateway runs this inside a worker thread (sqlite-store.ts), so its
 // event loop never waits on the disk or a long query.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { privateSqliteFile } from '../state/private-file.ts';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
 import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
@@ -24,7 +23,7 @@ export class SqliteDriver implements SqlDriver {
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    privateSqliteFile(path);
     this.db = new DatabaseSync(path, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec('PRAGMA synchronous = NORMAL');

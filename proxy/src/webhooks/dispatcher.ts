@@ -10,7 +10,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
-import { encryptionKey, webhookEndpoint, webhookEndpoints, type ResolvedEndpoint } from './endpoints.ts';
+import { encryptionKey, privateReceiverRefusal, webhookEndpoint, webhookEndpoints, type ResolvedEndpoint } from './endpoints.ts';
 import { deliveryBody } from './payload.ts';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.ts';
 import { registerDispatcher, unregisterDispatcher } from './registry.ts';
@@ -154,7 +154,11 @@ export class Dispatcher {
     const startedAt = Date.now();
     let result: AttemptResult;
     const problem = secretProblem ?? ep.problem;
-    if (problem || !secret) {
+    // The current settings decide (a URL or allow_private_network changed after queuing included).
+    const refused = privateReceiverRefusal(this.#snapshot(), d.endpoint, s);
+    if (refused) {
+      result = { error: `refused: ${refused}`, durationMs: 0 };
+    } else if (problem || !secret) {
       result = { error: `cannot sign: ${problem ?? 'no signing secret'}`, durationMs: 0 };
     } else {
       const body = deliveryBody(d.event, d.createdAt, d.data, d.resultExpiresAt);

@@ -50,3 +50,15 @@ export function webhookEndpoints(snapshot: Snapshot): Map<string, ResolvedEndpoi
 export function webhookEndpoint(snapshot: Snapshot, name: string): ResolvedEndpoint | undefined {
   return webhookEndpoints(snapshot).get(name);
 }
+
+/**
+ * Why nothing may be sent to this endpoint now, or undefined. An endpoint that may reach the private
+ * network is a way to probe it for whoever can write /api; without dashboard authentication that is
+ * anyone on loopback, so its deliveries wait for authentication to be configured. Checked when each
+ * delivery is sent (a test, a redelivery, an async job's event, a URL changed after queuing), not
+ * only when it was queued.
+ */
+export function privateReceiverRefusal(snapshot: Snapshot, name: string, settings: Pick<WebhookSettings, 'allow_private_network'>): string | undefined {
+  if (!settings.allow_private_network || snapshot.governance.auth?.is_enabled === true) return undefined;
+  return `deliveries to webhook '${name}' (allow_private_network) need dashboard authentication: set governance.auth_config.is_enabled with admin credentials`;
+}
