@@ -9,6 +9,9 @@ import { setOwn } from '../../proxy/src/unified/own-fields.ts';
 import { FORM_SPECS, parseForm } from '../../proxy/src/unified/media.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 import type { FormFile } from '../../proxy/src/http/multipart.ts';
+import { desiredState } from '../../operator/src/resources/desired.ts';
+import type { CustomResource } from '../../operator/src/resources/kinds.ts';
+import { cr, ref, sampleResources, sampleSecrets } from './operator-fixtures.ts';
 
 function refused(fn: () => unknown, param: string): void {
   assert.throws(fn, (e: unknown) => {
@@ -70,4 +73,22 @@ test('a multipart form: a __proto__ field is refused, stream must be true or fal
     () => parseForm([model, file, { name: 'stream', value: 'constructor' }], FORM_SPECS.transcription),
     (e: unknown) => e instanceof GatewayError && e.status === 400 && e.param === 'stream',
   );
+});
+
+test('a custom resource with a __proto__ member is refused naming it; the other resources still render', () => {
+  // As the Kubernetes API delivers it: JSON text, so the member is an own field of the spec.
+  const bad = JSON.parse(
+    JSON.stringify(cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('openai-creds', 'api-key'), weight: 1 }], network_config: { extra_headers: { x: 'y' } } })).replace(
+      '"x":"y"',
+      '"__proto__":"hidden","x":"y"',
+    ),
+  ) as CustomResource;
+  const others = sampleResources().filter((r) => !(r.kind === 'Provider' && r.metadata.name === 'openai'));
+  const d = desiredState([...others, bad], sampleSecrets());
+  const v = d.verdicts.get('Provider default/openai');
+  // A copy by assignment would have dropped the member without a word and accepted the rest.
+  assert.equal(v?.accepted, false);
+  assert.equal(v?.reason, 'InvalidSpec');
+  assert.match(v?.message ?? '', /spec\.network_config\.extra_headers\.__proto__: '__proto__' is not allowed as a field name/);
+  assert.deepEqual(Object.keys((d.input.document.providers ?? {}) as object), ['anthropic']);
 });
