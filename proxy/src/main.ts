@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Entry point: parse the command line, load config (file or environment), serve.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCli, USAGE } from './cli.ts';
 import { configureLog, log } from './log.ts';
 import { checkConfig, configFromEnv, loadConfigFile, ConfigError, type LoadedConfig } from './config/load.ts';
 import { compileSnapshot } from './config/snapshot.ts';
-import { processGatewaySettings } from './config/env-settings.ts';
+import { ignoredSettingsWarning, processGatewaySettings } from './config/env-settings.ts';
 import { SnapshotHolder, watchConfigFile } from './config/source.ts';
-import { ConfigService, seedDigest } from './config/service.ts';
+import { ConfigService, seedDigest, type SeedSource } from './config/service.ts';
 import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from './config/store.ts';
 import { ConfigStoreUnavailableError, RedisConfigStore } from './config/redis-store.ts';
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './state/redis.ts';
@@ -59,6 +59,12 @@ async function main(): Promise<void> {
   // With --kube-namespace the operator's rendered configuration is the only source (config.json is
   // not read), and every worker follows it itself. The client library loads only then.
   const file = opts.appDir && !opts.kubeNamespace ? join(resolve(opts.appDir), 'config.json') : undefined;
+  // A mistyped --app-dir must not quietly become "providers from the environment, writes lost".
+  const appDirProblem = opts.appDir !== undefined ? checkAppDir(resolve(opts.appDir)) : undefined;
+  if (appDirProblem) {
+    process.stderr.write(`${appDirProblem}\n`);
+    process.exit(1);
+  }
   let kube: KubeStart | undefined;
   let loaded: LoadedConfig;
   try {
@@ -70,6 +76,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(1);
   }
+  const ignoredSettings = opts.kubeNamespace || !cluster.isPrimary ? undefined : ignoredSettingsWarning();
+  if (ignoredSettings) log.warn(ignoredSettings);
   if (opts.workers > 1 && cluster.isPrimary) {
     // Config was validated above so a bad file fails once, here, not in every worker.
     for (const w of loaded.warnings) log.warn(w);
@@ -77,7 +85,9 @@ async function main(): Promise<void> {
     return;
   }
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
-  const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined);
+  const seedFrom = file && existsSync(file) ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
+  const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
+  if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
   const catalog = new ModelCatalog();
   const metrics = new Metrics();
@@ -104,6 +114,8 @@ async function main(): Promise<void> {
   holder.onSwap((next) => services.mcp.apply(next));
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
+  metrics.routingRulesSkipped.set(holder.current().routing.skipped.length);
+  holder.onSwap((next) => metrics.routingRulesSkipped.set(next.routing.skipped.length));
   // The served revision: the operator's index revision in Kubernetes (none until one loads), else the hash.
   if (kube?.initial) metrics.configLoaded(kube.initial.index.revision);
   else if (!opts.kubeNamespace) metrics.configLoaded(holder.current().hash);
@@ -111,7 +123,8 @@ async function main(): Promise<void> {
   if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
   if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
   void catalog.refresh(holder.current());
-  holder.onSwap((next) => void catalog.refresh(next));
+  // Returned, not dropped: an /api write answers once the catalog its `['*']` grants read is filled.
+  holder.onSwap((next) => catalog.refresh(next));
 
   // Webhook deliveries live in the logs store's database: without one there are none to send.
   const webhooks = logs?.store instanceof SqlLogStore ? await startWebhooks(logs.store.driver, holder, metrics) : undefined;
@@ -189,7 +202,18 @@ async function main(): Promise<void> {
  * gateway serves the start-up document, governed requests get a 503 naming Redis, /health says
  * `redis: "unavailable"`, and the stored document is seeded or adopted once Redis answers.
  */
-async function openState(loaded: LoadedConfig, appDir: string | undefined, kube = false): Promise<{ service: ConfigService; counters: CounterStore }> {
+/** Why `dir` cannot be the app dir, or undefined when it can. */
+function checkAppDir(dir: string): string | undefined {
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch {
+    return `--app-dir ${dir}: no such directory (create it, or fix the path; without --app-dir, /api changes are lost on restart)`;
+  }
+  return stat.isDirectory() ? undefined : `--app-dir ${dir}: not a directory`;
+}
+
+async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<{ service: ConfigService; counters: CounterStore }> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
@@ -214,19 +238,19 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined, kube 
   let stored: StoredConfig | undefined;
   if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
     try {
-      stored = await ConfigService.initialDocument(store, loaded.raw);
+      stored = await ConfigService.initialDocument(store, loaded.raw, seedFrom.source);
     } catch (err) {
       if (!(err instanceof ConfigStoreUnavailableError)) throw err;
     }
   }
   if (!stored) {
     // Revision 0: whatever Redis holds once it answers is newer, and is adopted (after seeding).
-    stored = { seed: seedDigest(loaded.raw), revision: 0, document: loaded.raw };
+    stored = { seed: seedDigest(loaded.raw), revision: 0, document: loaded.raw, objects: [] };
     log.warn('Redis is unreachable: serving the start-up configuration; /api changes are refused until Redis answers, then the stored configuration is synced', { addr: redisCfg?.addr });
-    (store as RedisConfigStore).seedWhenReady(() => ConfigService.initialDocument(store, loaded.raw));
+    (store as RedisConfigStore).seedWhenReady(() => ConfigService.initialDocument(store, loaded.raw, seedFrom.source));
   }
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
-  const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored);
+  const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored, { document: loaded.raw, from: seedFrom });
   return { service, counters };
 }
 

@@ -33,6 +33,9 @@ before(async () => {
     startGateway({ providers: mockProviders(mock.url), governance: { auth_config: { is_enabled: true, admin_username: ADMIN, admin_password: PASSWORD } } }, { args: ['--host', '0.0.0.0'] }),
   ]);
   api = apiClient(open);
+  // config.json's providers are read-only through /api (409): the writes below go to one created here.
+  const groq = await api('POST', '/api/providers', { provider: 'groq', keys: [{ name: 'g', value: 'gsk-hardening-key-000111' }], network_config: { base_url: `${mock.url}/openai`, max_retries: 0 } });
+  assert.equal(groq.status, 201, groq.text);
 });
 after(async () => {
   await Promise.all([open?.stop(), cors?.stop(), secured?.stop()]);
@@ -85,7 +88,7 @@ test('prototype-named ids in paths and bodies are refused with 400 naming the fi
   assertError(await api('POST', '/api/providers/constructor/keys', { name: 'k', value: 'sk-polluted-0000000000' }), 400, 'provider', /reserved name/);
   assertError(await api('PUT', '/api/providers/hasOwnProperty', { network_config: { base_url: 'http://example.com' } }), 400, 'provider');
   assertError(await api('POST', '/api/providers', { provider: 'constructor', keys: [{ name: 'k', value: 'v' }] }), 400, 'provider');
-  assertError(await api('POST', '/api/providers/openai/keys', { name: 'toString', value: 'sk-polluted-0000000000' }), 400, 'name', /reserved name/);
+  assertError(await api('POST', '/api/providers/groq/keys', { name: 'toString', value: 'sk-polluted-0000000000' }), 400, 'name', /reserved name/);
   assertError(await api('POST', '/api/governance/virtual-keys', { id: '__proto__', name: 'p' }), 400, 'id');
   assertError(await api('POST', '/api/governance/teams', { id: 'constructor', name: 'p' }), 400, 'id');
   assertError(await api('GET', '/api/governance/teams/hasOwnProperty'), 400, 'id');
@@ -95,14 +98,14 @@ test('prototype-named ids in paths and bodies are refused with 400 naming the fi
   assertError(await api('PUT', '/api/plugins/__proto__', { enabled: true }), 400, 'name');
   // `__proto__` as a JSON key, at any depth (JSON.stringify of an object literal cannot write it: raw text).
   assertError(await api('POST', '/api/governance/teams', '{"name":"t","__proto__":{"polluted":true}}'), 400, '__proto__');
-  assertError(await api('PUT', '/api/providers/openai', '{"network_config":{"extra_headers":{"__proto__":{"polluted":"yes"}}}}'), 400, 'network_config.extra_headers.__proto__');
+  assertError(await api('PUT', '/api/providers/groq', '{"network_config":{"extra_headers":{"__proto__":{"polluted":"yes"}}}}'), 400, 'network_config.extra_headers.__proto__');
   assertError(await api('POST', '/api/governance/budgets', '{"id":"b1","max_limit":1,"reset_duration":"1d","constructor":{"prototype":{"polluted":true}}}'), 400, 'constructor');
-  assertError(await api('PUT', '/api/providers/openai', { network_config: { extra_headers: { 'bad header': 'x' } } }), 400, 'network_config.extra_headers.bad header');
+  assertError(await api('PUT', '/api/providers/groq', { network_config: { extra_headers: { 'bad header': 'x' } } }), 400, 'network_config.extra_headers.bad header');
   // Nothing was written, the process is up and serves inference.
   assert.equal(await chat(open), 200);
   const providers = await api<{ providers: { name: string; keys: unknown[] }[] }>('GET', '/api/providers');
-  assert.deepEqual(providers.body.providers.map((p) => p.name).sort(), ['anthropic', 'gemini', 'openai']);
-  assert.equal(providers.body.providers.find((p) => p.name === 'openai')!.keys.length, 1);
+  assert.deepEqual(providers.body.providers.map((p) => p.name).sort(), ['anthropic', 'gemini', 'groq', 'openai']);
+  assert.equal(providers.body.providers.find((p) => p.name === 'groq')!.keys.length, 1);
   const teams = await api<{ teams: unknown[] }>('GET', '/api/governance/teams');
   assert.deepEqual(teams.body.teams, []);
   assert.ok(!(await api('GET', '/api/config')).text.includes('polluted'));
@@ -209,7 +212,7 @@ test('client.allowed_origins: /api refuses other origins with 403; CORS prefligh
 
 test('SSRF: link-local and metadata base URLs are refused (API 400, start-up error), private ranges allowed, allow_link_local opts in', async () => {
   for (const base of ['http://169.254.169.254/latest', 'http://[fd00:ec2::254]/', 'http://metadata.google.internal/', 'http://[fe80::1]:8080/', 'http://100.100.100.200/', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/']) {
-    assertError(await api('PUT', '/api/providers/openai', { network_config: { base_url: base } }), 400, 'network_config.base_url', /allow_link_local/);
+    assertError(await api('PUT', '/api/providers/groq', { network_config: { base_url: base } }), 400, 'network_config.base_url', /allow_link_local/);
   }
   assertError(
     await api('POST', '/api/providers', { provider: 'meta', keys: [{ name: 'k', value: 'v' }], network_config: { base_url: 'http://169.254.170.2/v1' }, custom_provider_config: { base_provider_type: 'openai' } }),
@@ -232,16 +235,16 @@ test('SSRF: link-local and metadata base URLs are refused (API 400, start-up err
 
 test('user:password@ in a base URL is masked in /api answers and never logged', async () => {
   const secret = 's3cret-url-pass';
-  const put = await api('PUT', '/api/providers/anthropic', { network_config: { base_url: `http://user:${secret}@127.0.0.1:${new URL(mock.url).port}/anthropic` } });
+  const put = await api('PUT', '/api/providers/groq', { network_config: { base_url: `http://user:${secret}@127.0.0.1:${new URL(mock.url).port}/openai` } });
   assert.equal(put.status, 200, put.text);
-  const one = await api<{ network_config: { base_url: string } }>('GET', '/api/providers/anthropic');
-  assert.equal(one.body.network_config.base_url, `http://user:***@127.0.0.1:${new URL(mock.url).port}/anthropic`);
-  for (const path of ['/api/providers', '/api/config', '/api/providers/anthropic']) assert.ok(!(await api('GET', path)).text.includes(secret), path);
+  const one = await api<{ network_config: { base_url: string } }>('GET', '/api/providers/groq');
+  assert.equal(one.body.network_config.base_url, `http://user:***@127.0.0.1:${new URL(mock.url).port}/openai`);
+  for (const path of ['/api/providers', '/api/config', '/api/providers/groq']) assert.ok(!(await api('GET', path)).text.includes(secret), path);
   // Writing back what was read keeps the stored URL.
-  assert.equal((await api('PUT', '/api/providers/anthropic', { network_config: one.body.network_config })).status, 200);
+  assert.equal((await api('PUT', '/api/providers/groq', { network_config: one.body.network_config })).status, 200);
   assert.ok(!open.logs().includes(secret));
   assert.match(open.logs(), /carries user:password@ credentials, which are not sent upstream/);
-  assert.equal((await api('PUT', '/api/providers/anthropic', { network_config: { base_url: `${mock.url}/anthropic`, max_retries: 0 } })).status, 200);
+  assert.equal((await api('PUT', '/api/providers/groq', { network_config: { base_url: `${mock.url}/openai`, max_retries: 0 } })).status, 200);
 });
 
 test('a plugin that is not built is refused with a 400 naming it, never stored as "active"', async () => {

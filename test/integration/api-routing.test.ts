@@ -126,8 +126,15 @@ test('invalid rules get 400 naming the field (CEL with the spec message); a name
   assert.equal(scoped.status, 201, scoped.text);
   const inUse = assertError(await api('DELETE', `/api/governance/teams/${team.body.team.id}`), 409);
   assert.match(inUse.error.message, /routing rule 'unique-name'/);
-  const providerInUse = assertError(await api('DELETE', '/api/providers/anthropic'), 409);
-  assert.match(providerInUse.error.message, /routing rule/);
+  // A provider created here and still named by a rule is not deleted (one of config.json's cannot be at all).
+  assert.equal((await api('POST', '/api/providers', { provider: 'groq', keys: [{ name: 'g', value: 'gsk-routing-test' }], network_config: { base_url: `${mock.url}/openai` } })).status, 201);
+  const onGroq = await api<{ rule: Rule }>('POST', '/api/routing/rules', { ...CHEAP, name: 'to groq', targets: [{ provider: 'groq', model: 'llama', weight: 1 }] });
+  assert.equal(onGroq.status, 201, onGroq.text);
+  const providerInUse = assertError(await api('DELETE', '/api/providers/groq'), 409);
+  assert.match(providerInUse.error.message, /routing rule 'to groq'/);
+  assert.match(assertError(await api('DELETE', '/api/providers/anthropic'), 409).error.message, /config\.json/);
+  assert.equal((await api('DELETE', `/api/routing/rules/${onGroq.body.rule.id}`)).status, 200);
+  assert.equal((await api('DELETE', '/api/providers/groq')).status, 200);
 
   const filtered = await api<{ rules: Rule[]; count: number }>('GET', `/api/routing/rules?scope=team&scope_id=${team.body.team.id}`);
   assert.deepEqual(filtered.body.rules.map((r) => r.id), [scoped.body.rule.id]);
@@ -158,7 +165,7 @@ test('the deprecated /api/governance/routing-rules alias behaves identically and
   assertError(await api('GET', `/api/routing/rules/${id}`), 404);
 });
 
-test('a rule from config.json (written without an id) is listed with a stable id and can be read, updated and deleted by it', async () => {
+test('a rule from config.json (written without an id) is listed with a stable id, can be read by it, and is read-only through /api', async () => {
   const listed = await api<{ rules: Rule[] }>('GET', '/api/routing/rules');
   const seeded = listed.body.rules.find((r) => r.name === 'seeded')!;
   assert.ok(seeded, 'the config.json rule is listed');
@@ -166,10 +173,9 @@ test('a rule from config.json (written without an id) is listed with a stable id
   const again = await api<{ rules: Rule[] }>('GET', '/api/routing/rules?from_memory=true');
   assert.equal(again.body.rules.find((r) => r.name === 'seeded')!.id, seeded.id);
   assert.equal((await servedBy({ 'x-seeded': 'yes' })).provider, 'gemini');
-  const put = await api<{ rule: Rule }>('PUT', `/api/routing/rules/${seeded.id}`, { targets: [{ provider: 'anthropic', model: 'claude-sonnet-4-5', weight: 1 }] });
-  assert.equal(put.status, 200, put.text);
-  assert.equal(put.body.rule.id, seeded.id);
-  assert.equal((await servedBy({ 'x-seeded': 'yes' })).provider, 'anthropic');
-  assert.equal((await api('DELETE', `/api/routing/rules/${seeded.id}`)).status, 200);
-  assert.equal((await servedBy({ 'x-seeded': 'yes' })).provider, 'openai');
+  assert.equal((await api<{ rule: Rule & { owner: string } }>('GET', `/api/routing/rules/${seeded.id}`)).body.rule.owner, 'file');
+  // config.json owns it: a write names the file, and the rule keeps routing as the file says.
+  assert.match(assertError(await api('PUT', `/api/routing/rules/${seeded.id}`, { targets: [{ provider: 'anthropic', model: 'claude-sonnet-4-5', weight: 1 }] }), 409).error.message, /config\.json/);
+  assert.match(assertError(await api('DELETE', `/api/routing/rules/${seeded.id}`), 409).error.message, /config\.json/);
+  assert.equal((await servedBy({ 'x-seeded': 'yes' })).provider, 'gemini');
 });

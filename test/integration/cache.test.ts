@@ -453,32 +453,33 @@ test('metrics: hits, misses, lookup latency', async () => {
   assert.match(text, /skybridge_cache_bypassed_total\{reason="no_key"\} [1-9]/);
 });
 
-test('/api/plugins: disabling applies live and keeps the config; enabling again caches again; unknown plugins are refused', async () => {
+test('/api/plugins: config.json\'s cache plugin is read-only there (409); disabling it in the file applies live and keeps the config; enabling again caches again; unknown plugins are refused', async () => {
   const key = freshKey('toggle');
   const h = { 'x-bf-cache-key': key, 'x-bf-cache-type': 'direct' };
   const put = (body: unknown) => fetch(`${g.url}/api/plugins/semantic_cache`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  assert.equal((await put({ enabled: false })).status, 200);
-  const view = (await (await fetch(`${g.url}/api/plugins/semantic_cache`)).json()) as { enabled: boolean; config: { dimension: number }; status: { status: string } };
-  assert.equal(view.enabled, false);
+  const refused = await put({ enabled: false });
+  assert.equal(refused.status, 409);
+  assert.match(((await refused.json()) as { error: { message: string } }).error.message, /config\.json/);
+  const read = async () => (await (await fetch(`${g.url}/api/plugins/semantic_cache`)).json()) as { enabled: boolean; config: { dimension: number }; status: { status: string } };
+  const setEnabled = async (enabled: boolean) => {
+    g.writeConfig({ ...gatewayConfig(mock.url), plugins: [{ name: 'semantic_cache', enabled, config: cacheConfig() }] });
+    await eventually(async () => assert.equal((await read()).enabled, enabled), 20_000);
+  };
+  await setEnabled(false);
+  const view = await read();
   assert.equal(view.config.dimension, 256);
   assert.equal(view.status.status, 'disabled');
   await eventually(async () => assert.equal(debugOf(await post('/v1/chat/completions', chat('toggle question'), h)), undefined));
-  assert.equal((await put({ enabled: true })).status, 200);
+  await setEnabled(true);
   await eventually(async () => assert.equal(debugOf(await post('/v1/chat/completions', chat('toggle question'), h))?.cache_hit, false));
   await untilHit('/v1/chat/completions', chat('toggle question'), h);
-  const active = (await (await fetch(`${g.url}/api/plugins/semantic_cache`)).json()) as { status: { status: string } };
-  assert.equal(active.status.status, 'active');
+  assert.equal((await read()).status.status, 'active');
 
   const unknown = await fetch(`${g.url}/api/plugins`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'no-such-plugin', enabled: true, config: {} }) });
   assert.equal(unknown.status, 400);
   const err = (await unknown.json()) as { error: { message: string; param: string } };
   assert.equal(err.error.param, 'name');
   assert.match(err.error.message, /no-such-plugin/);
-
-  // Semantic mode needs the embedding model: 400 naming the field.
-  const bad = await put({ config: { provider: 'openai', dimension: 256 } });
-  assert.equal(bad.status, 400);
-  assert.match(((await bad.json()) as { error: { message: string } }).error.message, /embedding_model/);
 });
 
 test('rule 7: entries survive a restart; rule 8: a namespace of another dimension fails start-up', async () => {

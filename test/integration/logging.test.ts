@@ -222,9 +222,16 @@ describe('the logging plugin named in plugins[]', () => {
     assert.ok(existsSync(join(g.appDir, 'plugin-logs.db')));
     assert.ok(!existsSync(join(g.appDir, 'logs.db')));
 
-    // Disabled live through /api/plugins: no more records.
+    // config.json's plugin is read-only through /api (409 naming the file); disabled live by editing the file: no more records.
     const off = await fetch(`${g.url}/api/plugins/logging`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
-    assert.equal(off.status, 200);
+    assert.equal(off.status, 409);
+    g.writeConfig(
+      config({
+        logs_store: { enabled: true, type: 'sqlite', config: { path: 'plugin-logs.db' } },
+        plugins: [{ name: 'logging', enabled: false, config: { disable_content_logging: true } }],
+      }),
+    );
+    await eventually(async () => assert.equal((await getJson(g, '/api/plugins')).plugins[0].enabled, false), 20_000);
     const before = (await logsOf(g)).length;
     await client(g, VK_VALUE).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'not logged' }] });
     await new Promise((r) => setTimeout(r, 600));

@@ -85,7 +85,8 @@ test('config.json endpoint: env.VAR secret and header, defaults filled in, secre
   assert.ok(!res.text.includes(CONFIG_SECRET) && !res.text.includes('team-blue'));
   const rotate = await api<ApiError>('POST', '/api/webhooks/from-config/rotate-secret', {});
   assert.equal(rotate.status, 409);
-  assert.match(rotate.body.error.message, /SKYBRIDGE_TEST_WH_SECRET/);
+  // config.json's webhooks are read-only through /api: the answer names the file to edit.
+  assert.match(rotate.body.error.message, /config\.json/);
 });
 
 test('test delivery: signed per the spec, verified by the receiver, custom headers sent, history grouped', async () => {

@@ -46,7 +46,8 @@ test('a virtual key with no provider configs blocks every provider', () => {
 test("allowed_models ['*'] admits what the catalog lists, and nothing else", () => {
   const pcs = [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'], weight: 1 }];
   assert.deepEqual(route(pcs, 'gpt-4o-mini'), ['openai/gpt-4o-mini']);
-  denied(() => route(pcs, 'gpt-5-unknown'), /not allowed/);
+  // The catalog, not the key, is why: the message says so.
+  denied(() => route(pcs, 'gpt-5-unknown'), /model 'gpt-5-unknown' is not in the model catalog of provider 'openai'/);
 });
 
 test('an empty allowed_models denies every model; an explicit list allows only those', () => {

@@ -88,7 +88,12 @@ export function RoutingPage(props: PageProps) {
                         {r.name}
                         {r.enabled === false && <span class="badge badge-muted rc-gap">disabled</span>}
                         {r.chain_rule && <span class="badge badge-warn rc-gap">chain</span>}
-                        {r.source && <span class="badge badge-readonly rc-gap" title={r.source}>{r.source}</span>}
+                        {r.source && <span class="badge badge-readonly rc-gap" title={r.source}>{r.managed_by === 'file' ? 'config.json' : r.source}</span>}
+                        {r.error && (
+                          <span class="badge badge-warn rc-gap" title={r.error} data-testid="rule-error">
+                            skipped: {r.error}
+                          </span>
+                        )}
                       </>
                     ),
                   },

@@ -11,6 +11,8 @@ export interface GatewayInfo {
   read_only_reason?: string;
   auth_enabled: boolean;
   features: { logs: boolean; cache: boolean; mcp: boolean; webhooks: boolean; async: boolean };
+  /** Configuration problems shown as a banner on every page: writes kept in memory only, objects set aside, rules skipped. */
+  config_notices?: string[];
 }
 
 export interface PageProps {

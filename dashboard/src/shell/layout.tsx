@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { GatewayInfo, PageDef } from '../pages/types.ts';
 import { BrandMark } from './brand.tsx';
 import { Notifications } from './notifications.tsx';
+import { Banner } from '../ui/components.tsx';
 
 export function Layout(props: { info: GatewayInfo; pages: readonly PageDef[]; current: string; onLogout?: () => void; children: ComponentChildren }) {
   const [menuOpen, setMenuOpen] = useState(false);
@@ -55,6 +56,11 @@ export function Layout(props: { info: GatewayInfo; pages: readonly PageDef[]; cu
         </ul>
       </nav>
       <main id="main" class="app-main" tabIndex={-1}>
+        {(props.info.config_notices ?? []).map((n) => (
+          <Banner kind="warning" key={n}>
+            <span data-testid="config-notice">{n}</span>
+          </Banner>
+        ))}
         {props.children}
       </main>
     </div>

@@ -96,7 +96,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
         return finish(prepared, list, list.length, ctx);
       });
       const doc = service.document();
-      reply(res, 201, { message: `${what} created successfully`, [spec.singular]: (spec.createdView ?? spec.view)(created, doc) });
+      reply(res, 201, { message: `${what} created successfully`, [spec.singular]: markManaged(service, spec.section, created.id, (spec.createdView ?? spec.view)(created, doc)) });
     })
     .all(methodNotAllowed);
 
@@ -123,7 +123,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
         checkUnique(list, merged);
         return finish(merged, list, index, ctx);
       });
-      reply(res, 200, { message: `${what} updated successfully`, [spec.singular]: spec.view(updated, service.document()) });
+      reply(res, 200, { message: `${what} updated successfully`, [spec.singular]: markManaged(service, spec.section, id, spec.view(updated, service.document())) });
     })
     .delete(async (req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);

@@ -44,6 +44,13 @@ export function configRouter(service: ConfigService): Router {
     .get((_req: Request, res: Response) => reply(res, 200, maskDocument(service.document())))
     .all(methodNotAllowed);
 
+  // Where the configuration comes from and is kept, and the objects created through /api that are
+  // set aside (not served) because config.json defines them too.
+  router
+    .route('/config/status')
+    .get((_req: Request, res: Response) => reply(res, 200, service.status()))
+    .all(methodNotAllowed);
+
   // The reference answers a bare JSON string.
   router
     .route('/version')

@@ -27,7 +27,7 @@ export function dashboardRouter(service: ConfigService, dashboard: DashboardApi 
       reply(
         res,
         200,
-        gatewayInfo({ version, origin: service.origin(), authEnabled: managementAuth(service.current().governance.auth).enabled, features: dashboard?.features() ?? NONE }),
+        gatewayInfo({ version, origin: service.origin(), authEnabled: managementAuth(service.current().governance.auth).enabled, features: dashboard?.features() ?? NONE, status: service.status() }),
       );
     })
     .all(methodNotAllowed);

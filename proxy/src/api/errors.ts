@@ -18,11 +18,16 @@ export function invalidFields(what: string, errors: readonly FieldError[]): Gate
 }
 
 /** A JSON object body, else 400. */
+/** What answers add to an object to say who owns it (managed.ts): a client writing an answer back sends them too. */
+const OWNERSHIP_FIELDS = ['owner', 'managed_by', 'source'];
+
 export function objectBody(body: unknown, what: string): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError(400, `the request body must be a JSON object describing the ${what}`, { param: null, code: 'invalid_body' });
   }
-  return body as Record<string, unknown>;
+  const out = { ...(body as Record<string, unknown>) };
+  for (const f of OWNERSHIP_FIELDS) delete out[f];
+  return out;
 }
 
 /** Validates against a TypeBox schema; paths in errors get `prefix` (a nested object of the body). */

@@ -3,8 +3,10 @@
 // lost on the next render and reach one replica only. Every write answers 409 saying what to edit
 // instead (the custom resource, when the path names an object that came from one); objects that
 // came from a custom resource are listed with `managed_by` and `source`.
+// Outside Kubernetes the same holds per object: an object of config.json (or of the environment)
+// is read-only here (409 naming the file), one created through /api is the store's to change.
 import type { NextFunction, Request, Response } from 'express';
-import type { ConfigService } from '../config/service.ts';
+import { SeedManagedError, type ConfigService } from '../config/service.ts';
 import { conflict } from './errors.ts';
 
 /** Reads, and the session endpoints (logging in is not a configuration change). */
@@ -26,6 +28,7 @@ const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^\/api\/routing\/rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/plugins\/([^/]+)/, 'plugins', 'plugin'],
   [/^\/api\/webhooks\/(?!deliveries(?:\/|$))([^/]+)/, 'webhooks', 'webhook'],
+  [/^\/api\/mcp\/client\/([^/]+)/, 'mcp_clients', 'MCP client'],
 ];
 
 /** Resource plurals of the gateway.skybridge.dev kinds, for a kubectl command line. */
@@ -53,13 +56,19 @@ function decode(segment: string): string {
   }
 }
 
-/** Refuses every configuration write with 409 while an external source owns the document. */
+/**
+ * Refuses every configuration write with 409 while an external source owns the document, and a
+ * write to an object of config.json (or the environment) otherwise. The config service refuses the
+ * latter too, whatever path a change takes (seed objects must come out of a write unchanged); this
+ * answers before the body is read, for the paths that name one object.
+ */
 export function refuseManagedWrites(service: ConfigService) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const origin = service.origin();
-    if (!origin || SAFE_METHODS.has(req.method) || SESSION_PATH.test(req.originalUrl.split('?')[0]) || ACTION_PATH.test(req.originalUrl.split('?')[0])) return next();
-    req.resume();
     const path = req.originalUrl.split('?')[0];
+    if (SAFE_METHODS.has(req.method) || SESSION_PATH.test(path) || ACTION_PATH.test(path)) return next();
+    if (!origin) return refuseSeedObject(service, req, path, next);
+    req.resume();
     for (const [pattern, section, label] of SECTIONS) {
       const m = pattern.exec(path);
       if (!m) continue;
@@ -73,8 +82,26 @@ export function refuseManagedWrites(service: ConfigService) {
   };
 }
 
-/** `view` with `managed_by` and `source` when the object came from a custom resource. */
+function refuseSeedObject(service: ConfigService, req: Request, path: string, next: NextFunction): void {
+  for (const [pattern, section] of SECTIONS) {
+    const m = pattern.exec(path);
+    if (!m) continue;
+    const id = decode(m[1]);
+    const owner = service.ownerOf(section, id);
+    if (owner?.owner !== 'file' && owner?.owner !== 'environment') break;
+    req.resume();
+    throw conflict(new SeedManagedError(section, id, { kind: owner.owner, source: owner.source ?? '' }).message);
+  }
+  next();
+}
+
+/**
+ * `view` with its `owner` (`file`, `environment`, `store` or `kubernetes`); a read-only one also
+ * with `managed_by` and `source` (the file, the custom resource), as the dashboard reads them.
+ */
 export function markManaged(service: ConfigService, section: string, id: string, view: Record<string, unknown>): Record<string, unknown> {
-  const source = service.origin()?.sources[`${section}/${id}`];
-  return source ? { ...view, managed_by: 'kubernetes', source } : view;
+  const owner = service.ownerOf(section, id);
+  if (!owner) return view;
+  if (owner.owner === 'store') return { ...view, owner: 'store' };
+  return { ...view, owner: owner.owner, managed_by: owner.owner, source: owner.source };
 }

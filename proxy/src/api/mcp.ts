@@ -17,6 +17,7 @@ import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
 import { maskSecret, unmask } from './mask.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { markManaged } from './managed.ts';
 
 /** Fields of answers (or of the reference's requests) that are not stored in the client config. */
 const NOT_STORED = ['vk_configs', 'state', 'tools', 'oauth_config'];
@@ -76,10 +77,10 @@ function vkEntriesFor(doc: GatewayConfig, c: McpClientConfig): { virtual_key_id:
 }
 
 /** The reference's MCPClient: config, tools (function definitions), state; plus why it is in error. */
-function view(doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): Record<string, unknown> {
+function view(service: ConfigService, doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): Record<string, unknown> {
   const state = conn?.state ?? 'disconnected';
   return {
-    config: { ...maskClient(c), client_id: clientId(c) },
+    config: markManaged(service, 'mcp_clients', clientId(c), { ...maskClient(c), client_id: clientId(c) }),
     tools: (conn?.tools ?? []).map((t) => ({ name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.inputSchema })),
     // The reference's states are connected, disconnected and error; a first attempt under way is reported as disconnected, with `connecting`.
     state: state === 'connecting' ? 'disconnected' : state,
@@ -121,7 +122,7 @@ export function mcpRouter(service: ConfigService, mcp: McpManager): Router {
     const conn = await settled(mcp, id);
     const doc = service.document();
     const c = sectionClients(doc).find((x) => clientId(x) === id);
-    reply(res, status, { status: 'success', message, ...(c && { client: view(doc, c, conn) }) });
+    reply(res, status, { status: 'success', message, ...(c && { client: view(service, doc, c, conn) }) });
   };
 
   router
@@ -129,7 +130,7 @@ export function mcpRouter(service: ConfigService, mcp: McpManager): Router {
     .get((_req: Request, res: Response) => {
       mcp.apply(service.current());
       const doc = service.document();
-      reply(res, 200, sectionClients(doc).map((c) => view(doc, c, mcp.byId(clientId(c)))));
+      reply(res, 200, sectionClients(doc).map((c) => view(service, doc, c, mcp.byId(clientId(c)))));
     })
     .all(methodNotAllowed);
 
@@ -157,7 +158,7 @@ export function mcpRouter(service: ConfigService, mcp: McpManager): Router {
     .get(async (req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const c = find(id);
-      reply(res, 200, view(service.document(), c, mcp.byId(id)));
+      reply(res, 200, view(service, service.document(), c, mcp.byId(id)));
     })
     .put(async (req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
@@ -222,7 +223,7 @@ export function mcpReconnect(mcp: McpManager, service: ConfigService) {
     await conn.reconnect();
     const doc = service.document();
     const c = sectionClients(doc).find((x) => clientId(x) === id);
-    const body = { status: 'success', message: conn.state === 'connected' ? 'MCP client reconnected successfully' : `MCP client reconnect failed: ${conn.lastError ?? conn.state}`, ...(c && { client: view(doc, c, conn) }) };
+    const body = { status: 'success', message: conn.state === 'connected' ? 'MCP client reconnected successfully' : `MCP client reconnect failed: ${conn.lastError ?? conn.state}`, ...(c && { client: view(service, doc, c, conn) }) };
     reply(res, conn.state === 'connected' ? 200 : 502, conn.state === 'connected' ? body : { error: { message: body.message, type: 'mcp_connection_error' }, client: body.client });
   };
 }

@@ -12,6 +12,7 @@ import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { markManaged } from './managed.ts';
 import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
 import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../config/cache-schema.ts';
 
@@ -74,7 +75,7 @@ function draftPlugins(draft: GatewayConfig): Plugin[] {
 
 export function pluginsRouter(service: ConfigService, problem?: PluginProblem): Router {
   const router = Router();
-  const view = (p: Plugin) => viewPlugin(p, problem);
+  const view = (p: Plugin) => markManaged(service, 'plugins', p.name, viewPlugin(p, problem));
   const find = (name: string): Plugin => {
     const p = pluginsOf(service.document()).find((x) => x.name === name);
     if (!p) throw notFound('plugin', name);

@@ -3,13 +3,14 @@
 // summing to 1, scope_id, CEL that compiles) plus what only the whole document can say: the
 // scope's team/customer/virtual key exists, targets name configured providers and their keys, and
 // the name is free in the scope (409).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { RoutingRule, RoutingScope } from '../config/governance-schema.ts';
 import type { FieldError } from '../config/validate.ts';
 import { keyId } from '../config/key-id.ts';
+import { ruleId } from '../config/ownership.ts';
 import { validateRuleForWrite } from '../routing/rules.ts';
 import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryFlag, queryParam, reply } from './http.ts';
@@ -22,17 +23,15 @@ import { routingTestRouter } from './routing-test.ts';
 const WHAT = 'routing rule';
 const SCOPES: readonly RoutingScope[] = ['global', 'customer', 'team', 'virtual_key'];
 
-/**
- * A rule's id: its own, or (a rule written in config.json without one) a stable id derived from
- * scope and name, so every rule can be read, updated and deleted by id.
- */
-export function ruleId(rule: RoutingRule): string {
-  if (rule.id) return rule.id;
-  const h = createHash('sha256').update(`routing_rule\u0000${rule.scope ?? 'global'}\u0000${rule.scope_id ?? ''}\u0000${rule.name}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
+export { ruleId };
 
 const view = (rule: RoutingRule): RoutingRule => ({ ...rule, id: ruleId(rule), scope: rule.scope ?? 'global', scope_id: rule.scope_id ?? null });
+
+/** A rule the served configuration skips (it cannot compile) carries `error`: visible, not silent. */
+function withError(service: ConfigService, rule: Record<string, unknown>): Record<string, unknown> {
+  const skipped = service.current().routing.skipped.find((s) => s.id === rule.id);
+  return skipped ? { ...rule, error: skipped.error } : rule;
+}
 
 const sameScope = (a: RoutingRule, b: RoutingRule) => (a.scope ?? 'global') === (b.scope ?? 'global') && (a.scope_id ?? null) === (b.scope_id ?? null);
 
@@ -87,7 +86,7 @@ function rulesOf(draft: GatewayConfig): RoutingRule[] {
 }
 
 /** Fields a client may send back from an answer but does not set. */
-const READ_ONLY = ['created_at', 'updated_at'];
+const READ_ONLY = ['created_at', 'updated_at', 'error'];
 
 export function routingRulesRouter(service: ConfigService): Router {
   const router = Router();
@@ -104,7 +103,7 @@ export function routingRulesRouter(service: ConfigService): Router {
       const rules = (doc.governance?.routing_rules ?? [])
         .filter((r) => scope === undefined || (r.scope ?? 'global') === scope)
         .filter((r) => scopeId === undefined || r.scope_id === scopeId)
-        .map((r) => markManaged(service, 'routing_rules', ruleId(r), view(r)));
+        .map((r) => withError(service, markManaged(service, 'routing_rules', ruleId(r), view(r))));
       reply(res, 200, { rules, count: rules.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -129,7 +128,7 @@ export function routingRulesRouter(service: ConfigService): Router {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const rule = (service.document().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
       if (!rule) throw notFound(WHAT, id);
-      reply(res, 200, { rule: markManaged(service, 'routing_rules', id, view(rule)) });
+      reply(res, 200, { rule: withError(service, markManaged(service, 'routing_rules', id, view(rule))) });
     })
     .put(async (req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);

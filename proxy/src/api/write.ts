@@ -1,10 +1,10 @@
 // Every /api write goes through ConfigService.update: the change runs on a copy of the latest
 // document, so a check that throws (404, 409, 400) or a document that fails validation leaves the
 // live configuration exactly as it was.
-import type { ConfigService } from '../config/service.ts';
+import { SeedManagedError, type ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../config/schema.ts';
 import type { Governance } from '../config/governance-schema.ts';
-import { ConfigError, fromConfigError, type PathAlias } from './errors.ts';
+import { ConfigError, conflict, fromConfigError, type PathAlias } from './errors.ts';
 
 export class WriteContext {
   readonly aliases: PathAlias[] = [];
@@ -26,6 +26,8 @@ export async function write<T>(service: ConfigService, what: string, change: (dr
     });
   } catch (err) {
     if (err instanceof ConfigError) throw fromConfigError(err, what, ctx.aliases);
+    // A change that reached an object of config.json (a cascade, a shared record): refused whole.
+    if (err instanceof SeedManagedError) throw conflict(err.message);
     throw err;
   }
   return result;

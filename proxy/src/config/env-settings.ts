@@ -104,6 +104,21 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
   return settings;
 }
 
+/** The deployment settings variables: read with --kube-namespace only. */
+const SETTINGS_VARIABLES = ['SKYBRIDGE_CLIENT', 'SKYBRIDGE_ADMIN_USERNAME', 'SKYBRIDGE_ADMIN_PASSWORD', 'SKYBRIDGE_ADMIN_API_KEYS', 'SKYBRIDGE_MCP'];
+
+/**
+ * Outside Kubernetes, config.json holds these sections and the variables are not read; a deployment
+ * that sets them (a Helm-style env file reused for `docker run`) would otherwise believe /api is
+ * protected when it is not. The warning for the start-up log, or undefined when none is set.
+ */
+export function ignoredSettingsWarning(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const set = SETTINGS_VARIABLES.filter((v) => env[v]);
+  if (!set.length) return undefined;
+  const auth = set.some((v) => v.startsWith('SKYBRIDGE_ADMIN_'));
+  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but read only with --kube-namespace and ignored here: ${auth ? '/api is NOT protected by them; ' : ''}put the same settings in config.json (governance.auth_config, client, mcp) instead`;
+}
+
 let cached: { settings: GatewaySettings | undefined } | undefined;
 
 /** The process's settings, read once (main.ts reads them first, so a bad value ends the start there). */

@@ -41,8 +41,11 @@ export class RedisConfigStore implements ConfigStore {
   #poll: NodeJS.Timeout | undefined;
   #seed: (() => Promise<unknown>) | undefined;
 
+  readonly location: string;
+
   constructor(redis: SharedRedis, prefix: string) {
     this.#redis = redis;
+    this.location = `redis ${redis.addr} key ${prefix}config`;
     this.#key = `${prefix}config`;
     this.#channel = `${prefix}config:changed`;
   }

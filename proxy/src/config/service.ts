@@ -2,8 +2,12 @@
 // the stored document, validated and compiled exactly like config.json, saved with the next
 // revision (compare-and-set, so two replicas writing at once both land, one after the other), and
 // only then swapped in. Other replicas hear of the new revision from the store and swap it in too.
+// Objects of the seed (config.json) are read-only here; objects written through /api are kept
+// apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
 import { createHash } from 'node:crypto';
-import { checkConfig } from './load.ts';
+import { checkConfig, ConfigError } from './load.ts';
+import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
+import type { FieldError } from './validate.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from './schema.ts';
 import type { SnapshotHolder } from './holder.ts';
@@ -21,6 +25,73 @@ export interface ConfigOrigin {
   sources: Readonly<Record<string, string>>;
 }
 
+/** Where the seed document came from: config.json, or the environment when there is none. */
+export interface SeedSource {
+  kind: 'file' | 'environment';
+  /** The config.json path; `the environment` otherwise. */
+  source: string;
+}
+
+/** An /api write that would change an object of the seed. */
+export class SeedManagedError extends Error {
+  readonly section: string;
+  readonly id: string;
+  constructor(section: string, id: string, seed: SeedSource) {
+    super(
+      seed.kind === 'file'
+        ? `${sectionLabel(section)} '${id}' is managed by the configuration file ${seed.source} and read-only through /api: edit the file instead (objects created through /api can be changed here)`
+        : `${sectionLabel(section)} '${id}' comes from the environment variables and is read-only through /api: change the environment and restart (objects created through /api can be changed here)`,
+    );
+    this.section = section;
+    this.id = id;
+  }
+}
+
+/** Who owns one object, as /api shows it. */
+export interface ObjectOwner {
+  owner: 'file' | 'environment' | 'store' | 'kubernetes';
+  /** Read-only owners only: where to change it (a file path, a custom resource). */
+  source?: string;
+}
+
+/** What /api/config/status and the dashboard report about where the configuration lives. */
+export interface ConfigStatus {
+  seed: SeedSource | { kind: 'kubernetes'; source: string };
+  store: { kind: ConfigStore['kind']; persistent: boolean; location?: string };
+  objects: { seed: number; store: number };
+  set_aside: (SetAside & { label: string })[];
+  /** Routing rules of the served configuration that cannot compile and are skipped. */
+  skipped_routing_rules: { id: string; name: string; error: string }[];
+}
+
+const fieldErrors = (source: string) => (doc: GatewayConfig): FieldError[] => {
+  try {
+    checkConfig(doc, source);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.errors;
+    throw err;
+  }
+};
+
+/** The store-managed objects of a stored revision; one written before they were kept apart: whatever the seed does not hold. */
+function storeObjectsOf(stored: StoredConfig, seed: GatewayConfig): DocObject[] {
+  if (stored.objects) return stored.objects;
+  const seedKeys = objectKeys(seed);
+  return objectsOf(stored.document).filter((o) => !seedKeys.has(objectKey(o)));
+}
+
+/** The seed with the store's objects over it; a seed that is itself invalid throws ConfigError. */
+function composeOrThrow(seed: GatewayConfig, objects: readonly DocObject[], source: string): { document: GatewayConfig; setAside: SetAside[] } {
+  const { document, setAside, errors } = compose(seed, objects, fieldErrors(source));
+  if (errors.length) throw new ConfigError(source, errors);
+  return { document, setAside };
+}
+
+function reportSetAside(setAside: readonly SetAside[]): void {
+  for (const s of setAside) log.warn('configuration: an object created through /api is set aside (kept in the store, not served)', { object: `${sectionLabel(s.section)} '${s.id}'`, reason: s.reason });
+}
+
 /** update() on a document owned by an external source. */
 export class ManagedConfigError extends Error {
   readonly origin: ConfigOrigin;
@@ -36,30 +107,37 @@ export class ConfigService {
   #stored: StoredConfig;
   #queue: Promise<unknown> = Promise.resolve();
   #origin: ConfigOrigin | undefined;
+  /** The seed (config.json or the environment) and where it came from; none in Kubernetes mode. */
+  #seed: { document: GatewayConfig; keys: ReadonlySet<string>; from: SeedSource } | undefined;
 
-  constructor(holder: SnapshotHolder, store: ConfigStore, stored: StoredConfig) {
+  constructor(holder: SnapshotHolder, store: ConfigStore, stored: StoredConfig, seed?: { document: GatewayConfig; from: SeedSource }) {
     this.holder = holder;
     this.store = store;
     this.#stored = stored;
+    if (seed) this.#seed = { ...seed, keys: objectKeys(seed.document) };
     // A store that cannot be read right now (Redis away) is read again on its next notice.
     store.subscribe(() => void this.#serial(() => this.sync()).catch((err: unknown) => log.warn('could not read the stored configuration', { store: store.kind, error: (err as Error).message })));
   }
 
   /**
    * The document to serve from, given the seed (config.json or the environment): the stored one
-   * when it grew from the same seed (so /api writes survive a restart), else the seed itself.
+   * when it grew from the same seed, else the seed with the objects written through /api laid
+   * over it (so /api writes survive a restart and an edited config.json alike).
    */
-  static async initialDocument(store: ConfigStore, seed: GatewayConfig): Promise<StoredConfig> {
+  static async initialDocument(store: ConfigStore, seed: GatewayConfig, source = 'config.json'): Promise<StoredConfig> {
     const digest = seedDigest(seed);
     const stored = await store.load();
-    if (stored && stored.seed === digest) return stored;
-    if (stored) log.warn('config.json changed since the stored configuration was written: starting from config.json', { store: store.kind });
-    const fresh: StoredConfig = { seed: digest, revision: (stored?.revision ?? 0) + 1, document: seed };
+    if (stored && stored.seed === digest && stored.objects) return stored;
+    const objects = stored ? storeObjectsOf(stored, seed) : [];
+    const { document, setAside } = composeOrThrow(seed, objects, source);
+    if (stored) log.info(`${source} changed since the stored configuration was written: serving it with the objects created through /api`, { store: store.kind, kept: objects.length - setAside.length, set_aside: setAside.length });
+    reportSetAside(setAside);
+    const fresh: StoredConfig = { seed: digest, revision: (stored?.revision ?? 0) + 1, document, objects, set_aside: setAside };
     try {
       await store.save(fresh, stored?.revision ?? 0);
     } catch (err) {
       // Another replica starting at the same moment seeded first: take what it wrote.
-      if (err instanceof RevisionConflict) return ConfigService.initialDocument(store, seed);
+      if (err instanceof RevisionConflict) return ConfigService.initialDocument(store, seed, source);
       throw err;
     }
     return fresh;
@@ -86,13 +164,15 @@ export class ConfigService {
     if (this.#origin) return Promise.reject(new ManagedConfigError(this.#origin));
     return this.#serial(async () => {
       for (let attempt = 0; ; attempt++) {
-        const draft = structuredClone(this.#stored.document);
+        const before = this.#stored;
+        const draft = structuredClone(before.document);
         change(draft);
+        this.#checkSeedObjects(before.document, draft);
         const { config, warnings } = checkConfig(draft, 'the request');
         const next = compileSnapshot(config);
-        const stored: StoredConfig = { seed: this.#stored.seed, revision: this.#stored.revision + 1, document: draft };
+        const stored: StoredConfig = { seed: before.seed, revision: before.revision + 1, document: draft, ...this.#storeObjectsAfter(before, draft) };
         try {
-          await this.store.save(stored, this.#stored.revision);
+          await this.store.save(stored, before.revision);
         } catch (err) {
           // Another replica wrote first: apply the change again on top of its revision.
           if (!(err instanceof RevisionConflict) || attempt >= 5) throw err;
@@ -101,22 +181,76 @@ export class ConfigService {
         }
         for (const w of warnings) log.warn(w);
         this.#stored = stored;
-        this.holder.swap(next);
+        await this.holder.swap(next);
         log.info('configuration updated', { revision: stored.revision, config_hash: next.hash });
         return next;
       }
     });
   }
 
-  /** Replaces the document with a new seed (config.json was edited). */
-  reseed(seed: GatewayConfig): Promise<void> {
+  /** Refuses a change to (or the removal of) any object of the seed, whatever the write was for. */
+  #checkSeedObjects(before: GatewayConfig, after: GatewayConfig): void {
+    const seed = this.#seed;
+    if (!seed) return;
+    const now = new Map(objectsOf(after).map((o) => [objectKey(o), JSON.stringify(o.value)]));
+    for (const o of objectsOf(before)) {
+      if (!seed.keys.has(objectKey(o))) continue;
+      if (now.get(objectKey(o)) !== JSON.stringify(o.value)) throw new SeedManagedError(o.section, o.id, seed.from);
+    }
+  }
+
+  /** The store-managed objects after a write: those served, then those still set aside. */
+  #storeObjectsAfter(before: StoredConfig, draft: GatewayConfig): Pick<StoredConfig, 'objects' | 'set_aside'> {
+    const seedKeys = this.#seed?.keys ?? new Set<string>();
+    const served = objectsOf(draft).filter((o) => !seedKeys.has(objectKey(o)));
+    if (!this.#seed) return {};
+    const servedKeys = new Set(served.map(objectKey));
+    // A set-aside object is replaced by a new one created under its id.
+    const setAside = (before.set_aside ?? []).filter((s) => !servedKeys.has(objectKey(s)));
+    const asideKeys = new Set(setAside.map(objectKey));
+    const kept = (before.objects ?? []).filter((o) => asideKeys.has(objectKey(o)));
+    return { objects: [...served, ...kept], set_aside: setAside };
+  }
+
+  /** Replaces the seed (config.json was edited); the objects written through /api stay. */
+  reseed(seed: GatewayConfig): Promise<{ kept: number; setAside: SetAside[] }> {
     return this.#serial(async () => {
-      const next = compileSnapshot(checkConfig(seed, 'config.json').config);
-      const stored: StoredConfig = { seed: seedDigest(seed), revision: this.#stored.revision + 1, document: seed };
+      const source = this.#seed?.from.source ?? 'config.json';
+      const objects = storeObjectsOf(this.#stored, seed);
+      const { document, setAside } = composeOrThrow(seed, objects, source);
+      const next = compileSnapshot(checkConfig(document, source).config);
+      const stored: StoredConfig = { seed: seedDigest(seed), revision: this.#stored.revision + 1, document, objects, set_aside: setAside };
       await this.store.save(stored);
       this.#stored = stored;
-      this.holder.swap(next);
+      this.#seed = { document: seed, keys: objectKeys(seed), from: this.#seed?.from ?? { kind: 'file', source } };
+      reportSetAside(setAside);
+      await this.holder.swap(next);
+      return { kept: objects.length - setAside.length, setAside };
     });
+  }
+
+  /** Who owns an object of the document (undefined: no such object). */
+  ownerOf(section: string, id: string): ObjectOwner | undefined {
+    const kube = this.#origin?.sources[`${section}/${id}`];
+    if (kube) return { owner: 'kubernetes', source: kube };
+    if (this.#origin) return undefined;
+    const seed = this.#seed;
+    if (seed?.keys.has(`${section}/${id}`)) return { owner: seed.from.kind, source: seed.from.source };
+    return { owner: 'store' };
+  }
+
+  /** Where the configuration comes from and lives, and what /api created that is not served. */
+  status(): ConfigStatus {
+    const seedKeys = this.#seed?.keys ?? new Set<string>();
+    const all = objectsOf(this.#stored.document);
+    const inSeed = all.filter((o) => seedKeys.has(objectKey(o))).length;
+    return {
+      seed: this.#origin ? { kind: 'kubernetes', source: this.#origin.editWith } : (this.#seed?.from ?? { kind: 'environment', source: 'the environment' }),
+      store: { kind: this.store.kind, persistent: this.store.kind !== 'memory', ...(this.store.location !== undefined && { location: this.store.location }) },
+      objects: { seed: this.#origin ? 0 : inSeed, store: this.#origin ? 0 : all.length - inSeed },
+      set_aside: (this.#stored.set_aside ?? []).map((s) => ({ ...s, label: sectionLabel(s.section) })),
+      skipped_routing_rules: this.holder.current().routing.skipped.map((r) => ({ ...r })),
+    };
   }
 
   /** Set when an external source owns the document (update() is refused from then on). */
@@ -141,7 +275,7 @@ export class ConfigService {
       this.#stored = { seed: this.#stored.seed, revision: this.#stored.revision + 1, document: raw };
       this.#origin = opts.origin;
       if (next.hash === this.holder.current().hash) return this.holder.current();
-      this.holder.swap(next);
+      await this.holder.swap(next);
       return next;
     });
   }
@@ -153,7 +287,7 @@ export class ConfigService {
     try {
       const next = compileSnapshot(checkConfig(latest.document, `stored configuration revision ${latest.revision}`).config);
       this.#stored = latest;
-      if (next.hash !== this.holder.current().hash) this.holder.swap(next);
+      if (next.hash !== this.holder.current().hash) await this.holder.swap(next);
       log.info('configuration synced from the store', { revision: latest.revision, config_hash: next.hash });
     } catch (err) {
       log.error('stored configuration rejected; keeping the last good configuration', { revision: latest.revision, error: (err as Error).message });

@@ -9,9 +9,9 @@ import { log } from '../log.ts';
 export { SnapshotHolder, type SnapshotListener } from './holder.ts';
 
 /**
- * Watches config.json; each valid edit becomes the new document (replacing what /api wrote since:
- * the file is the operator's word). Editors save in several ways (truncate+write,
- * rename over), so the directory is watched and reloads are debounced.
+ * Watches config.json; each valid edit becomes the new seed, with the objects created through /api
+ * laid over it again (ConfigService.reseed). Editors save in several ways (truncate+write, rename
+ * over), so the directory is watched and reloads are debounced.
  */
 export function watchConfigFile(file: string, service: ConfigService, onError?: (err: Error) => void): FSWatcher {
   let timer: NodeJS.Timeout | undefined;
@@ -24,9 +24,9 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
       const digest = seedDigest(raw);
       if (digest === last) return;
       for (const w of warnings) log.warn(w);
-      await service.reseed(raw);
+      const { kept, setAside } = await service.reseed(raw);
       last = digest;
-      log.info('configuration reloaded', { file, config_hash: service.current().hash });
+      log.info('configuration reloaded', { file, config_hash: service.current().hash, kept_from_api: kept, set_aside: setAside.length });
     } catch (err) {
       const message = err instanceof ConfigError ? err.message : String(err);
       log.error('configuration reload rejected; keeping the last good configuration', { file, error: message });

@@ -5,13 +5,19 @@
 import { mkdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GatewayConfig } from './schema.ts';
+import type { DocObject, SetAside } from './ownership.ts';
 
 export interface StoredConfig {
   /** Digest of the config.json (or environment) the document was seeded from. */
   seed: string;
   /** Increases by one with every write. */
   revision: number;
+  /** The served document: the seed's objects, then the store's. */
   document: GatewayConfig;
+  /** The objects written through /api (store-managed), set-aside ones included; absent before they were kept apart. */
+  objects?: DocObject[];
+  /** Store-managed objects not served, and why (a clash with the seed). */
+  set_aside?: SetAside[];
 }
 
 /** Another process wrote a revision first. */
@@ -19,6 +25,8 @@ export class RevisionConflict extends Error {}
 
 export interface ConfigStore {
   readonly kind: 'memory' | 'file' | 'redis';
+  /** Where it keeps the document (a file path, a Redis address), for status reports. */
+  readonly location?: string;
   load(): Promise<StoredConfig | undefined>;
   /** Compare-and-set: throws RevisionConflict unless the stored revision is `expected` (undefined: write anyway). */
   save(stored: StoredConfig, expected?: number): Promise<void>;
@@ -45,8 +53,10 @@ export class MemoryConfigStore implements ConfigStore {
 export class FileConfigStore implements ConfigStore {
   readonly kind = 'file' as const;
   readonly file: string;
+  readonly location: string;
   constructor(file: string) {
     this.file = file;
+    this.location = file;
   }
   async load(): Promise<StoredConfig | undefined> {
     let text: string;

@@ -12,6 +12,16 @@ export type CatalogLookup = (provider: string, model: string) => boolean | undef
 const denied = (message: string, code: string, param: string | null = 'model') =>
   new GatewayError(403, message, { type: 'permission_error', code, param });
 
+/** The 403 for a model a `['*']` grant would admit but the provider's catalog does not list: the catalog, not the key, is why. */
+function notInCatalog(vk: VirtualKeyRuntime, grants: readonly ProviderGrant[], model: string, catalog: CatalogLookup): GatewayError | undefined {
+  const missing = grants.filter((g) => g.models === '*' && catalog(g.provider, model) === false).map((g) => `'${g.provider}'`);
+  if (!missing.length) return undefined;
+  return denied(
+    `model '${model}' is not in the model catalog of provider ${missing.join(', ')} (the models its list-models call returned, or none if that call failed): virtual key '${vk.record.name}' allows every model the provider lists (allowed_models ['*']), and this one is not listed`,
+    'model_not_allowed',
+  );
+}
+
 function admitsModel(grant: ProviderGrant, model: string, catalog: CatalogLookup): boolean {
   if (grant.models === '*') return catalog(grant.provider, model) ?? true;
   return grant.models.has(model);
@@ -64,7 +74,7 @@ export function selectTargets(
     if (!named) throw denied(`provider '${provider}' is not allowed by virtual key '${vk.record.name}'`, 'provider_not_allowed');
     const t = grantTarget(named, snapshot, model, catalog);
     if (!t) {
-      throw denied(`model '${model}' of provider '${provider}' is not allowed by virtual key '${vk.record.name}'`, 'model_not_allowed');
+      throw notInCatalog(vk, [named], model, catalog) ?? denied(`model '${model}' of provider '${provider}' is not allowed by virtual key '${vk.record.name}'`, 'model_not_allowed');
     }
     primary = t;
   } else {
@@ -74,7 +84,7 @@ export function selectTargets(
       .map((g) => [g, grantTarget(g, snapshot, model, catalog)] as const)
       .filter((e): e is readonly [ProviderGrant, Target] => e[1] !== undefined);
     if (weighted.length === 0) {
-      throw denied(`model '${model}' is not allowed by any provider of virtual key '${vk.record.name}'`, 'model_not_allowed');
+      throw notInCatalog(vk, vk.grants.filter((g) => g.weight !== null && g.weight > 0), model, catalog) ?? denied(`model '${model}' is not allowed by any provider of virtual key '${vk.record.name}'`, 'model_not_allowed');
     }
     primary = pickWeighted(weighted, random);
   }

@@ -141,6 +141,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly routingRulesSkipped = new Gauge({
+    name: 'skybridge_routing_rules_skipped',
+    help: 'Enabled routing rules of the served configuration that cannot compile and are skipped (GET /api/routing/rules shows each with its error).',
+    registers: [this.registry],
+  });
+
   readonly requestCount = cached(this.requestsTotal);
   readonly requestTime = cached(this.requestDuration);
   readonly upstreamTime = cached(this.upstreamDuration);

@@ -5,6 +5,7 @@ import type { RoutingRule, RoutingScope } from '../config/governance-schema.ts';
 import { RoutingRuleSchema } from '../config/governance-schema.ts';
 import { validator, type FieldError } from '../config/validate.ts';
 import { CelCompileError, compileCel, type CompiledExpression } from './cel.ts';
+import { ruleId } from '../config/ownership.ts';
 
 /** Weights of one rule must sum to 1 within this tolerance. */
 export const WEIGHT_TOLERANCE = 1e-6;
@@ -53,6 +54,14 @@ export interface CompiledRules {
   readonly size: number;
   /** Some rule reads complexity_tier: only then is the request worth classifying (an embedding call). */
   readonly usesComplexityTier: boolean;
+  /** Enabled rules that could not compile and are skipped (spec), with why: /api and the dashboard show them. */
+  readonly skipped: readonly SkippedRule[];
+}
+
+export interface SkippedRule {
+  id: string;
+  name: string;
+  error: string;
 }
 
 export interface CompileRulesOptions {
@@ -62,6 +71,7 @@ export interface CompileRulesOptions {
 }
 
 export const EMPTY_RULES: CompiledRules = Object.freeze({
+  skipped: [],
   global: [],
   customer: new Map(),
   team: new Map(),
@@ -72,11 +82,13 @@ export const EMPTY_RULES: CompiledRules = Object.freeze({
 
 export function compileRules(rules: readonly RoutingRule[], opts: CompileRulesOptions): CompiledRules {
   const compiled: CompiledRule[] = [];
+  const skipped: SkippedRule[] = [];
   for (const rule of rules) {
     // The reference defaults `enabled` to true; only an explicit false disables a rule.
     if (rule.enabled === false) continue;
     const c = compileRule(rule, opts);
-    if (c) compiled.push(c);
+    if (typeof c === 'string') skipped.push({ id: ruleId(rule), name: rule.name, error: c });
+    else compiled.push(c);
   }
   // Stable: ascending priority, then name, then the order given.
   const order = compiled.map((r, i) => ({ r, i }));
@@ -98,15 +110,17 @@ export function compileRules(rules: readonly RoutingRule[], opts: CompileRulesOp
     if (list) list.push(r);
     else map.set(r.scopeId as string, [r]);
   }
-  return { global, ...byScope, size: compiled.length, usesComplexityTier: compiled.some((r) => r.usesComplexityTier) };
+  return { global, ...byScope, size: compiled.length, usesComplexityTier: compiled.some((r) => r.usesComplexityTier), skipped };
 }
 
-function compileRule(rule: RoutingRule, opts: CompileRulesOptions): CompiledRule | undefined {
+/** The compiled rule, or why it is skipped. */
+function compileRule(rule: RoutingRule, opts: CompileRulesOptions): CompiledRule | string {
   const label = `routing rule "${rule.name}"`;
   const problems = structuralErrors(rule);
   if (problems.length > 0) {
-    opts.warn(`${label} skipped: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
-    return undefined;
+    const error = problems.map((p) => `${p.path} ${p.message}`).join('; ');
+    opts.warn(`${label} skipped: ${error}`);
+    return error;
   }
   let expression: CompiledExpression;
   try {
@@ -116,7 +130,7 @@ function compileRule(rule: RoutingRule, opts: CompileRulesOptions): CompiledRule
   } catch (err) {
     const detail = err instanceof CelCompileError ? err.detail : String(err);
     opts.warn(`${label} skipped: ${CEL_COMPILE_ERROR}: ${detail}`);
-    return undefined;
+    return `${CEL_COMPILE_ERROR}: ${detail}`;
   }
 
   let sum = 0;

@@ -32,6 +32,8 @@ export interface Rule {
   priority?: number;
   managed_by?: string;
   source?: string;
+  /** Set when the served configuration skips the rule (it cannot compile): why. */
+  error?: string;
 }
 
 export interface CelCheck {
