@@ -75,7 +75,7 @@ function draftPlugins(draft: GatewayConfig): Plugin[] {
 
 export function pluginsRouter(service: ConfigService, problem?: PluginProblem): Router {
   const router = Router();
-  const view = (p: Plugin) => markManaged(service, 'plugins', p.name, viewPlugin(p, problem));
+  const view = async (p: Plugin) => markManaged(service, 'plugins', p.name, await viewPlugin(p, problem));
   const find = (name: string): Plugin => {
     const p = pluginsOf(service.document()).find((x) => x.name === name);
     if (!p) throw notFound('plugin', name);
