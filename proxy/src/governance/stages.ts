@@ -13,6 +13,7 @@ import type { Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { identifyCaller } from './auth.ts';
+import { checkCrossSite } from './cross-site.ts';
 import { selectTargets } from './select.ts';
 import { applicableLimits, type AppliedLimit } from './limits.ts';
 import { priceOf, costOf } from './pricing/pricing.ts';
@@ -36,6 +37,8 @@ const identify: Stage = {
   name: 'identify',
   before(ctx) {
     const vk = identifyCaller(ctx.snapshot.governance, ctx.headers);
+    // Only an HTTP request can come from a browser; a virtual key is what a foreign page lacks.
+    if (!vk && ctx.http) checkCrossSite(ctx.headers, ctx.http.req.method, ctx.snapshot.config.client?.allowed_origins);
     ctx.vk = vk;
     if (vk) ctx.access.vk = vk.record.id;
     return undefined;
