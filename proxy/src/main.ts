@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
-    }),
+    }, services.guesses),
   );
   // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
   // serving: nothing is checked per request), and the inference port answers them 404.

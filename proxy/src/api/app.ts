@@ -6,7 +6,7 @@ import type { ConfigService } from '../config/service.ts';
 import { sendError, toGatewayError } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { authenticate, managementAuth, parseBasic, SessionStore } from './auth.ts';
+import { authenticate, bearerToken, managementAuth, parseBasic, SessionStore } from './auth.ts';
 import { credentialKey } from './credential-key.ts';
 import { handleCors } from '../http/cors.ts';
 import { unsafeJson } from '../config/names.ts';
@@ -36,10 +36,9 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi): (req: IncomingMessage, res: ServerResponse) => void {
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle()): (req: IncomingMessage, res: ServerResponse) => void {
   // Signed under a key from the shared configuration: a session works on every replica.
   const sessions = new SessionStore(() => credentialKey(service.current()));
-  const throttle = new LoginThrottle();
 
   const app = express();
   app.disable('x-powered-by');
@@ -130,7 +129,8 @@ function guarded(req: Request, check: () => void): void {
 
 /**
  * Nothing under /api answers without credentials once auth_config.is_enabled is true; without it,
- * only local clients are answered. Password attempts (Basic) are throttled per client address.
+ * only local clients are answered. Failed credentials (Basic, API keys, session tokens as Bearer) are
+ * throttled per client address.
  */
 function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -141,13 +141,17 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
     }
     const client = req.socket.remoteAddress ?? 'unknown';
     const basic = parseBasic(req.headers.authorization);
-    if (basic) guarded(req, () => throttle.check(client));
+    // Secrets a client types or scripts are guesses to count; the dashboard's session cookie is not
+    // (an expired one would lock its user out, and a page elsewhere cannot set it).
+    const presented = basic !== undefined || bearerToken(req.headers.authorization) !== undefined || req.headers['x-api-key'] !== undefined;
+    if (presented) guarded(req, () => throttle.check(client));
     if (OPEN_PATHS.has(req.path.replace(/\/+$/, ''))) return next();
     if (authenticate(req.headers, auth, sessions) !== undefined) {
-      if (basic) throttle.succeed(client);
+      // A management credential that works ends the address's count (an admin is already in).
+      if (presented) throttle.succeed(client);
       return next();
     }
-    if (basic) throttle.fail(client, basic.username, 'basic');
+    if (presented) throttle.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
     req.resume();
     throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key), or the session cookie of POST /api/session/login');
   };
