@@ -218,7 +218,8 @@ describe('paths: inference ones for everyone, others only when listed or with a 
         ['DELETE', '/openai_passthrough/v1/models/gpt-4o'],
         ['POST', '/openai_passthrough/v1/fine_tuning/jobs'],
       ]) {
-        const res = await call(path, headers, method);
+        // From an address of its own: the wrong Bearer values count as guesses (tested below).
+        const res = await rawRequestWith(gw!.url, path, method, headers, undefined, '127.0.0.32');
         assert.equal(res.status, 403, `${method} ${path}: ${res.body}`);
         const err = (JSON.parse(res.body) as { error: { message: string; code: string; param: string } }).error;
         assert.equal(err.code, 'passthrough_path_not_allowed');
@@ -240,6 +241,14 @@ describe('paths: inference ones for everyone, others only when listed or with a 
     assert.equal(mock!.requests.length, sent + 1);
   });
 
+  test('wrong management credentials on a refused path count as guesses: the fifth locks the address out (429)', async () => {
+    const from = '127.0.0.31';
+    const wrong = (i: number) => rawRequestWith(gw!.url, '/openai_passthrough/v1/organization/admin_api_keys', 'GET', { authorization: `Bearer mgmt-guess-${i}` }, undefined, from);
+    for (let i = 0; i < 5; i++) assert.equal((await wrong(i)).status, 403);
+    const locked = await rawRequestWith(gw!.url, '/openai_passthrough/v1/organization/admin_api_keys', 'GET', { authorization: `Bearer ${MGMT}` }, undefined, from);
+    assert.equal(locked.status, 429, locked.body);
+  });
+
   test('a management credential (API key or admin Basic auth) reaches any path', async () => {
     for (const headers of [{ authorization: `Bearer ${MGMT}` }, { 'x-api-key': MGMT }, { authorization: `Basic ${Buffer.from('admin:admin-password-0123').toString('base64')}` }] as Record<string, string>[]) {
       const sent = mock!.requests.length;
@@ -255,10 +264,10 @@ describe('paths: inference ones for everyone, others only when listed or with a 
   });
 });
 
-function rawRequestWith(url: string, path: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function rawRequestWith(url: string, path: string, method: string, headers: Record<string, string>, body?: string, localAddress?: string): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method, headers }, (res) => {
+    const req = httpRequest({ host: hostname, port, path, method, headers, localAddress }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));

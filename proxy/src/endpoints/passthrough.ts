@@ -31,17 +31,26 @@ import { answerUsage, requestedModel } from './passthrough-usage.ts';
 import { httpRequestOf } from './provider-resources.ts';
 import { httpRoute } from './serve.ts';
 import { passthroughPathAllowed } from '../providers/passthrough-paths.ts';
-import { authenticate, managementAuth, SessionStore } from '../api/auth.ts';
+import { authenticate, managementAuth, parseBasic, SessionStore } from '../api/auth.ts';
 
 /** Session tokens are the dashboard's (a browser's cookie): passthrough takes Basic or a management API key only. */
 const NO_SESSIONS = new SessionStore();
 
-/** True when the request carries a management credential (with management auth enabled). */
+/**
+ * True when the request carries a management credential (with management auth enabled). A wrong
+ * one (Basic, or a Bearer / x-api-key that was not the caller's virtual key) counts as a guess.
+ */
 function managementCaller(ctx: RequestContext): boolean {
   const auth = managementAuth(ctx.snapshot.governance.auth);
   if (!auth.enabled) return false;
   const { authorization, 'x-api-key': apiKey } = ctx.headers;
-  return authenticate({ authorization, 'x-api-key': apiKey }, auth, NO_SESSIONS) !== undefined;
+  if (authenticate({ authorization, 'x-api-key': apiKey }, auth, NO_SESSIONS) !== undefined) return true;
+  const basic = parseBasic(authorization);
+  const client = httpRequestOf(ctx).socket?.remoteAddress;
+  if (client !== undefined && (basic || (!ctx.vk && (authorization !== undefined || apiKey !== undefined)))) {
+    ctx.services.guesses?.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
+  }
+  return false;
 }
 
 /** Error answers are read whole (to scrub them) up to this size; larger ones are a 502. */
