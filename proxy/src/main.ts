@@ -12,6 +12,7 @@ import { ConfigService, seedDigest, type SeedSource } from './config/service.ts'
 import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from './config/store.ts';
 import { ConfigStoreUnavailableError, RedisConfigStore } from './config/redis-store.ts';
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './state/redis.ts';
+import { RedisSessionRevocations, type SessionRevocations } from './state/session-revocations.ts';
 import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices } from './services.ts';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   }
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
   const seedFrom = file && existsSync(file) ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
-  const { service, counters } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
+  const { service, counters, revocations } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
   const catalog = new ModelCatalog();
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
-    }),
+    }, services.guesses, revocations),
   );
   // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
   // serving: nothing is checked per request), and the inference port answers them 404.
@@ -213,11 +214,12 @@ function checkAppDir(dir: string): string | undefined {
   return stat.isDirectory() ? undefined : `--app-dir ${dir}: not a directory`;
 }
 
-async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<{ service: ConfigService; counters: CounterStore }> {
+async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<{ service: ConfigService; counters: CounterStore; revocations?: SessionRevocations }> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
   let redis: SharedRedis | undefined;
+  let revocations: SessionRevocations | undefined;
   if (redisCfg) {
     const redisCounters = new RedisCounterStore(redisCfg);
     counters = redisCounters;
@@ -226,6 +228,8 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined, kube:
     const shared = redis;
     registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
     store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
+    // Dashboard logouts, checked by every replica sharing this Redis.
+    revocations = new RedisSessionRevocations(shared ?? openRedis(redisCfg, 'session revocations'), redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
@@ -233,7 +237,7 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined, kube:
   if (kube) {
     // Kubernetes holds the document and each replica follows it there: nothing to store here.
     const holder = new SnapshotHolder(compileSnapshot(loaded.config));
-    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters };
+    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }) };
   }
   let stored: StoredConfig | undefined;
   if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
@@ -251,7 +255,7 @@ async function openState(loaded: LoadedConfig, appDir: string | undefined, kube:
   }
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
   const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored, { document: loaded.raw, from: seedFrom });
-  return { service, counters };
+  return { service, counters, ...(revocations && { revocations }) };
 }
 
 void main();

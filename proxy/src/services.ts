@@ -18,11 +18,13 @@ import { closePools } from './upstream/pools.ts';
 import { McpManager } from './mcp/manager.ts';
 import { mcpStage } from './mcp/stage.ts';
 import { EventHub } from './dashboard/events.ts';
+import { GuessThrottle } from './governance/guess-throttle.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
   mcp: McpManager;
   events: EventHub;
+  guesses: GuessThrottle;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export function createServices(
     metrics: opts.metrics ?? new Metrics(),
     mcp,
     events: opts.events ?? new EventHub(),
+    guesses: new GuessThrottle(),
     pipeline: new Pipeline((snapshot) => builtinStages(snapshot, stage), opts.plugins ?? PLUGINS),
     close: async () => {
       await Promise.all([closePools(), mcp.close()]);

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '../helpers/setup.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { mockProviders } from '../helpers/setup.ts';
 
 let stack: Stack;
 before(async () => {
@@ -83,6 +85,10 @@ test('a path that could leave the base path is a 400 and never reaches the provi
     '/openai_passthrough/v1/../../admin',
     '/openai_passthrough/v1/./models',
     '/openai_passthrough/v1/a%00b',
+    // Servlet-style servers drop ';params' from a segment before resolving it.
+    '/openai_passthrough/v1/..;/..;/admin',
+    '/openai_passthrough/v1/%2e%2e;x=1/admin',
+    '/openai_passthrough/v1/.;/models',
   ]) {
     const res = await rawRequest(stack.gateway.url, path);
     assert.equal(res.status, 400, `${path}: ${res.body}`);
@@ -104,11 +110,12 @@ test('hop-by-hop and client-identity headers stay at the gateway', async () => {
     connection: 'keep-alive, x-hop-secret',
     'x-hop-secret': 'not for upstream',
     'x-api-key': 'client-key',
+    'x-amz-security-token': 'client-session-token',
     'x-custom': 'kept',
   });
   assert.equal(res.status, 200, res.body);
   const h = stack.mock.requests.at(-1)!.headers;
-  for (const name of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'forwarded', 'x-real-ip', 'via', 'proxy-authorization', 'x-hop-secret', 'x-api-key']) {
+  for (const name of ['cookie', 'x-forwarded-for', 'x-forwarded-host', 'forwarded', 'x-real-ip', 'via', 'proxy-authorization', 'x-hop-secret', 'x-api-key', 'x-amz-security-token']) {
     assert.equal(h[name], undefined, `${name} was forwarded`);
   }
   assert.equal(h['x-custom'], 'kept');
@@ -136,11 +143,20 @@ describe('against an upstream that redirects, sets cookies and echoes keys', () 
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
     const port = (upstream.address() as AddressInfo).port;
-    gw = await startGateway({ providers: { openai: { keys: [{ name: 'k', value: SECRET, weight: 1 }], network_config: { base_url: `http://127.0.0.1:${port}/up`, max_retries: 0 } } } });
+    gw = await startGateway({
+      providers: {
+        openai: {
+          keys: [{ name: 'k', value: SECRET, weight: 1 }],
+          network_config: { base_url: `http://127.0.0.1:${port}/up`, max_retries: 0 },
+          // Not inference paths: listed so any caller reaches them.
+          passthrough_allowed_paths: ['/v1/moved', '/v1/echo', '/v1/fine'],
+        },
+      },
+    });
   });
   after(async () => {
-    await gw.stop();
-    await new Promise((r) => upstream.close(r));
+    await gw?.stop();
+    await new Promise((r) => upstream?.close(r) ?? r(undefined));
   });
 
   test('an upstream redirect is a 502, not relayed', async () => {
@@ -167,3 +183,97 @@ describe('against an upstream that redirects, sets cookies and echoes keys', () 
     assert.deepEqual(await ok.json(), { ok: true });
   });
 });
+
+describe('paths: inference ones for everyone, others only when listed or with a management credential', () => {
+  const MGMT = 'mgmt-key-0123456789abcdef';
+  const VK = 'sk-bf-dev-0123456789';
+  let mock: MockProvider | undefined;
+  let gw: RunningGateway | undefined;
+  before(async () => {
+    mock = await startMockProvider();
+    gw = await startGateway({
+      providers: mockProviders(mock.url, { openai: { passthrough_allowed_paths: ['/v1/files', '/v1/files/*'] } }),
+      governance: {
+        auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'admin-password-0123', api_keys: [MGMT] },
+        virtual_keys: [{ id: 'dev', name: 'dev', value: VK, provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'], weight: 1 }] }],
+      },
+    });
+    // `allowed_models: ['*']` reads each provider's catalog once at start: not a client's call.
+    await eventually(() => assert.equal(mock!.requests.filter((r) => r.path.endsWith('/models')).length, 3), 30_000);
+  });
+  after(async () => {
+    await gw?.stop();
+    await mock?.close();
+  });
+
+  const call = (path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) => rawRequestWith(gw!.url, path, method, headers, body);
+
+  test("a virtual key (or no key) cannot reach the provider's admin API: 403 naming the path, nothing sent upstream", async () => {
+    const sent = mock!.requests.length;
+    for (const headers of [{ 'x-bf-vk': VK }, {}, { authorization: 'Bearer not-a-management-key' }] as Record<string, string>[]) {
+      for (const [method, path] of [
+        ['GET', '/openai_passthrough/v1/organization/admin_api_keys'],
+        ['POST', '/openai_passthrough/v1/organization/admin_api_keys'],
+        ['GET', '/openai_passthrough/v1/organization%2Fadmin_api_keys'],
+        ['DELETE', '/openai_passthrough/v1/models/gpt-4o'],
+        ['POST', '/openai_passthrough/v1/fine_tuning/jobs'],
+      ]) {
+        // From an address of its own: the wrong Bearer values count as guesses (tested below).
+        const res = await rawRequestWith(gw!.url, path, method, headers, undefined, '127.0.0.32');
+        assert.equal(res.status, 403, `${method} ${path}: ${res.body}`);
+        const err = (JSON.parse(res.body) as { error: { message: string; code: string; param: string } }).error;
+        assert.equal(err.code, 'passthrough_path_not_allowed');
+        assert.equal(err.param, 'path');
+        assert.ok(err.message.includes(path.slice('/openai_passthrough'.length)), err.message);
+        assert.match(err.message, /passthrough_allowed_paths/);
+      }
+    }
+    assert.equal(mock!.requests.length, sent);
+  });
+
+  test('inference paths and the listed ones go through with a virtual key', async () => {
+    const chat = await call('/openai_passthrough/v1/chat/completions', { 'x-bf-vk': VK, 'content-type': 'application/json' }, 'POST', JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }));
+    assert.equal(chat.status, 200, chat.body);
+    assert.equal((await call('/openai_passthrough/v1/models', { 'x-bf-vk': VK })).status, 200);
+    const sent = mock!.requests.length;
+    await call('/openai_passthrough/v1/files/file-abc', { 'x-bf-vk': VK });
+    assert.equal(mock!.requests.at(-1)?.path, '/openai/v1/files/file-abc');
+    assert.equal(mock!.requests.length, sent + 1);
+  });
+
+  test('wrong management credentials on a refused path count as guesses: the fifth locks the address out (429)', async () => {
+    const from = '127.0.0.31';
+    const wrong = (i: number) => rawRequestWith(gw!.url, '/openai_passthrough/v1/organization/admin_api_keys', 'GET', { authorization: `Bearer mgmt-guess-${i}` }, undefined, from);
+    for (let i = 0; i < 5; i++) assert.equal((await wrong(i)).status, 403);
+    const locked = await rawRequestWith(gw!.url, '/openai_passthrough/v1/organization/admin_api_keys', 'GET', { authorization: `Bearer ${MGMT}` }, undefined, from);
+    assert.equal(locked.status, 429, locked.body);
+  });
+
+  test('a management credential (API key or admin Basic auth) reaches any path', async () => {
+    for (const headers of [{ authorization: `Bearer ${MGMT}` }, { 'x-api-key': MGMT }, { authorization: `Basic ${Buffer.from('admin:admin-password-0123').toString('base64')}` }] as Record<string, string>[]) {
+      const sent = mock!.requests.length;
+      const res = await call('/openai_passthrough/v1/organization/admin_api_keys', headers);
+      assert.notEqual(res.status, 403, res.body);
+      assert.equal(mock!.requests.length, sent + 1);
+      const seen = mock!.requests.at(-1)!;
+      assert.equal(seen.path, '/openai/v1/organization/admin_api_keys');
+      // The management credential itself stays at the gateway.
+      assert.equal(seen.headers.authorization, 'Bearer sk-openai-test');
+      assert.equal(seen.headers['x-api-key'], undefined);
+    }
+  });
+});
+
+function rawRequestWith(url: string, path: string, method: string, headers: Record<string, string>, body?: string, localAddress?: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, method, headers, localAddress }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -6,7 +6,7 @@ import type { ConfigService } from '../config/service.ts';
 import { sendError, toGatewayError } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { authenticate, managementAuth, parseBasic, SessionStore } from './auth.ts';
+import { authenticate, bearerToken, managementAuth, parseBasic, SessionStore, sessionTokenOf } from './auth.ts';
 import { credentialKey } from './credential-key.ts';
 import { handleCors } from '../http/cors.ts';
 import { unsafeJson } from '../config/names.ts';
@@ -28,6 +28,7 @@ import { webhooksRouter } from './webhooks.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { usageRouter } from './usage.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
+import type { SessionRevocations } from '../state/session-revocations.ts';
 import { dashboardRouter, type DashboardApi } from './dashboard.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
@@ -36,10 +37,10 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi): (req: IncomingMessage, res: ServerResponse) => void {
-  // Signed under a key from the shared configuration: a session works on every replica.
-  const sessions = new SessionStore(() => credentialKey(service.current()));
-  const throttle = new LoginThrottle();
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations): (req: IncomingMessage, res: ServerResponse) => void {
+  // Signed under a key from the shared configuration: a session works on every replica; a logout
+  // is written to the shared revocation list (Redis) every replica checks.
+  const sessions = new SessionStore(() => credentialKey(service.current()), undefined, revocations);
 
   const app = express();
   app.disable('x-powered-by');
@@ -130,7 +131,8 @@ function guarded(req: Request, check: () => void): void {
 
 /**
  * Nothing under /api answers without credentials once auth_config.is_enabled is true; without it,
- * only local clients are answered. Password attempts (Basic) are throttled per client address.
+ * only local clients are answered. Failed credentials (Basic, API keys, session tokens as Bearer) are
+ * throttled per client address.
  */
 function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -141,13 +143,27 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
     }
     const client = req.socket.remoteAddress ?? 'unknown';
     const basic = parseBasic(req.headers.authorization);
-    if (basic) guarded(req, () => throttle.check(client));
+    // Secrets a client types or scripts are guesses to count; the dashboard's session cookie is not
+    // (an expired one would lock its user out, and a page elsewhere cannot set it).
+    const presented = basic !== undefined || bearerToken(req.headers.authorization) !== undefined || req.headers['x-api-key'] !== undefined;
+    if (presented) guarded(req, () => throttle.check(client));
     if (OPEN_PATHS.has(req.path.replace(/\/+$/, ''))) return next();
-    if (authenticate(req.headers, auth, sessions) !== undefined) {
-      if (basic) throttle.succeed(client);
+    const credential = authenticate(req.headers, auth, sessions);
+    if (credential === 'session') {
+      // Signed tokens are valid on every replica; a logout on another one is in the shared list.
+      const token = sessionTokenOf(req.headers, auth);
+      return void (token === undefined ? Promise.resolve(true) : sessions.stillValid(token)).then((ok) => {
+        if (ok) return next();
+        req.resume();
+        next(unauthorized('this session was logged out: log in again'));
+      }, next);
+    }
+    if (credential !== undefined) {
+      // A management credential that works ends the address's count (an admin is already in).
+      if (presented) throttle.succeed(client);
       return next();
     }
-    if (basic) throttle.fail(client, basic.username, 'basic');
+    if (presented) throttle.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
     req.resume();
     throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key), or the session cookie of POST /api/session/login');
   };

@@ -7,6 +7,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config/governance-schema.ts';
 import type { Snapshot } from '../config/snapshot.ts';
 import { log } from '../log.ts';
+import { GatewayError } from '../unified/errors.ts';
+import type { SessionRevocations } from '../state/session-revocations.ts';
+
+function sessionsUnavailable(what: string, cause: unknown): GatewayError {
+  return new GatewayError(503, `${what}: Redis does not answer (${cause instanceof Error ? cause.message : String(cause)}); retry shortly`, {
+    type: 'api_error',
+    code: 'session_store_unavailable',
+    retryAfter: 1,
+  });
+}
 
 export interface ManagementAuth {
   enabled: boolean;
@@ -65,16 +75,51 @@ export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Dashboard sessions: signed tokens (signed-token.ts), so any replica accepts a session another
- * opened; a logout spends the token on the replica that served it (the cookie is cleared too).
+ * opened; a logout spends the token here and, with Redis, writes it to the revocation list every
+ * replica checks on use (`stillValid`), so it ends everywhere (the cookie is cleared too).
  */
 export class SessionStore {
   readonly ttlMs: number;
   readonly #tokens: SignedTokens;
+  readonly #revocations: SessionRevocations | undefined;
 
   /** Without a key source no session is ever valid (a route that takes no sessions). */
-  constructor(key: KeySource = () => undefined, ttlMs = SESSION_TTL_MS) {
+  constructor(key: KeySource = () => undefined, ttlMs = SESSION_TTL_MS, revocations?: SessionRevocations) {
     this.ttlMs = ttlMs;
     this.#tokens = new SignedTokens('session', ttlMs, key);
+    this.#revocations = revocations;
+  }
+
+  /**
+   * Ends a session on every replica: spent here at once, then written to the shared list. Rejects
+   * (a 503 naming Redis) when the shared list cannot be written: the session then still works on
+   * the other replicas until it expires, and the caller must hear that.
+   */
+  async revokeEverywhere(token: string, now = Date.now()): Promise<void> {
+    const opened = this.#tokens.open(token, now);
+    if (!opened) return;
+    this.#tokens.spend(token, now);
+    if (!this.#revocations) return;
+    try {
+      await this.#revocations.revoke(opened.nonce, opened.expiresAt);
+    } catch (err) {
+      throw sessionsUnavailable('the session was ended on this replica but could not be revoked on the others', err);
+    }
+  }
+
+  /** A locally valid token not revoked on another replica (the shared list is asked; 503 when it cannot be). */
+  async stillValid(token: string, now = Date.now()): Promise<boolean> {
+    const opened = this.#tokens.open(token, now);
+    if (!opened) return false;
+    if (!this.#revocations) return true;
+    let revoked: boolean;
+    try {
+      revoked = await this.#revocations.isRevoked(opened.nonce);
+    } catch (err) {
+      throw sessionsUnavailable('session tokens cannot be checked against logouts on other replicas right now; Basic auth and management API keys still work', err);
+    }
+    if (revoked) this.#tokens.spend(token, now);
+    return !revoked;
   }
 
   /** Undefined when the configuration has no admin credentials to sign with. */
@@ -112,6 +157,16 @@ export function sessionCookie(cookieHeader: string | string[] | undefined): stri
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The session token a request presents (Bearer that is not an API key, else the cookie), if any. */
+export function sessionTokenOf(headers: IncomingHttpHeaders, auth: ManagementAuth): string | undefined {
+  const authorization = header(headers, 'authorization');
+  if (parseBasic(authorization)) return undefined;
+  const bearer = bearerToken(authorization);
+  if (bearer !== undefined) return matchesAny(bearer, auth.apiKeys) ? undefined : bearer;
+  if (header(headers, 'x-api-key') !== undefined) return undefined;
+  return sessionCookie(headers.cookie);
 }
 
 /** The scheme that admitted the request, or undefined when none did. */

@@ -8,7 +8,7 @@ import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { IncomingMessage } from 'node:http';
-import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, SESSION_COOKIE, sessionCookie, type SessionStore } from './auth.ts';
+import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, SESSION_COOKIE, sessionCookie, sessionTokenOf, type SessionStore } from './auth.ts';
 import type { TicketStore } from '../dashboard/tickets.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { invalidFields, objectBody } from './errors.ts';
@@ -61,22 +61,26 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
 
   router
     .route('/logout')
-    .post((req: Request, res: Response) => {
+    .post(async (req: Request, res: Response) => {
       if (!auth().enabled) throw notEnabled();
-      const token = bearerToken(req.headers.authorization);
-      if (token !== undefined) sessions.revoke(token);
-      const cookie = sessionCookie(req.headers.cookie);
-      if (cookie !== undefined) sessions.revoke(cookie);
+      // The cookie goes whatever happens next: this browser is logged out either way.
       res.setHeader('set-cookie', sessionCookieHeader('', 0, secureRequest(req)));
+      const token = bearerToken(req.headers.authorization);
+      if (token !== undefined) await sessions.revokeEverywhere(token);
+      const cookie = sessionCookie(req.headers.cookie);
+      if (cookie !== undefined) await sessions.revokeEverywhere(cookie);
       reply(res, 200, { message: 'Logout successful' });
     })
     .all(methodNotAllowed);
 
   router
     .route('/is-auth-enabled')
-    .get((req: Request, res: Response) => {
+    .get(async (req: Request, res: Response) => {
       const a = auth();
-      const valid = a.enabled && authenticate(req.headers, a, sessions) !== undefined;
+      const credential = a.enabled ? authenticate(req.headers, a, sessions) : undefined;
+      // A session logged out on another replica is not valid here either.
+      const session = credential === 'session' ? sessionTokenOf(req.headers, a) : undefined;
+      const valid = credential !== undefined && (session === undefined || (await sessions.stillValid(session)));
       // Answering whether a password is right is a login attempt too (the throttle already let it through).
       const basic = a.enabled ? parseBasic(req.headers.authorization) : undefined;
       if (basic && !valid) throttle.fail(req.socket.remoteAddress ?? 'unknown', basic.username, 'basic');

@@ -46,6 +46,11 @@ export class SignedTokens {
     return true;
   }
 
+  /** A valid token's nonce and expiry (what a shared revocation list keys on), else undefined. */
+  open(token: string, now = Date.now()): { nonce: string; expiresAt: number } | undefined {
+    return this.#open(token, now);
+  }
+
   get spentCount(): number {
     return this.#spent.size;
   }

@@ -38,25 +38,69 @@ function expandIpv6(ip: string): string[] | undefined {
   return [...hg, ...fill, ...tg].map((g) => g.padStart(4, '0'));
 }
 
-/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:169.254.169.254`, `::ffff:a9fe:a9fe`). */
-function mappedIpv4(ip: string): string | undefined {
-  const g = expandIpv6(ip);
-  if (!g || g.slice(0, 5).some((x) => x !== '0000') || g[5] !== 'ffff') return undefined;
-  const hi = parseInt(g[6], 16);
-  const lo = parseInt(g[7], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address leads to: traffic to these forms is translated or tunnelled to
+ * the IPv4 address inside, so it is what a check must look at. IPv4-mapped `::ffff:a.b.c.d` and
+ * IPv4-translated `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and the
+ * local-use `64:ff9b:1::/48` (every RFC 6052 layout a /48 or longer prefix may use), 6to4
+ * `2002:aabb:ccdd::/16`, and Teredo `2001:0::/32` (its server, and its client stored inverted).
+ * Empty for any other address.
+ */
+export function embeddedIpv4(ip: string): string[] {
+  const groups = expandIpv6(ip);
+  if (!groups) return [];
+  const g = groups.map((x) => parseInt(x, 16));
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  // ::ffff:a.b.c.d and ::ffff:0:a.b.c.d
+  if (zeros(0, 5) && g[5] === 0xffff) return [v4Of(g[6], g[7])];
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [v4Of(g[6], g[7])];
+  // ::a.b.c.d, but not :: (unspecified) or ::1 (loopback), which are IPv6's own.
+  if (zeros(0, 6)) return g[6] === 0 && g[7] <= 1 ? [] : [v4Of(g[6], g[7])];
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [v4Of(g[6], g[7])];
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    // The translator's prefix length is network configuration, not in the address: every layout is
+    // read. Bits 64-71 are the reserved "u" octet, skipped by the layouts that cross it. A 0.0.0.0/8
+    // reading of a shorter layout is the zero padding of another one, not a target.
+    const shorter = [
+      v4Of(g[3], ((g[4] & 0xff) << 8) | (g[5] >> 8)), // /48
+      v4Of(((g[3] & 0xff) << 8) | (g[4] & 0xff), g[5]), // /56
+      v4Of(((g[4] & 0xff) << 8) | (g[5] >> 8), ((g[5] & 0xff) << 8) | (g[6] >> 8)), // /64
+    ].filter((v4) => !v4.startsWith('0.'));
+    return [...shorter, v4Of(g[6], g[7])]; // and /96
+  }
+  if (g[0] === 0x2002) return [v4Of(g[1], g[2])];
+  if (g[0] === 0x2001 && g[1] === 0) return [v4Of(g[2], g[3]), v4Of(g[6] ^ 0xffff, g[7] ^ 0xffff)];
+  return [];
+}
+
+/**
+ * The first reason `check` gives for an address: for an IPv4 address itself, for an IPv6 address
+ * each IPv4 address it leads to (embeddedIpv4), named as the IPv6 form that carried it.
+ */
+export function viaEmbeddedIpv4(ip: string, check: (v4: string) => string | undefined): string | undefined {
+  const bare = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
+  if (isIP(bare) === 4) return check(bare);
+  for (const v4 of embeddedIpv4(bare)) {
+    const why = check(v4);
+    if (why) return `${bare} leads to ${v4}: ${why}`;
+  }
+  return undefined;
+}
+
+function blockedIpv4(v4: string): string | undefined {
+  const o = ipv4Octets(v4);
+  if (o && o[0] === 169 && o[1] === 254) return `${v4} is a link-local address (169.254.0.0/16, where cloud metadata services answer)`;
+  if (METADATA_ADDRESSES.has(v4)) return `${v4} is a cloud metadata service address`;
+  return undefined;
 }
 
 /** Why an IP address is not a provider target, or undefined when it may be. */
 export function blockedAddress(ip: string): string | undefined {
   const bare = ip.replace(/^\[|\]$/g, '');
-  const v4 = isIP(bare) === 4 ? bare : mappedIpv4(bare);
-  if (v4) {
-    const o = ipv4Octets(v4);
-    if (o && o[0] === 169 && o[1] === 254) return `${v4} is a link-local address (169.254.0.0/16, where cloud metadata services answer)`;
-    if (METADATA_ADDRESSES.has(v4)) return `${v4} is a cloud metadata service address`;
-    return undefined;
-  }
+  const viaV4 = viaEmbeddedIpv4(bare, blockedIpv4);
+  if (viaV4 || isIP(bare) === 4) return viaV4;
   const groups = expandIpv6(bare);
   if (!groups) return undefined;
   const first = parseInt(groups[0], 16);

@@ -115,6 +115,13 @@ export const ProviderConfigSchema = Type.Object(
     concurrency_and_buffer_size: Type.Optional(Type.Unknown()),
     proxy_config: Type.Optional(Type.Unknown()),
     pricing_overrides: Type.Optional(Type.Array(PricingOverrideSchema)),
+    // Skybridge's own: provider paths beyond the inference ones that /<provider>_passthrough may reach.
+    passthrough_allowed_paths: Type.Optional(
+      Type.Array(Type.String({ pattern: '^/[^?#\\s]*$', maxLength: 512 }), {
+        maxItems: 100,
+        description: "Paths after /<provider>_passthrough that any caller may reach besides the inference paths: '*' is one segment (or part of one), a trailing '/**' anything below.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

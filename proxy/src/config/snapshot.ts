@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from './schema.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
+import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey, type AzureKey } from '../providers/azure/key.ts';
 import type { Pool } from 'undici';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
@@ -55,6 +56,8 @@ export interface ProviderRuntime {
   pool: Pool;
   sendBackRawRequest: boolean;
   sendBackRawResponse: boolean;
+  /** `passthrough_allowed_paths` as matchers (the inference paths are allowed besides). */
+  passthroughPaths: readonly RegExp[];
 }
 
 export interface Snapshot {
@@ -141,6 +144,7 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections, nc.allow_link_local === true),
     sendBackRawRequest: p.send_back_raw_request ?? false,
     sendBackRawResponse: p.send_back_raw_response ?? false,
+    passthroughPaths: (p.passthrough_allowed_paths ?? []).map(allowedPathMatcher),
   };
 }
 

@@ -6,7 +6,7 @@
 // is caught where it matters.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { BlockedEgressError, blockedAddress, blockedHost } from './egress.ts';
+import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from './egress.ts';
 
 function v4(ip: string): number[] | undefined {
   const parts = ip.split('.');
@@ -15,23 +15,29 @@ function v4(ip: string): number[] | undefined {
   return o.every((x) => Number.isInteger(x) && x >= 0 && x <= 255) ? o : undefined;
 }
 
-/** Why an address is on a private or special network (not a public receiver), else undefined. */
+function privateIpv4(bare: string): string | undefined {
+  const o = v4(bare);
+  if (!o) return undefined;
+  if (o[0] === 127) return `${bare} is a loopback address`;
+  if (o[0] === 10 || (o[0] === 172 && o[1] >= 16 && o[1] <= 31) || (o[0] === 192 && o[1] === 168)) return `${bare} is a private address`;
+  if (o[0] === 100 && o[1] >= 64 && o[1] <= 127) return `${bare} is a shared (CGNAT) address`;
+  if (o[0] === 0) return `${bare} is an unspecified address`;
+  if (o[0] >= 224) return `${bare} is a multicast or reserved address`;
+  return undefined;
+}
+
+/**
+ * Why an address is on a private or special network (not a public receiver), else undefined. An
+ * IPv6 form that leads to an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible) is judged by it.
+ */
 export function privateAddress(ip: string): string | undefined {
-  let bare = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (mapped) bare = mapped[1];
-  if (isIP(bare) === 4) {
-    const o = v4(bare)!;
-    if (o[0] === 127) return `${bare} is a loopback address`;
-    if (o[0] === 10 || (o[0] === 172 && o[1] >= 16 && o[1] <= 31) || (o[0] === 192 && o[1] === 168)) return `${bare} is a private address`;
-    if (o[0] === 100 && o[1] >= 64 && o[1] <= 127) return `${bare} is a shared (CGNAT) address`;
-    if (o[0] === 0) return `${bare} is an unspecified address`;
-    if (o[0] >= 224) return `${bare} is a multicast or reserved address`;
-    return undefined;
-  }
+  const bare = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
+  if (isIP(bare) === 4) return privateIpv4(bare);
   if (isIP(bare) === 6) {
     if (bare === '::1' || bare === '0:0:0:0:0:0:0:1') return `${bare} is a loopback address`;
     if (bare === '::' || /^0(:0){7}$/.test(bare)) return `${bare} is an unspecified address`;
+    const embedded = viaEmbeddedIpv4(bare, privateIpv4);
+    if (embedded) return embedded;
     if (/^::ffff:/.test(bare)) return `${bare} is an IPv4-mapped address`;
     const first = parseInt(bare.split(':')[0] || '0', 16);
     if ((first & 0xfe00) === 0xfc00) return `${bare} is a unique-local (private) address`;

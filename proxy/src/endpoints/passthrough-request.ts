@@ -17,6 +17,8 @@ const REFRAMED = new Set(['content-length', 'host', 'expect']);
 /** The client's own credentials for the gateway and who it is: never the provider's business. */
 const CLIENT_ONLY = new Set([
   'authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'x-bf-vk',
+  // A temporary AWS credential's session part: the provider's signature carries its own (or none).
+  'x-amz-security-token',
   'cookie', 'forwarded', 'x-real-ip', 'via', 'x-client-ip', 'true-client-ip', 'cf-connecting-ip',
 ]);
 
@@ -31,7 +33,8 @@ const badPath = (why: string) => new GatewayError(400, `invalid passthrough path
 /**
  * The path after `/<provider>_passthrough`, as received (percent-escapes kept), checked: refused
  * when it, decoded once or a few times over, has a `.` or `..` segment (also spelled with `%2e`, or
- * split by `%2f` or a backslash) or a NUL, so no reading of it leaves the provider's base path.
+ * split by `%2f` or a backslash, or followed by `;params`, which servlet-style servers drop before
+ * resolving: `/..;/admin` climbs there) or a NUL, so no reading of it leaves the provider's base path.
  */
 export function passthroughPath(rawUrl: string): string {
   const m = RAW_PATH.exec(rawUrl);
@@ -40,7 +43,8 @@ export function passthroughPath(rawUrl: string): string {
   let text = rest;
   for (let round = 0; round <= DECODE_ROUNDS; round++) {
     for (const segment of text.split(/[/\\]/)) {
-      if (segment === '.' || segment === '..') throw badPath("'.' and '..' segments are not allowed (the path must stay below the provider's base URL)");
+      const name = segment.split(';')[0];
+      if (name === '.' || name === '..') throw badPath("'.' and '..' segments (also with ';params', as in '..;/') are not allowed (the path must stay below the provider's base URL)");
     }
     if (text.includes('\0')) throw badPath('NUL bytes are not allowed');
     if (!text.includes('%')) break;

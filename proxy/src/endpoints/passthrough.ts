@@ -9,6 +9,11 @@
 // name one of them (body `model` or a `/models/{model}` path segment). What comes back is relayed,
 // except a redirect (a 502: the gateway follows none and relays none) and the gateway's own key
 // values, scrubbed from error answers.
+//
+// A provider serves more than inference under the same key (admin keys, billing, fine-tuning): a
+// caller reaches only the provider's inference paths (providers/passthrough-paths.ts) and those the
+// provider's `passthrough_allowed_paths` lists, unless it presents a management credential
+// (admin Basic auth or a management API key); any other path is a 403 naming it.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { readBody, parseJson } from '../http/body.ts';
@@ -25,6 +30,28 @@ import { forwardedRequestHeaders, passthroughPath, rawQuery, relayedAnswerHeader
 import { answerUsage, requestedModel } from './passthrough-usage.ts';
 import { httpRequestOf } from './provider-resources.ts';
 import { httpRoute } from './serve.ts';
+import { passthroughPathAllowed } from '../providers/passthrough-paths.ts';
+import { authenticate, managementAuth, parseBasic, SessionStore } from '../api/auth.ts';
+
+/** Session tokens are the dashboard's (a browser's cookie): passthrough takes Basic or a management API key only. */
+const NO_SESSIONS = new SessionStore();
+
+/**
+ * True when the request carries a management credential (with management auth enabled). A wrong
+ * one (Basic, or a Bearer / x-api-key that was not the caller's virtual key) counts as a guess.
+ */
+function managementCaller(ctx: RequestContext): boolean {
+  const auth = managementAuth(ctx.snapshot.governance.auth);
+  if (!auth.enabled) return false;
+  const { authorization, 'x-api-key': apiKey } = ctx.headers;
+  if (authenticate({ authorization, 'x-api-key': apiKey }, auth, NO_SESSIONS) !== undefined) return true;
+  const basic = parseBasic(authorization);
+  const client = httpRequestOf(ctx).socket?.remoteAddress;
+  if (client !== undefined && (basic || (!ctx.vk && (authorization !== undefined || apiKey !== undefined)))) {
+    ctx.services.guesses?.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
+  }
+  return false;
+}
 
 /** Error answers are read whole (to scrub them) up to this size; larger ones are a 502. */
 const MAX_ERROR_BODY = 1 << 20;
@@ -38,7 +65,16 @@ const accept: Accept = async (ctx) => {
   ctx.provider = provider ? name : 'unknown';
   ctx.model = '';
   if (!provider) throw new GatewayError(404, `provider '${name}' is not configured on this gateway`, { code: 'provider_not_configured' });
-  ctx.request = passthroughPath(httpRequestOf(ctx).url ?? '');
+  const req = httpRequestOf(ctx);
+  const rest = passthroughPath(req.url ?? '');
+  if (!passthroughPathAllowed(provider.kind.format, provider.passthroughPaths, req.method ?? 'GET', rest) && !managementCaller(ctx)) {
+    throw new GatewayError(
+      403,
+      `${req.method ?? 'GET'} ${rest} is not an inference path of provider '${name}': passthrough reaches other paths only when providers.${name}.passthrough_allowed_paths lists them, or with a management credential`,
+      { type: 'permission_error', code: 'passthrough_path_not_allowed', param: 'path' },
+    );
+  }
+  ctx.request = rest;
   ctx.scope = { kind: 'provider', provider };
   return execute;
 };

@@ -13,6 +13,7 @@ import type { Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { identifyCaller } from './auth.ts';
+import { checkCrossSite } from './cross-site.ts';
 import { selectTargets } from './select.ts';
 import { applicableLimits, type AppliedLimit } from './limits.ts';
 import { priceOf, costOf } from './pricing/pricing.ts';
@@ -32,10 +33,32 @@ export function grantFor(vk: VirtualKeyRuntime, provider: string): ProviderGrant
   return grant;
 }
 
+/** Headers a key arrives in: a request with one is a key attempt (SDKs send one even when unneeded). */
+const KEY_HEADERS = ['x-bf-vk', 'authorization', 'x-api-key', 'x-goog-api-key', 'api-key'];
+
+/**
+ * The caller's virtual key. Refused keys count as guesses per client address (the throttle /api's
+ * logins use): once an address is locked out, a request presenting a key gets a 429 until it clears.
+ */
+function identifyThrottled(ctx: RequestContext): VirtualKeyRuntime | undefined {
+  const client = ctx.http?.req.socket?.remoteAddress;
+  const guesses = client === undefined ? undefined : ctx.services.guesses;
+  if (!guesses || !KEY_HEADERS.some((h) => ctx.headers[h] !== undefined)) return identifyCaller(ctx.snapshot.governance, ctx.headers);
+  guesses.checkKey(client!);
+  try {
+    return identifyCaller(ctx.snapshot.governance, ctx.headers);
+  } catch (err) {
+    if (err instanceof GatewayError && err.status === 401) guesses.fail(client!, '', 'virtual_key');
+    throw err;
+  }
+}
+
 const identify: Stage = {
   name: 'identify',
   before(ctx) {
-    const vk = identifyCaller(ctx.snapshot.governance, ctx.headers);
+    const vk = identifyThrottled(ctx);
+    // Only an HTTP request can come from a browser; a virtual key is what a foreign page lacks.
+    if (!vk && ctx.http) checkCrossSite(ctx.headers, ctx.http.req.method, ctx.snapshot.config.client?.allowed_origins);
     ctx.vk = vk;
     if (vk) ctx.access.vk = vk.record.id;
     return undefined;

@@ -9,28 +9,28 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { BlockedEgressError, blockedAddress, blockedHost } from '../config/egress.ts';
+import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from '../config/egress.ts';
 
 const REDIRECTS = [301, 302, 303, 307, 308];
 const MAX_REDIRECTS = 5;
 /** Headers that carry credentials: dropped when a redirect leaves the origin. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
-/** Unspecified (0.0.0.0/8, ::) and multicast or reserved (224.0.0.0/3, ff00::/8) addresses. */
+function unusableIpv4(bare: string): string | undefined {
+  const first = Number(bare.split('.')[0]);
+  if (first === 0) return `${bare} is an unspecified address`;
+  if (first >= 224) return `${bare} is a multicast or reserved address`;
+  return undefined;
+}
+
+/** Unspecified (0.0.0.0/8, ::) and multicast or reserved (224.0.0.0/3, ff00::/8) addresses, also behind an IPv6 form that leads to IPv4. */
 function unusableAddress(ip: string): string | undefined {
-  let bare = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (mapped) bare = mapped[1];
-  if (isIP(bare) === 4) {
-    const first = Number(bare.split('.')[0]);
-    if (first === 0) return `${bare} is an unspecified address`;
-    if (first >= 224) return `${bare} is a multicast or reserved address`;
-    return undefined;
-  }
+  const bare = ip.replace(/^\[|\]$/g, '').split('%')[0].toLowerCase();
+  if (isIP(bare) === 4) return unusableIpv4(bare);
   if (isIP(bare) !== 6) return undefined;
   if (bare.replace(/[:0]/g, '') === '') return `${bare} is an unspecified address`;
   if (bare.startsWith('ff')) return `${bare} is a multicast address`;
-  return undefined;
+  return viaEmbeddedIpv4(bare, unusableIpv4);
 }
 
 /** Why an MCP server address is refused, else undefined. */

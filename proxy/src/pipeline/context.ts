@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import type { ModelCatalog } from '../governance/catalog.ts';
+import type { GuessThrottle } from '../governance/guess-throttle.ts';
 import type { AppliedLimit } from '../governance/limits.ts';
 import type { ModelSet, VirtualKeyRuntime } from '../governance/runtime.ts';
 import type { LogRecord } from '../logs/record.ts';
@@ -32,6 +33,8 @@ export interface ContextServices {
   mcp?: McpManager;
   /** The dashboard's live events (dashboard/events.ts): emitters check `listening` first. */
   events?: EventHub;
+  /** Failed key and password guesses per client address (shared with /api's logins). */
+  guesses?: GuessThrottle;
 }
 
 /**
