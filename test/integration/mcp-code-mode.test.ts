@@ -22,7 +22,7 @@ before(async () => {
     providers: mockProviders(mock.url),
     mcp: {
       client_configs: [
-        { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, is_code_mode_client: true, tools_to_execute: ['echo', 'add'], tools_to_auto_execute: ['echo'] },
+        { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, is_code_mode_client: true, tools_to_execute: ['echo', 'add'], tools_to_auto_execute: ['echo'], allow_without_virtual_key: true },
       ],
     },
   });

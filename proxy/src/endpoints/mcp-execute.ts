@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseJson, readBody } from '../http/body.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
-import { callerAccess } from '../mcp/access.ts';
+import { callerAccess, requireMcpCaller } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
 import { toolGovernance } from '../mcp/governance.ts';
 import type { Accept } from '../pipeline/runner.ts';
@@ -63,6 +63,7 @@ const accept: Accept = async (ctx: RequestContext) => {
     const mcp = ctx.services.mcp;
     const param = call.format === 'chat' ? 'function.name' : 'name';
     if (!mcp) throw new GatewayError(404, 'MCP is not configured on this gateway', { type: 'not_found_error' });
+    requireMcpCaller(ctx.snapshot.config.mcp?.client_configs, ctx.vk, '/v1/mcp/tool/execute');
     const access = callerAccess(ctx.vk?.record, ctx.headers);
     // A tool the caller may use whose client is down: say so (only to a caller allowed to know).
     const target = mcp.resolve(call.name);

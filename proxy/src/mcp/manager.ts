@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
+import type { TurnTotals } from '../pipeline/turns.ts';
 import type { McpClientConfig, McpSection } from '../config/mcp-schema.ts';
 import type { ClientConfig } from '../config/schema.ts';
 import { log } from '../log.ts';
@@ -35,8 +36,10 @@ export interface TurnRequest {
   body: unknown;
   headers?: IncomingHttpHeaders;
   signal?: AbortSignal;
-  /** The agent request's log record id: each turn is logged as its child. */
+  /** The agent request's id (the MCP call records name it). */
   parentRequestId?: string;
+  /** The agent request's totals: each turn adds its usage and cost there instead of being logged and counted. */
+  turnOf?: TurnTotals;
 }
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
