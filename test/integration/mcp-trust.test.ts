@@ -193,3 +193,23 @@ test('by default a caller without a virtual key gets no MCP tools, and both tool
   const keyed = await fetch(`${g.url}/v1/mcp/tool/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bf-vk': VK }, body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'open-echo', arguments: '{"query":"x"}' } }) });
   assert.equal(keyed.status, 200);
 });
+
+test('tool arguments nested deeper than request bodies may be are refused: 400 on /v1/mcp/tool/execute, an error result in agent mode', async () => {
+  const g = await mainGateway();
+  const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+  const exec = (body: unknown, format = 'chat') =>
+    fetch(`${g.url}/v1/mcp/tool/execute?format=${format}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bf-vk': VK }, body: JSON.stringify(body) });
+  const chatRes = await exec({ id: 'c', type: 'function', function: { name: 'open-echo', arguments: deep } });
+  assert.equal(chatRes.status, 400);
+  const err = ((await chatRes.json()) as { error: { param: string; message: string } }).error;
+  assert.equal(err.param, 'function.arguments');
+  assert.match(err.message, /nested deeper than 128 levels/);
+  const respRes = await exec({ call_id: 'c', name: 'open-echo', arguments: deep }, 'responses');
+  assert.equal(respRes.status, 400);
+  assert.equal(((await respRes.json()) as { error: { param: string } }).error.param, 'arguments');
+  // A model's call with such arguments is not run: the model is told why.
+  const answer = await chat(g, VK).create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: `CALL open-echo ${deep}` }] });
+  assert.match(answer.choices[0].message.content ?? '', /Tool said: Error: the arguments of tool 'open-echo' are nested deeper than 128 levels/);
+  // The gateway still serves.
+  assert.equal((await exec({ id: 'c', type: 'function', function: { name: 'open-echo', arguments: '{"query":"fine"}' } })).status, 200);
+});

@@ -3,7 +3,7 @@
 // The caller's virtual key and the client's tools_to_execute decide what may run; it is not held to
 // tools_to_auto_execute (the application is the one asking).
 import { randomUUID } from 'node:crypto';
-import { parseJson, readBody } from '../http/body.ts';
+import { MAX_JSON_DEPTH, depthOf, parseJson, readBody } from '../http/body.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { callerAccess, requireMcpCaller } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
@@ -50,6 +50,9 @@ function argsObject(text: string, param: string): void {
     throw invalidRequest(`${param} is not valid JSON`, param);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalidRequest(`${param} must be a JSON object`, param);
+  // The arguments are a JSON string inside the body, so the body's own nesting check never saw them;
+  // the SDK's schema checks and the call log recurse over them.
+  if (depthOf(v) > MAX_JSON_DEPTH) throw invalidRequest(`${param} is nested deeper than ${MAX_JSON_DEPTH} levels`, param);
 }
 
 const STATUS: Readonly<Record<string, number>> = { unavailable: 503, timeout: 504 };

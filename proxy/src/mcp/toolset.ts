@@ -7,6 +7,7 @@ import { autoExecutable, type Allowed } from './access.ts';
 import type { McpManager, CallMeta, ToolOutcome } from './manager.ts';
 import { chatTool, type ChatFunctionTool } from './tools.ts';
 import { log } from '../log.ts';
+import { MAX_JSON_DEPTH, depthOf } from '../http/body.ts';
 
 /** Meta-tools that only read the stubs: always safe to run unattended (spec rule 7). */
 const READ_ONLY_META = new Set(['listToolFiles', 'readToolFile', 'getToolDocs']);
@@ -96,6 +97,8 @@ export class ToolSet {
   async run(name: string, argsJson: string, signal: AbortSignal, unattended: boolean): Promise<ToolOutcome> {
     const args = parseArgs(argsJson);
     if (!args) return { content: `the arguments of tool '${name}' are not a JSON object`, isError: true };
+    // A model's arguments are not checked by any body parser: the same bound as for request bodies.
+    if (depthOf(args) > MAX_JSON_DEPTH) return { content: `the arguments of tool '${name}' are nested deeper than ${MAX_JSON_DEPTH} levels`, isError: true };
     const d = this.#direct.get(name);
     if (d) {
       const conn = this.#mcp.byName(d.client);
