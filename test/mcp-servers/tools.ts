@@ -79,7 +79,10 @@ export function buildServer(variant: Variant, headers: Record<string, string | s
       description: 'Ends the server process shortly after answering.',
       inputSchema: { type: 'object', properties: {} },
       run: async () => {
-        setTimeout(() => process.exit(1), 20);
+        setTimeout(() => {
+          process.stderr.write('test server: exiting on request\n');
+          process.exit(1);
+        }, 20);
         return text('exiting');
       },
     });

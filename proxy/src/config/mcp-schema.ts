@@ -69,6 +69,9 @@ export const McpClientConfigSchema = Type.Object(
     allow_on_all_virtual_keys: Type.Optional(
       Type.Boolean({ description: "Virtual keys without an mcp_configs entry for this client may use all its tools (default false: deny)." }),
     ),
+    connect_timeout: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds a connect attempt (start, initialize, first tools/list) may take (default 15). A stdio server fetched on first use (npx -y, uvx) needs more.' }),
+    ),
     allow_without_virtual_key: Type.Optional(
       Type.Boolean({ description: 'Callers without a virtual key (when inference auth is off) may use its tools (default false: its tools are not offered to them).' }),
     ),

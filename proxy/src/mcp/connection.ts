@@ -19,8 +19,10 @@ export interface McpTool {
 
 const BACKOFF_INITIAL_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
-const CONNECT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONNECT_TIMEOUT_S = 15;
 const STDERR_TAIL = 2_000;
+/** Characters of stderr quoted in a reason. */
+const STDERR_QUOTED = 300;
 const CLIENT_INFO = { name: 'skybridge', version: '1.0.0' };
 
 /** The id a client is known by: client_id, else its name. */
@@ -109,7 +111,7 @@ export class McpConnection {
       client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: err.message });
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh());
       const transport = this.#transport(sdk);
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: this.#connectTimeoutMs() });
       this.#client = client;
       await this.#listTools(client);
       this.state = 'connected';
@@ -153,7 +155,7 @@ export class McpConnection {
     let cursor: string | undefined;
     // Paginated listing; a bound so a misbehaving server cannot loop us forever.
     for (let page = 0; page < 100; page++) {
-      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
+      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#connectTimeoutMs() });
       for (const t of r.tools) tools.push({ name: t.name, ...(t.description !== undefined && { description: t.description }), inputSchema: t.inputSchema as Record<string, unknown> });
       cursor = r.nextCursor;
       if (!cursor) break;
@@ -164,8 +166,16 @@ export class McpConnection {
   #lost(client: Client, why: string): void {
     if (this.#client !== client || this.#closed) return;
     this.#client = undefined;
-    this.#fail(why + (this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : ''));
+    this.#fail(why + this.#stderrTail());
     this.#onChange();
+  }
+
+  #connectTimeoutMs(): number {
+    return (this.config.connect_timeout ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000;
+  }
+
+  #stderrTail(): string {
+    return this.config.connection_type === 'stdio' && this.#stderr.trim() ? ` (stderr: ${this.#stderr.trim().slice(-STDERR_QUOTED)})` : '';
   }
 
   #fail(reason: string): void {
@@ -234,8 +244,7 @@ export class McpConnection {
 
   #reason(err: unknown): string {
     const msg = (err as Error)?.message ?? String(err);
-    const tail = this.config.connection_type === 'stdio' && this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : '';
-    return scrubHeaders(msg, this.config.headers) + tail;
+    return scrubHeaders(msg, this.config.headers) + this.#stderrTail();
   }
 }
 
@@ -252,10 +261,22 @@ export class McpUnavailable extends Error {
 }
 
 /**
- * The child's environment: the SDK's safe defaults plus the variables `envs` names (`NAME` passes
- * the gateway's value on, `NAME=value` sets one).
+ * How the gateway's host reaches the network: its CA bundle and proxy. A stdio server that fetches
+ * (npx -y downloading itself, a server calling an API) needs the same, or fails behind a corporate
+ * proxy or TLS-inspecting CA where the gateway works.
+ */
+export const STDIO_NETWORK_ENV = [
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_USE_ENV_PROXY',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
+] as const;
+
+/**
+ * The child's environment: the SDK's safe defaults, the gateway's CA and proxy variables
+ * (STDIO_NETWORK_ENV), then the variables `envs` names (`NAME` passes the gateway's value on,
+ * `NAME=value` sets one, also over a default).
  */
 function stdioEnv(env: Record<string, string>, envs: readonly string[] | undefined): Record<string, string> {
+  for (const name of STDIO_NETWORK_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   for (const e of envs ?? []) {
     const eq = e.indexOf('=');
     if (eq > 0) env[e.slice(0, eq)] = e.slice(eq + 1);
