@@ -85,6 +85,7 @@ export const McpToolManagerConfigSchema = Type.Object(
     tool_execution_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds per tool execution (default 30).' })),
     max_agent_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Agent mode: model turns at most per request (default 10).' })),
     code_mode_binding_level: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('tool')], { description: 'Default server.' })),
+    max_tool_answer_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'MiB one message from an MCP server (a tool answer) may weigh; a larger one is not read and the call fails (default 16).' })),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import type { McpClientConfig } from '../config/mcp-schema.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
+import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
 
@@ -48,9 +49,11 @@ export class McpConnection {
   #dispatcher: ReturnType<typeof mcpDispatcher> | undefined;
   readonly #globalSync: string | undefined;
   readonly #onChange: () => void;
+  readonly #maxAnswerBytes: () => number;
 
-  constructor(config: McpClientConfig, globalSync: string | undefined, onChange: () => void) {
+  constructor(config: McpClientConfig, globalSync: string | undefined, onChange: () => void, maxAnswerBytes: () => number = () => DEFAULT_MAX_TOOL_ANSWER_MB * 1024 * 1024) {
     this.config = config;
+    this.#maxAnswerBytes = maxAnswerBytes;
     this.#globalSync = globalSync;
     this.#onChange = onChange;
   }
@@ -216,7 +219,7 @@ export class McpConnection {
       const refused = mcpUrlProblem(url);
       if (refused) throw new Error(`refusing to connect to ${url.host}: ${refused}`);
       this.#dispatcher ??= mcpDispatcher();
-      return { url, fetch: checkedFetch(this.#dispatcher, Object.keys(headers)) };
+      return { url, fetch: checkedFetch(this.#dispatcher, Object.keys(headers), this.#maxAnswerBytes) };
     };
     switch (c.connection_type) {
       case 'http': {

@@ -11,6 +11,7 @@ import type { ClientConfig } from '../config/schema.ts';
 import { log } from '../log.ts';
 import { McpConnection, McpUnavailable, clientId, type CallResult, type McpTool } from './connection.ts';
 import type { Allowed } from './access.ts';
+import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 import { MemoryMcpCallLog, type McpCallStore, type NewMcpCall } from './call-log.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
@@ -20,6 +21,8 @@ export interface McpSettings {
   timeoutMs: number;
   maxDepth: number;
   bindingLevel: 'server' | 'tool';
+  /** Bytes one message from an MCP server may weigh (answer-cap.ts). */
+  maxAnswerBytes: number;
 }
 
 /** What one tool call produced, as text for a tool message. */
@@ -105,7 +108,7 @@ export class McpManager {
     }
     for (const [id, c] of wanted) {
       if (this.#connections.has(id)) continue;
-      const conn: McpConnection = new McpConnection(c, globalSync, () => this.onChange?.(conn));
+      const conn: McpConnection = new McpConnection(c, globalSync, () => this.onChange?.(conn), () => this.settings().maxAnswerBytes);
       this.#connections.set(id, conn);
       void conn.start();
     }
@@ -118,6 +121,7 @@ export class McpManager {
       timeoutMs: (tm?.tool_execution_timeout ?? client?.mcp_tool_execution_timeout ?? DEFAULT_TOOL_TIMEOUT_S) * 1000,
       maxDepth: tm?.max_agent_depth ?? client?.mcp_agent_depth ?? DEFAULT_MAX_AGENT_DEPTH,
       bindingLevel: tm?.code_mode_binding_level ?? client?.mcp_code_mode_binding_level ?? 'server',
+      maxAnswerBytes: (tm?.max_tool_answer_mb ?? DEFAULT_MAX_TOOL_ANSWER_MB) * 1024 * 1024,
     };
   }
 
