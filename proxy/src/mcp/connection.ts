@@ -8,6 +8,7 @@ import type { McpClientConfig } from '../config/mcp-schema.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
+import { maskUrlCredentials, urlSecrets } from '../config/egress.ts';
 import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
@@ -111,7 +112,7 @@ export class McpConnection {
       const sdk = await clientSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       client.onclose = () => this.#lost(client!, 'the connection closed');
-      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: err.message });
+      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: this.#scrub(err.message) });
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh());
       const transport = this.#transport(sdk);
       await client.connect(transport, { timeout: this.#connectTimeoutMs() });
@@ -247,7 +248,11 @@ export class McpConnection {
 
   #reason(err: unknown): string {
     const msg = (err as Error)?.message ?? String(err);
-    return scrubHeaders(msg, this.config.headers) + this.#stderrTail();
+    return this.#scrub(msg) + this.#stderrTail();
+  }
+
+  #scrub(msg: string): string {
+    return scrubUrl(scrubHeaders(msg, this.config.headers), this.config.connection_string ?? this.config.http_config?.url);
   }
 }
 
@@ -286,6 +291,14 @@ function stdioEnv(env: Record<string, string>, envs: readonly string[] | undefin
     else if (process.env[e] !== undefined) env[e] = process.env[e]!;
   }
   return env;
+}
+
+/** Credentials in the client's URL (userinfo, token-like query values) never reach an error message or a log line. */
+function scrubUrl(msg: string, url: string | undefined): string {
+  if (!url) return msg;
+  let out = msg.split(url).join(maskUrlCredentials(url));
+  for (const secret of urlSecrets(url)) out = out.split(secret).join('***');
+  return out;
 }
 
 /** Header values (tokens) never reach an error message. */
