@@ -83,3 +83,19 @@ test('code the application approves runs through /v1/mcp/tool/execute, still hel
   assert.equal(await toolCalls('fail'), before, 'fail is not in tools_to_execute: never called');
   assert.match(refused.content, /not allowed|fail/i);
 });
+
+test('print lines reach the log at most 50 per caller per 10 s; the rest is counted in one line', async () => {
+  const marker = `printed-${Date.now()}`;
+  const res = await fetch(`${g.url}/v1/mcp/tool/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'executeToolCode', arguments: JSON.stringify({ code: `for i in range(300):\n    print("${marker}", i)\nresult = 1` }) } }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = (await res.json()) as { content: string; is_error?: boolean };
+  assert.notEqual(body.is_error, true, body.content);
+  const printed = () => g.logs().split('\n').filter((l) => l.includes('code mode print') && l.includes(marker));
+  await eventually(() => assert.ok(printed().length > 0), 5_000);
+  // All 300 lines ran; the log took 50 at most (earlier tests of this caller may have used some).
+  assert.ok(printed().length <= 50, `${printed().length} lines logged`);
+});

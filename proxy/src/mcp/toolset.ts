@@ -8,6 +8,7 @@ import type { McpManager, CallMeta, ToolOutcome } from './manager.ts';
 import { chatTool, type ChatFunctionTool } from './tools.ts';
 import { log } from '../log.ts';
 import { MAX_JSON_DEPTH, depthOf } from '../http/body.ts';
+import { logPrint } from './code-mode/print-log.ts';
 
 /** Meta-tools that only read the stubs: always safe to run unattended (spec rule 7). */
 const READ_ONLY_META = new Set(['listToolFiles', 'readToolFile', 'getToolDocs']);
@@ -118,7 +119,7 @@ export class ToolSet {
             return conn !== undefined && conn.config.is_code_mode_client === true && this.#allowed(conn.config, tool);
           },
           timeoutMs: settings.timeoutMs,
-          log: (line) => log.info('code mode print', { line: line.slice(0, 2000) }),
+          log: (line) => logPrint(this.#callMeta.vk ?? 'anonymous', line),
         });
         return { content: r.content, isError: r.isError === true };
       } catch (err) {
