@@ -22,7 +22,7 @@ before(async () => {
     providers: mockProviders(mock.url),
     mcp: {
       client_configs: [
-        { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, is_code_mode_client: true, tools_to_execute: ['echo', 'add'], tools_to_auto_execute: ['echo'] },
+        { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, is_code_mode_client: true, tools_to_execute: ['echo', 'add'], tools_to_auto_execute: ['echo'], allow_without_virtual_key: true },
       ],
     },
   });
@@ -102,4 +102,20 @@ test('tool-call arguments follow the request-body rule: a __proto__ member is re
   const agent = await chat(`CALL executeToolCode {"code":"result = local.echo(query='x')","__proto__":{"code":"y"}}`);
   assert.match(agent.choices[0].message.content ?? '', /^Tool said: .*arguments\.__proto__: '__proto__' is not allowed/s);
   assert.equal(await toolCalls('echo'), before, 'echo never ran');
+});
+
+test('print lines reach the log at most 50 per caller per 10 s; the rest is counted in one line', async () => {
+  const marker = `printed-${Date.now()}`;
+  const res = await fetch(`${g.url}/v1/mcp/tool/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'executeToolCode', arguments: JSON.stringify({ code: `for i in range(300):\n    print("${marker}", i)\nresult = 1` }) } }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = (await res.json()) as { content: string; is_error?: boolean };
+  assert.notEqual(body.is_error, true, body.content);
+  const printed = () => g.logs().split('\n').filter((l) => l.includes('code mode print') && l.includes(marker));
+  await eventually(() => assert.ok(printed().length > 0), 5_000);
+  // All 300 lines ran; the log took 50 at most (earlier tests of this caller may have used some).
+  assert.ok(printed().length <= 50, `${printed().length} lines logged`);
 });

@@ -28,7 +28,7 @@ after(async () => {
 
 const mcp = {
   client_configs: [
-    { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, tools_to_execute: ['*'], tool_pricing: { echo: 0.25, add: 1.5 } },
+    { name: 'local', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, tools_to_execute: ['*'], tool_pricing: { echo: 0.25, add: 1.5 }, allow_without_virtual_key: true },
   ],
 };
 

@@ -32,7 +32,7 @@ const echo = (g: RunningGateway) =>
   fetch(`${g.url}/v1/mcp/tool/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'shared-echo', arguments: '{"query":"replica"}' } }) });
 
 test('a client added through one replica connects and serves on every replica', async () => {
-  const created = await apiClient(a)('POST', '/api/mcp/client', { name: 'shared', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, tools_to_execute: ['echo'] });
+  const created = await apiClient(a)('POST', '/api/mcp/client', { name: 'shared', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'] }, tools_to_execute: ['echo'], allow_without_virtual_key: true });
   assert.equal(created.status, 200, created.text);
   for (const g of [a, b]) {
     await eventually(async () => {
@@ -47,7 +47,8 @@ test('a client added through one replica connects and serves on every replica', 
   for (const g of [a, b]) {
     await eventually(async () => {
       assert.deepEqual((await apiClient(g)('GET', '/api/mcp/clients')).body, []);
-      assert.equal((await echo(g)).status, 400);
+      // No client lets callers without a virtual key in any more: refused as on /mcp.
+      assert.equal((await echo(g)).status, 401);
     }, 5_000);
   }
 });

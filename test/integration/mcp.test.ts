@@ -30,6 +30,9 @@ after(async () => {
 });
 
 async function gateway(mcp: Record<string, unknown>, extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+  // These tests call without a virtual key, so every client opts in to such callers.
+  const configs = mcp.client_configs as Record<string, unknown>[] | undefined;
+  if (configs) mcp = { ...mcp, client_configs: configs.map((c) => ({ allow_without_virtual_key: true, ...c })) };
   const g = await startGateway({ providers: mockProviders(mock.url), mcp, ...extra }, { env });
   gateways.push(g);
   return g;
@@ -245,7 +248,7 @@ test('tool_execution_timeout ends a slow call; a tool error is reported as one',
 test('clients are added, changed, reconnected and removed live through /api', async () => {
   const g = await gateway({ client_configs: [] });
   const api = apiClient(g);
-  const created = await api('POST', '/api/mcp/client', { name: 'live', connection_type: 'http', connection_string: http.httpUrl, headers: { Authorization: 'Bearer secret-token-123' }, tools_to_execute: ['echo'] });
+  const created = await api('POST', '/api/mcp/client', { name: 'live', connection_type: 'http', connection_string: http.httpUrl, headers: { Authorization: 'Bearer secret-token-123' }, tools_to_execute: ['echo'], allow_without_virtual_key: true });
   assert.equal(created.status, 200, created.text);
   assert.equal((created.body.client as ClientView).state, 'connected');
   assert.ok(!created.text.includes('secret-token-123'));
@@ -300,20 +303,24 @@ test('the published server-everything over stdio', async () => {
   assert.match(((await res.json()) as { content: string }).content, /hello everything/);
 });
 
-test('each agent turn is a child record of the request in the request logs', async () => {
+test('an agent request is one record in the request logs, carrying the tokens of its turns', async () => {
   const g = await gateway({ client_configs: [stdio('local', 'basic', { tools_to_auto_execute: ['echo'] })] }, { client: { enable_logging: true } });
   await settled(g, 1);
   const client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'x', maxRetries: 0 });
-  await client.chat.completions.create(chatBody('logged agent', { tool_choice: { type: 'function', function: { name: 'local-echo' } } }) as OpenAI.ChatCompletionCreateParamsNonStreaming);
-  type Entry = { id: string; parent_request_id?: string };
+  const answer = await client.chat.completions.create(chatBody('logged agent', { tool_choice: { type: 'function', function: { name: 'local-echo' } } }) as OpenAI.ChatCompletionCreateParamsNonStreaming);
+  type Entry = { id: string; parent_request_id?: string; model?: string; token_usage: { prompt_tokens: number; completion_tokens: number } };
   let entries: Entry[] = [];
   await eventually(async () => {
     entries = (await apiClient(g)<{ logs: Entry[] }>('GET', '/api/logs?limit=100')).body.logs;
-    assert.equal(entries.length, 3, JSON.stringify(entries));
+    assert.equal(entries.length, 1, JSON.stringify(entries));
   }, 5000);
-  const parent = entries.find((e) => !e.parent_request_id)!;
-  assert.ok(parent);
-  assert.equal(entries.filter((e) => e.parent_request_id === parent.id).length, 2);
+  assert.equal(entries[0].parent_request_id, undefined);
+  assert.equal(entries[0].model, 'gpt-4o');
+  // Two turns: more input than the final turn alone reported to the client.
+  assert.ok(entries[0].token_usage.prompt_tokens > (answer.usage?.prompt_tokens ?? 0), JSON.stringify([entries[0], answer.usage]));
+  // The tool call made on its behalf names it.
+  const calls = await apiClient(g)<{ logs: { llm_request_id?: string; request_id?: string }[] }>('GET', '/api/mcp-logs');
+  assert.ok(JSON.stringify(calls.body).includes(entries[0].id), calls.text);
 });
 
 test('a scripted tool call with its own arguments runs in agent mode; a failing tool is reported to the model', async () => {
@@ -371,7 +378,7 @@ test('tool_sync_interval refreshes a tool list that changed without notice', asy
 test('a stdio client gets the envs it names; their values are masked in answers and kept on a round trip', async () => {
   const g = await gateway({ client_configs: [] }, {}, { PASSED_ON: 'from-the-gateway', NOT_NAMED: 'private' });
   const api = apiClient(g);
-  const created = await api('POST', '/api/mcp/client', stdio('envy', 'basic', { stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'], envs: ['PASSED_ON', 'SET_HERE=supersecretvalue123', 'NOT_SET_ANYWHERE'] } }));
+  const created = await api('POST', '/api/mcp/client', stdio('envy', 'basic', { stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'basic'], envs: ['PASSED_ON', 'SET_HERE=supersecretvalue123', 'NOT_SET_ANYWHERE'] }, allow_without_virtual_key: true }));
   assert.equal(created.status, 200, created.text);
   assert.ok(!created.text.includes('supersecretvalue123'));
   const env = async (name: string) => {

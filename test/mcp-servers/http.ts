@@ -13,8 +13,8 @@ export interface TestMcpServer {
   httpUrl: string;
   /** SSE endpoint (GET opens the stream, POST /messages carries requests). */
   sseUrl: string;
-  /** Requests seen (method, path, authorization). */
-  seen: { method: string; path: string; authorization: string | undefined }[];
+  /** Requests seen (method, path, query, authorization). */
+  seen: { method: string; path: string; query: string; authorization: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ export async function startTestMcpServer(opts: { variant?: Variant; token?: stri
   const seen: TestMcpServer['seen'] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    seen.push({ method: req.method ?? '', path: url.pathname, authorization: req.headers.authorization });
+    seen.push({ method: req.method ?? '', path: url.pathname, query: url.search, authorization: req.headers.authorization });
     if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad token' }));
       return;

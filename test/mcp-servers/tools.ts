@@ -5,7 +5,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
-export type Variant = 'basic' | 'listing-fails' | 'changing' | 'silent';
+export type Variant = 'basic' | 'listing-fails' | 'changing' | 'silent' | 'big';
 
 /** Tools the `silent` variant lists from now on, with no list_changed notification (in-process servers only). */
 const silentTools: string[] = [];
@@ -79,9 +79,20 @@ export function buildServer(variant: Variant, headers: Record<string, string | s
       description: 'Ends the server process shortly after answering.',
       inputSchema: { type: 'object', properties: {} },
       run: async () => {
-        setTimeout(() => process.exit(1), 20);
+        setTimeout(() => {
+          process.stderr.write('test server: exiting on request\n');
+          process.exit(1);
+        }, 20);
         return text('exiting');
       },
+    });
+  }
+  if (variant === 'big') {
+    tools.push({
+      name: 'big',
+      description: 'Answers with `bytes` bytes of text.',
+      inputSchema: { type: 'object', properties: { bytes: { type: 'number' } }, required: ['bytes'] },
+      run: async (a) => text('x'.repeat(Number(a.bytes))),
     });
   }
   const server = new Server({ name: `test-${variant}`, version: '1.0.0' }, { capabilities: { tools: { listChanged: variant === 'changing' } } });

@@ -15,6 +15,7 @@ import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
 import { maskSecret, unmask } from './mask.ts';
+import { maskUrlCredentials } from '../config/egress.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
@@ -35,11 +36,14 @@ function draftClients(draft: GatewayConfig): McpClientConfig[] {
 }
 
 /**
- * Header values and `NAME=value` entries of a stdio client's envs are credentials: masked, except
- * `env.VAR` references, which name no secret.
+ * Header values, `NAME=value` entries of a stdio client's envs and credentials in URLs are masked,
+ * except `env.VAR` references, which name no secret.
  */
 function maskClient(c: McpClientConfig): McpClientConfig {
   const out = { ...c };
+  // A URL's userinfo and credential query parameters (masked forms sent back keep the stored URL).
+  if (c.connection_string) out.connection_string = maskUrlCredentials(c.connection_string);
+  if (c.http_config) out.http_config = { ...c.http_config, url: maskUrlCredentials(c.http_config.url) };
   if (c.headers) out.headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, v.startsWith('env.') ? v : maskSecret(v)]));
   if (c.stdio_config?.envs) out.stdio_config = { ...c.stdio_config, envs: c.stdio_config.envs.map(maskEnv) };
   return out;

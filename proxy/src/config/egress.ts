@@ -145,11 +145,59 @@ export function guardedLookup(allowLinkLocal: boolean) {
   };
 }
 
-/** `https://user:pass@host/` → `https://user:***@host/`; other strings unchanged. */
+/** Query parameters that carry credentials (`?token=`, `?api_key=`, `?sig=`, ...): their values are masked. */
+const SECRET_PARAM = /token|secret|passw|pwd|api[-_]?key|^key$|^auth|signature|^sig$|credential|session|jwt/i;
+
+/**
+ * Credentials in a URL masked: `https://user:pass@host/?token=abc&q=1` → `https://user:***@host/?token=***&q=1`
+ * (userinfo, and the values of credential-named query parameters); other strings unchanged.
+ */
 export function maskUrlCredentials(value: string): string {
-  if (!value.includes('@') || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i, (_m, scheme: string, userinfo: string) => {
-    const colon = userinfo.indexOf(':');
-    return colon < 0 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
-  });
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
+  let out = value;
+  if (out.includes('@')) {
+    out = out.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i, (_m, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':');
+      return colon < 0 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
+    });
+  }
+  const q = out.indexOf('?');
+  if (q < 0) return out;
+  const hash = out.indexOf('#', q);
+  const query = out.slice(q + 1, hash < 0 ? undefined : hash);
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // An undecodable name is judged as written.
+      }
+      return SECRET_PARAM.test(name) && pair.length > eq + 1 ? `${pair.slice(0, eq)}=***` : pair;
+    })
+    .join('&');
+  return out.slice(0, q + 1) + masked + (hash < 0 ? '' : out.slice(hash));
+}
+
+/** The secret parts of a URL (password, username, credential query values), to scrub from messages. */
+export function urlSecrets(value: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  const decode = (s: string): string => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const out = [url.password, url.username, decode(url.password), decode(url.username)];
+  for (const [k, v] of url.searchParams) if (SECRET_PARAM.test(k)) out.push(v, encodeURIComponent(v));
+  return [...new Set(out.filter((s) => s.length >= 4))];
 }

@@ -69,6 +69,12 @@ export const McpClientConfigSchema = Type.Object(
     allow_on_all_virtual_keys: Type.Optional(
       Type.Boolean({ description: "Virtual keys without an mcp_configs entry for this client may use all its tools (default false: deny)." }),
     ),
+    connect_timeout: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds a connect attempt (start, initialize, first tools/list) may take (default 15). A stdio server fetched on first use (npx -y, uvx) needs more.' }),
+    ),
+    allow_without_virtual_key: Type.Optional(
+      Type.Boolean({ description: 'Callers without a virtual key (when inference auth is off) may use its tools (default false: its tools are not offered to them).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,6 +85,7 @@ export const McpToolManagerConfigSchema = Type.Object(
     tool_execution_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds per tool execution (default 30).' })),
     max_agent_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Agent mode: model turns at most per request (default 10).' })),
     code_mode_binding_level: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('tool')], { description: 'Default server.' })),
+    max_tool_answer_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'MiB one message from an MCP server (a tool answer) may weigh; a larger one is not read and the call fails (default 16).' })),
   },
   { additionalProperties: false },
 );

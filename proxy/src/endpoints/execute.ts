@@ -6,6 +6,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { RequestContext, type ContextServices } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Accept, Pipeline } from '../pipeline/runner.ts';
+import type { TurnTotals } from '../pipeline/turns.ts';
 import { inferenceAccept } from './inference.ts';
 import { chatRoute } from './chat.ts';
 import { responsesRoute } from './responses.ts';
@@ -46,6 +47,8 @@ export interface ExecuteRequest {
   signal?: AbortSignal;
   /** The request this one runs for (an agent loop's step): named in its log record. */
   parentRequestId?: string;
+  /** An agent turn: its usage and cost are summed into these, and it is not logged or counted on its own. */
+  turnOf?: TurnTotals;
 }
 
 /**
@@ -61,6 +64,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.headers && { headers: request.headers }),
     ...(request.signal && { signal: request.signal }),
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
+    ...(request.turnOf && { turnOf: request.turnOf }),
   });
   return services.pipeline.run(ctx, ROUTES[request.operation], true);
 }

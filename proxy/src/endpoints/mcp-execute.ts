@@ -3,9 +3,9 @@
 // The caller's virtual key and the client's tools_to_execute decide what may run; it is not held to
 // tools_to_auto_execute (the application is the one asking).
 import { randomUUID } from 'node:crypto';
-import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
+import { MAX_JSON_DEPTH, depthOf, parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
-import { callerAccess } from '../mcp/access.ts';
+import { callerAccess, requireMcpCaller } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
 import { toolGovernance } from '../mcp/governance.ts';
 import type { Accept } from '../pipeline/runner.ts';
@@ -50,6 +50,9 @@ function argsObject(text: string, param: string): void {
     throw invalidRequest(`${param} is not valid JSON`, param);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalidRequest(`${param} must be a JSON object`, param);
+  // The arguments are a JSON string inside the body, so the body's own nesting check never saw them;
+  // the SDK's schema checks and the call log recurse over them.
+  if (depthOf(v) > MAX_JSON_DEPTH) throw invalidRequest(`${param} is nested deeper than ${MAX_JSON_DEPTH} levels`, param);
   refuseProtoMembers(v, param);
 }
 
@@ -65,6 +68,7 @@ const accept: Accept = async (ctx: RequestContext) => {
     const mcp = ctx.services.mcp;
     const param = call.format === 'chat' ? 'function.name' : 'name';
     if (!mcp) throw new GatewayError(404, 'MCP is not configured on this gateway', { type: 'not_found_error' });
+    requireMcpCaller(ctx.snapshot.config.mcp?.client_configs, ctx.vk, '/v1/mcp/tool/execute');
     const access = callerAccess(ctx.vk?.record, ctx.headers);
     // A tool the caller may use whose client is down: say so (only to a caller allowed to know).
     const target = mcp.resolve(call.name);

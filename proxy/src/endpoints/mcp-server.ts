@@ -1,14 +1,15 @@
 // /mcp: the gateway as an MCP server (streamable HTTP, stateless: any replica answers any request,
 // no session is kept). It exposes the tools of the configured MCP clients that the caller's virtual
 // key may use, named `<client>-<tool>` as in inference, and runs tools/call through the same checks
-// (tools_to_execute, the key's mcp_configs) and the same call log. A virtual key is required.
+// (tools_to_execute, the key's mcp_configs) and the same call log. A virtual key is required unless a
+// client opts in to callers without one (access.ts requireMcpCaller, shared with /v1/mcp/tool/execute).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Exchange } from '../http/exchange.ts';
 import { parseJson, readBody } from '../http/body.ts';
 import { sendError } from '../http/respond.ts';
 import { identifyCaller } from '../governance/auth.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { callerAccess } from '../mcp/access.ts';
+import { callerAccess, requireMcpCaller } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';
 import { toolGovernance } from '../mcp/governance.ts';
 import type { ToolGovernance } from '../mcp/manager.ts';
@@ -63,13 +64,13 @@ export async function mcpServerEndpoint(ex: Exchange): Promise<void> {
     const mcp = ex.services.mcp;
     if (!mcp.applied) mcp.apply(ex.snapshot);
     const vk = identifyCaller(ex.snapshot.governance, ex.req.headers);
-    if (!vk) throw new GatewayError(401, 'a virtual key is required on /mcp: send it in x-bf-vk (or as a Bearer token)', { type: 'authentication_error' });
+    requireMcpCaller(ex.snapshot.config.mcp?.client_configs, vk, '/mcp');
     let body: unknown;
     if (ex.req.method === 'POST') body = parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
     else ex.req.resume();
-    ex.access.vk = vk.record.id;
+    if (vk) ex.access.vk = vk.record.id;
     const governance = toolGovernance(ex.snapshot, vk, ex.services);
-    const toolset = new ToolSet(mcp, callerAccess(vk.record, ex.req.headers), { source: 'mcp_server', vk: vk.record.id, ...(governance && { governance }) });
+    const toolset = new ToolSet(mcp, callerAccess(vk?.record, ex.req.headers), { source: 'mcp_server', ...(vk && { vk: vk.record.id }), ...(governance && { governance }) });
     const sdk = await (serverSdkLoading ??= loadServerSdk());
     const server = buildServer(sdk, toolset, governance, ex.signal);
     // Stateless: a transport and server per request, closed with it.

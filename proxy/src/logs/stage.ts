@@ -35,7 +35,11 @@ export function loggingStage(opts: LoggingOptions): Stage {
     name: 'logging',
     after(ctx, result) {
       const sink = ctx.services.logs;
-      if (sink) sink.enqueue(buildRecord(ctx, result, opts.content ? cap : undefined));
+      // An agent turn is part of its agent request's one record: its usage and cost go there.
+      if (ctx.turnOf) {
+        ctx.turnOf.add(ctx.usage, ctx.usage && costFor(ctx, ctx.usage));
+        streamed.delete(ctx);
+      } else if (sink) sink.enqueue(buildRecord(ctx, result, opts.content ? cap : undefined));
       else streamed.delete(ctx);
     },
   };
@@ -120,7 +124,15 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     const e = ctx.error;
     record.error_details = { status: e.status, message: e.message, type: e.type, ...(e.code && { code: e.code }), ...(e.param && { param: e.param }) };
   }
-  if (usage) {
+  const turns = ctx.turns;
+  if (turns && turns.turns > 0) {
+    // An agent request: the sums of its turns (each turn was charged on its own).
+    record.prompt_tokens = turns.promptTokens;
+    record.completion_tokens = turns.completionTokens;
+    record.total_tokens = turns.totalTokens;
+    if (turns.cachedTokens) record.cached_tokens = turns.cachedTokens;
+    if (!turns.unpriced) record.cost = turns.cost;
+  } else if (usage) {
     record.prompt_tokens = usage.prompt_tokens;
     record.completion_tokens = usage.completion_tokens;
     record.total_tokens = usage.total_tokens || usage.prompt_tokens + usage.completion_tokens;

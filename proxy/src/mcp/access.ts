@@ -2,12 +2,15 @@
 // must pass all of them:
 //   1. the client's tools_to_execute (['*'] all; [] or omitted none),
 //   2. the virtual key: its mcp_configs entry for the client (tools_to_execute), else the client's
-//      allow_on_all_virtual_keys; a caller without a virtual key is not limited here,
+//      allow_on_all_virtual_keys; a caller without a virtual key only when the client says
+//      allow_without_virtual_key (an explicit opt-in: an open gateway must not hand every anonymous
+//      caller the tools, and with them agent mode),
 //   3. the request headers x-bf-mcp-include-clients and x-bf-mcp-include-tools (comma-separated;
 //      tools as `<client>-<tool>` or `<client>-*`; a header sent empty allows nothing).
 // Every call is checked against the same decision, not only the tool list the model saw.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { McpClientConfig } from '../config/mcp-schema.ts';
+import { GatewayError } from '../unified/errors.ts';
 import { clientId } from './connection.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
@@ -62,9 +65,25 @@ export function callerAccess(vk: VkMcpView | undefined, headers: IncomingHttpHea
     if (vk) {
       const entry = vkEntry(vk, client);
       if (entry ? !listAllows(entry.tools_to_execute, tool) : client.allow_on_all_virtual_keys !== true) return false;
+    } else if (client.allow_without_virtual_key !== true) {
+      return false;
     }
     if (clients && !clients.includes(client.name) && !clients.includes('*')) return false;
     if (tools && !tools.some((t) => t === '*' || t === `${client.name}-${tool}` || t === `${client.name}-*` || t === `${client.name}/${tool}` || t === `${client.name}/*`)) return false;
     return true;
   };
+}
+
+/** Some client lets callers without a virtual key use its tools (allow_without_virtual_key). */
+export function anonymousAllowed(clients: readonly McpClientConfig[] | undefined): boolean {
+  return (clients ?? []).some((c) => c.allow_without_virtual_key === true);
+}
+
+/**
+ * The one authentication rule of the routes that run tools for a caller (/mcp and
+ * /v1/mcp/tool/execute): a virtual key, or none only while some client opts in to such callers.
+ */
+export function requireMcpCaller(clients: readonly McpClientConfig[] | undefined, vk: unknown, route: string): void {
+  if (vk || anonymousAllowed(clients)) return;
+  throw new GatewayError(401, `a virtual key is required on ${route}: send it in x-bf-vk (or as a Bearer token)`, { type: 'authentication_error' });
 }

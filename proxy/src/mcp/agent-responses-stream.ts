@@ -12,6 +12,7 @@
 //     the stream and every item the client was sent.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../pipeline/context.ts';
+import type { TurnTotals } from '../pipeline/turns.ts';
 import type { Outcome, StreamFormat } from '../pipeline/outcome.ts';
 import type { ToolCall } from '../unified/chat.ts';
 import type { McpManager } from './manager.ts';
@@ -28,6 +29,8 @@ export interface ResponsesStreamAgentInput {
   autoCalls: (toolset: ToolSet, calls: readonly ToolCall[] | undefined) => ToolCall[] | undefined;
   runCalls: (toolset: ToolSet, calls: readonly { name: string; args: string }[], signal: AbortSignal) => Promise<string[]>;
   markTurn: <T extends object>(body: T) => T;
+  /** What a turn runs on behalf of (stage.ts turnOf). */
+  turnOf: (ctx: RequestContext) => { parentRequestId: string; turnOf?: TurnTotals };
 }
 
 interface FunctionCallItem {
@@ -53,7 +56,7 @@ const isCall = (item: Ev['item']): item is Ev['item'] & FunctionCallItem => item
 
 export async function runStreamingResponsesAgent(a: ResponsesStreamAgentInput): Promise<Outcome> {
   const turn = (): Promise<Outcome> =>
-    a.mcp.runTurn!(a.ctx.snapshot, { operation: 'responses', body: a.markTurn({ ...a.request, input: [...a.input] }), headers: a.headers, signal: a.ctx.signal, parentRequestId: a.ctx.id });
+    a.mcp.runTurn!(a.ctx.snapshot, { operation: 'responses', body: a.markTurn({ ...a.request, input: [...a.input] }), headers: a.headers, signal: a.ctx.signal, ...a.turnOf(a.ctx) });
   const first = await turn();
   if (first.kind !== 'stream') return first;
   let sequence = 0;

@@ -5,6 +5,7 @@
 // client sees one stream whose final turn is streamed as the model writes it.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../pipeline/context.ts';
+import type { TurnTotals } from '../pipeline/turns.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { ChatChunk, ToolCall } from '../unified/chat.ts';
 import type { McpManager } from './manager.ts';
@@ -21,10 +22,12 @@ export interface StreamAgentInput {
   autoCalls: (toolset: ToolSet, calls: readonly ToolCall[] | undefined) => ToolCall[] | undefined;
   runCalls: (toolset: ToolSet, calls: readonly { name: string; args: string }[], signal: AbortSignal) => Promise<string[]>;
   markTurn: <T extends object>(body: T) => T;
+  /** What a turn runs on behalf of (stage.ts turnOf). */
+  turnOf: (ctx: RequestContext) => { parentRequestId: string; turnOf?: TurnTotals };
 }
 
 export async function runStreamingChatAgent(a: StreamAgentInput): Promise<Outcome> {
-  const turn = (): Promise<Outcome> => a.mcp.runTurn!(a.ctx.snapshot, { operation: 'chat', body: a.markTurn({ ...a.request, messages: [...a.messages] }), headers: a.headers, signal: a.ctx.signal, parentRequestId: a.ctx.id });
+  const turn = (): Promise<Outcome> => a.mcp.runTurn!(a.ctx.snapshot, { operation: 'chat', body: a.markTurn({ ...a.request, messages: [...a.messages] }), headers: a.headers, signal: a.ctx.signal, ...a.turnOf(a.ctx) });
   const first = await turn();
   if (first.kind !== 'stream') return first;
   async function* items(): AsyncGenerator<readonly unknown[]> {

@@ -8,6 +8,8 @@ import type { McpClientConfig } from '../config/mcp-schema.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
+import { maskUrlCredentials, urlSecrets } from '../config/egress.ts';
+import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
 
@@ -19,8 +21,10 @@ export interface McpTool {
 
 const BACKOFF_INITIAL_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
-const CONNECT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONNECT_TIMEOUT_S = 15;
 const STDERR_TAIL = 2_000;
+/** Characters of stderr quoted in a reason. */
+const STDERR_QUOTED = 300;
 const CLIENT_INFO = { name: 'skybridge', version: '1.0.0' };
 
 /** The id a client is known by: client_id, else its name. */
@@ -46,9 +50,11 @@ export class McpConnection {
   #dispatcher: ReturnType<typeof mcpDispatcher> | undefined;
   readonly #globalSync: string | undefined;
   readonly #onChange: () => void;
+  readonly #maxAnswerBytes: () => number;
 
-  constructor(config: McpClientConfig, globalSync: string | undefined, onChange: () => void) {
+  constructor(config: McpClientConfig, globalSync: string | undefined, onChange: () => void, maxAnswerBytes: () => number = () => DEFAULT_MAX_TOOL_ANSWER_MB * 1024 * 1024) {
     this.config = config;
+    this.#maxAnswerBytes = maxAnswerBytes;
     this.#globalSync = globalSync;
     this.#onChange = onChange;
   }
@@ -106,10 +112,10 @@ export class McpConnection {
       const sdk = await clientSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       client.onclose = () => this.#lost(client!, 'the connection closed');
-      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: err.message });
+      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: this.#scrub(err.message) });
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh());
       const transport = this.#transport(sdk);
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: this.#connectTimeoutMs() });
       this.#client = client;
       await this.#listTools(client);
       this.state = 'connected';
@@ -153,7 +159,7 @@ export class McpConnection {
     let cursor: string | undefined;
     // Paginated listing; a bound so a misbehaving server cannot loop us forever.
     for (let page = 0; page < 100; page++) {
-      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
+      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#connectTimeoutMs() });
       for (const t of r.tools) tools.push({ name: t.name, ...(t.description !== undefined && { description: t.description }), inputSchema: t.inputSchema as Record<string, unknown> });
       cursor = r.nextCursor;
       if (!cursor) break;
@@ -164,8 +170,16 @@ export class McpConnection {
   #lost(client: Client, why: string): void {
     if (this.#client !== client || this.#closed) return;
     this.#client = undefined;
-    this.#fail(why + (this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : ''));
+    this.#fail(why + this.#stderrTail());
     this.#onChange();
+  }
+
+  #connectTimeoutMs(): number {
+    return (this.config.connect_timeout ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000;
+  }
+
+  #stderrTail(): string {
+    return this.config.connection_type === 'stdio' && this.#stderr.trim() ? ` (stderr: ${this.#stderr.trim().slice(-STDERR_QUOTED)})` : '';
   }
 
   #fail(reason: string): void {
@@ -206,7 +220,7 @@ export class McpConnection {
       const refused = mcpUrlProblem(url);
       if (refused) throw new Error(`refusing to connect to ${url.host}: ${refused}`);
       this.#dispatcher ??= mcpDispatcher();
-      return { url, fetch: checkedFetch(this.#dispatcher, Object.keys(headers)) };
+      return { url, fetch: checkedFetch(this.#dispatcher, Object.keys(headers), this.#maxAnswerBytes) };
     };
     switch (c.connection_type) {
       case 'http': {
@@ -234,8 +248,11 @@ export class McpConnection {
 
   #reason(err: unknown): string {
     const msg = (err as Error)?.message ?? String(err);
-    const tail = this.config.connection_type === 'stdio' && this.#stderr ? ` (stderr: ${this.#stderr.trim().slice(-300)})` : '';
-    return scrubHeaders(msg, this.config.headers) + tail;
+    return this.#scrub(msg) + this.#stderrTail();
+  }
+
+  #scrub(msg: string): string {
+    return scrubUrl(scrubHeaders(msg, this.config.headers), this.config.connection_string ?? this.config.http_config?.url);
   }
 }
 
@@ -252,16 +269,36 @@ export class McpUnavailable extends Error {
 }
 
 /**
- * The child's environment: the SDK's safe defaults plus the variables `envs` names (`NAME` passes
- * the gateway's value on, `NAME=value` sets one).
+ * How the gateway's host reaches the network: its CA bundle and proxy. A stdio server that fetches
+ * (npx -y downloading itself, a server calling an API) needs the same, or fails behind a corporate
+ * proxy or TLS-inspecting CA where the gateway works.
+ */
+export const STDIO_NETWORK_ENV = [
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_USE_ENV_PROXY',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
+] as const;
+
+/**
+ * The child's environment: the SDK's safe defaults, the gateway's CA and proxy variables
+ * (STDIO_NETWORK_ENV), then the variables `envs` names (`NAME` passes the gateway's value on,
+ * `NAME=value` sets one, also over a default).
  */
 function stdioEnv(env: Record<string, string>, envs: readonly string[] | undefined): Record<string, string> {
+  for (const name of STDIO_NETWORK_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   for (const e of envs ?? []) {
     const eq = e.indexOf('=');
     if (eq > 0) env[e.slice(0, eq)] = e.slice(eq + 1);
     else if (process.env[e] !== undefined) env[e] = process.env[e]!;
   }
   return env;
+}
+
+/** Credentials in the client's URL (userinfo, token-like query values) never reach an error message or a log line. */
+function scrubUrl(msg: string, url: string | undefined): string {
+  if (!url) return msg;
+  let out = msg.split(url).join(maskUrlCredentials(url));
+  for (const secret of urlSecrets(url)) out = out.split(secret).join('***');
+  return out;
 }
 
 /** Header values (tokens) never reach an error message. */

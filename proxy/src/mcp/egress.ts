@@ -6,6 +6,7 @@
 // request's URL (an IP literal is never looked up) and on every address a name resolves to when a
 // connection opens, so a DNS answer that changes after the check (rebinding) and every redirect hop
 // are checked too.
+import { capResponse } from './answer-cap.ts';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
@@ -74,9 +75,10 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
 /**
  * The fetch given to the SDK transports: every request URL is checked, connections go through the
  * checking lookup, and redirects (when the caller asks fetch to follow them) are followed here one
- * hop at a time so each target is checked; credentials are not carried to another origin.
+ * hop at a time so each target is checked; credentials are not carried to another origin. With
+ * `maxMessageBytes`, every message of an answer is bounded while it is read (answer-cap.ts).
  */
-export function checkedFetch(dispatcher: Dispatcher, secretHeaders: readonly string[] = []): FetchLike {
+export function checkedFetch(dispatcher: Dispatcher, secretHeaders: readonly string[] = [], maxMessageBytes?: () => number): FetchLike {
   const dropOnLeave = new Set([...CREDENTIAL_HEADERS, ...secretHeaders.map((h) => h.toLowerCase())]);
   return async (input, init = {}) => {
     let url = new URL(String(input));
@@ -94,7 +96,7 @@ export function checkedFetch(dispatcher: Dispatcher, secretHeaders: readonly str
         throw cause instanceof BlockedEgressError ? cause : err;
       }
       const location = follow && REDIRECTS.includes(res.status) ? res.headers.get('location') : null;
-      if (!location) return res;
+      if (!location) return maxMessageBytes ? capResponse(res, maxMessageBytes(), reqInit.body) : res;
       if (hop >= MAX_REDIRECTS) throw new Error(`too many redirects (more than ${MAX_REDIRECTS}) from ${String(input)}`);
       await res.body?.cancel().catch(() => undefined);
       const next = new URL(location, url);

@@ -5,11 +5,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
+import type { TurnTotals } from '../pipeline/turns.ts';
 import type { McpClientConfig, McpSection } from '../config/mcp-schema.ts';
 import type { ClientConfig } from '../config/schema.ts';
 import { log } from '../log.ts';
 import { McpConnection, McpUnavailable, clientId, type CallResult, type McpTool } from './connection.ts';
 import type { Allowed } from './access.ts';
+import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 import { MemoryMcpCallLog, type McpCallStore, type NewMcpCall } from './call-log.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
@@ -19,6 +21,8 @@ export interface McpSettings {
   timeoutMs: number;
   maxDepth: number;
   bindingLevel: 'server' | 'tool';
+  /** Bytes one message from an MCP server may weigh (answer-cap.ts). */
+  maxAnswerBytes: number;
 }
 
 /** What one tool call produced, as text for a tool message. */
@@ -35,8 +39,10 @@ export interface TurnRequest {
   body: unknown;
   headers?: IncomingHttpHeaders;
   signal?: AbortSignal;
-  /** The agent request's log record id: each turn is logged as its child. */
+  /** The agent request's id (the MCP call records name it). */
   parentRequestId?: string;
+  /** The agent request's totals: each turn adds its usage and cost there instead of being logged and counted. */
+  turnOf?: TurnTotals;
 }
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
@@ -102,7 +108,7 @@ export class McpManager {
     }
     for (const [id, c] of wanted) {
       if (this.#connections.has(id)) continue;
-      const conn: McpConnection = new McpConnection(c, globalSync, () => this.onChange?.(conn));
+      const conn: McpConnection = new McpConnection(c, globalSync, () => this.onChange?.(conn), () => this.settings().maxAnswerBytes);
       this.#connections.set(id, conn);
       void conn.start();
     }
@@ -115,6 +121,7 @@ export class McpManager {
       timeoutMs: (tm?.tool_execution_timeout ?? client?.mcp_tool_execution_timeout ?? DEFAULT_TOOL_TIMEOUT_S) * 1000,
       maxDepth: tm?.max_agent_depth ?? client?.mcp_agent_depth ?? DEFAULT_MAX_AGENT_DEPTH,
       bindingLevel: tm?.code_mode_binding_level ?? client?.mcp_code_mode_binding_level ?? 'server',
+      maxAnswerBytes: (tm?.max_tool_answer_mb ?? DEFAULT_MAX_TOOL_ANSWER_MB) * 1024 * 1024,
     };
   }
 

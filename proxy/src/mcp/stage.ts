@@ -19,6 +19,7 @@ import { ToolSet } from './toolset.ts';
 import { runStreamingChatAgent } from './agent-stream.ts';
 import { runStreamingResponsesAgent } from './agent-responses-stream.ts';
 import { toolGovernance } from './governance.ts';
+import { TurnTotals } from '../pipeline/turns.ts';
 
 /** Bodies of the agent's own turns: they get no tools added and no loop of their own. */
 const TURNS = new WeakSet<object>();
@@ -67,19 +68,22 @@ export function mcpStage(mcp: McpManager): Stage {
       const request = { ...req, tools: [...own, ...tools] };
       ctx.request = request;
       if (!mcp.runTurn) return undefined;
+      // From here the turns answer, each through the pipeline; this request stays the one record
+      // and the one count, naming the model the client asked for and summing the turns' usage.
+      ctx.turns = new TurnTotals();
+      const asked = ctx.targets[0];
+      if (asked) {
+        ctx.provider = asked.provider.name;
+        ctx.model = asked.model;
+      }
       return kind === 'chat' ? chatAgent(ctx, mcp, toolset, request) : responsesAgent(ctx, mcp, toolset, request);
     },
   };
 }
 
-/**
- * The agent request's own record names who answered its final turn. Its usage stays with the turns
- * (each turn charged its own), so nothing is counted twice.
- */
-function adopt(ctx: RequestContext, outcome: Outcome, answer: { model?: string; extra_fields?: ChatResponse['extra_fields'] }): Outcome {
-  if (answer.extra_fields?.provider) ctx.provider = answer.extra_fields.provider;
-  if (answer.model) ctx.model = answer.model;
-  return outcome;
+/** What a turn runs on behalf of: the agent request (its id, its totals). */
+export function turnOf(ctx: RequestContext): { parentRequestId: string; turnOf?: TurnTotals } {
+  return { parentRequestId: ctx.id, ...(ctx.turns && { turnOf: ctx.turns }) };
 }
 
 function toolNameOf(t: unknown): string | undefined {
@@ -103,14 +107,14 @@ async function chatAgent(ctx: RequestContext, mcp: McpManager, toolset: ToolSet,
   const headers = turnHeaders(ctx.headers);
   const { maxDepth } = mcp.settings();
   const messages = [...((request.messages as unknown[]) ?? [])];
-  if (request.stream === true) return runStreamingChatAgent({ ctx, mcp, toolset, request, messages, headers, maxDepth, autoCalls, runCalls, markTurn });
+  if (request.stream === true) return runStreamingChatAgent({ ctx, mcp, toolset, request, messages, headers, maxDepth, autoCalls, runCalls, markTurn, turnOf });
   for (let depth = 1; ; depth++) {
-    const outcome = await mcp.runTurn!(ctx.snapshot, { operation: 'chat', body: markTurn({ ...request, messages: [...messages] }), headers, signal: ctx.signal, parentRequestId: ctx.id });
+    const outcome = await mcp.runTurn!(ctx.snapshot, { operation: 'chat', body: markTurn({ ...request, messages: [...messages] }), headers, signal: ctx.signal, ...turnOf(ctx) });
     if (outcome.kind !== 'json') return outcome;
     const answer = outcome.value as ChatResponse;
     const message = answer.choices?.[0]?.message;
     const calls = autoCalls(toolset, message?.tool_calls);
-    if (!calls || depth >= maxDepth) return adopt(ctx, outcome, answer);
+    if (!calls || depth >= maxDepth) return outcome;
     const results = await runCalls(toolset, calls.map((c) => ({ name: c.function.name, args: c.function.arguments })), ctx.signal);
     messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
     calls.forEach((c, i) => messages.push({ role: 'tool', tool_call_id: c.id, content: results[i] }));
@@ -121,9 +125,9 @@ async function responsesAgent(ctx: RequestContext, mcp: McpManager, toolset: Too
   const headers = turnHeaders(ctx.headers);
   const { maxDepth } = mcp.settings();
   const input: unknown[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...((request.input as unknown[]) ?? [])];
-  if (request.stream === true) return runStreamingResponsesAgent({ ctx, mcp, toolset, request, input, headers, maxDepth, autoCalls, runCalls, markTurn });
+  if (request.stream === true) return runStreamingResponsesAgent({ ctx, mcp, toolset, request, input, headers, maxDepth, autoCalls, runCalls, markTurn, turnOf });
   for (let depth = 1; ; depth++) {
-    const outcome = await mcp.runTurn!(ctx.snapshot, { operation: 'responses', body: markTurn({ ...request, input: [...input] }), headers, signal: ctx.signal, parentRequestId: ctx.id });
+    const outcome = await mcp.runTurn!(ctx.snapshot, { operation: 'responses', body: markTurn({ ...request, input: [...input] }), headers, signal: ctx.signal, ...turnOf(ctx) });
     if (outcome.kind !== 'json') return outcome;
     const answer = outcome.value as ResponsesObject & { extra_fields?: ChatResponse['extra_fields'] };
     const fcalls = (answer.output ?? []).filter((o) => o.type === 'function_call');
@@ -131,7 +135,7 @@ async function responsesAgent(ctx: RequestContext, mcp: McpManager, toolset: Too
       toolset,
       fcalls.map((f) => ({ id: f.call_id, type: 'function' as const, function: { name: f.name, arguments: f.arguments } })),
     );
-    if (!calls || depth >= maxDepth) return adopt(ctx, outcome, answer);
+    if (!calls || depth >= maxDepth) return outcome;
     const results = await runCalls(toolset, calls.map((c) => ({ name: c.function.name, args: c.function.arguments })), ctx.signal);
     for (const f of fcalls) input.push({ type: 'function_call', call_id: f.call_id, name: f.name, arguments: f.arguments });
     fcalls.forEach((f, i) => input.push({ type: 'function_call_output', call_id: f.call_id, output: results[i] }));

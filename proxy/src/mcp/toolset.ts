@@ -8,6 +8,8 @@ import type { McpManager, CallMeta, ToolOutcome } from './manager.ts';
 import { chatTool, type ChatFunctionTool } from './tools.ts';
 import { log } from '../log.ts';
 import { unsafeJson } from '../config/names.ts';
+import { MAX_JSON_DEPTH, depthOf } from '../http/body.ts';
+import { logPrint } from './code-mode/print-log.ts';
 
 /** Meta-tools that only read the stubs: always safe to run unattended (spec rule 7). */
 const READ_ONLY_META = new Set(['listToolFiles', 'readToolFile', 'getToolDocs']);
@@ -97,6 +99,8 @@ export class ToolSet {
   async run(name: string, argsJson: string, signal: AbortSignal, unattended: boolean): Promise<ToolOutcome> {
     const args = parseArgs(argsJson);
     if (!args) return { content: `the arguments of tool '${name}' are not a JSON object`, isError: true };
+    // A model's arguments are not checked by any body parser: the same bound as for request bodies.
+    if (depthOf(args) > MAX_JSON_DEPTH) return { content: `the arguments of tool '${name}' are nested deeper than ${MAX_JSON_DEPTH} levels`, isError: true };
     // The rule request bodies follow (http/body.ts): a model's tool call may not carry one either.
     const unsafe = unsafeJson(args, 'arguments');
     if (unsafe) return { content: `the arguments of tool '${name}' are refused: ${unsafe.path}: ${unsafe.message}`, isError: true };
@@ -119,7 +123,7 @@ export class ToolSet {
             return conn !== undefined && conn.config.is_code_mode_client === true && this.#allowed(conn.config, tool);
           },
           timeoutMs: settings.timeoutMs,
-          log: (line) => log.info('code mode print', { line: line.slice(0, 2000) }),
+          log: (line) => logPrint(this.#callMeta.vk ?? 'anonymous', line),
         });
         return { content: r.content, isError: r.isError === true };
       } catch (err) {

@@ -14,8 +14,12 @@ export const metricsStage: Stage = {
     if (ctx.model) ctx.access.model ??= ctx.model;
     const seconds = (performance.now() - ctx.started) / 1000;
     const status = String(ctx.status);
-    m.requestCount(ctx.operation, provider, model, status).inc();
-    m.requestTime(ctx.operation, provider, model, status).observe(seconds);
+    // An agent turn is not a request of its own: its agent request is counted once. Its tokens are
+    // counted here, under the model that used them.
+    if (!ctx.turnOf) {
+      m.requestCount(ctx.operation, provider, model, status).inc();
+      m.requestTime(ctx.operation, provider, model, status).observe(seconds);
+    }
     if (ctx.firstChunkAt !== undefined) m.firstTokenTime(provider, model).observe((ctx.firstChunkAt - ctx.started) / 1000);
     const u = ctx.usage;
     if (u) {

@@ -19,6 +19,7 @@ import type { Usage } from '../unified/chat.ts';
 import type { GatewayError } from '../unified/errors.ts';
 import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
+import type { TurnTotals } from './turns.ts';
 
 /** What the stages and executors use that outlives a request (built once, in main.ts). */
 export interface ContextServices {
@@ -83,6 +84,8 @@ export interface ContextInit {
   params?: readonly string[];
   /** The request this one runs on behalf of (an agent loop's step): its log record names it. */
   parentRequestId?: string;
+  /** An agent turn: its usage and cost go to the agent request's totals, not to a record of its own. */
+  turnOf?: TurnTotals;
 }
 
 export class RequestContext {
@@ -100,6 +103,7 @@ export class RequestContext {
   readonly access: { provider?: string; model?: string; vk?: string };
   readonly params: readonly string[];
   readonly parentRequestId: string | undefined;
+  readonly turnOf: TurnTotals | undefined;
   #id: string | undefined;
 
   /** The request as read and validated (the unified request of an inference route). */
@@ -141,6 +145,8 @@ export class RequestContext {
   error: GatewayError | undefined = undefined;
   /** Stages that watch each streamed item (from the snapshot's stage list). */
   taps: readonly StreamTap[] = [];
+  /** An agent request: what its turns used (its log record carries these sums). */
+  turns: TurnTotals | undefined = undefined;
   /** What the response cache did (the spec's cache_debug), when it ran. */
   cacheDebug: Record<string, unknown> | undefined = undefined;
 
@@ -157,6 +163,7 @@ export class RequestContext {
     this.access = init.access ?? {};
     this.params = init.params ?? NO_PARAMS;
     this.parentRequestId = init.parentRequestId;
+    this.turnOf = init.turnOf;
   }
 
   /** The request's id (its log record's id), made on first use: most requests never need one. */
