@@ -205,3 +205,24 @@ test("a resource cannot read another's Secret entries through env. in any field 
   const rule = cr('RoutingRule', 'r', { name: 'env.prod', targets: [{ provider: 'openai', weight: 1 }] });
   assert.equal(desiredState([openai, rule], lookup).verdicts.get('RoutingRule default/r')?.accepted, true);
 });
+
+test('a virtual key with the value of a served one is refused naming it; the served one keeps serving', () => {
+  const lookup = secrets({ 'default/vk': { a: 'sk-bf-same-value-1', b: 'sk-bf-same-value-1' }, 'other/vk': { v: 'sk-bf-same-value-1' } });
+  const served = cr('VirtualKey', 'checkout', { valueFrom: ref('vk', 'a'), provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'] }] }, { created: '2025-01-01T00:00:00Z' });
+  // Named to sort first, as the newcomer that used to take the value over did.
+  const newcomer = cr('VirtualKey', 'aaa-copy', { valueFrom: ref('vk', 'b') }, { created: '2025-02-01T00:00:00Z' });
+  const elsewhere = cr('VirtualKey', 'aaa-other', { valueFrom: ref('vk', 'v') }, { namespace: 'other', created: '2025-03-01T00:00:00Z' });
+  const openai = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('vk', 'a') }] });
+  for (const order of [[newcomer, served, elsewhere, openai], [openai, elsewhere, served, newcomer]]) {
+    const d = desiredState(order, lookup);
+    assert.deepEqual(d.verdicts.get('VirtualKey default/checkout'), { accepted: true, reason: 'Valid', message: 'The spec is valid and included in the rendered configuration.' });
+    for (const ref of ['VirtualKey default/aaa-copy', 'VirtualKey other/aaa-other']) {
+      const v = d.verdicts.get(ref);
+      assert.equal(v?.reason, 'DuplicateValue');
+      assert.match(v?.message ?? '', /^spec\.valueFrom: the Secret value it references is already the value of VirtualKey default\/checkout, which keeps serving it/);
+      assert.ok(!v?.message.includes('sk-bf-same'), 'the message never holds the value');
+    }
+    assert.deepEqual(d.input.managed.virtual_keys, ['checkout']);
+    assert.deepEqual(d.unattributed, []);
+  }
+});

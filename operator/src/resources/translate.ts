@@ -29,7 +29,7 @@ export interface Translation {
   providerConfigIndex?: number[];
 }
 
-export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'ReferenceNotFound' | 'TooLarge';
+export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'DuplicateValue' | 'ReferenceNotFound' | 'TooLarge';
 
 export interface Rejection {
   reason: RejectReason;
