@@ -3,7 +3,8 @@
 // revision (compare-and-set, so two replicas writing at once both land, one after the other), and
 // only then swapped in. Other replicas hear of the new revision from the store and swap it in too.
 import { createHash } from 'node:crypto';
-import { checkConfig } from './load.ts';
+import { checkConfig, ConfigError } from './load.ts';
+import { API_ENV_REFS_VARIABLE, unallowedEnvReferences } from './api-env-refs.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from './schema.ts';
 import type { SnapshotHolder } from './holder.ts';
@@ -88,6 +89,8 @@ export class ConfigService {
       for (let attempt = 0; ; attempt++) {
         const draft = structuredClone(this.#stored.document);
         change(draft);
+        const foreign = unallowedEnvReferences(this.#stored.document, draft, process.env[API_ENV_REFS_VARIABLE]);
+        if (foreign.length) throw new ConfigError('the request', foreign);
         const { config, warnings } = checkConfig(draft, 'the request');
         const next = compileSnapshot(config);
         const stored: StoredConfig = { seed: this.#stored.seed, revision: this.#stored.revision + 1, document: draft };
