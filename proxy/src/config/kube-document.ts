@@ -98,8 +98,15 @@ export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 's
     const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
     if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
   }
-  const prefixes = [...new Set(prefixOf.values())].sort((a, b) => b.length - a.length);
-  const ownerPrefix = (key: string): string | undefined => prefixes.find((p) => key.startsWith(p));
+  const prefixes = new Set(prefixOf.values());
+  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
+  // reference a walk over its name, not over every resource: documents hold thousands).
+  const ownerPrefix = (key: string): string | undefined => {
+    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
+      if (prefixes.has(key.slice(0, i + 1))) return key.slice(0, i + 1);
+    }
+    return undefined;
+  };
   const sourceOf = (path: string): string | undefined => {
     for (const o of OWNED_AT) {
       const m = o.at.exec(path);
