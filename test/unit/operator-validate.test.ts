@@ -226,3 +226,15 @@ test('a virtual key with the value of a served one is refused naming it; the ser
     assert.deepEqual(d.unattributed, []);
   }
 });
+
+test('created in the same second (or older but refused until now), the newcomer still does not evict the served one', () => {
+  const lookup = secrets({ 'default/vk': { a: 'sk-bf-same-value-2', b: 'sk-bf-same-value-2' } });
+  const served = cr('VirtualKey', 'checkout', { valueFrom: ref('vk', 'a') }, { created: '2025-02-01T00:00:00Z' });
+  served.status = { conditions: [{ type: 'Accepted', status: 'True', reason: 'Valid', message: '', lastTransitionTime: '2025-02-01T00:00:01Z' }] };
+  for (const created of ['2025-02-01T00:00:00Z', '2025-01-01T00:00:00Z']) {
+    const newcomer = cr('VirtualKey', 'aaa-copy', { valueFrom: ref('vk', 'b') }, { created });
+    const d = desiredState([newcomer, served], lookup);
+    assert.equal(d.verdicts.get('VirtualKey default/checkout')?.reason, 'Valid');
+    assert.equal(d.verdicts.get('VirtualKey default/aaa-copy')?.reason, 'DuplicateValue');
+  }
+});
