@@ -14,8 +14,8 @@ export {
 export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './config/webhook-schema.ts';
 export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './config/mcp-schema.ts';
 export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './config/cache-schema.ts';
-export { checkConfig, ConfigError } from './config/load.ts';
-export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, SECRET_SHARDS, SECRET_SHARD_NAMES, secretShardName } from './config/kube-document.ts';
+export { checkConfig, ConfigError, resolvesEnvRef } from './config/load.ts';
+export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, SECRET_SHARDS, SECRET_SHARD_NAMES, secretShardName, secretKeyName } from './config/kube-document.ts';
 export { validator, type FieldError } from './config/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
 export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';

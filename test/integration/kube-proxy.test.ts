@@ -237,6 +237,24 @@ describe('a proxy following Kubernetes', () => {
     }, FOLLOW_MS);
   });
 
+  test("a document in which one resource names another's Secret entry is rejected; the value never goes upstream", async () => {
+    const errorsBefore = await reloadErrors();
+    const hashBefore = await configHash();
+    // The openai Provider's extra header names the VirtualKey's entry, as an operator that let an
+    // env. reference through would render it: the header would carry the key to the upstream.
+    const doc = gatewayDocument({ anthropic: true, rev: 'r6-leak' }) as { providers: Record<string, { network_config: { extra_headers: Record<string, string> } }> };
+    doc.providers.openai.network_config.extra_headers['x-leak'] = `env.${VK}`;
+    const leak = renderConfig(doc, SECRETS, { namespace: NS, partChars: 300, managed: { providers: ['anthropic', 'openai'], virtual_keys: ['checkout'] }, sources: { 'providers/openai': `Provider ${NS}/openai`, 'providers/anthropic': `Provider ${NS}/anthropic`, 'virtual_keys/checkout': 'VirtualKey team-a/checkout' } });
+    await apply(leak.all);
+    await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 30_000);
+    assert.match(proxy.logs(), new RegExp(`rejected: the document references Secret entries outside their own resources: providers\\.openai\\.network_config\\.extra_headers\\.x-leak \\(Provider ${NS}/openai\\): env\\.${VK} is a Secret entry rendered for another resource`));
+    assert.equal(await configHash(), hashBefore);
+    await chat();
+    assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r6');
+    assert.ok(!mock.requests.some((r) => JSON.stringify(r.headers).includes(SECRETS[VK])), 'the virtual key went upstream');
+    await apply(render({ anthropic: true, rev: 'r6' }).all);
+  });
+
   test('Secret rotation: the new key is used upstream within 2 s, not before the index commits it', async () => {
     const rotated = render({ anthropic: true, rev: 'r6' }, { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' });
     // The operator writes the Secret first: until the index names its checksum, the old key stays.

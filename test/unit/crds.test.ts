@@ -255,6 +255,7 @@ describe('CEL validation rules', () => {
       'Provider spec: !has(self.custom_provider_config) || has(self.network_config) && has(self.network_config.base_url)',
       "Provider spec.network_config: !has(self.base_url) || self.base_url.matches('^https?://')",
       'Provider spec.network_config: !has(self.retry_backoff_initial_ms) || !has(self.retry_backoff_max_ms) || self.retry_backoff_initial_ms <= self.retry_backoff_max_ms',
+      "Provider spec.network_config.extra_headers.*: !self.startsWith('env.')",
       'VirtualKey (root): size(self.metadata.name) <= 128',
       'VirtualKey spec: !(has(self.budget) && has(self.budget_id))',
       'VirtualKey spec: !(has(self.rateLimit) && has(self.rate_limit_id))',
@@ -270,12 +271,14 @@ describe('CEL validation rules', () => {
       'Webhook spec: !has(self.retry_backoff_initial_seconds) || !has(self.retry_backoff_max_seconds) || self.retry_backoff_initial_seconds <= self.retry_backoff_max_seconds',
       "Webhook spec.headers: !self.exists(k, k.lowerAscii() in ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'host'])",
       "Webhook spec.headers: !self.exists(k, k.lowerAscii() in ['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length'] || k.lowerAscii().startsWith('proxy-'))",
+      "Webhook spec.headers.*: !self.startsWith('env.')",
       'MCPClient (root): has(self.spec.client_id) || size(self.metadata.name) <= 128',
       "MCPClient spec: self.connection_type != 'http' || (has(self.http_config) || has(self.connection_string))",
       "MCPClient spec: self.connection_type != 'stdio' || (has(self.stdio_config))",
       "MCPClient spec: self.connection_type != 'sse' || (has(self.connection_string))",
       "MCPClient spec: self.connection_type != 'websocket' || (has(self.websocket_config))",
       'MCPClient spec: !has(self.headers) || !has(self.headersFrom) || !self.headersFrom.exists(k, k in self.headers)',
+      "MCPClient spec.headers.*: !self.startsWith('env.')",
       "CachePolicy spec: has(self.provider) == has(self.embedding_model)",
       'CachePolicy spec: has(self.provider) || self.dimension == 1',
       "CachePolicy spec.ttl: type(self) == string ? self.matches(r'^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$') : self >= 0",
@@ -403,6 +406,7 @@ describe('CEL rules accept and reject what they say', () => {
       'spec.headers: headers cannot set hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, host, content-length, proxy-*)',
     ]);
     assert.equal(violations('Webhook', { ...base, headers: { 'Proxy-Authorization': 'Basic x' } }).length, 1);
+    assert.deepEqual(violations('Webhook', { ...base, headers: { 'x-leak': 'env.PROVIDER_DEFAULT_OPENAI_KEYS_0_VALUE', 'x-env': 'prod.env.x' } }).map((m) => m.split(':')[0]), ['spec.headers.x-leak']);
     assert.deepEqual(violations('Webhook', { ...base, retry_backoff_initial_seconds: 30, retry_backoff_max_seconds: 1800 }), []);
     assert.deepEqual(violations('Webhook', { ...base, retry_backoff_initial_seconds: 60, retry_backoff_max_seconds: 30 }), ['spec: retry_backoff_max_seconds must be >= retry_backoff_initial_seconds']);
   });
@@ -430,6 +434,7 @@ describe('CEL rules accept and reject what they say', () => {
     const both = { connection_type: 'sse', connection_string: 'https://x', headers: { Authorization: 'a' }, headersFrom: { Authorization: secretRef } };
     assert.deepEqual(violations('MCPClient', both), ['spec: a header is set in headers or in headersFrom, not both']);
     assert.deepEqual(violations('MCPClient', { ...both, headers: { 'x-other': 'a' } }), []);
+    assert.match(violations('MCPClient', { connection_type: 'sse', connection_string: 'https://x', headers: { Authorization: 'env.VIRTUALKEY_DEFAULT_A_VALUE' } }).join(), /env\. references are not allowed in custom resources/);
   });
 
   test('CachePolicy: semantic needs provider and model, direct-only needs dimension 1; ttl duration or seconds', () => {
@@ -448,6 +453,8 @@ describe('CEL rules accept and reject what they say', () => {
     assert.deepEqual(violations('Provider', { keys }, 'openai'), []);
     assert.equal(violations('Provider', { keys }, 'openai.eu').length, 1);
     assert.deepEqual(violations('Provider', { keys, name: 'openai-eu' }, 'openai.eu'), []);
+    assert.equal(violations('Provider', { keys, network_config: { extra_headers: { 'x-org': 'env.WEBHOOK_DEFAULT_W_SECRET' } } }, 'openai').length, 1);
+    assert.deepEqual(violations('Provider', { keys, network_config: { extra_headers: { 'x-org': 'org-1' } } }, 'openai'), []);
     const custom = { keys, custom_provider_config: { base_provider_type: 'openai' } };
     assert.deepEqual(violations('Provider', custom, 'corp'), ['spec: a custom provider (custom_provider_config) needs network_config.base_url']);
     assert.deepEqual(violations('Provider', { ...custom, network_config: { base_url: 'https://llm.corp' } }, 'corp'), []);

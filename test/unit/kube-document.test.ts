@@ -146,3 +146,26 @@ test('update() is refused while Kubernetes owns the document', async () => {
   const service = kubeService();
   await assert.rejects(service.update(() => undefined), ManagedConfigError);
 });
+
+test("a rendered document whose resource names another resource's Secret entry is refused, naming the path; its own entries are fine", () => {
+  const leak = structuredClone(document) as typeof document & { webhooks?: unknown[] };
+  (leak.providers.openai.network_config as Record<string, unknown>).extra_headers = { 'x-leak': 'env.VIRTUALKEY_TEAM_A_CHECKOUT_VALUE' };
+  const rendered = (doc: unknown, sources: Record<string, string>) => renderConfig(doc as Record<string, unknown>, secrets, { namespace: 'gateway', managed: { providers: ['openai'], virtual_keys: ['vk-checkout'] }, sources });
+  const sources = { 'providers/openai': 'Provider gateway/openai', 'virtual_keys/vk-checkout': 'VirtualKey team-a/checkout' };
+  const got = assembleFrom(rendered(leak, sources).all);
+  assert.equal(got.state, 'invalid');
+  assert.match((got as { reason: string }).reason, /providers\.openai\.network_config\.extra_headers\.x-leak \(Provider gateway\/openai\): env\.VIRTUALKEY_TEAM_A_CHECKOUT_VALUE is a Secret entry rendered for another resource \(VIRTUALKEY_TEAM_A_CHECKOUT_\.\.\.\)/);
+  // A nested name (team-a/checkout-b) owns what its longer prefix matches, not team-a/checkout.
+  const nested = structuredClone(document);
+  nested.governance.virtual_keys.push({ id: 'vk-b', name: 'b', value: 'env.VIRTUALKEY_TEAM_A_CHECKOUT_B_VALUE', is_active: true });
+  nested.governance.virtual_keys[0].value = 'env.VIRTUALKEY_TEAM_A_CHECKOUT_B_VALUE';
+  const r = renderConfig(nested, { ...secrets, VIRTUALKEY_TEAM_A_CHECKOUT_B_VALUE: 'sk-bf-b' }, { namespace: 'gateway', managed: {}, sources: { ...sources, 'virtual_keys/vk-b': 'VirtualKey team-a/checkout-b' } });
+  const nestedGot = assembleFrom(r.all);
+  assert.equal(nestedGot.state, 'invalid');
+  assert.match((nestedGot as { reason: string }).reason, /^[^;]*governance\.virtual_keys\[0\]\.value \(VirtualKey team-a\/checkout\): env\.VIRTUALKEY_TEAM_A_CHECKOUT_B_VALUE/);
+  // Outside any resource, an entry rendered for one is refused too; entries of no listed resource are not checked.
+  const outside = { ...structuredClone(document), webhooks: [{ name: 'w', url: 'https://x.example.com', events: ['async_job.completed'], headers: { 'x-leak': `env.${KEY}` } }] };
+  assert.match((assembleFrom(rendered(outside, sources).all) as { reason: string }).reason, /webhooks\[0\]\.headers\.x-leak: env\.PROVIDER_GATEWAY_OPENAI_KEY0 is a Secret entry rendered for another resource/);
+  assert.equal(assembleFrom(rendered(document, sources).all).state, 'complete');
+  assert.equal(assembleFrom(rendered(leak, {}).all).state, 'complete', 'an index without sources (an older operator) is not checked');
+});

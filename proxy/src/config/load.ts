@@ -73,10 +73,13 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
 /** Where secret material lives: `env.VAR` there reads the environment. */
 const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key'];
 
+/** Whether a string at this document path is read as an `env.VAR` reference. */
+export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r));
+
 /** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
-    if (!ENV_REF_ROOTS.some((r) => path.startsWith(r))) return value;
+    if (!resolvesEnvRef(path)) return value;
     const ref = readEnvRef(value, env);
     if ('missing' in ref) errors.push({ path, message: `environment variable ${ref.missing} is not set` });
     return 'value' in ref ? ref.value : '';

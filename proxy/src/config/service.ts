@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { checkConfig, ConfigError } from './load.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import type { FieldError } from './validate.ts';
+import { API_ENV_REFS_VARIABLE, unallowedEnvReferences } from './api-env-refs.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from './schema.ts';
 import type { SnapshotHolder } from './holder.ts';
@@ -168,6 +169,8 @@ export class ConfigService {
         const draft = structuredClone(before.document);
         change(draft);
         this.#checkSeedObjects(before.document, draft);
+        const foreign = unallowedEnvReferences(this.#stored.document, draft, process.env[API_ENV_REFS_VARIABLE]);
+        if (foreign.length) throw new ConfigError('the request', foreign);
         const { config, warnings } = checkConfig(draft, 'the request');
         const next = compileSnapshot(config);
         const stored: StoredConfig = { seed: before.seed, revision: before.revision + 1, document: draft, ...this.#storeObjectsAfter(before, draft) };
