@@ -20,10 +20,14 @@ before(async () => {
   mock = await startMockProvider();
   g = await startGateway(
     // Logging on: webhooks need the request-log store.
-    { client: { enable_logging: true }, providers: { openai: { keys: [{ name: 'k', value: 'env.OPENAI_KEY_VAR', weight: 1 }], network_config: { base_url: `${mock.url}/openai`, max_retries: 0 } } } },
+    // config.json uses OPENAI_KEY_VAR (for anthropic); the provider the tests edit is created through
+    // /api, since objects of config.json are read-only there.
+    { client: { enable_logging: true }, providers: { anthropic: { keys: [{ name: 'k', value: 'env.OPENAI_KEY_VAR', weight: 1 }], network_config: { base_url: `${mock.url}/anthropic`, max_retries: 0 } } } },
     { env: { OPENAI_KEY_VAR: OPENAI_KEY, DB_PASSWORD, TEAM_TOKEN_A: TEAM_TOKEN, SKYBRIDGE_API_ENV_REFS: 'TEAM_TOKEN_*, OTHER' } },
   );
   api = apiClient(g);
+  const created = await api('POST', '/api/providers', { provider: 'openai', ...withHeaders({}) });
+  assert.equal(created.status, 201, created.text);
 });
 after(async () => {
   await g?.stop();
