@@ -187,9 +187,11 @@ test('the plugin status follows the live config: a dimension mismatch shows at o
   const local = await startGateway({
     providers: mockProviders(mock.url),
     vector_store: { enabled: true, type: 'sqlite', config: { path: 'live.db' } },
-    plugins: [{ name: 'semantic_cache', enabled: true, config: cfg }],
   });
   try {
+    // Created through /api: a plugin of config.json would be read-only there.
+    const created = await fetch(`${local.url}/api/plugins`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'semantic_cache', enabled: true, config: cfg }) });
+    assert.equal(created.status, 201, await created.text());
     assert.equal((await pluginView(local.url)).status.status, 'active');
     // The namespace holds 256-dimension vectors: a 128-dimension config cannot use it, and says so before any request.
     assert.equal((await putPlugin(local.url, { config: { ...cfg, embedding_model: 'text-embedding-3-small-dim128', dimension: 128 } })).status, 200);
