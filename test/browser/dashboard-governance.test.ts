@@ -27,14 +27,25 @@ after(async () => {
 
 async function dashboard(path: string): Promise<OpenDashboard> {
   const d = await openDashboard({
-    config: (mockUrl) => ({
-      providers: mockProviders(mockUrl, {
-        openai: { keys: [{ name: 'openai-key', value: OPENAI_SECRET, weight: 1 }] },
-        anthropic: { keys: [{ name: 'anthropic-key', value: ANTHROPIC_SECRET, weight: 1 }] },
-      }),
+    config: () => ({
       client: { enable_logging: true, enforce_auth_on_inference: true },
       governance: { auth_config: { is_enabled: true, admin_username: ADMIN, admin_password: PASSWORD } },
     }),
+    // The providers are made through /api, so the pages may edit them (config.json's are read-only there).
+    setup: async (gw, mockUrl) => {
+      const providers = mockProviders(mockUrl!, {
+        openai: { keys: [{ name: 'openai-key', value: OPENAI_SECRET, weight: 1 }] },
+        anthropic: { keys: [{ name: 'anthropic-key', value: ANTHROPIC_SECRET, weight: 1 }] },
+      });
+      for (const [provider, body] of Object.entries(providers)) {
+        const res = await fetch(`${gw.url}/api/providers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}` },
+          body: JSON.stringify({ provider, ...(body as object) }),
+        });
+        assert.equal(res.status, 201, await res.text());
+      }
+    },
     login: { username: ADMIN, password: PASSWORD },
     path,
   });

@@ -16,6 +16,8 @@ export interface DashboardOptions {
   viewport?: { width: number; height: number };
   /** Hash route to open first, e.g. '#/logs'; default the dashboard's start page. */
   path?: string;
+  /** Runs once the gateway is up, before the page opens: e.g. objects made through /api (editable there, unlike config.json's). */
+  setup?: (gw: RunningGateway, mockUrl: string | undefined) => Promise<void>;
 }
 
 export interface OpenDashboard {
@@ -50,6 +52,7 @@ export async function openDashboard(opts: DashboardOptions): Promise<OpenDashboa
     const env: NodeJS.ProcessEnv = { ...opts.env };
     if (process.env.SKYBRIDGE_DASHBOARD_DIR && env.SKYBRIDGE_DASHBOARD_DIR === undefined) env.SKYBRIDGE_DASHBOARD_DIR = process.env.SKYBRIDGE_DASHBOARD_DIR;
     gw = await startGateway(config, { env });
+    await opts.setup?.(gw, mockProvider?.url);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
