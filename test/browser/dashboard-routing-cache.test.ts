@@ -39,7 +39,8 @@ test('routing rules: invalid CEL is refused as typed, a valid rule is tested, sa
   const { page } = d;
   await page.getByRole('heading', { name: 'Routing rules', level: 1 }).waitFor();
   const global = page.getByRole('table', { name: 'Global routing rules' });
-  await global.getByRole('cell', { name: 'seeded premium', exact: true }).waitFor();
+  // The rule of config.json is listed with the badge that says where it is edited.
+  await global.getByRole('row').filter({ hasText: 'seeded premium' }).getByText('config.json').waitFor();
 
   await page.getByRole('button', { name: 'New rule' }).click();
   const dialog = page.getByRole('dialog', { name: 'New routing rule' });
@@ -88,7 +89,7 @@ test('routing rules: invalid CEL is refused as typed, a valid rule is tested, sa
   assert.match((await row.textContent()) ?? '', /anthropic\/claude-sonnet-4-5/);
   // Listed in the engine's order: the seeded priority 1 before priority 5.
   const names = await global.locator('tbody tr td:nth-child(2)').allTextContents();
-  assert.deepEqual(names.map((n) => n.trim()), ['seeded premium', 'cheap to claude']);
+  assert.deepEqual(names.map((n) => n.replace(/config\.json$/, '').trim()), ['seeded premium', 'cheap to claude']);
 
   // The saved rule routes real requests; the page's tester over the whole rule set agrees.
   assert.equal((await chat(d.gw.url, { 'x-tier': 'cheap' })).provider, 'anthropic');
@@ -109,8 +110,12 @@ test('plugins & cache: toggling the cache plugin on makes a repeat a hit, counte
     config: (mock) => ({
       providers: mockProviders(mock),
       vector_store: { enabled: true, type: 'sqlite' },
-      plugins: [{ name: 'semantic_cache', enabled: false, config: { dimension: 1, ttl: '5m' } }],
     }),
+    // Made through /api, so the page may switch it (a plugin of config.json is read-only there).
+    setup: async (gw) => {
+      const res = await apiClient(gw)('POST', '/api/plugins', { name: 'semantic_cache', enabled: false, config: { dimension: 1, ttl: '5m' } });
+      assert.equal(res.status, 201, res.text);
+    },
     path: '#/cache',
   });
   open.push(d);
