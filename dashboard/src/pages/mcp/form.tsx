@@ -23,6 +23,7 @@ interface FormState {
   is_code_mode_client: boolean;
   is_ping_available: boolean;
   allow_on_all_virtual_keys: boolean;
+  allow_without_virtual_key: boolean;
 }
 
 const lines = (s: string): string[] =>
@@ -53,6 +54,7 @@ function initial(c: McpClientConfig | undefined): FormState {
     is_code_mode_client: c?.is_code_mode_client ?? false,
     is_ping_available: c?.is_ping_available ?? true,
     allow_on_all_virtual_keys: c?.allow_on_all_virtual_keys ?? false,
+    allow_without_virtual_key: c?.allow_without_virtual_key ?? false,
   };
 }
 
@@ -81,6 +83,7 @@ function build(s: FormState, editing: boolean): { body: Record<string, unknown>;
     is_code_mode_client: s.is_code_mode_client,
     is_ping_available: s.is_ping_available,
     allow_on_all_virtual_keys: s.allow_on_all_virtual_keys,
+    allow_without_virtual_key: s.allow_without_virtual_key,
   };
   if (!editing && s.client_id.trim()) body.client_id = s.client_id.trim();
   for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
@@ -152,6 +155,7 @@ export function McpClientForm(props: { existing?: McpClientConfig; onSubmit: (bo
       <Checkbox label="Code-mode client" checked={s.is_code_mode_client} onChange={(v) => set('is_code_mode_client', v)} name="is_code_mode_client" />
       <Checkbox label="Server answers ping (health checks)" checked={s.is_ping_available} onChange={(v) => set('is_ping_available', v)} name="is_ping_available" />
       <Checkbox label="Allow on every virtual key" checked={s.allow_on_all_virtual_keys} onChange={(v) => set('allow_on_all_virtual_keys', v)} name="allow_on_all_virtual_keys" />
+      <Checkbox label="Offer to callers without a virtual key" checked={s.allow_without_virtual_key} onChange={(v) => set('allow_without_virtual_key', v)} name="allow_without_virtual_key" />
       <ErrorBox error={props.error} />
       <FormButtons class="form-actions" busy={props.busy} label={props.existing ? 'Save changes' : 'Add client'} onCancel={props.onCancel} />
     </form>

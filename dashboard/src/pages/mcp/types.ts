@@ -18,6 +18,7 @@ export interface McpClientConfig {
   is_code_mode_client?: boolean;
   is_ping_available?: boolean;
   allow_on_all_virtual_keys?: boolean;
+  allow_without_virtual_key?: boolean;
 }
 
 export interface McpTool {
