@@ -22,12 +22,12 @@ before(async () => {
   g = await startGateway({
     providers: mockProviders(mock.url),
     mcp: {
-      client_configs: [
-        { name: 'tokened', connection_type: 'http', connection_string: `${server.httpUrl}?access_token=${TOKEN}&region=eu`, tools_to_execute: ['*'] },
-        { name: 'userinfo', connection_type: 'http', connection_string: `http://admin:${PASSWORD}@127.0.0.1:9/mcp`, tools_to_execute: ['*'] },
-      ],
+      client_configs: [{ name: 'userinfo', connection_type: 'http', connection_string: `http://admin:${PASSWORD}@127.0.0.1:9/mcp`, tools_to_execute: ['*'] }],
     },
   });
+  // Made through /api, where the test edits it later (config.json's clients are read-only there).
+  const created = await apiClient(g)('POST', '/api/mcp/client', { name: 'tokened', connection_type: 'http', connection_string: `${server.httpUrl}?access_token=${TOKEN}&region=eu`, tools_to_execute: ['*'] });
+  assert.equal(created.status, 200, created.text.replaceAll(TOKEN, '<token>'));
 });
 after(async () => {
   await g?.stop();
