@@ -33,7 +33,6 @@ const RECORDS: LogRecord[] = [
     id: 'r2', timestamp: T0 + 60_000, object: 'chat.completion', provider: 'anthropic', model: 'claude-sonnet',
     virtual_key_id: 'vk2', selected_key_id: 'k2', routing_engines_used: ['governance'], status: 'success', stream: true,
     prompt_tokens: 100, completion_tokens: 50, cost: 0.2, latency: 300, ttft: 40, number_of_retries: 1, fallback_index: 1,
-    parent_request_id: 'r1',
   },
   {
     id: 'r3', timestamp: T0 + 120_000, object: 'chat.completion', provider: 'openai', model: 'gpt-4o', virtual_key_id: 'vk1',
@@ -131,8 +130,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual(e.cache_debug, { cache_hit: false });
       assert.match(e.raw_request!, /Hello Zebra/);
       assert.equal(e.raw_response, 'Hi there');
+      assert.equal(e.parent_request_id, undefined);
       const e2 = await store.get('r2');
-      assert.equal(e2?.parent_request_id, 'r1');
       assert.equal(e2?.ttft, 40);
       assert.equal(e2?.stream, true);
       assert.equal(e2?.number_of_retries, 1);
@@ -246,6 +245,58 @@ for (const backend of BACKENDS) {
       assert.deepEqual(d.virtual_keys, [{ id: 'vk1', name: 'Team A key' }, { id: 'vk2' }]);
       assert.deepEqual(d.routing_rules, [{ id: 'rA', name: 'Rule A' }, { id: 'rB' }]);
       assert.deepEqual(d.routing_engines, ['routing-rule', 'governance', 'loadbalancing']);
+    });
+
+    test('child records (an agent request’s turns) are listed under their parent and counted nowhere: list, stats, roll-ups, histograms, deletes', async () => {
+      const s = await backend.open('children');
+      try {
+        // The agent request and its turns in an hour long past (the roll-up answers for it), another request now.
+        const at = T0 - 3 * HOUR;
+        const parent: LogRecord = { id: 'agent', timestamp: at, object: 'chat.completion', provider: 'openai', model: 'gpt-4o', status: 'success', prompt_tokens: 30, completion_tokens: 12, cost: 0.3, latency: 900 };
+        const turn = (id: string, dt: number, prompt: number, completion: number, cost: number): LogRecord => ({
+          id, parent_request_id: 'agent', timestamp: at + dt, object: 'chat.completion', provider: 'openai', model: 'gpt-4o', status: 'success', prompt_tokens: prompt, completion_tokens: completion, cost, latency: 400,
+        });
+        const other: LogRecord = { id: 'other', timestamp: T0, object: 'chat.completion', provider: 'openai', model: 'gpt-4o', status: 'success', prompt_tokens: 5, completion_tokens: 5, cost: 0.05, latency: 100 };
+        // Turns finish (and are written) before their agent request, in a batch of their own.
+        await s.insert([turn('turn-1', 10, 10, 2, 0.1), turn('turn-2', 500, 20, 10, 0.2)]);
+        await s.insert([parent, other]);
+
+        const top = await s.search({}, PAGE);
+        assert.deepEqual(ids(top), ['other', 'agent']);
+        assert.equal(top.total_count, 2);
+        assert.deepEqual(await search(s, { parent_request_id: 'agent' }, { order: 'asc' }), ['turn-1', 'turn-2']);
+        assert.deepEqual(await search(s, { parent_request_id: 'other' }), []);
+        assert.equal((await s.get('turn-1'))?.parent_request_id, 'agent');
+        assert.equal((await s.search(parseFilters({ providers: 'openai' }), PAGE)).total_count, 2);
+
+        // Totals: from the roll-up (no range, a range of whole hours), from the records (a short range).
+        const iso = (ms: number): string => new Date(ms).toISOString();
+        const cases: [Record<string, string>, number, number][] = [
+          [{}, 2, 42 + 10],
+          [{ start_time: iso(T0 - 4 * HOUR), end_time: iso(T0 + HOUR) }, 2, 42 + 10],
+          [{ start_time: iso(at - 1000), end_time: iso(at + 1000) }, 1, 42],
+        ];
+        for (const [q, requests, tokens] of cases) {
+          const st = await s.stats(parseFilters(q));
+          assert.deepEqual([st.total_requests, st.total_tokens], [requests, tokens], JSON.stringify(q));
+        }
+        for (const range of [6 * HOUR, 30 * 24 * HOUR]) {
+          const w = histogramWindow(parseFilters({ start_time: new Date(T0 - range).toISOString(), end_time: new Date(T0 + 60_000).toISOString() }));
+          const rows = await s.buckets({}, w, 'none');
+          assert.equal(rows.reduce((a, r) => a + r.count, 0), 2, `histogram over ${range / HOUR} h`);
+          assert.equal(rows.reduce((a, r) => a + r.total_tokens, 0), 52);
+          const lat = await s.latency({}, w, 'none');
+          assert.equal(lat.reduce((a, r) => a + r.count, 0), 2, `latency histogram over ${range / HOUR} h`);
+        }
+
+        // Deleting a child takes nothing off the totals; deleting the parent takes one request off.
+        assert.equal(await s.deleteIds(['turn-1']), 1);
+        assert.equal((await s.stats({})).total_requests, 2);
+        assert.equal(await s.deleteIds(['agent']), 1);
+        assert.deepEqual(await s.stats({}).then((t) => [t.total_requests, t.total_tokens]), [1, 10]);
+      } finally {
+        await s.close();
+      }
     });
 
     test('a record written twice (same id) is stored once', async () => {

@@ -1,5 +1,5 @@
-// MCP and trust: a client request counts once whatever runs inside it (agent turns fold into its
-// one log record and one request metric), MCP tools reach only callers whose virtual key grants
+// MCP and trust: a client request counts once whatever runs inside it (agent turns are child records
+// of its one counted log record and fold into its one request metric), MCP tools reach only callers whose virtual key grants
 // them or, by an explicit per-client opt-in, callers without a key, and /v1/mcp/tool/execute holds
 // to the same authentication as /mcp. Real gateways, the official SDKs, a real stdio MCP server.
 import { after, before, test } from 'node:test';
@@ -55,6 +55,7 @@ async function gateway(config: Record<string, unknown>, clients: number): Promis
 interface LogEntry {
   id: string;
   parent_request_id?: string;
+  requested_model?: string;
   status: string;
   provider?: string;
   model?: string;
@@ -63,10 +64,16 @@ interface LogEntry {
   input_content?: string;
 }
 
-async function logs(g: RunningGateway): Promise<LogEntry[]> {
-  const res = await apiClient(g)<{ logs: LogEntry[] }>('GET', '/api/logs?limit=1000');
+async function logs(g: RunningGateway, query = ''): Promise<LogEntry[]> {
+  const res = await apiClient(g)<{ logs: LogEntry[] }>('GET', `/api/logs?limit=1000${query}`);
   assert.equal(res.status, 200, res.text);
   return res.body.logs;
+}
+
+async function stats(g: RunningGateway): Promise<{ total_requests: number; total_tokens: number; total_cost: number }> {
+  const res = await apiClient(g)<{ total_requests: number; total_tokens: number; total_cost: number }>('GET', '/api/logs/stats');
+  assert.equal(res.status, 200, res.text);
+  return res.body;
 }
 
 /** skybridge_requests_total for chat, all labels summed. */
@@ -103,9 +110,9 @@ const mainGateway = async (): Promise<RunningGateway> =>
     2,
   ));
 
-test('an agent request is one log record and one count, with the summed tokens and cost of its turns and the model asked for', async () => {
+test('an agent request is one counted log record and one count, with the summed tokens and cost of its turns and the model asked for; its turns are its children', async () => {
   const g = await mainGateway();
-  const before = { records: (await logs(g)).length, count: await chatCount(g), mock: mock!.requests.length };
+  const before = { records: (await logs(g)).length, count: await chatCount(g), mock: mock!.requests.length, stats: await stats(g) };
 
   // Tools offered, none run: one turn.
   const plain = await chat(g, VK).create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'count-once plain' }], tool_choice: 'none' });
@@ -136,6 +143,28 @@ test('an agent request is one log record and one count, with the summed tokens a
   const sum = fresh.reduce((a, e) => ({ prompt: a.prompt + e.token_usage.prompt_tokens, completion: a.completion + e.token_usage.completion_tokens }), { prompt: 0, completion: 0 });
   assert.deepEqual(sum, tokens, 'the records carry every turn’s tokens, once');
   assert.equal((await chatCount(g)) - before.count, 2, 'two client requests, two counts');
+
+  // Each turn is a child record of its agent request's: listed under it, with its own tokens.
+  const [agent, single] = fresh; // newest first: the request that ran a tool, then the plain one
+  assert.equal(agent.token_usage.total_tokens > single.token_usage.total_tokens, true);
+  let children: LogEntry[] = [];
+  await eventually(async () => {
+    children = await logs(g, `&parent_request_id=${agent.id}&sort_by=timestamp&order=asc`);
+    assert.equal(children.length, 2, JSON.stringify(children));
+  }, 10_000);
+  for (const c of children) {
+    assert.equal(c.parent_request_id, agent.id);
+    assert.equal(c.status, 'success');
+    assert.equal(c.model, 'gpt-4o');
+  }
+  const childSum = children.reduce((a, e) => ({ prompt: a.prompt + e.token_usage.prompt_tokens, completion: a.completion + e.token_usage.completion_tokens }), { prompt: 0, completion: 0 });
+  assert.deepEqual(childSum, { prompt: agent.token_usage.prompt_tokens, completion: agent.token_usage.completion_tokens }, 'the parent carries the sum of its turns');
+  assert.ok(Math.abs(children.reduce((a, c) => a + (c.cost ?? 0), 0) - agent.cost!) < 1e-9, 'and their summed cost');
+  assert.equal((await logs(g, `&parent_request_id=${single.id}`)).length, 1, 'the plain request ran one turn');
+  // The totals count client requests: two, with the tokens of the turns once.
+  const after = await stats(g);
+  assert.equal(after.total_requests - before.stats.total_requests, 2, JSON.stringify({ before: before.stats, after }));
+  assert.equal(after.total_tokens - before.stats.total_tokens, tokens.prompt + tokens.completion);
 });
 
 test('a failed agent request is one error record naming the model asked for, and one count', async () => {

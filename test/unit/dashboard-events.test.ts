@@ -48,6 +48,23 @@ test('a stored record is a log event shaped like an /api/logs item; a 5xx also a
   assert.match(String(errors[0].message), /req-2 failed \(502\): upstream failed/);
 });
 
+test('a child record (an agent request’s turn) is neither a log event nor a notification: its parent’s record is', () => {
+  const hub = new EventHub();
+  const { events, off } = collect(hub);
+  const failed = { status: 'error' as const, error_details: { status: 502, message: 'upstream failed', type: 'api_error' } };
+  hub.logsWritten([record({ id: 'turn-1', parent_request_id: 'agent', ...failed }), record({ id: 'agent', ...failed })]);
+  off();
+  assert.deepEqual(
+    events.filter((e) => e.type === 'log').map((e) => (e.data as { id: string }).id),
+    ['agent'],
+  );
+  assert.deepEqual(
+    events.filter((e) => e.kind === 'request_error').map((e) => (e.data as { log_id: string }).log_id),
+    ['agent'],
+    'one notification per failed client request',
+  );
+});
+
 test('budget_threshold: once per threshold the increment crosses, judged on the increment itself', () => {
   const hub = new EventHub();
   const { events } = collect(hub);

@@ -77,7 +77,9 @@ test('the WHERE clause carries values only as parameters', () => {
   assert.ok(w.params.includes(hostile));
   assert.ok(w.params.includes(`%x' OR 1=1; DROP TABLE logs; --%`));
   assert.ok(w.params.includes(enginesToBits(['governance'])));
-  assert.deepEqual(buildWhere({}, 'LIKE'), { sql: '', params: [] });
+  assert.deepEqual(buildWhere({}, 'LIKE'), { sql: 'WHERE +l.parent_request_id IS NULL', params: [] }, 'top-level records only');
+  assert.deepEqual(buildWhere({}, 'ILIKE', false, false), { sql: 'WHERE l.parent_request_id IS NULL', params: [] }, 'on PostgreSQL too');
+  assert.deepEqual(buildWhere(parseFilters({ parent_request_id: 'agent-1' }), 'LIKE'), { sql: 'WHERE l.parent_request_id = ?', params: ['agent-1'] }, 'the children of one request');
 });
 
 test('placeholders are numbered for PostgreSQL, quoted text left alone', () => {

@@ -58,11 +58,16 @@ export class EventHub {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Records the log writer just stored: a `log` event each, and `request_error` for server-side failures. */
+  /**
+   * Records the log writer just stored: a `log` event each, and `request_error` for server-side
+   * failures. A child record (an agent request's turn) is part of its parent's request: the parent's
+   * record alone is announced, so one client request is one event and at most one notification.
+   */
   logsWritten(records: readonly LogRecord[]): void {
     if (!this.listening) return;
     const now = Date.now();
     for (const record of records) {
+      if (record.parent_request_id !== undefined) continue;
       const entry = listEntry(record, now);
       this.#broadcast({ type: 'log', data: entry });
       if (isServerError(record)) {

@@ -3,7 +3,7 @@
 import type { Migration } from './driver.ts';
 import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
-import { rollupStatements } from './rollup.ts';
+import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
 export type { Migration };
 
@@ -175,5 +175,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     description: 'SQLite: roll-ups fed per inserted batch (one grouped upsert) instead of four upserts per record',
     statements: (d) => (d.name === 'sqlite' ? ['DROP TRIGGER IF EXISTS logs_rollup_insert'] : []),
+  },
+  {
+    version: 7,
+    description: 'roll-ups count top-level records only: a child record (an agent turn) is part of its parent request',
+    statements: (d) => topLevelRollupStatements(d),
   },
 ];

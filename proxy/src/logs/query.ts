@@ -26,6 +26,11 @@ export interface LogFilters {
   max_cost?: number;
   missing_cost_only?: boolean;
   content_search?: string;
+  /**
+   * The children of this request (an agent request's turns). Without it only top-level records
+   * match: a child is part of its parent's request, which alone is listed and counted.
+   */
+  parent_request_id?: string;
 }
 
 export const SORT_COLUMNS = { timestamp: 'timestamp', latency: 'latency', tokens: 'total_tokens', cost: 'cost' } as const;
@@ -67,6 +72,7 @@ export const FILTER_PARAMS: readonly string[] = [
   ...RANGE_PARAMS.flatMap(([a, b]) => [a, b]),
   'missing_cost_only',
   'content_search',
+  'parent_request_id',
 ];
 export const PAGE_PARAMS: readonly string[] = ['limit', 'offset', 'sort_by', 'order', 'cursor'];
 
@@ -153,6 +159,11 @@ export function parseFilters(query: Query): LogFilters {
     if (search.length > MAX_SEARCH_LENGTH) throw bad('content_search', `at most ${MAX_SEARCH_LENGTH} characters`);
     f.content_search = search;
   }
+  const parent = scalar(query, 'parent_request_id')?.trim();
+  if (parent) {
+    if (parent.length > MAX_ITEM_LENGTH) throw bad('parent_request_id', `at most ${MAX_ITEM_LENGTH} characters`);
+    f.parent_request_id = parent;
+  }
   for (const k of Object.keys(f) as (keyof LogFilters)[]) if (f[k] === undefined) delete f[k];
   return f;
 }
@@ -224,10 +235,11 @@ export function containsPattern(text: string): string {
 }
 
 /**
- * The WHERE clause (with the leading `WHERE`, or empty) over the `logs` table aliased `l`.
- * `ilike` is the dialect's case-insensitive LIKE; `fts` narrows content_search through SQLite's trigram index.
+ * The WHERE clause (with the leading `WHERE`) over the `logs` table aliased `l`. `ilike` is the
+ * dialect's case-insensitive LIKE; `fts` narrows content_search through SQLite's trigram index;
+ * `sqlite` says the dialect (the top-level test is written for each planner).
  */
-export function buildWhere(f: LogFilters, ilike: string, fts = false): Where {
+export function buildWhere(f: LogFilters, ilike: string, fts = false, sqlite = true): Where {
   const parts: string[] = [];
   const params: unknown[] = [];
   const inList = (column: string, values: string[] | undefined): void => {
@@ -270,6 +282,13 @@ export function buildWhere(f: LogFilters, ilike: string, fts = false): Where {
   cmp('l.cost', '>=', f.min_cost);
   cmp('l.cost', '<=', f.max_cost);
   if (f.missing_cost_only) parts.push('l.cost IS NULL');
+  // Top-level records only unless a parent is asked for. Nearly every record is top-level: on SQLite
+  // (no column statistics) the unary + keeps the planner off the parent index for that test, so the
+  // filter's own index or the time index still leads; PostgreSQL knows the column's null fraction.
+  if (f.parent_request_id !== undefined) {
+    parts.push('l.parent_request_id = ?');
+    params.push(f.parent_request_id);
+  } else parts.push(sqlite ? '+l.parent_request_id IS NULL' : 'l.parent_request_id IS NULL');
   if (f.content_search) {
     const p = containsPattern(f.content_search);
     // `fts` (SQLite): candidates from the trigram index (content-search.ts), confirmed by LIKE below.
@@ -280,5 +299,5 @@ export function buildWhere(f: LogFilters, ilike: string, fts = false): Where {
     parts.push(`(l.input_content ${ilike} ? ESCAPE '\\' OR l.output_content ${ilike} ? ESCAPE '\\')`);
     params.push(p, p);
   }
-  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+  return { sql: `WHERE ${parts.join(' AND ')}`, params };
 }

@@ -5,6 +5,8 @@
 // percentiles over long windows are estimated. Each at two levels (PERIODS). Deletes are followed by
 // triggers on both engines; inserts by a statement trigger on PostgreSQL (any replica feeds them) and,
 // on SQLite, which has only row triggers, by one grouped upsert per inserted batch (migration 6).
+// Only top-level records are rolled up (migration 7): a child record (parent_request_id set, an agent
+// request's turn) is part of its parent's request, which alone counts.
 import type { Dialect } from './driver.ts';
 import type { LogFilters } from './query.ts';
 import { enginesToBits } from './record.ts';
@@ -113,7 +115,10 @@ function rollups(): Rollup[] {
   ]);
 }
 
-function rollupSql(r: Rollup, d: Dialect): { create: string; aggregate: (source: string) => string; cols: string[]; keys: string[]; sums: string[] } {
+/** The condition a counted (top-level) record meets, over a logs row `s`. */
+export const topLevel = (s: string): string => `${s}.parent_request_id IS NULL`;
+
+function rollupSql(r: Rollup, d: Dialect, topOnly = false): { create: string; aggregate: (source: string) => string; cols: string[]; keys: string[]; sums: string[] } {
   const keys = r.key.map(([k]) => k);
   const sums = r.sums.map(([c]) => c);
   const create = `CREATE TABLE ${r.table} (
@@ -124,7 +129,7 @@ function rollupSql(r: Rollup, d: Dialect): { create: string; aggregate: (source:
   // Grouped in key order, so concurrent upserts (several replicas) lock the rows in the same order.
   const aggregate = (source: string): string =>
     `SELECT ${r.key.map(([, e]) => e('s')).join(', ')}, ${r.sums.map(([, e]) => `sum(${e('s')})`).join(', ')}
-     FROM (SELECT t.*, ${binExpr('t.latency', d)} AS bin FROM ${source} t) s GROUP BY ${r.key.map((_, i) => i + 1).join(', ')} ORDER BY ${r.key.map((_, i) => i + 1).join(', ')}`;
+     FROM (SELECT t.*, ${binExpr('t.latency', d)} AS bin FROM ${source} t${topOnly ? ` WHERE ${topLevel('t')}` : ''}) s GROUP BY ${r.key.map((_, i) => i + 1).join(', ')} ORDER BY ${r.key.map((_, i) => i + 1).join(', ')}`;
   return { create, aggregate, cols: [...keys, ...sums], keys, sums };
 }
 
@@ -173,12 +178,46 @@ export function rollupStatements(d: Dialect): string[] {
 }
 
 /**
+ * Migration 7: the roll-ups count top-level records only. They are rebuilt from those (records
+ * written before may include children counted on their own), and the triggers that follow inserts
+ * (PostgreSQL) and deletes (both) skip children from now on.
+ */
+export function topLevelRollupStatements(d: Dialect): string[] {
+  const out: string[] = [];
+  const sqliteDelete: string[] = [];
+  const pgInsert: string[] = [];
+  const pgDelete: string[] = [];
+  for (const r of rollups()) {
+    const q = rollupSql(r, d, true);
+    out.push(`DELETE FROM ${r.table}`, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
+    const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
+    const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));
+    sqliteDelete.push(`UPDATE ${r.table} SET ${r.sums.map(([c, e]) => `${c} = ${c} - ${oldRow(e)}`).join(', ')}
+        WHERE ${r.key.map(([k, e]) => `${k} = ${oldRow(e)}`).join(' AND ')};`);
+    pgInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('new_rows')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
+    pgDelete.push(`UPDATE ${r.table} r SET ${q.sums.map((c) => `${c} = r.${c} - d.${c}`).join(', ')}
+        FROM (${q.aggregate('old_rows')}) AS d (${q.cols.join(', ')}) WHERE ${q.keys.map((k) => `r.${k} = d.${k}`).join(' AND ')};`);
+  }
+  if (d.name === 'sqlite') {
+    // Inserts are rolled up per batch (sqliteBatchRollups), which skips children itself.
+    out.push('DROP TRIGGER IF EXISTS logs_rollup_delete', `CREATE TRIGGER logs_rollup_delete AFTER DELETE ON logs WHEN ${topLevel('old')} BEGIN ${sqliteDelete.join('\n')} END`);
+    return out;
+  }
+  // The triggers call the functions by name: replacing the functions is enough.
+  out.push(
+    `CREATE OR REPLACE FUNCTION logs_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgInsert.join('\n')} RETURN NULL; END $fn$`,
+    `CREATE OR REPLACE FUNCTION logs_rollup_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgDelete.join('\n')} RETURN NULL; END $fn$`,
+  );
+  return out;
+}
+
+/**
  * SQLite: the roll-up upserts for one inserted batch, grouped (a few rows per batch instead of four
  * upserts per record, which a row trigger did). Each takes the batch's rowid range: (after, upTo].
  */
 export function sqliteBatchRollups(d: Dialect): string[] {
   return rollups().map((r) => {
-    const q = rollupSql(r, d);
+    const q = rollupSql(r, d, true);
     const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
     return `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('(SELECT * FROM logs WHERE rowid > ? AND rowid <= ?)')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add}`;
   });

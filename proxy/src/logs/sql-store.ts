@@ -239,7 +239,7 @@ export class SqlLogStore implements LogStore {
   }
 
   private where(filters: LogFilters, fts = this.kind === 'sqlite'): Where {
-    return buildWhere(filters, this.db.dialect.ilike, fts);
+    return buildWhere(filters, this.db.dialect.ilike, fts, this.kind === 'sqlite');
   }
 
   /** A page of records; `count: false` leaves total_count to the caller (the list answer takes it from stats). */

@@ -35,11 +35,10 @@ export function loggingStage(opts: LoggingOptions): Stage {
     name: 'logging',
     after(ctx, result) {
       const sink = ctx.services.logs;
-      // An agent turn is part of its agent request's one record: its usage and cost go there.
-      if (ctx.turnOf) {
-        ctx.turnOf.add(ctx.usage, ctx.usage && costFor(ctx, ctx.usage));
-        streamed.delete(ctx);
-      } else if (sink) sink.enqueue(buildRecord(ctx, result, opts.content ? cap : undefined));
+      // An agent turn adds its usage and cost to its agent request's record (the one counted) and is
+      // written as a child of it (parent_request_id): listed under it, never counted on its own.
+      if (ctx.turnOf) ctx.turnOf.add(ctx.usage, ctx.usage && costFor(ctx, ctx.usage));
+      if (sink) sink.enqueue(buildRecord(ctx, result, opts.content ? cap : undefined));
       else streamed.delete(ctx);
     },
   };

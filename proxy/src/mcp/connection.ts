@@ -9,7 +9,7 @@ import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
 import { maskUrlCredentials, urlSecrets } from '../config/egress.ts';
-import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
+import { DEFAULT_MAX_TOOL_ANSWER_MB, tooLargeMessage } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
 
@@ -45,6 +45,8 @@ export class McpConnection {
   #retry: NodeJS.Timeout | undefined;
   #sync: NodeJS.Timeout | undefined;
   #stderr = '';
+  /** Why a client's connection was dropped by the gateway itself (a stdio answer over the cap): its calls fail with this. */
+  readonly #dropped = new WeakMap<Client, string>();
   #connecting: Promise<void> | undefined;
   /** http/sse connections, through the address check (egress.ts); closed with the client. */
   #dispatcher: ReturnType<typeof mcpDispatcher> | undefined;
@@ -100,8 +102,14 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallResult> {
     const client = this.#client;
     if (!client || this.state !== 'connected') throw new McpUnavailable(this.name, this.state === 'error' ? this.lastError : this.state);
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs });
-    return result as CallResult;
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+      return result as CallResult;
+    } catch (err) {
+      // The connection was closed under this call because an answer passed the cap: say so.
+      const why = this.#dropped.get(client);
+      throw why ? new Error(why) : err;
+    }
   }
 
   async #connect(): Promise<void> {
@@ -111,8 +119,15 @@ export class McpConnection {
     try {
       const sdk = await clientSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
-      client.onclose = () => this.#lost(client!, 'the connection closed');
-      client.onerror = (err) => log.debug('mcp client transport error', { client: this.name, error: this.#scrub(err.message) });
+      client.onclose = () => this.#lost(client!, this.#dropped.get(client!) ?? 'the connection closed');
+      client.onerror = (err) => {
+        // stdio: a line (one message) over the cap fails the transport before it is buffered further;
+        // the SDK then closes it (the child is stopped) and the connection is made again.
+        if (this.config.connection_type === 'stdio' && /ReadBuffer exceeded maximum size/.test(err.message)) {
+          this.#dropped.set(client!, `${tooLargeMessage(this.#maxAnswerBytes())}; the stdio server was restarted`);
+        }
+        log.debug('mcp client transport error', { client: this.name, error: this.#scrub(err.message) });
+      };
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh());
       const transport = this.#transport(sdk);
       await client.connect(transport, { timeout: this.#connectTimeoutMs() });
@@ -234,7 +249,8 @@ export class McpConnection {
       case 'stdio': {
         const sc = c.stdio_config!;
         this.#stderr = '';
-        const t = new sdk.StdioClientTransport({ command: sc.command, args: sc.args ?? [], env: stdioEnv(sdk.getDefaultEnvironment(), sc.envs), stderr: 'pipe' });
+        // maxBufferSize: what is buffered of the line being read (one message) stays under the cap.
+        const t = new sdk.StdioClientTransport({ command: sc.command, args: sc.args ?? [], env: stdioEnv(sdk.getDefaultEnvironment(), sc.envs), stderr: 'pipe', maxBufferSize: this.#maxAnswerBytes() });
         // Kept short, for the error reason of a server that dies at start.
         t.stderr?.on('data', (d: Buffer) => {
           this.#stderr = (this.#stderr + d.toString('utf8')).slice(-STDERR_TAIL);

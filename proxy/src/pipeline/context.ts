@@ -84,7 +84,7 @@ export interface ContextInit {
   params?: readonly string[];
   /** The request this one runs on behalf of (an agent loop's step): its log record names it. */
   parentRequestId?: string;
-  /** An agent turn: its usage and cost go to the agent request's totals, not to a record of its own. */
+  /** An agent turn: its usage and cost go to the agent request's totals; its own record is a child, never counted. */
   turnOf?: TurnTotals;
 }
 

@@ -1,7 +1,8 @@
 // What the turns of one agent request used, summed on the request's own context. A turn is a full
 // request through the pipeline (identified, admitted, charged to budgets), but not a request of its
-// own to the people counting: it writes no log record and no request metric. Its tokens and cost
-// land here instead, and the agent request's one record carries the sums.
+// own to the people counting: it counts in no request metric, and its log record is a child of the
+// agent request's (parent_request_id), left out of every total. Its tokens and cost land here too,
+// and the agent request's one counted record carries the sums.
 import type { Usage } from '../unified/chat.ts';
 
 export class TurnTotals {

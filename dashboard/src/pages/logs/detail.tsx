@@ -1,12 +1,13 @@
 // One request's log record: what was asked and answered (when content logging is on), how it was
-// routed (the audit trail), retries and fallbacks, cost, cache_debug, metadata and the raw record.
+// routed (the audit trail), retries and fallbacks, cost, cache_debug, metadata and the raw record;
+// for an agent request, its turns (child records, each linking to its own detail).
 import type { ComponentChildren } from 'preact';
 import { get } from '../../lib/api.ts';
 import { formatCost, formatMs, formatNumber, formatTime } from '../../lib/format.ts';
 import { useAsync } from '../../lib/hooks.ts';
 import { ErrorBox, Loading, PageHeader, Table } from '../../ui/components.tsx';
 import { listHref, modelOf, StatusBadge } from './cells.tsx';
-import type { LogEntry } from './types.ts';
+import type { LogEntry, LogSearch } from './types.ts';
 
 /** Pretty JSON when the text is JSON, else the text as it is. */
 function pretty(text: string): string {
@@ -98,6 +99,39 @@ function AuditTrail(props: { logs: unknown }) {
   return <pre>{json(l)}</pre>;
 }
 
+/** Turns listed at most (an agent request runs at most max_agent_depth of them). */
+const MAX_TURNS = 100;
+
+/**
+ * An agent request's turns: its child records, oldest first. Each was a model call of its own; the
+ * request's record above carries their summed tokens and cost and is the one counted.
+ */
+function Turns(props: { id: string }) {
+  const r = useAsync(() => get<LogSearch>(`/api/logs?parent_request_id=${encodeURIComponent(props.id)}&sort_by=timestamp&order=asc&limit=${MAX_TURNS}`), [props.id]);
+  const turns = r.data?.logs ?? [];
+  if (r.error) return <ErrorBox error={r.error} />;
+  if (turns.length === 0) return null;
+  return (
+    <Section title={`Agent turns (${turns.length})`}>
+      <p class="muted">The model calls this request made while the gateway ran its tools. They are counted once, as this request: the tokens and cost above are their sums.</p>
+      <Table
+        caption="Agent turns, oldest first"
+        rows={turns}
+        rowKey={(t) => t.id}
+        columns={[
+          { label: 'Turn', numeric: true, render: (t) => <a href={`#/logs/${encodeURIComponent(t.id)}`}>{String(turns.indexOf(t) + 1)}</a> },
+          { label: 'Time', render: (t) => formatTime(t.timestamp) },
+          { label: 'Status', render: (t) => <StatusBadge status={t.status} /> },
+          { label: 'Model', render: (t) => modelOf(t) },
+          { label: 'Tokens', numeric: true, render: (t) => formatNumber(t.token_usage?.total_tokens) },
+          { label: 'Cost', numeric: true, render: (t) => (t.cost === undefined || t.cost === null ? 'unknown' : formatCost(t.cost)) },
+          { label: 'Latency', numeric: true, render: (t) => formatMs(t.latency) },
+        ]}
+      />
+    </Section>
+  );
+}
+
 export function LogDetail(props: { id: string }) {
   const r = useAsync(() => get<LogEntry>(`/api/logs/${encodeURIComponent(props.id)}`), [props.id]);
   const e = r.data;
@@ -144,6 +178,7 @@ export function LogDetail(props: { id: string }) {
               ['Customer', e.customer_id],
               ['Provider key', e.selected_key_name ? `${e.selected_key_name} (${e.selected_key_id})` : e.selected_key_id],
               ['Parent request', e.parent_request_id ? <a href={`#/logs/${encodeURIComponent(e.parent_request_id)}`}>{e.parent_request_id}</a> : undefined],
+              ['Counted', e.parent_request_id ? 'no: a turn of its parent request, which is counted with its tokens and cost' : undefined],
             ]}
           />
         </Section>
@@ -172,6 +207,7 @@ export function LogDetail(props: { id: string }) {
         </Section>
         </div>
         </div>
+        {!e.parent_request_id && <Turns id={e.id} />}
         <Section title="Routing audit trail">
           {present(e.routing_engine_logs) ? <AuditTrail logs={e.routing_engine_logs} /> : <p class="muted">No routing rule was evaluated for this request.</p>}
         </Section>
