@@ -53,7 +53,8 @@ after(async () => {
 type View = { config: { client_id: string; headers?: Record<string, string> }; state: string; error?: string; tools: { name: string }[] };
 
 test('an MCPClient rendered by the operator connects with its Secret header, follows edits and removal', { timeout: 60_000 }, async () => {
-  const web = { client_id: 'web', name: 'web', connection_type: 'http', connection_string: http.httpUrl, auth_type: 'headers', headers: { Authorization: `env.${TOKEN_VAR}` }, tools_to_execute: ['echo'] };
+  // Keyless callers get its tools only when the client says so (this proxy has no virtual keys).
+  const web = { client_id: 'web', name: 'web', connection_type: 'http', connection_string: http.httpUrl, auth_type: 'headers', headers: { Authorization: `env.${TOKEN_VAR}` }, tools_to_execute: ['echo'], allow_without_virtual_key: true };
   await apply(render([web]));
   await eventually(async () => {
     const list = (await api<View[]>('GET', '/api/mcp/clients')).body;
