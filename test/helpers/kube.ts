@@ -254,14 +254,18 @@ async function launch(bin: string, args: string[], stateDir: string, log: WriteS
   };
 }
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string, timeoutMs = 60_000): Promise<KubectlResult> {
+// A bulk apply of thousands of objects on a loaded machine can take minutes: the bound only stops a hang.
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string, timeoutMs = 300_000): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      stderr += `(killed after ${timeoutMs / 1000} s)`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.once('error', (err) => {
       clearTimeout(timer);
       reject(err);
