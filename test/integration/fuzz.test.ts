@@ -86,6 +86,7 @@ const API_ROUTES: Route[] = [
   ['/api/dashboard', ['GET']],
   ['/api/governance/usage', ['GET']],
   ['/api/config', ['GET', 'PUT']],
+  ['/api/config/status', ['GET']],
   ['/api/version', ['GET']],
   ['/api/models', ['GET']],
   ['/api/keys', ['GET']],
