@@ -133,6 +133,25 @@ function rollupSql(r: Rollup, d: Dialect, topOnly = false): { create: string; ag
   return { create, aggregate, cols: [...keys, ...sums], keys, sums };
 }
 
+/**
+ * One roll-up's statements that follow a change of `logs`: the upsert's SET clause, SQLite's per-row
+ * delete, and PostgreSQL's grouped insert and delete over transition tables. Shared by migration 6
+ * and migration 7 (which passes a top-level-only `q`).
+ */
+function changeStatements(r: Rollup, q: ReturnType<typeof rollupSql>, d: Dialect): { add: string; sqliteDelete: string; pgInsert: string; pgDelete: string } {
+  const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
+  // Deletes (retention, by id) are rare next to inserts: the bin is recomputed per column here.
+  const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));
+  return {
+    add,
+    sqliteDelete: `UPDATE ${r.table} SET ${r.sums.map(([c, e]) => `${c} = ${c} - ${oldRow(e)}`).join(', ')}
+        WHERE ${r.key.map(([k, e]) => `${k} = ${oldRow(e)}`).join(' AND ')};`,
+    pgInsert: `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('new_rows')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`,
+    pgDelete: `UPDATE ${r.table} r SET ${q.sums.map((c) => `${c} = r.${c} - d.${c}`).join(', ')}
+        FROM (${q.aggregate('old_rows')}) AS d (${q.cols.join(', ')}) WHERE ${q.keys.map((k) => `r.${k} = d.${k}`).join(' AND ')};`,
+  };
+}
+
 /** Migration statements: the roll-up tables, their backfill from existing records, the triggers. */
 export function rollupStatements(d: Dialect): string[] {
   const out: string[] = [];
@@ -143,7 +162,7 @@ export function rollupStatements(d: Dialect): string[] {
   for (const r of rollups()) {
     const q = rollupSql(r, d);
     out.push(q.create, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
-    const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
+    const c = changeStatements(r, q, d);
     // The row's values once, through a one-row subquery (`s`), so the latency bin is computed once
     // rather than once per bin column; WHERE true tells the upsert's ON CONFLICT from a join's ON.
     sqliteInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')})
@@ -151,14 +170,10 @@ export function rollupStatements(d: Dialect): string[] {
         FROM (SELECT new.timestamp AS timestamp, new.provider AS provider, new.model AS model, new.object AS object, new.status AS status,
           new.prompt_tokens AS prompt_tokens, new.completion_tokens AS completion_tokens, new.total_tokens AS total_tokens, new.cost AS cost,
           new.latency AS latency, new.routing_engines AS routing_engines, ${binExpr('new.latency', d)} AS bin) s WHERE true
-        ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
-    // Deletes (retention, by id) are rare next to inserts: the bin is recomputed per column here.
-    const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));
-    sqliteDelete.push(`UPDATE ${r.table} SET ${r.sums.map(([c, e]) => `${c} = ${c} - ${oldRow(e)}`).join(', ')}
-        WHERE ${r.key.map(([k, e]) => `${k} = ${oldRow(e)}`).join(' AND ')};`);
-    pgInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('new_rows')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
-    pgDelete.push(`UPDATE ${r.table} r SET ${q.sums.map((c) => `${c} = r.${c} - d.${c}`).join(', ')}
-        FROM (${q.aggregate('old_rows')}) AS d (${q.cols.join(', ')}) WHERE ${q.keys.map((k) => `r.${k} = d.${k}`).join(' AND ')};`);
+        ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${c.add};`);
+    sqliteDelete.push(c.sqliteDelete);
+    pgInsert.push(c.pgInsert);
+    pgDelete.push(c.pgDelete);
   }
   if (d.name === 'sqlite') {
     out.push(
@@ -190,13 +205,10 @@ export function topLevelRollupStatements(d: Dialect): string[] {
   for (const r of rollups()) {
     const q = rollupSql(r, d, true);
     out.push(`DELETE FROM ${r.table}`, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
-    const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
-    const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));
-    sqliteDelete.push(`UPDATE ${r.table} SET ${r.sums.map(([c, e]) => `${c} = ${c} - ${oldRow(e)}`).join(', ')}
-        WHERE ${r.key.map(([k, e]) => `${k} = ${oldRow(e)}`).join(' AND ')};`);
-    pgInsert.push(`INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('new_rows')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add};`);
-    pgDelete.push(`UPDATE ${r.table} r SET ${q.sums.map((c) => `${c} = r.${c} - d.${c}`).join(', ')}
-        FROM (${q.aggregate('old_rows')}) AS d (${q.cols.join(', ')}) WHERE ${q.keys.map((k) => `r.${k} = d.${k}`).join(' AND ')};`);
+    const c = changeStatements(r, q, d);
+    sqliteDelete.push(c.sqliteDelete);
+    pgInsert.push(c.pgInsert);
+    pgDelete.push(c.pgDelete);
   }
   if (d.name === 'sqlite') {
     // Inserts are rolled up per batch (sqliteBatchRollups), which skips children itself.
