@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validator, isFieldErrors } from '../../proxy/src/config/validate.ts';
+import { validator, isFieldErrors } from '../../proxy/src/schema/validate.ts';
 import { createComplexityClassifier, type EmbedFn } from '../../proxy/src/routing/complexity.ts';
 import { ComplexityClassifierSchema, type ComplexityClassifierConfig } from '../../proxy/src/routing/schema.ts';
 

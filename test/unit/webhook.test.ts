@@ -8,7 +8,7 @@ import { retryDelayMs } from '../../proxy/src/webhooks/schedule.ts';
 import { deliveryBody, storedData } from '../../proxy/src/webhooks/payload.ts';
 import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/config/webhook-egress.ts';
 import { generateSecret, seal, unseal } from '../../proxy/src/webhooks/crypto.ts';
-import { webhookConfigErrors, WEBHOOK_DEFAULTS } from '../../proxy/src/config/webhook-schema.ts';
+import { webhookConfigErrors, WEBHOOK_DEFAULTS } from '../../proxy/src/schema/webhooks.ts';
 import { SqliteDriver } from '../../proxy/src/logs/sqlite-driver.ts';
 import { MIGRATIONS } from '../../proxy/src/logs/migrations.ts';
 import { DeliveryQueue } from '../../proxy/src/webhooks/queue.ts';

@@ -6,10 +6,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { RoutingRule } from '../config/governance-schema.ts';
-import type { FieldError } from '../config/validate.ts';
-import { keyId } from '../config/key-id.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { RoutingRule } from '../schema/governance.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { keyId } from '../schema/key-id.ts';
 import { CelCompileError, compileCel } from '../routing/cel.ts';
 import { CEL_COMPILE_ERROR, compileRules } from '../routing/rules.ts';
 import { decide, type Capacity, type RoutingDecision, type RoutingStep } from '../routing/decide.ts';

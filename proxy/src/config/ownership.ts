@@ -6,8 +6,8 @@
 // name, a reference to something the seed no longer has), the seed wins and the store's object is
 // set aside: kept in the store, not served, and reported until the clash is resolved.
 import { createHash } from 'node:crypto';
-import type { GatewayConfig } from './schema.ts';
-import type { FieldError } from './validate.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { FieldError } from '../schema/validate.ts';
 
 /** A collection of objects with ids, where config.json keeps it. Keys match the operator's `sources`. */
 interface ObjectSection {

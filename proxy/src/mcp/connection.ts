@@ -4,7 +4,7 @@
 // The tool list is refreshed on notifications/tools/list_changed and every tool_sync_interval.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpClientConfig } from '../config/mcp-schema.ts';
+import type { McpClientConfig } from '../schema/mcp.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
