@@ -13,7 +13,7 @@ import { keyId } from '../schema/key-id.ts';
 import { CelCompileError, compileCel } from '../routing/cel.ts';
 import { CEL_COMPILE_ERROR, compileRules } from '../routing/rules.ts';
 import { decide, type Capacity, type RoutingDecision, type RoutingStep } from '../routing/decide.ts';
-import { COMPLEXITY_TIERS, type ComplexityTier } from '../routing/schema.ts';
+import { COMPLEXITY_TIERS, type ComplexityTier } from '../schema/complexity.ts';
 import { decisionTargets, routingContext } from '../governance/route.ts';
 import { capacityOf } from '../governance/limits.ts';
 import { identifyCaller } from '../governance/auth.ts';

@@ -3,7 +3,7 @@
 import type { RoutingScope } from '../schema/governance.ts';
 import type { CelVars } from './cel.ts';
 import type { CompiledFallback, CompiledRule, CompiledRules, CompiledTarget } from './rules.ts';
-import type { ComplexityTier } from './schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 
 export const DEFAULT_MAX_STEPS = 10;
 
