@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { retryDelayMs } from '../../proxy/src/webhooks/schedule.ts';
 import { deliveryBody, storedData } from '../../proxy/src/webhooks/payload.ts';
-import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/config/webhook-egress.ts';
+import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/webhooks/egress.ts';
 import { generateSecret, seal, unseal } from '../../proxy/src/webhooks/crypto.ts';
 import { webhookConfigErrors, WEBHOOK_DEFAULTS } from '../../proxy/src/schema/webhooks.ts';
 import { SqliteDriver } from '../../proxy/src/logs/sqlite-driver.ts';

@@ -15,7 +15,7 @@ import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
 import { maskSecret, unmask } from './mask.ts';
-import { maskUrlCredentials } from '../config/egress.ts';
+import { maskUrlCredentials } from '../upstream/egress.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';

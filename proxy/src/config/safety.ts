@@ -4,7 +4,7 @@
 // but do nothing yet, each named, so no setting is silently ignored.
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { FieldError } from '../schema/validate.ts';
-import { blockedHost } from './egress.ts';
+import { blockedHost } from '../upstream/egress.ts';
 import { PLUGINS } from '../plugins.ts';
 import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from '../schema/names.ts';
 

@@ -8,7 +8,7 @@ import type { McpClientConfig } from '../schema/mcp.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
-import { maskUrlCredentials, urlSecrets } from '../config/egress.ts';
+import { maskUrlCredentials, urlSecrets } from '../upstream/egress.ts';
 import { DEFAULT_MAX_TOOL_ANSWER_MB, tooLargeMessage } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';
