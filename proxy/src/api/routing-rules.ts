@@ -10,7 +10,7 @@ import type { GatewayConfig } from '../schema/gateway.ts';
 import type { RoutingRule, RoutingScope } from '../schema/governance.ts';
 import type { FieldError } from '../schema/validate.ts';
 import { keyId } from '../schema/key-id.ts';
-import { ruleId } from '../config/ownership.ts';
+import { ruleId } from '../schema/governance.ts';
 import { validateRuleForWrite } from '../routing/rules.ts';
 import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryFlag, queryParam, reply } from './http.ts';
