@@ -14,7 +14,8 @@ export {
 export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './schema/webhooks.ts';
 export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './schema/mcp.ts';
 export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './schema/cache.ts';
-export { checkConfig, ConfigError, resolvesEnvRef } from './config/load.ts';
+export { checkConfig, ConfigError } from './config/load.ts';
+export { resolvesEnvRef } from './schema/env-ref.ts';
 export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, SECRET_SHARDS, SECRET_SHARD_NAMES, secretShardName, secretKeyName } from './config/kube-document.ts';
 export { validator, type FieldError } from './schema/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';

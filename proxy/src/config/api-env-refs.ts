@@ -5,7 +5,7 @@
 // (names, or prefixes ending in `*`, separated by commas); any other would copy the gateway's own
 // environment (a database password, a cloud token) to a URL of the caller's choosing.
 import type { FieldError } from '../schema/validate.ts';
-import { resolvesEnvRef } from './load.ts';
+import { resolvesEnvRef } from '../schema/env-ref.ts';
 
 export const API_ENV_REFS_VARIABLE = 'SKYBRIDGE_API_ENV_REFS';
 

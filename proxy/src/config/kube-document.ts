@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { validator } from '../schema/validate.ts';
-import { resolvesEnvRef } from './load.ts';
+import { resolvesEnvRef } from '../schema/env-ref.ts';
 
 export const INDEX_CONFIGMAP = 'skybridge-config-index';
 export const INDEX_KEY = 'index.json';

@@ -12,7 +12,7 @@ import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from '../schema/webhooks.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
-import { readEnvRef } from '../schema/env-ref.ts';
+import { readEnvRef, resolvesEnvRef } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -69,12 +69,6 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config)] };
 }
-
-/** Where secret material lives: `env.VAR` there reads the environment. */
-const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key'];
-
-/** Whether a string at this document path is read as an `env.VAR` reference. */
-export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r));
 
 /** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
 function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {

@@ -7,3 +7,9 @@ export function readEnvRef(value: string, env: NodeJS.ProcessEnv): { value: stri
   const resolved = env[name];
   return resolved === undefined || resolved === '' ? { missing: name } : { value: resolved };
 }
+
+/** Where secret material lives: `env.VAR` there reads the environment. */
+const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key'];
+
+/** Whether a string at this document path is read as an `env.VAR` reference. */
+export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r));
