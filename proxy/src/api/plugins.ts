@@ -13,7 +13,7 @@ import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
-import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
+import { BUILT_PLUGINS, pluginNotBuilt } from '../schema/plugins.ts';
 import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../schema/cache.ts';
 
 export const PluginSchema = Type.Object(

@@ -5,7 +5,7 @@
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { FieldError } from '../schema/validate.ts';
 import { blockedHost } from '../upstream/egress.ts';
-import { PLUGINS } from '../plugins.ts';
+import { BUILT_PLUGINS, pluginNotBuilt } from '../schema/plugins.ts';
 import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from '../schema/names.ts';
 
 /** Management API keys shorter than this (once env.VAR is resolved) are refused. */
@@ -144,13 +144,6 @@ const hasCredentials = (value: string | undefined): boolean => {
     return false;
   }
 };
-
-/** Plugins this gateway runs (the registry's names); any other configured plugin is stored, not run. */
-export const BUILT_PLUGINS: ReadonlySet<string> = new Set(PLUGINS.keys());
-
-export function pluginNotBuilt(name: string): string {
-  return `plugin '${name}' is not built into this gateway: its configuration is kept, but nothing runs`;
-}
 
 export function safetyWarnings(config: GatewayConfig): string[] {
   const warnings: string[] = [];
