@@ -10,7 +10,7 @@ import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexFromEnv, vertexKeyErrors } from '../providers/vertex/config.ts';
 import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
-import { webhookConfigErrors } from '../schema/webhooks.ts';
+import { webhookConfigErrors } from '../webhooks/endpoint-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { readEnvRef, resolvesEnvRef } from '../schema/env-ref.ts';
 
