@@ -7,7 +7,7 @@ import { AZURE_DEFAULT_API_VERSION, azureConfigErrors, compileAzureKey } from '.
 import { azureAuthHeaders, signAzure } from '../../proxy/src/providers/azure/sign.ts';
 import { createAzureStreamTranslator } from '../../proxy/src/providers/azure/stream.ts';
 import { azureAdapter } from '../../proxy/src/providers/azure/adapter.ts';
-import type { ProviderKey } from '../../proxy/src/config/snapshot.ts';
+import type { ProviderKey } from '../../proxy/src/providers/runtime.ts';
 import type { AzureKeyConfig } from '../../proxy/src/schema/gateway.ts';
 
 const key = (value: string, cfg?: AzureKeyConfig): ProviderKey => ({

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { deploymentPath, sigV4Headers, signBedrock } from '../../proxy/src/providers/bedrock/sign.ts';
-import type { ProviderKey } from '../../proxy/src/config/snapshot.ts';
+import type { ProviderKey } from '../../proxy/src/providers/runtime.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const hmac = (k: Buffer | string, s: string) => createHmac('sha256', k).update(s).digest();

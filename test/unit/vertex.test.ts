@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import type { ChatRequest } from '../../proxy/src/unified/chat.ts';
-import type { ProviderKey } from '../../proxy/src/config/snapshot.ts';
+import type { ProviderKey } from '../../proxy/src/providers/runtime.ts';
 import type { VertexKeyConfig } from '../../proxy/src/schema/gateway.ts';
 import { publisherFor, scopedPath, vertexOrigin } from '../../proxy/src/providers/vertex/paths.ts';
 import { toVertexClaudeRequest, vertexAdapter } from '../../proxy/src/providers/vertex/adapter.ts';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
-import type { ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { providerModels } from '../endpoints/models.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { log } from '../log.ts';

@@ -1,64 +1,18 @@
 // The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
-import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from '../schema/gateway.ts';
+import type { GatewayConfig, ProviderConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
-import { compileAzureKey, type AzureKey } from '../providers/azure/key.ts';
-import type { Pool } from 'undici';
+import { compileAzureKey } from '../providers/azure/key.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
 import { keyId } from '../schema/key-id.ts';
 
 export { keyId };
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
 import { log } from '../log.ts';
-
-export interface ProviderKey {
-  /** Stable id (UUID-shaped, derived from provider and key name) so every replica agrees. */
-  id: string;
-  name: string;
-  value: string;
-  /** null: serves every model. */
-  models: ReadonlySet<string> | null;
-  weight: number;
-  /** AWS credentials and region of a Bedrock key. */
-  bedrock?: BedrockKeyConfig;
-  /** Project, region and credentials of a Vertex AI key. */
-  vertex?: VertexKeyConfig;
-  /** Resource, deployments, api-version and auth type of an Azure OpenAI key. */
-  azure?: AzureKey;
-}
-
-export interface ProviderRuntime {
-  name: string;
-  kind: ProviderKind;
-  /** `https://api.openai.com` */
-  origin: string;
-  /** base_url's own path plus the API version prefix, no trailing slash: `/v1`, `/openai/v1`. */
-  basePath: string;
-  extraHeaders: Readonly<Record<string, string>>;
-  keys: readonly ProviderKey[];
-  keyless: boolean;
-  operations: ReadonlySet<Operation>;
-  pathOverrides: Readonly<Record<string, string>>;
-  timeoutMs: number;
-  streamIdleTimeoutMs: number;
-  /** Largest non-streaming answer body read from the provider, in bytes. */
-  maxResponseBytes: number;
-  /** Largest single stream event (SSE event or event-stream frame), in bytes. */
-  maxStreamEventBytes: number;
-  maxRetries: number;
-  backoffInitialMs: number;
-  backoffMaxMs: number;
-  maxConnections: number;
-  /** Keep-alive pool to `origin` (shared with earlier snapshots for the same origin). */
-  pool: Pool;
-  sendBackRawRequest: boolean;
-  sendBackRawResponse: boolean;
-  /** `passthrough_allowed_paths` as matchers (the inference paths are allowed besides). */
-  passthroughPaths: readonly RegExp[];
-}
 
 export interface Snapshot {
   /** Short digest of the source config, shown in logs and metrics. */

@@ -2,7 +2,7 @@
 // the native lists (/anthropic, /genai) answer the same merged list in their own shapes. Listing
 // spends the providers' keys, so it is governed like inference: a virtual key where one is
 // required, only the providers (and models) the key allows, and its limits count the request.
-import type { ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { ModelEntry, ModelListResponse } from '../unified/models.ts';
 import { GatewayError, invalidRequest, requireOperation } from '../unified/errors.ts';
 import { log } from '../log.ts';

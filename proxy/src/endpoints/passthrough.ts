@@ -18,7 +18,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { readBody, parseJson } from '../http/body.ts';
 import { GatewayError } from '../unified/errors.ts';
-import type { ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { pickKey } from '../pipeline/key-pool.ts';
 import { transportError } from '../pipeline/upstream-call.ts';

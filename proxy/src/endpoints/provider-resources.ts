@@ -3,7 +3,7 @@
 // `x-model-provider` header) or is the first configured provider that offers the operation; the
 // call goes out once, with one stable key, and the answer comes back as the provider sent it, JSON
 // with `extra_fields` added, or bytes relayed as they arrive.
-import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
 import type { Operation } from '../providers/catalog.ts';
 import type { UpstreamRequest } from '../providers/adapter.ts';
 import { ADAPTERS } from '../providers/registry.ts';

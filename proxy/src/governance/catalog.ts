@@ -1,6 +1,7 @@
 // The model catalog behind `allowed_models: ['*']`: each provider's list-models answer, fetched at
 // start-up and again whenever that provider's configuration changes.
-import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { providerModels } from '../pipeline/provider-models.ts';
 import { log } from '../log.ts';
 

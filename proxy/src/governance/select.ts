@@ -1,6 +1,7 @@
 // Governance provider selection: which providers, models and keys a virtual key admits for a
 // request, and the target chain that follows (the spec's "Virtual key provider configuration").
-import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Target } from '../pipeline/target.ts';
 import { resolveTarget } from '../pipeline/target.ts';

@@ -5,7 +5,8 @@
 //     that apply;
 //   limits: admitted before the call (429 / 402; 503 when the counters cannot be read), and what the
 //     answer used charged after it.
-import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import { resolveTargets, type Target } from '../pipeline/target.ts';

@@ -3,7 +3,8 @@
 // same object whether the request came over HTTP or from in-process code (`execute`).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import type { ModelCatalog } from '../governance/catalog.ts';
 import type { GuessThrottle } from '../governance/guess-throttle.ts';

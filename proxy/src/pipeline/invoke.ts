@@ -1,7 +1,7 @@
 // The part of the pipeline that survives failure: for each target in order (primary, then
 // fallbacks), pick a key, call, and retry with backoff while the error is worth retrying.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ProviderKey } from '../config/snapshot.ts';
+import type { ProviderKey } from '../providers/runtime.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { GatewayError } from '../unified/errors.ts';

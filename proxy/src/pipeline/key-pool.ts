@@ -1,5 +1,5 @@
 // Weighted random choice among a provider's keys that may serve the model.
-import type { ProviderKey } from '../config/snapshot.ts';
+import type { ProviderKey } from '../providers/runtime.ts';
 import type { Target } from './target.ts';
 import { GatewayError } from '../unified/errors.ts';
 

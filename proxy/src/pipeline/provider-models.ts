@@ -1,6 +1,6 @@
 // One provider's list-models answer, all pages, as `provider/model` entries: for /v1/models and the
 // native lists, and for the governance model catalog (kept apart from both so neither imports the other).
-import type { ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { ModelEntry } from '../unified/models.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { sendUpstream } from './upstream-call.ts';

@@ -1,6 +1,6 @@
 // When to try again, when to move on to a fallback, and how long to wait in between.
 import type { GatewayError } from '../unified/errors.ts';
-import type { ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 
 /** Rate limits, upstream server errors, timeouts and broken connections are worth another try. */
 export function isRetryable(err: GatewayError): boolean {

@@ -1,5 +1,6 @@
 // Turning the request's `model` and `fallbacks` into the ordered list of provider/model targets.
-import type { Snapshot, ProviderRuntime } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { ProviderRuntime } from '../providers/runtime.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 

@@ -2,7 +2,7 @@
 // back as GatewayErrors carrying the provider's status and message, so retries and fallbacks can
 // decide on them.
 import type { Dispatcher } from 'undici';
-import type { ProviderKey, ProviderRuntime } from '../config/snapshot.ts';
+import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';

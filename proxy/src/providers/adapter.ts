@@ -10,7 +10,7 @@ import type { TokenCount } from '../unified/count-tokens.ts';
 import type { ProviderModelPage } from '../unified/models.ts';
 import type { StreamContext, StreamTranslator } from '../unified/stream.ts';
 import type { UpstreamErrorDetail } from '../unified/errors.ts';
-import type { ProviderKey } from '../config/snapshot.ts';
+import type { ProviderKey } from './runtime.ts';
 import type { SseEvent } from '../unified/stream.ts';
 
 export interface UpstreamRequest {

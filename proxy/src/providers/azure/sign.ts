@@ -1,6 +1,6 @@
 // Per-attempt request shaping for Azure OpenAI, once the key is chosen: the key's resource (origin
 // and path), its deployment for the model, its api-version, and its authentication.
-import type { ProviderKey } from '../../config/snapshot.ts';
+import type { ProviderKey } from '../runtime.ts';
 import type { SignableRequest, SignedRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
 import { AZURE_DEFAULT_API_VERSION } from './key.ts';

@@ -4,7 +4,7 @@
 import type * as SigV4 from '@smithy/signature-v4';
 import type * as Sha from '@aws-crypto/sha256-js';
 import { lazy } from '../../lazy.ts';
-import type { ProviderKey } from '../../config/snapshot.ts';
+import type { ProviderKey } from '../runtime.ts';
 import type { SignableRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
 

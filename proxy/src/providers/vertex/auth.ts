@@ -3,7 +3,7 @@
 // which reaches Google's own models only; otherwise Application Default Credentials (the metadata
 // server on GKE/GCE, GOOGLE_APPLICATION_CREDENTIALS, gcloud) through google-auth-library.
 // Also scopes the path to the key's project and location, and picks the key's regional host.
-import type { ProviderKey } from '../../config/snapshot.ts';
+import type { ProviderKey } from '../runtime.ts';
 import type { SignableRequest, SignedRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
 import { serviceAccount, type ServiceAccount } from './credentials.ts';
