@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
-import { keyId } from '../../proxy/src/config/snapshot.ts';
+import { keyId } from '../../proxy/src/schema/key-id.ts';
 
 let mock: MockProvider;
 let gw: RunningGateway;

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfig, configFromEnv, ConfigError, parseConfig } from '../../proxy/src/config/load.ts';
-import { compileSnapshot, keyId } from '../../proxy/src/config/snapshot.ts';
+import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
+import { keyId } from '../../proxy/src/schema/key-id.ts';
 
 function errorsOf(raw: unknown, env: NodeJS.ProcessEnv = {}): string[] {
   try {

@@ -1,7 +1,8 @@
 // The spec's "Virtual key provider configuration" rules, one test each, on the pure selection step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSnapshot, keyId } from '../../proxy/src/config/snapshot.ts';
+import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
+import { keyId } from '../../proxy/src/schema/key-id.ts';
 import { checkConfig } from '../../proxy/src/config/load.ts';
 import { findVirtualKey } from '../../proxy/src/governance/runtime.ts';
 import { selectTargets, type CatalogLookup } from '../../proxy/src/governance/select.ts';

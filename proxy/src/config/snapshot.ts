@@ -9,8 +9,6 @@ import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
 import { keyId } from '../schema/key-id.ts';
-
-export { keyId };
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
 import { log } from '../log.ts';
 
