@@ -89,6 +89,12 @@ interface Rule {
 
 const RULES: Rule[] = [
   {
+    name: 'schema/** imports only schema/** and unified/**',
+    why: 'the schemas are the ground floor every part reads (config, governance, providers, the operator); a schema that imported a floor above would drag it into all of them',
+    from: under('schema'),
+    forbids: (to) => !to.startsWith(`${P}schema/`) && !to.startsWith(`${P}unified/`),
+  },
+  {
     name: 'http/** imports no governance, endpoint, api or route table',
     why: 'the HTTP front only reads and answers; policy and operations reach it through the route table and the services object',
     from: under('http'),
@@ -129,6 +135,18 @@ const RULES: Rule[] = [
     why: 'a snapshot is compiled from config alone, so every source (file, Redis, Kubernetes) and the operator can build one',
     from: under('config'),
     forbids: under('pipeline', 'endpoints', 'api', 'http', 'logs', 'metrics', 'services.ts', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'config/** imports no plugin registry and no stage',
+    why: 'the config check also runs in the operator; plugin names are data (schema/plugins.ts), so checking or compiling a document never loads the stages plugins.ts builds',
+    from: under('config'),
+    forbids: under('plugins.ts', 'cache', 'mcp'),
+  },
+  {
+    name: 'providers/** imports nothing from config/**',
+    why: 'the runtime a provider is called with is declared in providers/runtime.ts; adapters read the schema floor, not the compiler that builds snapshots (which imports governance and routing)',
+    from: under('providers'),
+    forbids: under('config'),
   },
   {
     name: 'logs/** imports no endpoint, api or http',
@@ -218,4 +236,36 @@ test('no import cycles between files (type imports included)', () => {
 
 test('no import crosses a layer the wrong way', () => {
   assert.deepEqual(violations(readGraph()), []);
+});
+
+/** Every file `start` reaches through relative imports (type imports included), itself too. */
+function closure(graph: ReadonlyMap<string, readonly Edge[]>, start: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [start];
+  for (let f = todo.pop(); f !== undefined; f = todo.pop()) {
+    if (seen.has(f)) continue;
+    seen.add(f);
+    for (const e of graph.get(f) ?? []) todo.push(e.to);
+  }
+  return seen;
+}
+
+test('the closure follows imports transitively, type imports too, and stops at known files', () => {
+  const g = new Map<string, Edge[]>([
+    ['a.ts', [{ to: 'b.ts', typeOnly: true }]],
+    ['b.ts', [{ to: 'c.ts', typeOnly: false }, { to: 'a.ts', typeOnly: false }]],
+    ['c.ts', []],
+    ['d.ts', [{ to: 'a.ts', typeOnly: false }]],
+  ]);
+  assert.deepEqual([...closure(g, 'a.ts')].sort(), ['a.ts', 'b.ts', 'c.ts']);
+});
+
+test('the operator loads a small part of the proxy: fewer than 30 files from contract.ts, no stage folder', () => {
+  const reached = [...closure(readGraph(), `${P}contract.ts`)].filter((f) => f.startsWith(P)).sort();
+  // The operator checks documents with the proxy's own schemas and checks; it must not load the
+  // request path (the stages and their stores), which would make it start slowly, pull in drivers
+  // it never uses, and break whenever a stage changes. Type imports count: they couple too.
+  assert.ok(reached.length < 30, `contract.ts reaches ${reached.length} proxy files:\n${reached.join('\n')}`);
+  // The pipeline and the cache, logs and MCP stages serve requests; the operator serves none.
+  assert.deepEqual(reached.filter(under('pipeline', 'cache', 'logs', 'mcp')), []);
 });
