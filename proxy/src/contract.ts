@@ -1,6 +1,6 @@
 // What the operator shares with the proxy, and the only proxy module it imports (the import rule in
 // test/unit/imports.test.ts holds it to that): the config schemas its CRDs are generated from, the
-// checks a rendered document must pass, and the log. Anything exported here is a promise to the
+// checks a rendered document must pass, the index document's shape and checksums, and the log. Anything exported here is a promise to the
 // operator; the proxy's internals stay free to change behind it.
 export { GatewayConfigSchema, ProviderConfigSchema } from './schema/gateway.ts';
 export {
@@ -16,7 +16,20 @@ export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './schema/mcp
 export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './schema/cache.ts';
 export { checkConfig, ConfigError } from './config/load.ts';
 export { resolvesEnvRef } from './schema/env-ref.ts';
-export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, SECRET_SHARDS, SECRET_SHARD_NAMES, secretShardName, secretKeyName } from './config/kube-document.ts';
+export {
+  CONFIG_LABEL_SELECTOR,
+  INDEX_CONFIGMAP,
+  INDEX_KEY,
+  PART_KEY,
+  SECRET_NAME,
+  SECRET_SHARDS,
+  SECRET_SHARD_NAMES,
+  secretShardName,
+  secretKeyName,
+  secretChecksum,
+  sha256Hex,
+  type ConfigIndex,
+} from './schema/config-index.ts';
 export { validator, type FieldError } from './schema/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
 export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';

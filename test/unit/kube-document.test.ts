@@ -2,7 +2,8 @@
 // applying it through ConfigService.replace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assemble, parseIndex, secretChecksum } from '../../proxy/src/config/kube-document.ts';
+import { assemble } from '../../proxy/src/config/kube-document.ts';
+import { parseIndex, secretChecksum } from '../../proxy/src/schema/config-index.ts';
 import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 import { stableStringify } from '../../operator/src/render/stable-json.ts';
 import { renderOutput, type RenderedOutput } from '../../operator/src/render/output.ts';
-import { secretChecksum } from '../../operator/src/render/checksum.ts';
+import { secretChecksum } from '../../proxy/src/schema/config-index.ts';
 import { secretKeyName, LABELS } from '../../operator/src/render/contract.ts';
 import { desiredState } from '../../operator/src/resources/desired.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';

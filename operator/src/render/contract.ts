@@ -1,6 +1,6 @@
 // Names, labels and shapes the proxies rely on (the operator <-> proxy contract). The names the proxy
 // reads come from the proxy's side of the contract, so the two cannot drift.
-import { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, secretKeyName } from '../../../proxy/src/contract.ts';
+import { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, secretKeyName, type ConfigIndex } from '../../../proxy/src/contract.ts';
 
 /** `secretKeyName`: the proxy checks that each resource uses only its own entries, by these names. */
 export { INDEX_KEY, PART_KEY, SECRET_NAME, secretKeyName };
@@ -35,17 +35,10 @@ export type ManagedSection =
   | 'webhooks'
   | 'mcp_clients';
 
-export interface IndexDocument {
-  /** sha256 of the whole document text. */
-  revision: string;
-  parts: string[];
-  checksums: Record<string, string>;
-  secret: string;
-  /** Every Secret shard (`secret` is the first). */
-  secrets: string[];
-  secretChecksum: string;
-  /** Ids per section that came from CRs (the proxy answers 409 to /api writes on them). */
+/**
+ * index.json as the operator writes it: the proxy's shape (schema/config-index.ts), with `managed`
+ * keyed by the sections CRs fill (the proxy answers 409 to /api writes on those ids).
+ */
+export interface IndexDocument extends Omit<ConfigIndex, 'managed'> {
   managed: Partial<Record<ManagedSection, string[]>>;
-  /** `<section>/<id>` -> `<Kind> <namespace>/<name>`: the CR to edit instead. */
-  sources: Record<string, string>;
 }

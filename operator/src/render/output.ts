@@ -1,6 +1,6 @@
 // The document and its secret values -> the objects the operator applies: part ConfigMaps, the
 // Secret, and the index ConfigMap naming them with checksums. Pure: same input, same bytes.
-import { secretChecksum, sha256Hex } from './checksum.ts';
+import { secretChecksum, sha256Hex } from '../../../proxy/src/contract.ts';
 import {
   INDEX_KEY,
   INDEX_NAME,

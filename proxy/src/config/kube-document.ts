@@ -1,52 +1,11 @@
 // The configuration as the operator renders it into Kubernetes (the operator <-> proxy contract,
-// docs/kubernetes.md): an index ConfigMap, written last, naming the part ConfigMaps and the Secret
-// with their checksums. Pure functions: given what the informers hold, either the whole verified
-// document or the reason it is not usable yet. A checksum that does not match is a write still in
+// docs/kubernetes.md), read back: an index ConfigMap, written last, naming the part ConfigMaps and
+// the Secret with their checksums (shape and checksums: schema/config-index.ts). Pure functions:
+// given what the informers hold, either the whole verified document or the reason it is not usable
+// yet. A checksum that does not match is a write still in
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
-import { createHash } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
-import { validator } from '../schema/validate.ts';
 import { resolvesEnvRef } from '../schema/env-ref.ts';
-
-export const INDEX_CONFIGMAP = 'skybridge-config-index';
-export const INDEX_KEY = 'index.json';
-export const PART_KEY = 'config.part';
-export const SECRET_NAME = 'skybridge-secrets';
-export const CONFIG_LABEL_SELECTOR = 'skybridge.dev/config=true';
-/**
- * The secret values are split over at most this many Secrets of fixed names (`skybridge-secrets`,
- * `skybridge-secrets-1`, ...): fixed so RBAC can grant exactly them by name (resourceNames cannot
- * be prefixes) and each is watched by name.
- */
-export const SECRET_SHARDS = 4;
-export const secretShardName = (n: number): string => (n === 0 ? SECRET_NAME : `${SECRET_NAME}-${n}`);
-export const SECRET_SHARD_NAMES: readonly string[] = Array.from({ length: SECRET_SHARDS }, (_, n) => secretShardName(n));
-
-const IndexSchema = Type.Object({
-  revision: Type.String({ minLength: 1 }),
-  parts: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  checksums: Type.Record(Type.String(), Type.String()),
-  secret: Type.String({ minLength: 1 }),
-  /** Every Secret shard, in order (absent in indexes written before sharding: then just `secret`). */
-  secrets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: SECRET_SHARDS })),
-  secretChecksum: Type.String({ minLength: 1 }),
-  managed: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-  sources: Type.Optional(Type.Record(Type.String(), Type.String())),
-});
-
-export interface ConfigIndex {
-  revision: string;
-  parts: string[];
-  checksums: Record<string, string>;
-  secret: string;
-  /** The Secret shards whose data, merged, is the secret values; `secretChecksum` covers the merge. */
-  secrets: string[];
-  secretChecksum: string;
-  /** Ids per section (`providers`, `virtual_keys`, ...) that come from custom resources. */
-  managed: Record<string, string[]>;
-  /** `<section>/<id>` → the custom resource to edit, e.g. `VirtualKey team-a/checkout`. */
-  sources: Record<string, string>;
-}
+import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, secretChecksum, secretKeyName, sha256Hex, type ConfigIndex } from '../schema/config-index.ts';
 
 /** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
 export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
@@ -59,22 +18,6 @@ export type Assembly =
   /** The index or the document cannot be read at all. */
   | { state: 'invalid'; revision: string | undefined; reason: string }
   | { state: 'complete'; index: ConfigIndex; document: unknown; env: Record<string, string> };
-
-export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** The Secret's checksum as the contract defines it: `KEY=<base64>\n` lines in key order. */
-export function secretChecksum(data: Readonly<Record<string, string>> | undefined): string {
-  const d = data ?? {};
-  return sha256Hex(Object.keys(d).sort().map((k) => `${k}=${d[k]}\n`).join(''));
-}
-
-/**
- * The Secret data key of one secret value: `<KIND>_<NAMESPACE>_<NAME>_<FIELD>` uppercased, every
- * character outside [A-Z0-9] turned into `_`. The document refers to it as `env.<key>`.
- */
-export function secretKeyName(kind: string, namespace: string, name: string, field: string): string {
-  return `${kind}_${namespace}_${name}_${field}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-}
 
 /** Where the resources of the sections that resolve references sit, and the field naming each. */
 const OWNED_AT: readonly { at: RegExp; section: string; idField?: string; list?: readonly string[] }[] = [
@@ -140,21 +83,6 @@ export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 's
 /** The Secret's values, decoded: what `env.VAR` references in the document resolve against. */
 export function secretEnv(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
-}
-
-const validateIndex = validator(IndexSchema);
-
-/** index.json as the contract shapes it; throws Error naming what is wrong. */
-export function parseIndex(text: string): ConfigIndex {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${INDEX_KEY} is not valid JSON: ${(err as Error).message}`);
-  }
-  const result = validateIndex(raw);
-  if (Array.isArray(result)) throw new Error(`${INDEX_KEY} is malformed: ${result.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  return { ...result, secrets: result.secrets ?? [result.secret], managed: result.managed ?? {}, sources: result.sources ?? {} };
 }
 
 /** Reads the index, checks every part and the Secret against it, and joins the parts. */

@@ -5,7 +5,8 @@
 // or an invalid document keeps the last good snapshot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
-import { assemble, CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES, type Assembly } from './kube-document.ts';
+import { assemble, type Assembly } from './kube-document.ts';
+import { CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES } from '../schema/config-index.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
 import { withGatewaySettings } from './env-settings.ts';
 import type { ConfigOrigin, ConfigService } from './service.ts';

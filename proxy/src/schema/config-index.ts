@@ -1,0 +1,79 @@
+// The index document (index.json) of the configuration the operator renders into Kubernetes, and
+// its checksums: the operator <-> proxy contract (docs/kubernetes.md). One module for both sides,
+// so the bytes the operator writes and the checks the proxy reads them with cannot drift: the
+// operator imports it through contract.ts, the proxy's reader is config/kube-document.ts.
+import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { validator } from './validate.ts';
+
+export const INDEX_CONFIGMAP = 'skybridge-config-index';
+export const INDEX_KEY = 'index.json';
+export const PART_KEY = 'config.part';
+export const SECRET_NAME = 'skybridge-secrets';
+export const CONFIG_LABEL_SELECTOR = 'skybridge.dev/config=true';
+/**
+ * The secret values are split over at most this many Secrets of fixed names (`skybridge-secrets`,
+ * `skybridge-secrets-1`, ...): fixed so RBAC can grant exactly them by name (resourceNames cannot
+ * be prefixes) and each is watched by name.
+ */
+export const SECRET_SHARDS = 4;
+export const secretShardName = (n: number): string => (n === 0 ? SECRET_NAME : `${SECRET_NAME}-${n}`);
+export const SECRET_SHARD_NAMES: readonly string[] = Array.from({ length: SECRET_SHARDS }, (_, n) => secretShardName(n));
+
+const IndexSchema = Type.Object({
+  revision: Type.String({ minLength: 1 }),
+  parts: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  checksums: Type.Record(Type.String(), Type.String()),
+  secret: Type.String({ minLength: 1 }),
+  /** Every Secret shard, in order (absent in indexes written before sharding: then just `secret`). */
+  secrets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: SECRET_SHARDS })),
+  secretChecksum: Type.String({ minLength: 1 }),
+  managed: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  sources: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+export interface ConfigIndex {
+  revision: string;
+  parts: string[];
+  checksums: Record<string, string>;
+  secret: string;
+  /** The Secret shards whose data, merged, is the secret values; `secretChecksum` covers the merge. */
+  secrets: string[];
+  secretChecksum: string;
+  /** Ids per section (`providers`, `virtual_keys`, ...) that come from custom resources. */
+  managed: Record<string, string[]>;
+  /** `<section>/<id>` → the custom resource to edit, e.g. `VirtualKey team-a/checkout`. */
+  sources: Record<string, string>;
+}
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The Secret's checksum as the contract defines it: `KEY=<base64>\n` lines in key order. */
+export function secretChecksum(data: Readonly<Record<string, string>> | undefined): string {
+  const d = data ?? {};
+  return sha256Hex(Object.keys(d).sort().map((k) => `${k}=${d[k]}\n`).join(''));
+}
+
+/**
+ * The Secret data key of one secret value: `<KIND>_<NAMESPACE>_<NAME>_<FIELD>` uppercased, every
+ * character outside [A-Z0-9] turned into `_`. The document refers to it as `env.<key>`.
+ */
+export function secretKeyName(kind: string, namespace: string, name: string, field: string): string {
+  return `${kind}_${namespace}_${name}_${field}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+const validateIndex = validator(IndexSchema);
+
+/** index.json as the contract shapes it; throws Error naming what is wrong. */
+export function parseIndex(text: string): ConfigIndex {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${INDEX_KEY} is not valid JSON: ${(err as Error).message}`);
+  }
+  const result = validateIndex(raw);
+  if (Array.isArray(result)) throw new Error(`${INDEX_KEY} is malformed: ${result.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  return { ...result, secrets: result.secrets ?? [result.secret], managed: result.managed ?? {}, sources: result.sources ?? {} };
+}
+
