@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../proxy/src/logs/sqlite-store.ts';
 import { openPostgresStore } from '../proxy/src/logs/postgres-store.ts';
-import { checkConfig } from '../proxy/src/config/load.ts';
+import { checkConfig } from '../proxy/src/config/check.ts';
 import { compileSnapshot } from '../proxy/src/config/snapshot.ts';
 import { Dispatcher } from '../proxy/src/webhooks/dispatcher.ts';
 import { enqueueJobEvent } from '../proxy/src/webhooks/enqueue.ts';

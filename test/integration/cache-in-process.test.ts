@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/setup.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';
 import { createServices, type Services } from '../../proxy/src/services.ts';
 import { Metrics } from '../../proxy/src/metrics/metrics.ts';

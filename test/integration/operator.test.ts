@@ -16,7 +16,7 @@ import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { eventually, startGateway } from '../helpers/gateway.ts';
 import { startMockProvider } from '../mock-provider/server.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 
 const NS = 'skybridge';
 /** A second watched namespace: its CRs render into NS too. */

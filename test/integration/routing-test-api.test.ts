@@ -13,7 +13,7 @@ import { eventually, startGateway, type RunningGateway } from '../helpers/gatewa
 import { mockProviders } from '../helpers/setup.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 import { createApiHandler } from '../../proxy/src/api/app.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';
 import { ConfigService } from '../../proxy/src/config/service.ts';

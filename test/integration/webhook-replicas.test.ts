@@ -12,7 +12,7 @@ import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 import { PostgresDriver } from '../../proxy/src/logs/postgres-store.ts';
 import { enqueueJobEvent } from '../../proxy/src/webhooks/enqueue.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 
 const ADMIN = 'admin';
 const PASSWORD = 'correct-horse-battery-staple';

@@ -10,7 +10,7 @@ import { mergePatch } from '../../proxy/src/api/http.ts';
 import { maskTree, unmask, isMaskOf } from '../../proxy/src/api/mask.ts';
 import { LoginThrottle } from '../../proxy/src/api/login-throttle.ts';
 import { checkJsonBody, checkOrigin, isLocalHostName, isLoopback } from '../../proxy/src/api/guards.ts';
-import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';
 import { ConfigService } from '../../proxy/src/config/service.ts';

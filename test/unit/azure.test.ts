@@ -140,7 +140,7 @@ describe('azure config rules', () => {
 
 describe('azure in config.json and the environment', () => {
   test('azure_key_config is validated with the rest of the file', async () => {
-    const { checkConfig, ConfigError } = await import('../../proxy/src/config/load.ts');
+    const { checkConfig, ConfigError } = await import('../../proxy/src/config/check.ts');
     const ok = checkConfig(
       { providers: { azure: { keys: [{ name: 'a', value: 'env.AZ_KEY', azure_key_config: { endpoint: 'env.AZ_ENDPOINT', deployments: { 'gpt-4o': 'prod' } } }] } } },
       't',

@@ -2,7 +2,7 @@
 // the field and say why. Rule 9 is checked where a person writes the document (start-up, /api).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { vectorStoreProblem } from '../../proxy/src/schema/cache.ts';
 
 const providers = { openai: { keys: [{ name: 'k', value: 'sk-test', weight: 1 }] } };

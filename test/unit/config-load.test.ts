@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfig, configFromEnv, ConfigError, parseConfig } from '../../proxy/src/config/load.ts';
+import { configFromEnv, parseConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { keyId } from '../../proxy/src/schema/key-id.ts';
 

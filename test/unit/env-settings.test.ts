@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gatewaySettingsFromEnv, withGatewaySettings } from '../../proxy/src/config/env-settings.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 
 const rendered = {

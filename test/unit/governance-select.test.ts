@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { keyId } from '../../proxy/src/schema/key-id.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { findVirtualKey } from '../../proxy/src/governance/runtime.ts';
 import { selectTargets, type CatalogLookup } from '../../proxy/src/governance/select.ts';
 import type { VirtualKeyProviderConfig } from '../../proxy/src/schema/governance.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiHandler } from '../../proxy/src/api/app.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';
 import { ConfigService } from '../../proxy/src/config/service.ts';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 import { parseIndex, secretChecksum } from '../../proxy/src/schema/config-index.ts';
-import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';
 import { ConfigService, ManagedConfigError, type ConfigOrigin } from '../../proxy/src/config/service.ts';

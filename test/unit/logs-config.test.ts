@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { logsStoreTarget, openRequestLogs } from '../../proxy/src/logs/open.ts';
 
 const providers = { openai: { keys: [{ name: 'k', value: 'sk-x' }] } };

@@ -8,7 +8,7 @@ import { secretChecksum } from '../../proxy/src/schema/config-index.ts';
 import { secretKeyName, LABELS } from '../../operator/src/render/contract.ts';
 import { desiredState } from '../../operator/src/resources/desired.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { cr, ref, sampleResources, sampleSecrets, secrets, shuffled } from './operator-fixtures.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');

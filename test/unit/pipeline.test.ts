@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { pickKey } from '../../proxy/src/pipeline/key-pool.ts';
 import { backoffMs, canFallback, isRetryable, parseRetryAfter } from '../../proxy/src/pipeline/retry.ts';

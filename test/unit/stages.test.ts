@@ -3,7 +3,7 @@
 // item, and plugins placed by config (enabled, placement, order) around the builtins.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';
 import { Pipeline, type Accept } from '../../proxy/src/pipeline/runner.ts';
 import { RequestContext } from '../../proxy/src/pipeline/context.ts';

@@ -13,7 +13,8 @@ import { fromVertexEmbedResponse, toVertexEmbedRequest } from '../../proxy/src/p
 import { serviceAccount } from '../../proxy/src/providers/vertex/credentials.ts';
 import { CLOUD_PLATFORM_SCOPE, jwtAssertion, TokenCache } from '../../proxy/src/providers/vertex/token.ts';
 import { signVertex, vertexAuthRejected } from '../../proxy/src/providers/vertex/auth.ts';
-import { checkConfig, ConfigError, configFromEnv } from '../../proxy/src/config/load.ts';
+import { configFromEnv } from '../../proxy/src/config/load.ts';
+import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { createServiceAccount, type ServiceAccountKeyFile } from '../mock-provider/vertex.ts';

@@ -15,7 +15,7 @@ import { MIGRATIONS } from '../../proxy/src/logs/migrations.ts';
 import { DeliveryQueue } from '../../proxy/src/webhooks/queue.ts';
 import { checkWebhookForSubmit, enqueueJobEvent, type JobEvent } from '../../proxy/src/webhooks/enqueue.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
-import { checkConfig } from '../../proxy/src/config/load.ts';
+import { checkConfig } from '../../proxy/src/config/check.ts';
 
 const job = (over: Partial<JobEvent['job']> = {}): JobEvent['job'] => ({
   id: 'job_1',

@@ -3,7 +3,7 @@
 import type { TSchema, Static } from '@sinclair/typebox';
 import { GatewayError } from '../unified/errors.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
-import { ConfigError } from '../config/load.ts';
+import { ConfigError } from '../config/check.ts';
 
 export const notFound = (what: string, id: string): GatewayError =>
   new GatewayError(404, `${what} '${id}' not found`, { type: 'not_found_error', code: 'not_found' });

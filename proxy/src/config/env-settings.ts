@@ -16,7 +16,7 @@ import { ClientConfigSchema, type ClientConfig } from '../schema/gateway.ts';
 import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from '../schema/mcp.ts';
 import type { AuthConfig } from '../schema/governance.ts';
 import { validator } from '../schema/validate.ts';
-import { checkConfig, ConfigError } from './load.ts';
+import { checkConfig, ConfigError } from './check.ts';
 
 /** The `mcp` settings a deployment owns (clients are MCPClient resources). */
 export const McpSettingsSchema = Type.Object(

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { assemble, type Assembly } from './kube-document.ts';
 import { CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES } from '../schema/config-index.ts';
-import { checkConfig, ConfigError, type LoadedConfig } from './load.ts';
+import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { withGatewaySettings } from './env-settings.ts';
 import type { ConfigOrigin, ConfigService } from './service.ts';
 import { log } from '../log.ts';

@@ -5,7 +5,7 @@
 // Objects of the seed (config.json) are read-only here; objects written through /api are kept
 // apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
 import { createHash } from 'node:crypto';
-import { checkConfig, ConfigError } from './load.ts';
+import { checkConfig, ConfigError } from './check.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import type { FieldError } from '../schema/validate.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences } from './api-env-refs.ts';

@@ -1,7 +1,8 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import { loadConfigFile, ConfigError } from './load.ts';
+import { loadConfigFile } from './load.ts';
+import { ConfigError } from './check.ts';
 import { seedDigest, type ConfigService } from './service.ts';
 import { log } from '../log.ts';
 

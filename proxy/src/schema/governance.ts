@@ -182,7 +182,7 @@ export const AuthConfigSchema = Type.Object(
     admin_password: Type.Optional(Type.String({ minLength: 1 })),
     is_enabled: Type.Optional(Type.Boolean()),
     disable_auth_on_inference: Type.Optional(Type.Boolean()),
-    // The 16-character minimum applies to the resolved value (config/load.ts), not to an env.VAR reference.
+    // The 16-character minimum applies to the resolved value (config/check.ts), not to an env.VAR reference.
     api_keys: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Management API keys of at least 16 characters (env.VAR allowed), sent as Bearer or x-api-key.' })),
   },
   { additionalProperties: false },
