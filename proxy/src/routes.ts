@@ -2,19 +2,19 @@
 // prefix (with and without /v1, as OpenAI SDK base URLs are written both ways) and under each
 // framework prefix; the native Anthropic and GenAI route sets likewise under their prefixes.
 import type { Methods, PatternRoutes, Routes } from './http/server.ts';
-import { chatCompletions } from './endpoints/chat.ts';
-import { textCompletions } from './endpoints/completions.ts';
-import { embeddings } from './endpoints/embeddings.ts';
-import { rerank } from './endpoints/rerank.ts';
-import { imageEdits, imageGenerations, imageVariations } from './endpoints/images.ts';
-import { speech, transcriptions } from './endpoints/audio.ts';
+import { chatCompletions } from './operations/chat.ts';
+import { textCompletions } from './operations/completions.ts';
+import { embeddings } from './operations/embeddings.ts';
+import { rerank } from './operations/rerank.ts';
+import { imageEdits, imageGenerations, imageVariations } from './operations/images.ts';
+import { speech, transcriptions } from './operations/audio.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics, ready } from './endpoints/health.ts';
-import { responses } from './endpoints/responses.ts';
+import { responses } from './operations/responses.ts';
 import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
 import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
-import { countTokens } from './endpoints/count-tokens.ts';
+import { countTokens } from './operations/count-tokens.ts';
 import { anthropicCountTokens, COUNT_TOKENS_PATTERNS } from './endpoints/native/count-tokens.ts';
 import { anthropicComplete } from './endpoints/native/anthropic-complete.ts';
 import { BEDROCK_PATTERNS } from './endpoints/native/bedrock.ts';

@@ -6,7 +6,7 @@
 import type { Snapshot } from '../config/snapshot.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { execute } from '../endpoints/execute.ts';
+import { execute } from '../operations/execute.ts';
 import { governanceStages } from '../governance/stages.ts';
 import type { ContextServices } from '../pipeline/context.ts';
 import { Pipeline } from '../pipeline/runner.ts';

@@ -2,7 +2,7 @@
 // row keeps: a JSON result (or error body) and the HTTP status the sync call would have answered.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { ExecuteOperation, ExecuteRequest } from '../endpoints/execute.ts';
+import type { ExecuteOperation, ExecuteRequest } from '../operations/execute.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';

@@ -22,7 +22,7 @@ import { ASYNC_OPERATIONS, type AsyncOperation } from '../async/operations.ts';
 import { encodeForm, keptHeaders } from '../async/run-job.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
 import { overBound } from '../async/bounds.ts';
-import { acceptOf } from './execute.ts';
+import { acceptOf } from '../operations/execute.ts';
 import { OPENAI_PREFIXES } from '../routes.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 

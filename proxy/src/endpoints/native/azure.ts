@@ -4,12 +4,12 @@
 // provider; the OpenAI-format handlers then run as for /v1. The `api-version` query and the
 // `api-key` header are accepted and not needed.
 import type { Handler, Methods, Routes } from '../../http/server.ts';
-import { chatCompletions } from '../chat.ts';
-import { textCompletions } from '../completions.ts';
-import { responses } from '../responses.ts';
-import { embeddings } from '../embeddings.ts';
-import { imageGenerations } from '../images.ts';
-import { speech } from '../audio.ts';
+import { chatCompletions } from '../../operations/chat.ts';
+import { textCompletions } from '../../operations/completions.ts';
+import { responses } from '../../operations/responses.ts';
+import { embeddings } from '../../operations/embeddings.ts';
+import { imageGenerations } from '../../operations/images.ts';
+import { speech } from '../../operations/audio.ts';
 import { listModels } from '../models.ts';
 
 /** The handler, with the path's deployment as the request's model (Azure ignores the body's). */

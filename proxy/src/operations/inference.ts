@@ -25,7 +25,7 @@ import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/out
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { invalidRequest } from '../unified/errors.ts';
-import { httpRoute } from './serve.ts';
+import { httpRoute } from '../endpoints/serve.ts';
 
 export interface InferenceSpec<TOut, TItem> {
   /** This call's request type (the streaming variant when it streams). */
