@@ -23,7 +23,7 @@ import { encodeForm, keptHeaders } from '../async/run-job.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
 import { overBound } from '../async/bounds.ts';
 import { acceptOf } from '../operations/execute.ts';
-import { OPENAI_PREFIXES } from '../routes.ts';
+import { OPENAI_PREFIXES } from '../operations/table.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
 export const WEBHOOK_HEADER = BF_HEADERS.asyncWebhook.name;

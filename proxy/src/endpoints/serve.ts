@@ -5,6 +5,7 @@ import { respond, type ErrorRenderer } from '../http/respond.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { ErrorExtra } from '../pipeline/outcome.ts';
 import type { Accept } from '../pipeline/runner.ts';
+import { inferenceAccept, type InferenceRoute, type ModelRequest } from '../operations/inference.ts';
 
 /** What a route says about itself before anything is read (built once per route). */
 export interface RouteInfo {
@@ -45,4 +46,9 @@ export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Pr
     }
     await respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
   };
+}
+
+/** The HTTP handler of an inference route (a table operation's, or a native front door's). */
+export function httpInference<R extends ModelRequest>(route: InferenceRoute<R>): (ex: Exchange) => Promise<void> {
+  return httpRoute({ operation: route.operation, requestType: route.requestType, renderError: route.errorBody, readFirst: true }, inferenceAccept(route));
 }

@@ -7,7 +7,8 @@ import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import { fromGeminiRequest } from '../../providers/gemini/native/request.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest } from '../../providers/gemini/types.ts';
-import { httpInference, readJson } from '../../operations/inference.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
 import { countTokensSpec } from '../../operations/count-tokens.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {

@@ -11,7 +11,8 @@ import { createGeminiStreamEncoder, encodeGeminiSse } from '../../providers/gemi
 import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/gemini/native/embeddings.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
-import { httpInference, readJson } from '../../operations/inference.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
 import { nativeChat } from './native-chat.ts';
 import { modelList } from '../models.ts';
 import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
