@@ -9,7 +9,7 @@ import type { Accept, Pipeline } from '../pipeline/runner.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
 import { inferenceAccept } from './inference.ts';
 import { OPERATION_ROUTES } from './specs.ts';
-import type { OperationName } from './table.ts';
+import { OPERATION_BY_NAME, type OperationName } from './table.ts';
 
 /** Each operation's read-and-validate step, built once: a JSON body, or (the form ones) a multipart form's parts. */
 const ACCEPTS: ReadonlyMap<OperationName, Accept> = new Map([...OPERATION_ROUTES].map(([name, route]) => [name, inferenceAccept(route)]));
@@ -42,6 +42,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     services,
     snapshot,
     operation: request.operation,
+    op: OPERATION_BY_NAME.get(request.operation),
     input: request.body,
     ...(request.headers && { headers: request.headers }),
     ...(request.signal && { signal: request.signal }),

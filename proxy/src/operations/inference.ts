@@ -13,6 +13,7 @@ import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import { scrubProvider } from '../upstream/scrub.ts';
 import type { Operation } from '../providers/catalog.ts';
+import type { OperationRow } from './table.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
@@ -62,6 +63,8 @@ export interface OperationSpec<R extends ModelRequest> {
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
 export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R> {
   operation: Operation;
+  /** The table row, for a table operation (native front doors have none). */
+  op?: OperationRow;
   /** The request type before the call (errors, pricing, routing rules). */
   requestType: string;
   /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */

@@ -27,5 +27,5 @@ const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
 
 /** Each operation's spec with its name (the metrics label) and request type from the table. */
 export const OPERATION_ROUTES: ReadonlyMap<OperationName, InferenceRoute<ModelRequest>> = new Map(
-  OPERATIONS.map((row) => [row.name, { ...SPECS[row.name], operation: row.name, requestType: row.requestType }]),
+  OPERATIONS.map((row) => [row.name, { ...SPECS[row.name], operation: row.name, op: row, requestType: row.requestType }]),
 );
