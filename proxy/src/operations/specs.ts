@@ -10,6 +10,7 @@ import { rerankSpec } from './rerank.ts';
 import { inputTokensSpec } from './count-tokens.ts';
 import { imageEditSpec, imageGenerationSpec, imageVariationSpec } from './images.ts';
 import { speechSpec, transcriptionSpec } from './audio.ts';
+import { moderationSpec } from './moderation.ts';
 
 const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   chat: chatSpec,
@@ -23,6 +24,7 @@ const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   image_variation: imageVariationSpec,
   speech: speechSpec,
   transcription: transcriptionSpec,
+  moderation: moderationSpec,
 };
 
 /** Each operation's spec with its name (the metrics label) and request type from the table. */

@@ -52,6 +52,9 @@ export const OPERATIONS = [
   row({ name: 'image_variation', path: 'images/variations', azure: false, requestType: 'image_variation', body: 'form', async: true, cache: false, capability: 'image_variation' }),
   row({ name: 'speech', path: 'audio/speech', azure: true, requestType: 'speech', body: 'json', async: true, cache: true, capability: 'speech' }),
   row({ name: 'transcription', path: 'audio/transcriptions', azure: false, requestType: 'transcription', body: 'form', async: true, cache: true, capability: 'transcription' }),
+  // A moderation is a quick gate its callers wait for (bulk moderation goes through the Batch API):
+  // not async; a safety verdict is the classifier's current one: not cached.
+  row({ name: 'moderation', path: 'moderations', azure: false, requestType: 'moderation', body: 'json', async: false, cache: false, capability: 'moderation' }),
 ] as const satisfies readonly OperationRow[];
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
