@@ -4,7 +4,7 @@
 import type { Snapshot } from '../config/snapshot.ts';
 import { createComplexityClassifier, type ComplexityClassifier } from '../routing/complexity.ts';
 import type { ComplexityTier } from '../routing/schema.ts';
-import { resolveTarget } from '../pipeline/target.ts';
+import { resolveTarget } from './targets.ts';
 import { invoke } from '../pipeline/invoke.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { log } from '../log.ts';
