@@ -23,6 +23,7 @@ import { GatewayError } from '../unified/errors.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import type { CelValidation, RoutingTestAnswer, TargetView } from './answers.ts';
 
 /** Longest expression the validator compiles (the schema's own limit is checked on create). */
 const MAX_EXPRESSION = 16_384;
@@ -33,11 +34,6 @@ export interface RuleChecks {
   /** Throws the create's 400 / 409 for a candidate rule among `others` in `doc`. */
   check(candidate: Record<string, unknown>, others: readonly RoutingRule[], doc: GatewayConfig): RoutingRule;
   ruleId(rule: RoutingRule): string;
-}
-
-export interface CelValidation {
-  valid: boolean;
-  error?: { message: string; position?: { column: number; offset: number } };
 }
 
 /** The create's CEL check, with the column the compiler pointed at when it gave one. */
@@ -177,13 +173,13 @@ function withDraft(body: Record<string, unknown>, snap: Snapshot, checks: RuleCh
   return { rules, draft };
 }
 
-const describe = (t: Target) => ({ provider: t.provider.name, model: t.model, ...(t.pinnedKeyId && { key_id: t.pinnedKeyId }) });
+const describe = (t: Target): TargetView => ({ provider: t.provider.name, model: t.model, ...(t.pinnedKeyId && { key_id: t.pinnedKeyId }) });
 
 /** The choice as an answer: what the plan stage would do, and the trail as the request log keeps it. */
-function answer(chosen: TargetChoice, vk: VirtualKeyRuntime | undefined, warnings: string[], draft: RoutingRule | undefined, checks: RuleChecks) {
+function answer(chosen: TargetChoice, vk: VirtualKeyRuntime | undefined, warnings: string[], draft: RoutingRule | undefined, checks: RuleChecks): RoutingTestAnswer {
   const decision = chosen.decision;
   const last: RoutingStep | undefined = decision.trail.findLast((s) => s.matched);
-  let targets: ReturnType<typeof describe>[] | undefined;
+  let targets: TargetView[] | undefined;
   let note: string | undefined;
   const engines: string[] = [];
   try {
