@@ -8,7 +8,7 @@ import { findVirtualKey } from '../../proxy/src/governance/runtime.ts';
 import { chooseTargets, type CatalogLookup } from '../../proxy/src/governance/targets.ts';
 import type { VirtualKeyRuntime } from '../../proxy/src/governance/runtime.ts';
 import type { Snapshot } from '../../proxy/src/config/snapshot.ts';
-import type { VirtualKeyProviderConfig } from '../../proxy/src/config/governance-schema.ts';
+import type { VirtualKeyProviderConfig } from '../../proxy/src/schema/governance.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
 const CATALOG: Record<string, string[]> = {

@@ -3,7 +3,7 @@
 // Types only, and type imports only from modules that load no server code (schemas, record
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
-import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../config/governance-schema.ts';
+import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
 import type { LogEntry } from '../logs/record.ts';
 
 export type { Budget, Customer, LogEntry, PricingOverride, RateLimit };

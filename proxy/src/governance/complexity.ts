@@ -4,7 +4,7 @@
 // configuration stays the same.
 import type { Snapshot } from '../config/snapshot.ts';
 import { createComplexityClassifier, type ComplexityClassifier } from '../routing/complexity.ts';
-import type { ComplexityTier } from '../routing/schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 import { resolveTarget } from './targets.ts';
 import { ownEmbeddings } from '../pipeline/own-calls.ts';
 import { requireOperation } from '../unified/errors.ts';

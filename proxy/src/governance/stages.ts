@@ -18,7 +18,7 @@ import { priceOf, costOf } from './pricing/pricing.ts';
 import type { GovernanceRuntime, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
 import { complexityTier } from './complexity.ts';
 import { chooseTargets, logDecision } from './targets.ts';
-import type { ComplexityTier } from '../routing/schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
 

@@ -12,7 +12,7 @@ import type { Target } from '../pipeline/target.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { decide, type Capacity, type RoutingContext, type RoutingDecision } from '../routing/decide.ts';
 import type { CompiledRules } from '../routing/rules.ts';
-import type { ComplexityTier } from '../routing/schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import type { ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
