@@ -1,15 +1,25 @@
 // Routing rules as stored (config.json or the management API) → an immutable, per-scope index
 // that decide.ts walks per request. Everything that can be done once is done here: CEL compiled,
 // rules sorted, weights accumulated, fallbacks parsed and their key names resolved.
+import { createHash } from 'node:crypto';
 import type { RoutingRule, RoutingScope } from '../schema/governance.ts';
 import { RoutingRuleSchema } from '../schema/governance.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { CelCompileError, compileCel, type CompiledExpression } from './cel.ts';
-import { ruleId } from '../schema/governance.ts';
 
 /** Weights of one rule must sum to 1 within this tolerance. */
 export const WEIGHT_TOLERANCE = 1e-6;
 export const CEL_COMPILE_ERROR = 'Failed to compile rule: invalid CEL syntax';
+
+/**
+ * A routing rule's id: its own, or (a rule written in config.json without one) a stable id derived
+ * from scope and name, so every rule can be read, updated and deleted by id.
+ */
+export function ruleId(rule: { id?: string; scope?: string; scope_id?: string | null; name: string }): string {
+  if (rule.id) return rule.id;
+  const h = createHash('sha256').update(`routing_rule\u0000${rule.scope ?? 'global'}\u0000${rule.scope_id ?? ''}\u0000${rule.name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 export interface CompiledTarget {
   /** Undefined keeps the incoming provider. */
