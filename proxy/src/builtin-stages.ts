@@ -1,8 +1,8 @@
 // The built-in stages, one entry each, in the order they run: a new cross-cutting stage is its own
-// module plus one line here.
+// module (which declares its part of the request context and of the services) plus one line here.
 // Metrics first: its `after` runs last, once every other stage has had its say.
 import type { Snapshot } from './config/snapshot.ts';
-import { governanceStages } from './governance/stages.ts';
+import { GOVERNANCE_FIELDS, governanceStages } from './governance/stages.ts';
 import { contentLoggingOff, loggingEnabled, loggingStage } from './logs/stage.ts';
 import { metricsStage } from './metrics/stage.ts';
 import { mcpStage } from './mcp/stage.ts';
@@ -14,6 +14,8 @@ export interface Builtin {
   list: keyof BuiltinStages;
   /** The entry's stages for one snapshot (built once per snapshot); none: left out of it. */
   stages(snapshot: Snapshot, services: ContextServices): readonly Stage[];
+  /** The context fields its stages own, with their first values (see ContextServices.contextFields). */
+  context?: Readonly<Record<string, unknown>>;
 }
 
 export const BUILTINS: readonly Builtin[] = [
@@ -21,7 +23,7 @@ export const BUILTINS: readonly Builtin[] = [
   // Request logging switched on by `client.enable_logging` / `logs_store` (the reference's way) runs
   // as the logging plugin would, unless `plugins[]` names it, which then decides (placement, enabled, config).
   { list: 'caller', stages: (s) => (loggingEnabled(s) && !namesPlugin(s, 'logging') ? [loggingStage({ content: !contentLoggingOff(s) })] : []) },
-  { list: 'caller', stages: (s) => governanceStages(s).caller },
+  { list: 'caller', stages: (s) => governanceStages(s).caller, context: GOVERNANCE_FIELDS },
   { list: 'request', stages: (s) => governanceStages(s).request },
   // MCP last: it needs the caller (identify), and its agent turns are each planned and admitted
   // themselves. Left out where no MCP client is configured, so plain requests do not pay for it.
@@ -33,6 +35,11 @@ export function builtinStages(snapshot: Snapshot, services: ContextServices, bui
   const lists: { caller: Stage[]; request: Stage[] } = { caller: [], request: [] };
   for (const b of builtins) lists[b.list].push(...b.stages(snapshot, services));
   return lists;
+}
+
+/** The context fields every request starts with, in the entries' order. */
+export function contextFields(builtins: readonly Builtin[] = BUILTINS): Readonly<Record<string, unknown>> {
+  return Object.assign({}, ...builtins.map((b) => b.context));
 }
 
 function namesPlugin(snapshot: Snapshot, name: string): boolean {

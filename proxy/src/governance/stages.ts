@@ -17,9 +17,43 @@ import { checkCrossSite } from './cross-site.ts';
 import { selectTargets } from './select.ts';
 import { applicableLimits, type AppliedLimit } from './limits.ts';
 import { priceOf, costOf } from './pricing/pricing.ts';
-import type { GovernanceRuntime, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import type { GovernanceRuntime, ModelSet, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
 import { routeRequest } from './route.ts';
 import { complexityTier } from './complexity.ts';
+import type { CounterStore } from './counters/store.ts';
+import type { ModelCatalog } from './catalog.ts';
+import type { GuessThrottle } from './guess-throttle.ts';
+import type { RoutingDecision } from '../routing/decide.ts';
+
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    counters: CounterStore;
+    catalog: ModelCatalog;
+    /** Failed key and password guesses per client address (shared with /api's logins). */
+    guesses?: GuessThrottle;
+  }
+  // What the governance stages decide; first values in GOVERNANCE_FIELDS.
+  interface RequestContext {
+    /** The caller's virtual key (identify). */
+    vk: VirtualKeyRuntime | undefined;
+    /** Provider scope: the keys the caller may use (undefined: any) and the models ('*': any). */
+    keyIds: ReadonlySet<string> | undefined;
+    models: ModelSet;
+    /** The routing rules' decision and audit trail, when the snapshot has rules. */
+    routing: RoutingDecision | undefined;
+    /** Every limit admitted for the planned target; usage is charged against them after the answer. */
+    limits: readonly AppliedLimit[];
+  }
+}
+
+/** The context fields the governance stages own, as every request starts with them. */
+export const GOVERNANCE_FIELDS: Pick<RequestContext, 'vk' | 'keyIds' | 'models' | 'routing' | 'limits'> = {
+  vk: undefined,
+  keyIds: undefined,
+  models: '*',
+  routing: undefined,
+  limits: [],
+};
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
 

@@ -10,6 +10,13 @@ import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** Where request log records go (the writer of the logs store), when request logging is on. */
+    logs?: { enqueue(record: LogRecord): boolean };
+  }
+}
+
 export interface LoggingOptions {
   /** Keep request and answer content (capped). */
   content: boolean;

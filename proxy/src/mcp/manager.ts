@@ -14,6 +14,13 @@ import type { Allowed } from './access.ts';
 import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 import { MemoryMcpCallLog, type McpCallStore, type NewMcpCall } from './call-log.ts';
 
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** The MCP clients (tools in inference, agent mode, /mcp). */
+    mcp?: McpManager;
+  }
+}
+
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
 export const DEFAULT_MAX_AGENT_DEPTH = 10;
 

@@ -1,41 +1,29 @@
 // One request's state as it passes the stages: what was asked (set before the stages run), what the
 // stages decided (caller, targets, limits), and what happened (who answered, status, usage). The
-// same object whether the request came over HTTP or from in-process code (`execute`).
+// same object whether the request came over HTTP or from in-process code (`execute`). Fields a
+// stage owns are declared in the stage's module (see ContextServices), not here.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
-import type { CounterStore } from '../governance/counters/store.ts';
-import type { ModelCatalog } from '../governance/catalog.ts';
-import type { GuessThrottle } from '../governance/guess-throttle.ts';
-import type { AppliedLimit } from '../governance/limits.ts';
-import type { ModelSet, VirtualKeyRuntime } from '../governance/runtime.ts';
-import type { LogRecord } from '../logs/record.ts';
-import type { CacheRuntime } from '../cache/runtime.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { McpManager } from '../mcp/manager.ts';
-import type { EventHub } from '../dashboard/events.ts';
-import type { RoutingDecision } from '../routing/decide.ts';
 import type { Usage } from '../unified/chat.ts';
 import type { GatewayError } from '../unified/errors.ts';
 import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
 import type { TurnTotals } from './turns.ts';
 
-/** What the stages and executors use that outlives a request (built once, in main.ts). */
+/**
+ * What the stages and executors use that outlives a request, built once (services.ts). Each module
+ * that brings a service declares its member itself, by module augmentation:
+ *   declare module '../pipeline/context.ts' { interface ContextServices { counters: CounterStore } }
+ * so the pipeline names no stage, and a new stage is a new file.
+ */
 export interface ContextServices {
-  counters: CounterStore;
-  catalog: ModelCatalog;
-  metrics: Metrics;
-  /** Where request log records go (the writer of the logs store), when request logging is on. */
-  logs?: { enqueue(record: LogRecord): boolean };
-  /** The response cache's store and state, when `vector_store` was enabled at start. */
-  cache?: CacheRuntime;
-  /** The MCP clients (tools in inference, agent mode, /mcp). */
-  mcp?: McpManager;
-  /** The dashboard's live events (dashboard/events.ts): emitters check `listening` first. */
-  events?: EventHub;
-  /** Failed key and password guesses per client address (shared with /api's logins). */
-  guesses?: GuessThrottle;
+  /**
+   * The fields the stages own on each context (declared by them the same way, on RequestContext),
+   * with their values before any stage ran; services.ts gathers them from the built-in stages. Every
+   * context gets them in this one order, so all contexts keep one object shape.
+   */
+  readonly contextFields?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -114,17 +102,9 @@ export class RequestContext {
   requestType = '';
   errorExtra: ErrorExtra | undefined = undefined;
 
-  // Decided by the governance stages.
-  vk: VirtualKeyRuntime | undefined = undefined;
+  // Decided by the stages: the caller, its limits, ... are declared by the stages that own them.
   /** Model scope: primary target first, then fallbacks. */
   targets: Target[] = [];
-  /** Provider scope: the keys the caller may use (undefined: any) and the models ('*': any). */
-  keyIds: ReadonlySet<string> | undefined = undefined;
-  models: ModelSet = '*';
-  /** The routing rules' decision and audit trail, when the snapshot has rules. */
-  routing: RoutingDecision | undefined = undefined;
-  /** Every limit admitted for the planned target; usage is charged against them after the answer. */
-  limits: readonly AppliedLimit[] = [];
 
   // What happened.
   /** The provider and model that answered, or the last tried ('none' before any). */
@@ -164,6 +144,8 @@ export class RequestContext {
     this.params = init.params ?? NO_PARAMS;
     this.parentRequestId = init.parentRequestId;
     this.turnOf = init.turnOf;
+    const fields = init.services.contextFields;
+    if (fields !== undefined) Object.assign(this, fields);
   }
 
   /** The request's id (its log record's id), made on first use: most requests never need one. */
