@@ -32,6 +32,10 @@ declare module '../pipeline/context.ts' {
     /** Failed key and password guesses per client address (shared with /api's logins). */
     guesses?: GuessThrottle;
   }
+  interface KnownCaller {
+    /** The caller's virtual key (none: an anonymous caller), identify's answer without the headers. */
+    readonly principal: VirtualKeyRuntime | undefined;
+  }
   // What the governance stages decide; first values in GOVERNANCE_FIELDS.
   interface RequestContext {
     /** The caller's virtual key (identify). */
@@ -90,7 +94,7 @@ function identifyThrottled(ctx: RequestContext): VirtualKeyRuntime | undefined {
 const identify: Stage = {
   name: 'identify',
   before(ctx) {
-    const vk = identifyThrottled(ctx);
+    const vk = ctx.caller ? ctx.caller.principal : identifyThrottled(ctx);
     // Only an HTTP request can come from a browser; a virtual key is what a foreign page lacks.
     if (!vk && ctx.http) checkCrossSite(ctx.headers, ctx.http.req.method, ctx.snapshot.config.client?.allowed_origins);
     ctx.vk = vk;
@@ -158,7 +162,7 @@ function planProviders(ctx: RequestContext, providers: ProviderRuntime[]): void 
 const limits: Stage = {
   name: 'limits',
   before(ctx) {
-    if (ctx.limits.length === 0) return undefined;
+    if (ctx.limits.length === 0 || ctx.caller?.admitted) return undefined;
     return admitLimits(ctx, ctx.limits).then(() => undefined);
   },
   after(ctx) {

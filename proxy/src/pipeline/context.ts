@@ -50,6 +50,16 @@ export interface StreamTap {
   tap?(ctx: RequestContext, item: unknown): void;
 }
 
+/**
+ * Who calls, when the code running the request knows it already (an async job's run: its submitter,
+ * admitted at submit). The identify stage declares who the principal is (module augmentation) and
+ * reads it instead of the headers; the limits stage reads `admitted`.
+ */
+export interface KnownCaller {
+  /** Admitted against its rate limits and budgets already: not admitted again (its usage is still charged). */
+  readonly admitted: boolean;
+}
+
 const NO_QUERY = () => new URLSearchParams();
 const NONE: Scope = { kind: 'none' };
 const NO_PARAMS: readonly string[] = [];
@@ -74,6 +84,8 @@ export interface ContextInit {
   parentRequestId?: string;
   /** An agent turn: its usage and cost go to the agent request's totals; its own record is a child, never counted. */
   turnOf?: TurnTotals;
+  /** The caller, when already identified (in-process callers only: an HTTP request is identified from its headers). */
+  caller?: KnownCaller;
 }
 
 export class RequestContext {
@@ -92,6 +104,7 @@ export class RequestContext {
   readonly params: readonly string[];
   readonly parentRequestId: string | undefined;
   readonly turnOf: TurnTotals | undefined;
+  readonly caller: KnownCaller | undefined;
   #id: string | undefined;
 
   /** The request as read and validated (the unified request of an inference route). */
@@ -144,6 +157,7 @@ export class RequestContext {
     this.params = init.params ?? NO_PARAMS;
     this.parentRequestId = init.parentRequestId;
     this.turnOf = init.turnOf;
+    this.caller = init.caller;
     const fields = init.services.contextFields;
     if (fields !== undefined) Object.assign(this, fields);
   }
