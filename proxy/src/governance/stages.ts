@@ -16,8 +16,8 @@ import { identifyCaller } from './auth.ts';
 import { checkCrossSite } from './cross-site.ts';
 import { selectTargets } from './select.ts';
 import { applicableLimits, type AppliedLimit } from './limits.ts';
-import { priceOf, costOf } from './pricing/pricing.ts';
-import type { GovernanceRuntime, ModelSet, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import { answerCost } from './cost.ts';
+import type { ModelSet, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
 import { routeRequest } from './route.ts';
 import { complexityTier } from './complexity.ts';
 import type { CounterStore } from './counters/store.ts';
@@ -51,12 +51,13 @@ declare module '../pipeline/context.ts' {
 }
 
 /** The context fields the governance stages own, as every request starts with them. */
-export const GOVERNANCE_FIELDS: Pick<RequestContext, 'vk' | 'keyIds' | 'models' | 'routing' | 'limits'> = {
+export const GOVERNANCE_FIELDS: Pick<RequestContext, 'vk' | 'keyIds' | 'models' | 'routing' | 'limits' | 'costMemo'> = {
   vk: undefined,
   keyIds: undefined,
   models: '*',
   routing: undefined,
   limits: [],
+  costMemo: undefined,
 };
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
@@ -204,7 +205,7 @@ function charge(ctx: RequestContext, usage: Usage): void {
   for (const limit of charged) {
     if (limit.kind === 'tokens' && tokens > 0) adds.push({ limit, amount: tokens });
     if (limit.kind === 'budget') {
-      cost ??= requestCost(rt, provider, model, usage, ctx.requestType);
+      cost ??= answerCost(ctx) ?? unpriced(provider, model);
       if (cost > 0) adds.push({ limit, amount: cost });
     }
   }
@@ -215,24 +216,16 @@ function charge(ctx: RequestContext, usage: Usage): void {
   }
 }
 
-const unpriced = new Set<string>();
+const unpricedModels = new Set<string>();
 
-function requestCost(rt: GovernanceRuntime, provider: string, model: string, usage: Usage, requestType: string): number {
-  const price = priceOf(provider, model, rt.pricingOverrides.get(provider), requestType);
-  if (!price) {
-    const id = `${provider}/${model}`;
-    if (!unpriced.has(id)) {
-      unpriced.add(id);
-      log.warn('no price known for this model: its requests cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
-    }
-    return 0;
+/** A budget charge of an answer with no known price: 0, said once per model. */
+function unpriced(provider: string, model: string): number {
+  const id = `${provider}/${model}`;
+  if (!unpricedModels.has(id)) {
+    unpricedModels.add(id);
+    log.warn('no price known for this model: its requests cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
   }
-  const details = usage.prompt_tokens_details;
-  return costOf(price, {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    cached_read_tokens: details?.cached_tokens ?? 0,
-  });
+  return 0;
 }
 
 export function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {
