@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
+import type { KnownCaller } from '../pipeline/context.ts';
 import type { McpClientConfig, McpSection } from '../config/mcp-schema.ts';
 import type { ClientConfig } from '../config/schema.ts';
 import { log } from '../log.ts';
@@ -50,7 +51,11 @@ export interface TurnRequest {
   parentRequestId?: string;
   /** The agent request's totals: each turn adds its usage and cost there instead of being logged and counted. */
   turnOf?: TurnTotals;
+  /** The agent request's caller, identified already: the turn is not identified again (it is admitted). */
+  caller?: KnownCaller;
 }
+/** What a turn runs on behalf of: the agent request (its id, its totals, its caller). */
+export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'turnOf' | 'caller'>;
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
 /** The caller's budgets and rate limits for tool calls (built by governance.ts). */
