@@ -2,11 +2,11 @@
 // module (which declares its part of the request context and of the services) plus one line here.
 // Metrics first: its `after` runs last, once every other stage has had its say.
 import type { Snapshot } from './config/snapshot.ts';
-import { GOVERNANCE_FIELDS, governanceStages } from './governance/stages.ts';
+import { governanceStages, initGovernanceFields } from './governance/stages.ts';
 import { contentLoggingOff, loggingEnabled, loggingStage } from './logs/stage.ts';
 import { metricsStage } from './metrics/stage.ts';
 import { mcpStage } from './mcp/stage.ts';
-import type { ContextServices } from './pipeline/context.ts';
+import type { ContextServices, RequestContext } from './pipeline/context.ts';
 import type { BuiltinStages, PluginEntry, Stage } from './pipeline/stage.ts';
 
 export interface Builtin {
@@ -14,8 +14,8 @@ export interface Builtin {
   list: keyof BuiltinStages;
   /** The entry's stages for one snapshot (built once per snapshot); none: left out of it. */
   stages(snapshot: Snapshot, services: ContextServices): readonly Stage[];
-  /** The context fields its stages own, with their first values (see ContextServices.contextFields). */
-  context?: Readonly<Record<string, unknown>>;
+  /** Sets the context fields its stages own to their first values (see ContextServices.initContext). */
+  context?(ctx: RequestContext): void;
 }
 
 export const BUILTINS: readonly Builtin[] = [
@@ -23,7 +23,7 @@ export const BUILTINS: readonly Builtin[] = [
   // Request logging switched on by `client.enable_logging` / `logs_store` (the reference's way) runs
   // as the logging plugin would, unless `plugins[]` names it, which then decides (placement, enabled, config).
   { list: 'caller', stages: (s) => (loggingEnabled(s) && !namesPlugin(s, 'logging') ? [loggingStage({ content: !contentLoggingOff(s) })] : []) },
-  { list: 'caller', stages: (s) => governanceStages(s).caller, context: GOVERNANCE_FIELDS },
+  { list: 'caller', stages: (s) => governanceStages(s).caller, context: initGovernanceFields },
   { list: 'request', stages: (s) => governanceStages(s).request },
   // MCP last: it needs the caller (identify), and its agent turns are each planned and admitted
   // themselves. Left out where no MCP client is configured, so plain requests do not pay for it.
@@ -37,9 +37,14 @@ export function builtinStages(snapshot: Snapshot, services: ContextServices, bui
   return lists;
 }
 
-/** The context fields every request starts with, in the entries' order. */
-export function contextFields(builtins: readonly Builtin[] = BUILTINS): Readonly<Record<string, unknown>> {
-  return Object.assign({}, ...builtins.map((b) => b.context));
+/** Sets the context fields every request starts with, in the entries' order. */
+export function contextInit(builtins: readonly Builtin[] = BUILTINS): (ctx: RequestContext) => void {
+  const inits = builtins.flatMap((b) => (b.context ? [b.context] : []));
+  // One entry today: called directly, without a loop.
+  if (inits.length === 1) return inits[0];
+  return (ctx) => {
+    for (const init of inits) init(ctx);
+  };
 }
 
 function namesPlugin(snapshot: Snapshot, name: string): boolean {

@@ -14,7 +14,7 @@ import { closePools } from './upstream/pools.ts';
 import { McpManager } from './mcp/manager.ts';
 import { EventHub } from './dashboard/events.ts';
 import { GuessThrottle } from './governance/guess-throttle.ts';
-import { builtinStages, contextFields } from './builtin-stages.ts';
+import { builtinStages, contextInit } from './builtin-stages.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
@@ -32,7 +32,7 @@ export function createServices(
 ): Services {
   const mcp = opts.mcp ?? new McpManager();
   const services: Services = {
-    contextFields: contextFields(),
+    initContext: contextInit(),
     ...(opts.logs && { logs: opts.logs }),
     ...(opts.cache && { cache: opts.cache }),
     counters: opts.counters ?? new MemoryCounterStore(),

@@ -36,7 +36,7 @@ declare module '../pipeline/context.ts' {
     /** The caller's virtual key (none: an anonymous caller), identify's answer without the headers. */
     readonly principal: VirtualKeyRuntime | undefined;
   }
-  // What the governance stages decide; first values in GOVERNANCE_FIELDS.
+  // What the governance stages decide; first values in initGovernanceFields.
   interface RequestContext {
     /** The caller's virtual key (identify). */
     vk: VirtualKeyRuntime | undefined;
@@ -50,15 +50,17 @@ declare module '../pipeline/context.ts' {
   }
 }
 
+const NO_LIMITS: readonly AppliedLimit[] = [];
+
 /** The context fields the governance stages own, as every request starts with them. */
-export const GOVERNANCE_FIELDS: Pick<RequestContext, 'vk' | 'keyIds' | 'models' | 'routing' | 'limits' | 'costMemo'> = {
-  vk: undefined,
-  keyIds: undefined,
-  models: '*',
-  routing: undefined,
-  limits: [],
-  costMemo: undefined,
-};
+export function initGovernanceFields(ctx: RequestContext): void {
+  ctx.vk = undefined;
+  ctx.keyIds = undefined;
+  ctx.models = '*';
+  ctx.routing = undefined;
+  ctx.limits = NO_LIMITS;
+  ctx.costMemo = undefined;
+}
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
 

@@ -19,11 +19,12 @@ import type { TurnTotals } from './turns.ts';
  */
 export interface ContextServices {
   /**
-   * The fields the stages own on each context (declared by them the same way, on RequestContext),
-   * with their values before any stage ran; services.ts gathers them from the built-in stages. Every
-   * context gets them in this one order, so all contexts keep one object shape.
+   * Sets the fields the stages own on a new context (declared by them the same way, on
+   * RequestContext) to their values before any stage ran; services.ts composes it from the built-in
+   * stages. Every context gets them in this one order, so all contexts keep one object shape. Plain
+   * assignments, not a copy from a template object: that measured about 40% slower per context.
    */
-  readonly contextFields?: Readonly<Record<string, unknown>>;
+  readonly initContext?: (ctx: RequestContext) => void;
 }
 
 /**
@@ -158,8 +159,7 @@ export class RequestContext {
     this.parentRequestId = init.parentRequestId;
     this.turnOf = init.turnOf;
     this.caller = init.caller;
-    const fields = init.services.contextFields;
-    if (fields !== undefined) Object.assign(this, fields);
+    init.services.initContext?.(this);
   }
 
   /** The request's id (its log record's id), made on first use: most requests never need one. */
