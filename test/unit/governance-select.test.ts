@@ -5,7 +5,7 @@ import { compileSnapshot, keyId } from '../../proxy/src/config/snapshot.ts';
 import { checkConfig } from '../../proxy/src/config/load.ts';
 import { findVirtualKey } from '../../proxy/src/governance/runtime.ts';
 import { selectTargets, type CatalogLookup } from '../../proxy/src/governance/select.ts';
-import type { VirtualKeyProviderConfig } from '../../proxy/src/config/governance-schema.ts';
+import type { VirtualKeyProviderConfig } from '../../proxy/src/schema/governance.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
 const CATALOG: Record<string, string[]> = {

@@ -4,9 +4,9 @@
 // are masked in answers and kept when sent back masked.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import { McpClientConfigSchema, type McpClientConfig } from '../config/mcp-schema.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { McpClientConfigSchema, type McpClientConfig } from '../schema/mcp.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import type { McpConnection } from '../mcp/connection.ts';
 import { clientId } from '../mcp/connection.ts';
@@ -15,7 +15,7 @@ import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
 import { maskSecret, unmask } from './mask.ts';
-import { maskUrlCredentials } from '../config/egress.ts';
+import { maskUrlCredentials } from '../upstream/egress.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';

@@ -4,17 +4,17 @@
 import { Router, type Request, type Response } from 'express';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, reply, without } from './http.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
 import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
-import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../config/cache-schema.ts';
+import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../schema/cache.ts';
 
 export const PluginSchema = Type.Object(
   {

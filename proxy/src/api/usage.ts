@@ -4,8 +4,8 @@
 // every request and lives in the counters), hence a read of its own.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { Budget, RateLimit } from '../config/governance-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { Budget, RateLimit } from '../schema/governance.ts';
 import { budgetLimit, rateLimits, type AppliedLimit } from '../governance/limits.ts';
 import { limitWindow, type CounterStore } from '../governance/counters/store.ts';
 import { methodNotAllowed } from './not-allowed.ts';

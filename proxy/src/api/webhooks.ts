@@ -3,9 +3,9 @@
 // deliveries, and the delivery history with redelivery. See docs/webhooks.md.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
-import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../config/webhook-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
+import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../schema/webhooks.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Row } from '../logs/driver.ts';
 import { seal } from '../webhooks/crypto.ts';

@@ -6,7 +6,7 @@
 // it went out (setImmediate, never awaited on the answer's path).
 import { randomUUID } from 'node:crypto';
 import { log } from '../log.ts';
-import type { SemanticCacheConfig } from '../config/cache-schema.ts';
+import type { SemanticCacheConfig } from '../schema/cache.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';

@@ -1,14 +1,14 @@
 // The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
-import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from './schema.ts';
+import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey, type AzureKey } from '../providers/azure/key.ts';
 import type { Pool } from 'undici';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
-import { keyId } from './key-id.ts';
+import { keyId } from '../schema/key-id.ts';
 
 export { keyId };
 import { compileRules, type CompiledRules } from '../routing/rules.ts';

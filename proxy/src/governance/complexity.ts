@@ -3,7 +3,7 @@
 // classifier (with its embedded examples) is kept while its configuration stays the same.
 import type { Snapshot } from '../config/snapshot.ts';
 import { createComplexityClassifier, type ComplexityClassifier } from '../routing/complexity.ts';
-import type { ComplexityTier } from '../routing/schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 import { resolveTarget } from '../pipeline/target.ts';
 import { invoke } from '../pipeline/invoke.ts';
 import { requireOperation } from '../unified/errors.ts';
