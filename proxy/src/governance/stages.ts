@@ -1,10 +1,11 @@
 // Governance as pipeline stages, for every route that spends provider keys:
-//   identify (before the body is read): the caller's virtual key, 401 when one is required;
+//   identify (before the body is read): the caller's virtual key, 401 when one is required (a
+//     caller execute() was given, an async job's submitter, is taken as it is);
 //   plan: the targets (routing rules, the key's provider configs, or the request's own model and
 //     fallbacks) or, for provider-scoped routes, the key's permissions there (403), and the limits
 //     that apply;
-//   limits: admitted before the call (429 / 402; 503 when the counters cannot be read), and what the
-//     answer used charged after it.
+//   limits: admitted before the call (429 / 402; 503 when the counters cannot be read; a caller
+//     admitted already is not admitted again), and what the answer used charged after it.
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import type { RequestContext } from '../pipeline/context.ts';
