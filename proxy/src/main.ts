@@ -16,7 +16,7 @@ import { RedisSessionRevocations, type SessionRevocations } from './state/sessio
 import { registerDependency } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices } from './services.ts';
-import { execute } from './endpoints/execute.ts';
+import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { openRequestLogs } from './logs/open.ts';
 import { startResponseCache, stopResponseCache } from './cache/start.ts';

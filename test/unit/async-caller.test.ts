@@ -7,7 +7,7 @@ import { checkConfig } from '../../proxy/src/config/load.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';
 import { runJob, type Executor } from '../../proxy/src/async/run-job.ts';
 import type { Job } from '../../proxy/src/async/job-store.ts';
-import type { ExecuteRequest } from '../../proxy/src/endpoints/execute.ts';
+import type { ExecuteRequest } from '../../proxy/src/operations/execute.ts';
 import { createServices } from '../../proxy/src/services.ts';
 import { Metrics } from '../../proxy/src/metrics/metrics.ts';
 import { RequestContext, type KnownCaller } from '../../proxy/src/pipeline/context.ts';

@@ -137,6 +137,24 @@ const RULES: Rule[] = [
     forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
   },
   {
+    name: 'operations/** imports no endpoint, api, async job or route table',
+    why: 'operations are transport-neutral: HTTP routes, async jobs and agent turns all run them through execute(), so none of those may be needed to run one',
+    from: under('operations'),
+    forbids: under('endpoints', 'api', 'async', 'routes.ts', 'main.ts', 'services.ts'),
+  },
+  {
+    name: 'operations/table.ts takes only the provider capability type',
+    why: 'the table is data every layer reads (routes, async, cache, MCP, logs, the snapshot): reading it must load no operation code',
+    from: (f) => f === `${P}operations/table.ts`,
+    forbids: (to, edge) => !(edge.typeOnly && to === `${P}providers/catalog.ts`),
+  },
+  {
+    name: 'async/** imports no endpoint, api or route table',
+    why: 'jobs run operations in process (operations/execute.ts); the HTTP handler of /v1/async only reads, calls async/ and answers, so it sits above the jobs',
+    from: under('async'),
+    forbids: under('endpoints', 'api', 'routes.ts', 'main.ts'),
+  },
+  {
     name: 'the proxy imports nothing from the operator',
     why: 'the operator is a separate process and image; the proxy must build and run without it',
     from: (f) => f.startsWith(P),

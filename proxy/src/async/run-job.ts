@@ -2,7 +2,8 @@
 // row keeps: a JSON result (or error body) and the HTTP status the sync call would have answered.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { ExecuteOperation, ExecuteRequest } from '../endpoints/execute.ts';
+import type { ExecuteOperation, ExecuteRequest } from '../operations/execute.ts';
+import { OPERATION_BY_NAME } from '../operations/table.ts';
 import type { KnownCaller } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';
@@ -51,8 +52,6 @@ function decodeForm(parts: unknown): FormPart[] {
   );
 }
 
-const FORM_OPERATIONS = new Set(['transcription', 'image_edit', 'image_variation']);
-
 const unauthorized = (message: string) => new GatewayError(401, message, { type: 'authentication_error', code: 'invalid_virtual_key' });
 
 /**
@@ -78,7 +77,7 @@ export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, si
   const caller = submitter(job, snapshot);
   if (caller instanceof GatewayError) return failed(caller, job.request_type);
   const stored = JSON.parse(job.request_body ?? 'null') as unknown;
-  const body = FORM_OPERATIONS.has(job.operation) ? decodeForm(stored) : stored;
+  const body = OPERATION_BY_NAME.get(job.operation)?.body === 'form' ? decodeForm(stored) : stored;
   const headers = JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders;
   let outcome: Outcome;
   try {

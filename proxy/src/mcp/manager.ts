@@ -41,7 +41,7 @@ export interface ToolOutcome {
   failure?: 'tool_error' | 'unavailable' | 'timeout' | 'failed';
 }
 
-/** One agent turn, run through the whole pipeline (endpoints/execute.ts `execute`, wired by main.ts). */
+/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by main.ts). */
 export interface TurnRequest {
   operation: 'chat' | 'responses';
   body: unknown;
