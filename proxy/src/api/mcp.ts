@@ -19,6 +19,7 @@ import { maskUrlCredentials } from '../upstream/egress.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
+import type { McpClientView } from './answers.ts';
 
 /** Fields of answers (or of the reference's requests) that are not stored in the client config. */
 const NOT_STORED = ['vk_configs', 'state', 'tools', 'oauth_config'];
@@ -81,7 +82,7 @@ function vkEntriesFor(doc: GatewayConfig, c: McpClientConfig): { virtual_key_id:
 }
 
 /** The reference's MCPClient: config, tools (function definitions), state; plus why it is in error. */
-function view(service: ConfigService, doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): Record<string, unknown> {
+function view(service: ConfigService, doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): McpClientView {
   const state = conn?.state ?? 'disconnected';
   return {
     config: markManaged(service, 'mcp_clients', clientId(c), { ...maskClient(c), client_id: clientId(c) }),

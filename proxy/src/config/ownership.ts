@@ -7,7 +7,7 @@
 // set aside: kept in the store, not served, and reported until the clash is resolved.
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { FieldError } from '../schema/validate.ts';
-import { ruleId } from '../schema/governance.ts';
+import { ruleId } from '../schema/rule-id.ts';
 
 /** A collection of objects with ids, where config.json keeps it. Keys match the operator's `sources`. */
 interface ObjectSection {

@@ -5,7 +5,7 @@ import type { RoutingRule, RoutingScope } from '../schema/governance.ts';
 import { RoutingRuleSchema } from '../schema/governance.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { CelCompileError, compileCel, type CompiledExpression } from './cel.ts';
-import { ruleId } from '../schema/governance.ts';
+import { ruleId } from '../schema/rule-id.ts';
 
 /** Weights of one rule must sum to 1 within this tolerance. */
 export const WEIGHT_TOLERANCE = 1e-6;

@@ -1,7 +1,6 @@
 // The `governance` section of config.json (virtual keys, teams, customers, budgets, rate limits,
 // routing rules) and the management-auth settings, in the reference gateway's shapes. The same
 // schemas validate /api bodies and generate the CRDs.
-import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { ComplexityClassifierSchema } from './complexity.ts';
 
@@ -141,16 +140,6 @@ export const RoutingRuleSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/**
- * A routing rule's id: its own, or (a rule written in config.json without one) a stable id derived
- * from scope and name, so every rule can be read, updated and deleted by id.
- */
-export function ruleId(rule: { id?: string; scope?: string; scope_id?: string | null; name: string }): string {
-  if (rule.id) return rule.id;
-  const h = createHash('sha256').update(`routing_rule\u0000${rule.scope ?? 'global'}\u0000${rule.scope_id ?? ''}\u0000${rule.name}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 export const ModelConfigSchema = Type.Object(
   {
