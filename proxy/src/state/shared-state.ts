@@ -21,12 +21,21 @@ import { RedisCounterStore } from '../governance/counters/redis.ts';
  * gateway serves the start-up document, governed requests get a 503 naming Redis, /health says
  * `redis: "unavailable"`, and the stored document is seeded or adopted once Redis answers.
  */
-export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<{ service: ConfigService; counters: CounterStore; revocations?: SessionRevocations }> {
+export interface SharedState {
+  service: ConfigService;
+  counters: CounterStore;
+  revocations?: SessionRevocations;
+  /** Closes the counters, the store and their Redis connections. */
+  close(): Promise<void>;
+}
+
+export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<SharedState> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
   let redis: SharedRedis | undefined;
   let revocations: SessionRevocations | undefined;
+  let revocationsRedis: SharedRedis | undefined;
   if (redisCfg) {
     const redisCounters = new RedisCounterStore(redisCfg);
     counters = redisCounters;
@@ -36,15 +45,19 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
     registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
     store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
     // Dashboard logouts, checked by every replica sharing this Redis.
-    revocations = new RedisSessionRevocations(shared ?? openRedis(redisCfg, 'session revocations'), redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
+    revocationsRedis = shared ? undefined : openRedis(redisCfg, 'session revocations');
+    revocations = new RedisSessionRevocations(shared ?? revocationsRedis!, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
   }
+  const close = async (): Promise<void> => {
+    await Promise.allSettled([counters.close(), store.close().then(() => redis?.close()), revocationsRedis?.close()]);
+  };
   if (kube) {
     // Kubernetes holds the document and each replica follows it there: nothing to store here.
     const holder = new SnapshotHolder(compileSnapshot(loaded.config));
-    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }) };
+    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }), close };
   }
   let stored: StoredConfig | undefined;
   if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
@@ -62,5 +75,5 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
   }
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
   const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored, { document: loaded.raw, from: seedFrom });
-  return { service, counters, ...(revocations && { revocations }) };
+  return { service, counters, ...(revocations && { revocations }), close };
 }
