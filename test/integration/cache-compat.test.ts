@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
 
 interface Debug {

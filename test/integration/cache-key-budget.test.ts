@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
 import { apiClient } from '../helpers/api.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const VK_A = 'sk-bf-budget-a-0123456789';
 const VK_B = 'sk-bf-budget-b-0123456789';

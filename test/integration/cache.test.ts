@@ -9,7 +9,7 @@ import { embeddedSpeechText, speechAudio } from '../mock-provider/media-files.ts
 import Anthropic from '@anthropic-ai/sdk';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startRedisStack } from '../helpers/redis-stack.ts';
 import { startPgvector } from '../helpers/pgvector.ts';
 

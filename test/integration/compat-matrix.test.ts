@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { compat, UPSTREAMS, type Upstream } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { createServiceAccount } from '../mock-provider/vertex.ts';

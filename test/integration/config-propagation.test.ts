@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 let mock: MockProvider;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const VK = 'sk-bf-page-0123456789';
 const APP = 'http://app.example:3000';

@@ -7,7 +7,7 @@ import OpenAI, { APIError } from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 let redis: RunningRedis;

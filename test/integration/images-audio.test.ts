@@ -7,7 +7,7 @@ import OpenAI, { toFile } from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { embeddedSpeechText, png, pngSize, speechAudio } from '../mock-provider/media-files.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { compat } from '../helpers/compat.ts';
 
 let mock: MockProvider;

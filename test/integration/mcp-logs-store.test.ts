@@ -7,7 +7,7 @@ import pg from 'pg';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;

@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
-import { MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { MODELS, mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/setup.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

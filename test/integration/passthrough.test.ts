@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '../helpers/setup.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let stack: Stack;
 before(async () => {

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.ts';
 
