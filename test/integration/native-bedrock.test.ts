@@ -20,7 +20,7 @@ import {
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { MODELS, mockProviders } from '../helpers/providers.ts';
-import { startStack, type Stack } from '../helpers/setup.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
