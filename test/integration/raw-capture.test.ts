@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mockProviders } from '../helpers/providers.ts';
-import { startStack, type Stack } from '../helpers/setup.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 
 interface Extra {
   provider: string;
