@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { AzureOpenAI } from 'openai';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 
@@ -19,7 +19,7 @@ const weatherTool: OpenAI.Chat.ChatCompletionTool = {
 let mock: MockProvider;
 /** A second Azure resource (another origin), for a key with its own endpoint. */
 let mockEu: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 let client: OpenAI;
 let azureClient: AzureOpenAI;
 

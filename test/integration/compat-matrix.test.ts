@@ -18,7 +18,7 @@ import {
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { compat, UPSTREAMS, type Upstream } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
@@ -39,7 +39,7 @@ const OPENAI_PREFIXES = ['/openai', '/openai/deployments', '/litellm/v1', '/lang
 const AZURE_API_VERSION = '2024-10-21';
 
 let mock: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 const bedrockClients: BedrockRuntimeClient[] = [];
 
 before(async () => {
