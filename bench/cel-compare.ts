@@ -8,7 +8,7 @@ import { evaluate as chromeEvaluate, parse as chromeParse } from 'cel-js';
 import { compileCel, VARIABLE_TYPES, type CelVars } from '../proxy/src/routing/cel.ts';
 import { compileRules } from '../proxy/src/routing/rules.ts';
 import { decide, type RoutingContext } from '../proxy/src/routing/decide.ts';
-import type { RoutingRule } from '../proxy/src/config/governance-schema.ts';
+import type { RoutingRule } from '../proxy/src/schema/governance.ts';
 
 type Program = (vars: CelVars) => unknown;
 

@@ -2,7 +2,7 @@
 // test/unit/imports.test.ts holds it to that): the config schemas its CRDs are generated from, the
 // checks a rendered document must pass, and the log. Anything exported here is a promise to the
 // operator; the proxy's internals stay free to change behind it.
-export { GatewayConfigSchema, ProviderConfigSchema } from './config/schema.ts';
+export { GatewayConfigSchema, ProviderConfigSchema } from './schema/gateway.ts';
 export {
   BudgetSchema,
   RateLimitSchema,
@@ -10,13 +10,13 @@ export {
   RoutingRuleSchema,
   VirtualKeySchema,
   type RoutingRule,
-} from './config/governance-schema.ts';
-export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './config/webhook-schema.ts';
-export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './config/mcp-schema.ts';
-export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './config/cache-schema.ts';
+} from './schema/governance.ts';
+export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './schema/webhooks.ts';
+export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './schema/mcp.ts';
+export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './schema/cache.ts';
 export { checkConfig, ConfigError, resolvesEnvRef } from './config/load.ts';
 export { CONFIG_LABEL_SELECTOR, INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, SECRET_NAME, SECRET_SHARDS, SECRET_SHARD_NAMES, secretShardName, secretKeyName } from './config/kube-document.ts';
-export { validator, type FieldError } from './config/validate.ts';
+export { validator, type FieldError } from './schema/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
 export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';
 export { SERVED_ANNOTATION, SERVED_REPORT_SELECTOR, parseServedReport, scrubError, type ServedReport, type ServedMcpClient } from './state/served-contract.ts';

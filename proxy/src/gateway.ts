@@ -16,7 +16,7 @@ import type { SessionRevocations } from './state/session-revocations.ts';
 import { markNotReady, markReady } from './state/readiness.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
-import { execute } from './endpoints/execute.ts';
+import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';

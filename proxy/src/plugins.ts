@@ -2,7 +2,7 @@
 // management API look names up here; neither knows a plugin by name.
 import { loggingPlugin } from './logs/stage.ts';
 import { semanticCachePlugin } from './cache/stage.ts';
-import { SEMANTIC_CACHE_PLUGIN } from './config/cache-schema.ts';
+import { SEMANTIC_CACHE_PLUGIN } from './schema/cache.ts';
 import type { PluginRegistry } from './pipeline/stage.ts';
 
 export const PLUGINS: PluginRegistry = new Map([

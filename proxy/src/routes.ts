@@ -1,20 +1,15 @@
-// The route table. The OpenAI-format operations are served at /v1, under the /openai compatibility
-// prefix (with and without /v1, as OpenAI SDK base URLs are written both ways) and under each
-// framework prefix; the native Anthropic and GenAI route sets likewise under their prefixes.
+// The route table. The operations of operations/table.ts, the model list and the Files and Batch
+// APIs are served under each OpenAI-format prefix (OPENAI_PREFIXES: /v1, /openai/v1, /openai and
+// each framework prefix's /v1); the native route sets under their own prefixes and each framework
+// prefix. Built once at start: a request's lookup is one map access (or the patterns, in order).
 import type { Methods, PatternRoutes, Routes } from './http/server.ts';
-import { chatCompletions } from './endpoints/chat.ts';
-import { textCompletions } from './endpoints/completions.ts';
-import { embeddings } from './endpoints/embeddings.ts';
-import { rerank } from './endpoints/rerank.ts';
-import { imageEdits, imageGenerations, imageVariations } from './endpoints/images.ts';
-import { speech, transcriptions } from './endpoints/audio.ts';
+import { FRAMEWORK_PREFIXES, OPENAI_PREFIXES, OPERATIONS } from './operations/table.ts';
+import { operationHandler } from './endpoints/operations.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics, ready } from './endpoints/health.ts';
-import { responses } from './endpoints/responses.ts';
 import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
 import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
-import { countTokens } from './endpoints/count-tokens.ts';
 import { anthropicCountTokens, COUNT_TOKENS_PATTERNS } from './endpoints/native/count-tokens.ts';
 import { anthropicComplete } from './endpoints/native/anthropic-complete.ts';
 import { BEDROCK_PATTERNS } from './endpoints/native/bedrock.ts';
@@ -25,19 +20,9 @@ import { mcpToolExecute } from './endpoints/mcp-execute.ts';
 import { MCP_SERVER_ROUTE } from './endpoints/mcp-server.ts';
 
 const OPENAI_SET: Routes = {
-  '/chat/completions': { POST: chatCompletions },
-  '/completions': { POST: textCompletions },
-  '/responses': { POST: responses },
-  '/embeddings': { POST: embeddings },
+  ...Object.fromEntries(OPERATIONS.map((op) => [`/${op.path}`, { POST: operationHandler(op.name) }])),
   '/models': { GET: listModels },
-  '/rerank': { POST: rerank },
-  '/responses/input_tokens': { POST: countTokens },
   ...RESOURCE_ROUTES,
-  '/images/generations': { POST: imageGenerations },
-  '/images/edits': { POST: imageEdits },
-  '/images/variations': { POST: imageVariations },
-  '/audio/speech': { POST: speech },
-  '/audio/transcriptions': { POST: transcriptions },
 };
 
 /** Provider-native route sets, served at their prefix and under each framework prefix. */
@@ -55,21 +40,13 @@ export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
   patterns: [...GENAI_PATTERNS, ...COUNT_TOKENS_PATTERNS, ...BEDROCK_PATTERNS],
 };
 
-export const FRAMEWORK_PREFIXES = ['/litellm', '/langchain', '/pydanticai'] as const;
-
-/** Where OPENAI_SET is served; its path patterns (file and batch ids) and the async routes go under the same prefixes. */
-export const OPENAI_PREFIXES = ['/v1', '/openai/v1', '/openai', ...FRAMEWORK_PREFIXES.map((p) => `${p}/v1`)];
-
 function under(prefix: string, set: Routes): Routes {
   return Object.fromEntries(Object.entries(set).map(([path, methods]) => [prefix + path, methods]));
 }
 
 export function buildRoutes(native: { exact: Routes; patterns: [string, Methods][] } = { exact: {}, patterns: [] }): { routes: Routes; patterns: PatternRoutes } {
   const routes: Routes = {
-    ...under('/v1', OPENAI_SET),
-    ...under('/openai/v1', OPENAI_SET),
-    ...under('/openai', OPENAI_SET),
-    ...Object.assign({}, ...FRAMEWORK_PREFIXES.map((p) => under(`${p}/v1`, OPENAI_SET))),
+    ...Object.assign({}, ...OPENAI_PREFIXES.map((p) => under(p, OPENAI_SET))),
     ...native.exact,
     ...Object.assign({}, ...FRAMEWORK_PREFIXES.map((p) => under(p, native.exact))),
     // Azure OpenAI deployment routes under /openai (AzureOpenAI clients with `{gateway}/openai` as endpoint).

@@ -13,7 +13,7 @@ import { checkConfig } from '../../proxy/src/config/load.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';
 import { createServices, type Services } from '../../proxy/src/services.ts';
 import { Metrics } from '../../proxy/src/metrics/metrics.ts';
-import { execute } from '../../proxy/src/endpoints/execute.ts';
+import { execute } from '../../proxy/src/operations/execute.ts';
 import { startResponseCache } from '../../proxy/src/cache/start.ts';
 import type { CacheRuntime } from '../../proxy/src/cache/runtime.ts';
 import type { Outcome } from '../../proxy/src/pipeline/outcome.ts';

@@ -525,7 +525,7 @@ describe('helm chart: the secure install', () => {
   });
 
   test('values.schema.json: gateway.client is the proxy’s own client schema, and bad new values are refused by name', async () => {
-    const { ClientConfigSchema } = await import('../../proxy/src/config/schema.ts');
+    const { ClientConfigSchema } = await import('../../proxy/src/schema/gateway.ts');
     const { McpSettingsSchema } = await import('../../proxy/src/config/env-settings.ts');
     const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as { properties: { gateway: { properties: { client: Record<string, unknown>; mcp: Record<string, unknown> } } } };
     const { description: _c, ...client } = schema.properties.gateway.properties.client;

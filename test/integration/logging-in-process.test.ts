@@ -9,7 +9,7 @@ import { checkConfig } from '../../proxy/src/config/load.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';
 import { createServices, type Services } from '../../proxy/src/services.ts';
 import { Metrics } from '../../proxy/src/metrics/metrics.ts';
-import { execute } from '../../proxy/src/endpoints/execute.ts';
+import { execute } from '../../proxy/src/operations/execute.ts';
 import { RequestContext } from '../../proxy/src/pipeline/context.ts';
 import { buildRecord } from '../../proxy/src/logs/stage.ts';
 import type { LogRecord } from '../../proxy/src/logs/record.ts';

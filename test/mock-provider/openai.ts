@@ -1,5 +1,5 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
-// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts.
+// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -12,6 +12,7 @@ import {
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
 import { openaiFilesRoute } from './openai-files.ts';
 import { openaiMediaHandler } from './openai-media.ts';
+import { moderations } from './openai-moderation.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -781,6 +782,7 @@ const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
   ['/v1/embeddings', embeddings],
   ['/v1/responses', responses],
   ['/v1/responses/input_tokens', inputTokens],
+  ['/v1/moderations', moderations],
 ]);
 /** What batch lines may call. */
 const BATCH_ENDPOINTS = new Map([...POST_ROUTES].filter(([p]) => p !== '/v1/responses/input_tokens'));

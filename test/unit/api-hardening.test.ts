@@ -15,8 +15,8 @@ import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { SnapshotHolder } from '../../proxy/src/config/source.ts';
 import { ConfigService } from '../../proxy/src/config/service.ts';
 import { MemoryConfigStore } from '../../proxy/src/config/store.ts';
-import { nameProblem, SAFE_ID, SAFE_ID_RULE, unsafeJson, MAX_JSON_DEPTH } from '../../proxy/src/config/names.ts';
-import { blockedHost, guardedLookup, maskUrlCredentials } from '../../proxy/src/config/egress.ts';
+import { nameProblem, SAFE_ID, SAFE_ID_RULE, unsafeJson, MAX_JSON_DEPTH } from '../../proxy/src/schema/names.ts';
+import { blockedHost, guardedLookup, maskUrlCredentials } from '../../proxy/src/upstream/egress.ts';
 import { corsPolicy, originAllowed } from '../../proxy/src/http/cors.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 

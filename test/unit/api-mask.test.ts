@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { maskSecret, maskTree, redact, REDACTED, unmask, isMaskOf } from '../../proxy/src/api/mask.ts';
 import { maskDocument } from '../../proxy/src/api/config.ts';
 import { relativePath } from '../../proxy/src/api/errors.ts';
-import type { GatewayConfig } from '../../proxy/src/config/schema.ts';
+import type { GatewayConfig } from '../../proxy/src/schema/gateway.ts';
 
 test('maskSecret shows the first three and last four characters of a long secret, nothing of a short one, env.VAR as is', () => {
   assert.equal(maskSecret('sk-proj-abcdefghijklmnop1234'), 'sk-...1234');

@@ -8,7 +8,7 @@ import { azureAuthHeaders, signAzure } from '../../proxy/src/providers/azure/sig
 import { createAzureStreamTranslator } from '../../proxy/src/providers/azure/stream.ts';
 import { azureAdapter } from '../../proxy/src/providers/azure/adapter.ts';
 import type { ProviderKey } from '../../proxy/src/config/snapshot.ts';
-import type { AzureKeyConfig } from '../../proxy/src/config/schema.ts';
+import type { AzureKeyConfig } from '../../proxy/src/schema/gateway.ts';
 
 const key = (value: string, cfg?: AzureKeyConfig): ProviderKey => ({
   id: 'k',

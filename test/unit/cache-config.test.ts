@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfig, ConfigError } from '../../proxy/src/config/load.ts';
-import { vectorStoreProblem } from '../../proxy/src/config/cache-schema.ts';
+import { vectorStoreProblem } from '../../proxy/src/schema/cache.ts';
 
 const providers = { openai: { keys: [{ name: 'k', value: 'sk-test', weight: 1 }] } };
 const doc = (config: Record<string, unknown>, vectorStore: unknown = { enabled: true, type: 'sqlite' }, enabled = true) => ({

@@ -14,12 +14,12 @@ import { crdSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconf
 import { crSpecs, SECRET_FIELDS } from '../../operator/src/crds/specs.ts';
 import type { JsonSchema } from '../../operator/src/crds/json-schema.ts';
 import { KINDS, type KindName } from '../../operator/src/resources/kinds.ts';
-import { ProviderConfigSchema } from '../../proxy/src/config/schema.ts';
-import { RoutingRuleSchema, VirtualKeySchema } from '../../proxy/src/config/governance-schema.ts';
-import { WebhookEndpointSchema } from '../../proxy/src/config/webhook-schema.ts';
-import { McpClientConfigSchema } from '../../proxy/src/config/mcp-schema.ts';
-import { SemanticCachePluginSchema } from '../../proxy/src/config/cache-schema.ts';
-import { validator } from '../../proxy/src/config/validate.ts';
+import { ProviderConfigSchema } from '../../proxy/src/schema/gateway.ts';
+import { RoutingRuleSchema, VirtualKeySchema } from '../../proxy/src/schema/governance.ts';
+import { WebhookEndpointSchema } from '../../proxy/src/schema/webhooks.ts';
+import { McpClientConfigSchema } from '../../proxy/src/schema/mcp.ts';
+import { SemanticCachePluginSchema } from '../../proxy/src/schema/cache.ts';
+import { validator } from '../../proxy/src/schema/validate.ts';
 import { desiredState } from '../../operator/src/resources/desired.ts';
 import type { CustomResource } from '../../operator/src/resources/kinds.ts';
 

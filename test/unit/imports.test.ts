@@ -1,13 +1,13 @@
-// The module structure: no import cycles between files, and no edge that inverts a layer. The rules
-// are read from the sources (every `import`, `import type`, `export … from` and `import()`), so a
-// new file is checked the moment it exists.
+// The module structure (proxy, operator and dashboard sources): no import cycles between files, and
+// no edge that inverts a layer. The rules are read from the sources (every `import`, `import type`,
+// `export … from` and `import()`), so a new file is checked the moment it exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SOURCES = ['proxy/src', 'operator/src'];
+const SOURCES = ['proxy/src', 'operator/src', 'dashboard/src'];
 
 interface Edge {
   to: string;
@@ -32,7 +32,7 @@ function parseImports(file: string, text: string): Edge[] {
 
 function listTs(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
+    .filter((f) => f.endsWith('.ts') || f.endsWith('.tsx'))
     .map((f) => join(dir, f));
 }
 
@@ -77,6 +77,7 @@ function cycles(graph: ReadonlyMap<string, readonly Edge[]>): string[][] {
 }
 
 const P = 'proxy/src/';
+const ANSWERS = `${P}api/answers.ts`;
 const under = (...dirs: string[]) => (f: string) => dirs.some((d) => f.startsWith(`${P}${d}/`) || f === `${P}${d}`);
 
 interface Rule {
@@ -135,6 +136,36 @@ const RULES: Rule[] = [
     why: 'request logs are written by a stage and read by /api; the store itself serves both and depends on neither',
     from: under('logs'),
     forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'dashboard/src imports from the proxy only the types of proxy/src/api/answers.ts',
+    why: 'the dashboard is a browser bundle: /api answer shapes are shared, type-only (erased by the build), so no server code reaches the page',
+    from: (f) => f.startsWith('dashboard/'),
+    forbids: (to, edge) => to.startsWith('proxy/') && (to !== ANSWERS || !edge.typeOnly),
+  },
+  {
+    name: 'proxy/src/api/answers.ts takes only types',
+    why: 'the dashboard imports it: a value import would put server code into the bundle (and what it reaches must typecheck in the browser build, which dashboard/tsconfig.json checks)',
+    from: (f) => f === ANSWERS,
+    forbids: (_to, edge) => !edge.typeOnly,
+  },
+  {
+    name: 'operations/** imports no endpoint, api, async job or route table',
+    why: 'operations are transport-neutral: HTTP routes, async jobs and agent turns all run them through execute(), so none of those may be needed to run one',
+    from: under('operations'),
+    forbids: under('endpoints', 'api', 'async', 'routes.ts', 'main.ts', 'services.ts'),
+  },
+  {
+    name: 'operations/table.ts takes only the provider capability type',
+    why: 'the table is data every layer reads (routes, async, cache, MCP, logs, the snapshot): reading it must load no operation code',
+    from: (f) => f === `${P}operations/table.ts`,
+    forbids: (to, edge) => !(edge.typeOnly && to === `${P}providers/catalog.ts`),
+  },
+  {
+    name: 'async/** imports no endpoint, api or route table',
+    why: 'jobs run operations in process (operations/execute.ts); the HTTP handler of /v1/async only reads, calls async/ and answers, so it sits above the jobs',
+    from: under('async'),
+    forbids: under('endpoints', 'api', 'routes.ts', 'main.ts'),
   },
   {
     name: 'only main.ts imports gateway.ts, and nothing imports main.ts',
@@ -206,6 +237,26 @@ test('the checks catch a cycle, a type-only cycle and a forbidden edge', () => {
   assert.equal(v.length, 2);
   assert.match(v[0], /^proxy\/src\/http\/x\.ts -> proxy\/src\/governance\/y\.ts: http/);
   assert.match(v[1], /^operator\/src\/z\.ts -> proxy\/src\/config\/load\.ts: the operator/);
+});
+
+test('the dashboard may take the types of the /api answers module, and nothing else of the proxy', () => {
+  const g = new Map<string, Edge[]>([
+    [
+      'dashboard/src/pages/x.tsx',
+      [
+        { to: ANSWERS, typeOnly: true },
+        { to: ANSWERS, typeOnly: false },
+        { to: `${P}logs/record.ts`, typeOnly: true },
+        { to: 'dashboard/src/lib/api.ts', typeOnly: false },
+      ],
+    ],
+    [ANSWERS, [{ to: `${P}logs/record.ts`, typeOnly: true }, { to: `${P}logs/store.ts`, typeOnly: false }]],
+  ]);
+  const v = violations(g);
+  assert.equal(v.length, 3);
+  assert.match(v[0], /x\.tsx -> proxy\/src\/api\/answers\.ts: dashboard/);
+  assert.match(v[1], /x\.tsx -> proxy\/src\/logs\/record\.ts: dashboard/);
+  assert.match(v[2], /answers\.ts -> proxy\/src\/logs\/store\.ts: proxy\/src\/api\/answers\.ts takes only types/);
 });
 
 test('every relative import names a file that exists', () => {

@@ -8,7 +8,7 @@ import { encodeMultipart } from '../../proxy/src/upstream/form-encode.ts';
 import type { FormFile, FormPart } from '../../proxy/src/http/multipart.ts';
 import { FORM_SPECS, mediaUsage, parseForm } from '../../proxy/src/unified/media.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
-import { encodeMediaEvent, mediaEventPlan } from '../../proxy/src/endpoints/media-stream-plan.ts';
+import { encodeMediaEvent, mediaEventPlan } from '../../proxy/src/operations/media-stream-plan.ts';
 import { relayHeaders } from '../../proxy/src/pipeline/body-relay.ts';
 import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from '../../proxy/src/providers/openai/media.ts';
 import { PROVIDER_KINDS } from '../../proxy/src/providers/catalog.ts';

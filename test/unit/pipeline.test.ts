@@ -4,7 +4,7 @@ import { checkConfig } from '../../proxy/src/config/load.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { pickKey } from '../../proxy/src/pipeline/key-pool.ts';
 import { backoffMs, canFallback, isRetryable, parseRetryAfter } from '../../proxy/src/pipeline/retry.ts';
-import { resolveTargets } from '../../proxy/src/pipeline/target.ts';
+import { chooseTargets } from '../../proxy/src/governance/targets.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
 const snap = compileSnapshot(
@@ -52,6 +52,14 @@ test('no eligible key is a clear error', () => {
   const only = compileSnapshot(checkConfig({ providers: { openai: { keys: [{ name: 'x', value: 'v', models: ['a'] }] } } }, 't', {}).config).providers.get('openai')!;
   assert.throws(() => pickKey({ provider: only, model: 'b' }), /no key of provider 'openai' may serve model 'b'/);
 });
+
+/** The targets of a request without a virtual key on a gateway without routing rules: the ones it names. */
+function resolveTargets(snapshot: typeof snap, model: string, fallbacks: string[] | undefined) {
+  const request = { model, fallbacks, requestType: 'chat_completion', headers: () => ({}), params: () => ({}) };
+  const chosen = chooseTargets(snapshot, undefined, request, { rules: snapshot.routing, capacity: () => ({ budget_used: 0, tokens_used: 0, request: 0 }), catalog: () => undefined });
+  assert.equal(chosen.by, 'request');
+  return chosen.targets();
+}
 
 test('targets: provider/model, fallbacks, provider/ keeps the model, org-style model names', () => {
   const t = resolveTargets(snap, 'openai/gpt-4o', ['anthropic/claude-x', 'openrouter/', 'openrouter/meta-llama/llama-3']);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PricingOverride } from '../../proxy/src/config/governance-schema.ts';
+import type { PricingOverride } from '../../proxy/src/schema/governance.ts';
 import { costOf, overrideMatches, overrideProblem, priceOf, type Price } from '../../proxy/src/governance/pricing/pricing.ts';
 import { ANTHROPIC_MODELS, GEMINI_MODELS, OPENAI_MODELS } from '../mock-provider/models.ts';
 import { MODELS } from '../helpers/providers.ts';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validator, isFieldErrors } from '../../proxy/src/config/validate.ts';
+import { validator, isFieldErrors } from '../../proxy/src/schema/validate.ts';
 import { createComplexityClassifier, type EmbedFn } from '../../proxy/src/routing/complexity.ts';
-import { ComplexityClassifierSchema, type ComplexityClassifierConfig } from '../../proxy/src/routing/schema.ts';
+import { ComplexityClassifierSchema, type ComplexityClassifierConfig } from '../../proxy/src/schema/complexity.ts';
 
 // A fake embedding model: fixed, deterministic vectors over four "topics"
 // (greeting, small fact, code, long-form reasoning). Unknown text embeds to a vector built

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RoutingRule } from '../../proxy/src/config/governance-schema.ts';
+import type { RoutingRule } from '../../proxy/src/schema/governance.ts';
 import { decide, pickTarget, type Capacity } from '../../proxy/src/routing/decide.ts';
 import { EMPTY_RULES } from '../../proxy/src/routing/rules.ts';
 import { compile, ctx, deps, rule, seeded, sequence } from './routing-helpers.ts';

@@ -1,5 +1,5 @@
 // Shared fixtures of the routing unit tests.
-import type { RoutingRule } from '../../proxy/src/config/governance-schema.ts';
+import type { RoutingRule } from '../../proxy/src/schema/governance.ts';
 import type { CelVars } from '../../proxy/src/routing/cel.ts';
 import type { Capacity, DecideDeps, RoutingContext } from '../../proxy/src/routing/decide.ts';
 import { compileRules, type CompiledRules } from '../../proxy/src/routing/rules.ts';

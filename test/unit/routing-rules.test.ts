@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RoutingRule } from '../../proxy/src/config/governance-schema.ts';
+import type { RoutingRule } from '../../proxy/src/schema/governance.ts';
 import { compileRules, parseFallbackString, validateRuleForWrite } from '../../proxy/src/routing/rules.ts';
 import { compile, rule } from './routing-helpers.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import type { ChatRequest } from '../../proxy/src/unified/chat.ts';
 import type { ProviderKey } from '../../proxy/src/config/snapshot.ts';
-import type { VertexKeyConfig } from '../../proxy/src/config/schema.ts';
+import type { VertexKeyConfig } from '../../proxy/src/schema/gateway.ts';
 import { publisherFor, scopedPath, vertexOrigin } from '../../proxy/src/providers/vertex/paths.ts';
 import { toVertexClaudeRequest, vertexAdapter } from '../../proxy/src/providers/vertex/adapter.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from '../../proxy/src/providers/vertex/embeddings.ts';

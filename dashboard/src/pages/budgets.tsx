@@ -8,9 +8,10 @@ import { del } from '../lib/api.ts';
 import { formatCost, formatNumber, formatTime } from '../lib/format.ts';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { BudgetForm, RateLimitForm } from './budgets/forms.tsx';
-import { LIMIT_USER_LABEL, limitUserHref, type BudgetUsage, type LimitUser, type RateLimitUsage } from './budgets/model.ts';
+import { LIMIT_USER_LABEL, limitUserHref } from './budgets/model.ts';
 import { useUsage } from './budgets/use-usage.ts';
 import { actionsColumn } from './shared/row-actions.tsx';
+import type { BudgetUsage, LimitUser, RateLimitUsage } from '../../../proxy/src/api/answers.ts';
 
 function UsedBy(props: { users: LimitUser[] }) {
   if (!props.users.length) return <span class="muted">Not used</span>;

@@ -10,8 +10,9 @@ import { PluginList } from './cache/plugins.tsx';
 import { CacheSettings } from './cache/settings.tsx';
 import { CacheStatsView } from './cache/stats.tsx';
 import { ClearCache } from './cache/clear.tsx';
-import { SEMANTIC_CACHE, type CacheStats, type PluginView } from './cache/types.ts';
+import { SEMANTIC_CACHE } from './cache/types.ts';
 import './routing.css';
+import type { CacheStats, PluginView } from '../../../proxy/src/api/answers.ts';
 
 const REFRESH_MS = 5_000;
 

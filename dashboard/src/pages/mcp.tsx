@@ -11,9 +11,10 @@ import type { PageProps } from './types.ts';
 import { McpClientForm } from './mcp/form.tsx';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { McpLogs } from './mcp/logs.tsx';
-import { stateOf, targetOf, type McpClient } from './mcp/types.ts';
+import { stateOf, targetOf } from './mcp/types.ts';
 // Shares the webhooks page's layout classes (filters, pills, property lists).
 import './webhooks.css';
+import type { McpClientView as McpClient } from '../../../proxy/src/api/answers.ts';
 
 /** Client states change without a page action (a server going away): re-read them this often. */
 const POLL_MS = 5_000;

@@ -10,13 +10,8 @@ import { LimitBars } from './budgets/limits.tsx';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { actionsColumn } from './shared/row-actions.tsx';
 import { useUsage } from './budgets/use-usage.ts';
-import type { ModelConfig } from './budgets/model.ts';
-import { ModelConfigForm, PRICE_FIELDS, PricingForm, type PricingOverride } from './models/forms.tsx';
-
-interface ProviderView {
-  name: string;
-  pricing_overrides?: PricingOverride[];
-}
+import { ModelConfigForm, PRICE_FIELDS, PricingForm } from './models/forms.tsx';
+import type { ModelConfigView as ModelConfig, PricingOverride, ProviderView } from '../../../proxy/src/api/answers.ts';
 
 interface Lists {
   configs: ModelConfig[];

@@ -9,7 +9,8 @@ import { useAsync } from '../lib/hooks.ts';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { actionsColumn } from './shared/row-actions.tsx';
 import { KeyForm, ProviderForm } from './providers/forms.tsx';
-import { NETWORK_FIELDS, type Provider, type ProviderKey } from './providers/model.ts';
+import { NETWORK_FIELDS } from './providers/model.ts';
+import type { ProviderKeyView as ProviderKey, ProviderView as Provider } from '../../../proxy/src/api/answers.ts';
 
 type Dialog =
   | { kind: 'provider'; provider: Provider | undefined }

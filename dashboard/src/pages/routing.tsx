@@ -9,9 +9,10 @@ import { Button, ErrorBox, Loading, Modal, PageHeader, ReadOnlyBanner, Table } f
 import type { PageProps } from './types.ts';
 import { RuleForm, type ScopeChoices } from './routing/rule-form.tsx';
 import { RuleTester, type TesterOptions } from './routing/tester.tsx';
-import { fallbackText, SCOPES, targetText, type Rule } from './routing/types.ts';
+import { fallbackText, SCOPES, targetText } from './routing/types.ts';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import './routing.css';
+import type { RuleView as Rule } from '../../../proxy/src/api/answers.ts';
 
 interface Named {
   id: string;

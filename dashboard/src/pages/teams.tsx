@@ -9,9 +9,10 @@ import { useAsync } from '../lib/hooks.ts';
 import { LimitBars } from './budgets/limits.tsx';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { useUsage } from './budgets/use-usage.ts';
-import type { Customer, Team, UsageIndex, VirtualKey } from './budgets/model.ts';
+import type { UsageIndex } from './budgets/model.ts';
 import { TeamForm, type Kind } from './teams/form.tsx';
 import { actionsColumn } from './shared/row-actions.tsx';
+import type { CustomerView as Customer, TeamView as Team, VirtualKeyView as VirtualKey } from '../../../proxy/src/api/answers.ts';
 
 interface Lists {
   teams: Team[];

@@ -9,9 +9,9 @@ import { useAsync } from '../lib/hooks.ts';
 import { LimitBars } from './budgets/limits.tsx';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { useUsage } from './budgets/use-usage.ts';
-import type { Customer, Team, VirtualKey } from './budgets/model.ts';
 import { VirtualKeyForm, type ProviderOption } from './virtual-keys/form.tsx';
 import { actionsColumn } from './shared/row-actions.tsx';
+import type { CustomerView as Customer, TeamView as Team, VirtualKeyView as VirtualKey } from '../../../proxy/src/api/answers.ts';
 
 interface Lists {
   keys: VirtualKey[];

@@ -10,8 +10,9 @@ import type { PageProps } from './types.ts';
 import { DeliveryHistory } from './webhooks/deliveries.tsx';
 import { WebhookForm } from './webhooks/form.tsx';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
-import { WEBHOOK_EVENTS, type Delivery, type Webhook } from './webhooks/types.ts';
+import { WEBHOOK_EVENTS } from './webhooks/types.ts';
 import './webhooks.css';
+import type { Delivery, WebhookView as Webhook } from '../../../proxy/src/api/answers.ts';
 
 const path = (id: string) => `/api/webhooks/${encodeURIComponent(id)}`;
 

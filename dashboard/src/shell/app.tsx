@@ -3,11 +3,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, onUnauthorized, post } from '../lib/api.ts';
 import { reconnectLive, setLiveAuth } from '../lib/live.ts';
-import type { GatewayInfo, PageDef } from '../pages/types.ts';
+import type { PageDef } from '../pages/types.ts';
 import { ErrorBox, Loading, PageHeader } from '../ui/components.tsx';
 import { Layout } from './layout.tsx';
 import { LoginPage } from './login.tsx';
 import { useRoute } from './route.ts';
+import type { GatewayInfo } from '../../../proxy/src/api/answers.ts';
 
 type State = { at: 'loading' } | { at: 'login'; expired: boolean } | { at: 'ready'; info: GatewayInfo } | { at: 'failed'; error: unknown };
 

@@ -2,10 +2,11 @@
 // side navigation (a menu button at phone width) and the main region the router fills.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { GatewayInfo, PageDef } from '../pages/types.ts';
+import type { PageDef } from '../pages/types.ts';
 import { BrandMark } from './brand.tsx';
 import { Notifications } from './notifications.tsx';
 import { Banner } from '../ui/components.tsx';
+import type { GatewayInfo } from '../../../proxy/src/api/answers.ts';
 
 export function Layout(props: { info: GatewayInfo; pages: readonly PageDef[]; current: string; onLogout?: () => void; children: ComponentChildren }) {
   const [menuOpen, setMenuOpen] = useState(false);

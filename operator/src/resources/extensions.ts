@@ -1,5 +1,5 @@
 // Webhook, MCPClient and CachePolicy CRs -> their config.json resources, checked with the proxy's
-// own schemas for them (webhook-schema.ts, mcp-schema.ts, cache-schema.ts).
+// own schemas for them (schema/webhooks.ts, schema/mcp.ts, schema/cache.ts).
 import { type FieldError, validator, WebhookEndpointSchema, McpClientConfigSchema, SEMANTIC_CACHE_PLUGIN, SemanticCachePluginSchema } from '../../../proxy/src/contract.ts';
 import type { CustomResource, Fragment } from './kinds.ts';
 

@@ -9,7 +9,7 @@ import { log } from '../log.ts';
 import { authenticate, bearerToken, managementAuth, parseBasic, SessionStore, sessionTokenOf } from './auth.ts';
 import { credentialKey } from './credential-key.ts';
 import { handleCors } from '../http/cors.ts';
-import { unsafeJson } from '../config/names.ts';
+import { unsafeJson } from '../schema/names.ts';
 import { checkJsonBody, checkLocalOnly, checkOrigin } from './guards.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { sessionRouter, unauthorized } from './session.ts';

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { SignedTokens, type KeySource } from './signed-token.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthConfig } from '../config/governance-schema.ts';
+import type { AuthConfig } from '../schema/governance.ts';
 import type { Snapshot } from '../config/snapshot.ts';
 import { log } from '../log.ts';
 import { GatewayError } from '../unified/errors.ts';

@@ -8,6 +8,7 @@ import { cacheConfigs } from '../cache/start.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { pathParam, reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import type { CacheStats } from './answers.ts';
 
 const MAX_PARAM = 512;
 
@@ -58,7 +59,7 @@ async function byLabel(counter: { get(): Promise<{ values: ReadonlyArray<{ value
  * Hit rates for the dashboard, from the counters behind /metrics (this process only: each replica
  * and each cluster worker counts its own). The store is named by type, never by its settings.
  */
-async function cacheStats(service: ConfigService, cache: CacheRuntime | undefined): Promise<Record<string, unknown>> {
+async function cacheStats(service: ConfigService, cache: CacheRuntime | undefined): Promise<CacheStats> {
   const vs = (service.current().config as { vector_store?: { enabled?: boolean; type?: string } }).vector_store;
   const store = { type: vs?.type ?? null, enabled: vs?.enabled === true, open: cache !== undefined };
   const m = cache?.counters;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import type { ProviderRuntime } from '../config/snapshot.ts';
 import { providerModels } from '../endpoints/models.ts';
 import { invalidRequest } from '../unified/errors.ts';

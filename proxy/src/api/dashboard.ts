@@ -1,7 +1,8 @@
 // GET /api/dashboard: the facts the dashboard shell draws its pages from (dashboard/info.ts).
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import { gatewayInfo, type DashboardFeatures } from '../dashboard/info.ts';
+import { gatewayInfo } from '../dashboard/info.ts';
+import type { DashboardFeatures } from './answers.ts';
 import type { TicketStore } from '../dashboard/tickets.ts';
 import { managementAuth } from './auth.ts';
 import { packageVersion } from './config.ts';

@@ -2,7 +2,7 @@
 // in the request body, 404 for an unknown id, 409 for a duplicate or a record still referenced.
 import type { TSchema, Static } from '@sinclair/typebox';
 import { GatewayError } from '../unified/errors.ts';
-import { validator, type FieldError } from '../config/validate.ts';
+import { validator, type FieldError } from '../schema/validate.ts';
 import { ConfigError } from '../config/load.ts';
 
 export const notFound = (what: string, id: string): GatewayError =>

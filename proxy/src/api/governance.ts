@@ -2,10 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import {
   BudgetSchema, CustomerSchema, ModelConfigSchema, RateLimitSchema, TeamSchema, VirtualKeySchema, type Budget,
-} from '../config/governance-schema.ts';
+} from '../schema/governance.ts';
 import { collectionRouter, type CollectionSpec, type StoredRecord } from './collection.ts';
 import { applyInlineLimits, budgetErrors, expandLimits, LIMIT_RESPONSE_ONLY } from './limits.ts';
 import { isMaskOf, maskSecret } from './mask.ts';

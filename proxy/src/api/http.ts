@@ -2,7 +2,7 @@
 import type { Request, Response } from 'express';
 import { sendJson } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { nameProblem } from '../config/names.ts';
+import { nameProblem } from '../schema/names.ts';
 
 export function reply(res: Response, status: number, body: unknown): void {
   sendJson(res, status, body);
@@ -21,7 +21,7 @@ export function pathParam(req: Request, name: string): string {
   return Array.isArray(v) ? v.join('/') : (v ?? '');
 }
 
-/** A path segment naming a record: 400 naming the parameter unless it is a safe name (config/names.ts). */
+/** A path segment naming a record: 400 naming the parameter unless it is a safe name (schema/names.ts). */
 export function namedParam(req: Request, name: string, pattern: RegExp, rule: string): string {
   const v = pathParam(req, name);
   const problem = nameProblem(v, pattern, rule);

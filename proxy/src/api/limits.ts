@@ -3,9 +3,9 @@
 // on a virtual key, team, customer, model config or virtual-key provider config. An inline object
 // updates the budget the record already points at, or creates one and points at it; `null` detaches.
 import { randomUUID } from 'node:crypto';
-import type { GatewayConfig } from '../config/schema.ts';
-import { BudgetSchema, RateLimitSchema, type Budget, type RateLimit } from '../config/governance-schema.ts';
-import type { FieldError } from '../config/validate.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { BudgetSchema, RateLimitSchema, type Budget, type RateLimit } from '../schema/governance.ts';
+import type { FieldError } from '../schema/validate.ts';
 import { checkSchema, invalidFields } from './errors.ts';
 import { governanceOf, type WriteContext } from './write.ts';
 import { without } from './http.ts';

@@ -9,6 +9,7 @@ import { objectBody } from './errors.ts';
 import { checkKnownParams, FILTER_PARAMS, PAGE_PARAMS, parseFilters, parsePage, type LogFilters } from '../logs/query.ts';
 import { bucketStarts, histogramWindow, type HistogramWindow } from '../logs/window.ts';
 import type { BucketRow, GroupBy, LatencyRow, LogStore } from '../logs/store.ts';
+import type { FilterData, LogSearch, LogStats } from './answers.ts';
 
 export interface LogsApiSource {
   store: LogStore;
@@ -101,7 +102,7 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
         pagination: { ...shown, ...(cursor ? { cursor: req.query.cursor } : {}), total_count: summary.stats.total_requests, next_cursor: result.next_cursor ?? null },
         stats: summary.stats,
         has_logs: hasLogs,
-      });
+      } satisfies LogSearch);
     })
     .delete(async (req: Request, res: Response) => {
       noParams(req);
@@ -122,7 +123,7 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
 
   router
     .route('/stats')
-    .get(async (req: Request, res: Response) => reply(res, 200, await store.stats(filtersOf(req))))
+    .get(async (req: Request, res: Response) => reply(res, 200, (await store.stats(filtersOf(req))) satisfies LogStats))
     .all(methodNotAllowed);
 
   router
@@ -137,7 +138,7 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
     .route('/filterdata')
     .get(async (req: Request, res: Response) => {
       noParams(req);
-      reply(res, 200, await store.filterData());
+      reply(res, 200, (await store.filterData()) satisfies FilterData);
     })
     .all(methodNotAllowed);
 

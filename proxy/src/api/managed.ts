@@ -8,6 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { SeedManagedError, type ConfigService } from '../config/service.ts';
 import { conflict } from './errors.ts';
+import type { Owned } from './answers.ts';
 
 /** Reads, and the session endpoints (logging in is not a configuration change). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -99,7 +100,7 @@ function refuseSeedObject(service: ConfigService, req: Request, path: string, ne
  * `view` with its `owner` (`file`, `environment`, `store` or `kubernetes`); a read-only one also
  * with `managed_by` and `source` (the file, the custom resource), as the dashboard reads them.
  */
-export function markManaged(service: ConfigService, section: string, id: string, view: Record<string, unknown>): Record<string, unknown> {
+export function markManaged<T extends object>(service: ConfigService, section: string, id: string, view: T): T & Owned & { owner?: string } {
   const owner = service.ownerOf(section, id);
   if (!owner) return view;
   if (owner.owner === 'store') return { ...view, owner: 'store' };

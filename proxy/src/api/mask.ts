@@ -2,7 +2,7 @@
 // reference names a variable, not a secret, and is shown as it is. A masked value sent back
 // unchanged in a write means "keep what is stored". Credentials inside URLs (`https://user:pass@`)
 // are masked wherever a URL appears.
-import { maskUrlCredentials } from '../config/egress.ts';
+import { maskUrlCredentials } from '../upstream/egress.ts';
 
 export const REDACTED = '<redacted>';
 

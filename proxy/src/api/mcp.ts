@@ -4,9 +4,9 @@
 // are masked in answers and kept when sent back masked.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import { McpClientConfigSchema, type McpClientConfig } from '../config/mcp-schema.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { McpClientConfigSchema, type McpClientConfig } from '../schema/mcp.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import type { McpConnection } from '../mcp/connection.ts';
 import { clientId } from '../mcp/connection.ts';
@@ -15,10 +15,11 @@ import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryParam, reply, without } from './http.ts';
 import { maskSecret, unmask } from './mask.ts';
-import { maskUrlCredentials } from '../config/egress.ts';
+import { maskUrlCredentials } from '../upstream/egress.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
+import type { McpClientView } from './answers.ts';
 
 /** Fields of answers (or of the reference's requests) that are not stored in the client config. */
 const NOT_STORED = ['vk_configs', 'state', 'tools', 'oauth_config'];
@@ -81,7 +82,7 @@ function vkEntriesFor(doc: GatewayConfig, c: McpClientConfig): { virtual_key_id:
 }
 
 /** The reference's MCPClient: config, tools (function definitions), state; plus why it is in error. */
-function view(service: ConfigService, doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): Record<string, unknown> {
+function view(service: ConfigService, doc: GatewayConfig, c: McpClientConfig, conn: McpConnection | undefined): McpClientView {
   const state = conn?.state ?? 'disconnected';
   return {
     config: markManaged(service, 'mcp_clients', clientId(c), { ...maskClient(c), client_id: clientId(c) }),

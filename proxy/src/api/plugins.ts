@@ -4,17 +4,18 @@
 import { Router, type Request, type Response } from 'express';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, reply, without } from './http.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
+import type { PluginView } from './answers.ts';
 import { BUILT_PLUGINS, pluginNotBuilt } from '../config/safety.ts';
-import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../config/cache-schema.ts';
+import { SEMANTIC_CACHE_PLUGIN, vectorStoreProblem } from '../schema/cache.ts';
 
 export const PluginSchema = Type.Object(
   {
@@ -41,12 +42,13 @@ export type PluginProblem = (name: string) => string | undefined | Promise<strin
  * not built, or cannot run here, is `error` (the reference's status of a plugin that failed to load)
  * with the reason in `logs`, enabled or not: its configuration is stored, nothing runs.
  */
-export async function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined): Promise<Record<string, unknown>> {
+export async function viewPlugin(p: Plugin, problem: PluginProblem = () => undefined): Promise<PluginView> {
   const reason = BUILT_PLUGINS.has(p.name) ? await problem(p.name) : pluginNotBuilt(p.name);
-  const status = !p.enabled ? 'disabled' : reason === undefined ? 'active' : 'error';
+  const status = !p.enabled ? ('disabled' as const) : reason === undefined ? ('active' as const) : ('error' as const);
   return {
     ...p,
-    ...(p.config && { config: maskTree(p.config) }),
+    // maskTree keeps the object's shape; only string values change.
+    ...(p.config && { config: maskTree(p.config) as Record<string, unknown> }),
     isCustom: p.path !== undefined,
     status: { name: p.name, status, logs: reason === undefined ? [] : [reason], types: [] },
   };

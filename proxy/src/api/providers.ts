@@ -1,15 +1,15 @@
 // /api/providers, /api/providers/{provider}, /api/providers/{provider}/keys[/{key_id}], /api/keys.
 // Key values and credentials are never answered in full (masked; env.VAR shown as is); a masked
 // value sent back unchanged keeps the stored one. A key's id derives from provider and key name
-// (config/key-id.ts) so every replica agrees on it without storing it.
+// (schema/key-id.ts) so every replica agrees on it without storing it.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import { ProviderConfigSchema, ProviderKeySchema, type GatewayConfig, type ProviderConfig, type ProviderKeyConfig } from '../config/schema.ts';
-import { keyId } from '../config/key-id.ts';
+import { ProviderConfigSchema, ProviderKeySchema, type GatewayConfig, type ProviderConfig, type ProviderKeyConfig } from '../schema/gateway.ts';
+import { keyId } from '../schema/key-id.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { checkSchema, conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, reply, without } from './http.ts';
-import { nameProblem, own, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import { nameProblem, own, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import { maskTree, unmask } from './mask.ts';
 import { providerKeyReferrers, providerReferrers, stillUsed } from './references.ts';
 import { write } from './write.ts';

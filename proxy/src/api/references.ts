@@ -1,8 +1,8 @@
 // What still points at a record, so that deleting it (or renaming a provider key) can be refused
 // with a 409 naming the referrers instead of leaving a dangling reference.
-import type { GatewayConfig } from '../config/schema.ts';
-import type { RoutingRule } from '../config/governance-schema.ts';
-import { keyId } from '../config/key-id.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { RoutingRule } from '../schema/governance.ts';
+import { keyId } from '../schema/key-id.ts';
 
 export type RecordKind = 'budget' | 'rate_limit' | 'team' | 'customer' | 'virtual_key';
 

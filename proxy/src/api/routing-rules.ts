@@ -6,29 +6,30 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { RoutingRule, RoutingScope } from '../config/governance-schema.ts';
-import type { FieldError } from '../config/validate.ts';
-import { keyId } from '../config/key-id.ts';
-import { ruleId } from '../config/ownership.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { RoutingRule, RoutingScope } from '../schema/governance.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { keyId } from '../schema/key-id.ts';
+import { ruleId } from '../schema/rule-id.ts';
 import { validateRuleForWrite } from '../routing/rules.ts';
 import { conflict, invalidFields, notFound, objectBody } from './errors.ts';
 import { mergePatch, namedParam, queryFlag, queryParam, reply } from './http.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
 import { governanceOf, write } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
 import { routingTestRouter } from './routing-test.ts';
+import type { RuleView } from './answers.ts';
 
 const WHAT = 'routing rule';
 const SCOPES: readonly RoutingScope[] = ['global', 'customer', 'team', 'virtual_key'];
 
 export { ruleId };
 
-const view = (rule: RoutingRule): RoutingRule => ({ ...rule, id: ruleId(rule), scope: rule.scope ?? 'global', scope_id: rule.scope_id ?? null });
+const view = (rule: RoutingRule): RuleView => ({ ...rule, id: ruleId(rule), scope: rule.scope ?? 'global', scope_id: rule.scope_id ?? null });
 
 /** A rule the served configuration skips (it cannot compile) carries `error`: visible, not silent. */
-function withError(service: ConfigService, rule: Record<string, unknown>): Record<string, unknown> {
+function withError(service: ConfigService, rule: RuleView): RuleView {
   const skipped = service.current().routing.skipped.find((s) => s.id === rule.id);
   return skipped ? { ...rule, error: skipped.error } : rule;
 }

@@ -1,28 +1,29 @@
 // POST /api/routing/rules/validate and /test (and the same under /api/governance/routing-rules):
 // what the dashboard's rule editor asks while a person types. `validate` compiles a CEL expression
-// with the proxy's own compiler; `test` runs the routing engine (compileRules + decide, the code the
-// plan stage runs) over the served rule set, with a draft rule added or replacing its namesake by
-// id, for a sample request. Neither changes anything, so both answer in read-only mode too.
+// with the proxy's own compiler; `test` chooses the targets with the code the plan stage runs
+// (governance/targets.ts) over the served rule set, with a draft rule added or replacing its
+// namesake by id, for a sample request. Neither changes anything, so both answer in read-only mode too.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { RoutingRule } from '../config/governance-schema.ts';
-import type { FieldError } from '../config/validate.ts';
-import { keyId } from '../config/key-id.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { RoutingRule } from '../schema/governance.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { keyId } from '../schema/key-id.ts';
 import { CelCompileError, compileCel } from '../routing/cel.ts';
 import { CEL_COMPILE_ERROR, compileRules } from '../routing/rules.ts';
-import { decide, type Capacity, type RoutingDecision, type RoutingStep } from '../routing/decide.ts';
-import { COMPLEXITY_TIERS, type ComplexityTier } from '../routing/schema.ts';
-import { decisionTargets, routingContext } from '../governance/route.ts';
+import type { Capacity, RoutingStep } from '../routing/decide.ts';
+import { COMPLEXITY_TIERS, type ComplexityTier } from '../schema/complexity.ts';
+import { chooseTargets, type TargetChoice } from '../governance/targets.ts';
 import { capacityOf } from '../governance/limits.ts';
 import { identifyCaller } from '../governance/auth.ts';
 import type { VirtualKeyRuntime } from '../governance/runtime.ts';
-import { resolveTargets, type Target } from '../pipeline/target.ts';
+import type { Target } from '../pipeline/target.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import type { CelValidation, RoutingTestAnswer, TargetView } from './answers.ts';
 
 /** Longest expression the validator compiles (the schema's own limit is checked on create). */
 const MAX_EXPRESSION = 16_384;
@@ -33,11 +34,6 @@ export interface RuleChecks {
   /** Throws the create's 400 / 409 for a candidate rule among `others` in `doc`. */
   check(candidate: Record<string, unknown>, others: readonly RoutingRule[], doc: GatewayConfig): RoutingRule;
   ruleId(rule: RoutingRule): string;
-}
-
-export interface CelValidation {
-  valid: boolean;
-  error?: { message: string; position?: { column: number; offset: number } };
 }
 
 /** The create's CEL check, with the column the compiler pointed at when it gave one. */
@@ -177,23 +173,25 @@ function withDraft(body: Record<string, unknown>, snap: Snapshot, checks: RuleCh
   return { rules, draft };
 }
 
-const describe = (t: Target) => ({ provider: t.provider.name, model: t.model, ...(t.pinnedKeyId && { key_id: t.pinnedKeyId }) });
+const describe = (t: Target): TargetView => ({ provider: t.provider.name, model: t.model, ...(t.pinnedKeyId && { key_id: t.pinnedKeyId }) });
 
-/** The decision as an answer: what the plan stage would do, and the trail as the request log keeps it. */
-function answer(snap: Snapshot, decision: RoutingDecision, sample: SampleRequest, vk: VirtualKeyRuntime | undefined, warnings: string[], draft: RoutingRule | undefined, checks: RuleChecks) {
+/** The choice as an answer: what the plan stage would do, and the trail as the request log keeps it. */
+function answer(chosen: TargetChoice, vk: VirtualKeyRuntime | undefined, warnings: string[], draft: RoutingRule | undefined, checks: RuleChecks): RoutingTestAnswer {
+  const decision = chosen.decision;
   const last: RoutingStep | undefined = decision.trail.findLast((s) => s.matched);
-  let targets: ReturnType<typeof describe>[] | undefined;
+  let targets: TargetView[] | undefined;
   let note: string | undefined;
   const engines: string[] = [];
   try {
-    if (decision.matched) {
+    if (chosen.by === 'routing-rule') {
       engines.push('routing-rule');
-      targets = decisionTargets(snap, decision, sample.fallbacks).map(describe);
-    } else if (vk && vk.grants.length) {
+      targets = chosen.targets().map(describe);
+    } else if (chosen.by === 'governance') {
+      // The key's pick is weighted at random: the tester names who chooses, not one draw.
       engines.push('governance');
-      note = `no rule matched: virtual key '${vk.record.name}' chooses the provider (its provider configs and weights)`;
+      note = `no rule matched: virtual key '${vk!.record.name}' chooses the provider (its provider configs and weights)`;
     } else {
-      targets = resolveTargets(snap, sample.requested, sample.fallbacks).map(describe);
+      targets = chosen.targets().map(describe);
       note = 'no rule matched: the request goes to the model it named';
     }
   } catch (err) {
@@ -254,13 +252,14 @@ export function routingTestRouter(service: ConfigService, checks: RuleChecks): R
         warn: (m) => warnings.push(m),
         resolveKeyName: (provider, name) => (snap.config.providers?.[provider]?.keys?.some((k) => k.name === name) ? keyId(provider, name) : undefined),
       });
-      const routing = routingContext(snap, vk, sample.requested, sample.headers, sample.params, sample.requestType, sample.tier);
       // No usage is counted here: capacity is what the sample says, else the limits' state with nothing used.
-      const decision = decide(compiled, routing, {
+      const chosen = chooseTargets(snap, vk, { model: sample.requested, fallbacks: sample.fallbacks, requestType: sample.requestType, headers: () => sample.headers, params: () => sample.params, complexityTier: sample.tier }, {
+        rules: compiled,
         capacity: (provider, model) => ({ ...capacityOf(snap.governance, vk, provider, model, () => undefined), ...sample.capacity }),
-        random: Math.random,
+        // Unused: a key's own choice is named, not drawn (see answer).
+        catalog: () => undefined,
       });
-      reply(res, 200, answer(snap, decision, sample, vk, warnings, draft, checks));
+      reply(res, 200, answer(chosen, vk, warnings, draft, checks));
     })
     .all(methodNotAllowed);
 

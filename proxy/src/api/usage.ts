@@ -4,19 +4,13 @@
 // every request and lives in the counters), hence a read of its own.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { Budget, RateLimit } from '../config/governance-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { Budget, RateLimit } from '../schema/governance.ts';
 import { budgetLimit, rateLimits, type AppliedLimit } from '../governance/limits.ts';
 import { limitWindow, type CounterStore } from '../governance/counters/store.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { reply } from './http.ts';
-
-export interface LimitUser {
-  kind: 'virtual_key' | 'provider_config' | 'team' | 'customer' | 'model_config' | 'provider';
-  /** The record's id (a provider config's virtual key id; a provider's name). */
-  id: string;
-  name: string;
-}
+import type { BudgetUsage, LimitUser, RateLimitUsage, UsageAnswer } from './answers.ts';
 
 type Field = 'budget_id' | 'rate_limit_id';
 type Refs = { budget_id?: string; rate_limit_id?: string };
@@ -55,13 +49,13 @@ export function usageRouter(service: ConfigService, counters: CounterStore): Rou
       const usage = all.length ? await counters.peek(all, now) : [];
       const byKey = new Map(all.map((l, i) => [l.key, usage[i]]));
       const window = (l: AppliedLimit) => limitWindow(l, now);
-      reply(res, 200, {
-        budgets: budgets.map((b, i) => {
+      const answer: UsageAnswer = {
+        budgets: budgets.map((b, i): BudgetUsage => {
           const w = window(budgetLimits[i]);
           return { ...b, current_usage: byKey.get(budgetLimits[i].key) ?? 0, last_reset: iso(w.start), resets_at: iso(w.end), used_by: limitUsers(doc, 'budget_id', b.id) };
         }),
         rate_limits: limits.map((r, i) => {
-          const view: Record<string, unknown> = { ...r, used_by: limitUsers(doc, 'rate_limit_id', r.id) };
+          const view: RateLimitUsage = { ...r, used_by: limitUsers(doc, 'rate_limit_id', r.id) };
           for (const l of rateLimitSets[i]) {
             const prefix = l.kind === 'tokens' ? 'token' : 'request';
             const w = window(l);
@@ -69,7 +63,8 @@ export function usageRouter(service: ConfigService, counters: CounterStore): Rou
           }
           return view;
         }),
-      });
+      };
+      reply(res, 200, answer);
     })
     .all(methodNotAllowed);
   return router;

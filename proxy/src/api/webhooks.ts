@@ -3,9 +3,9 @@
 // deliveries, and the delivery history with redelivery. See docs/webhooks.md.
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import { SAFE_ID, SAFE_ID_RULE } from '../config/names.ts';
-import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../config/webhook-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
+import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../schema/webhooks.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Row } from '../logs/driver.ts';
 import { seal } from '../webhooks/crypto.ts';
@@ -18,6 +18,7 @@ import { mergePatch, namedParam, pathParam, queryParam, reply } from './http.ts'
 import { markManaged } from './managed.ts';
 import { REDACTED, redact } from './mask.ts';
 import { write } from './write.ts';
+import type { WebhookView } from './answers.ts';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -45,14 +46,14 @@ function secretRefused(): GatewayError {
 }
 
 /** The endpoint as answered: defaults filled in, header values redacted, where the secret comes from. */
-function view(service: ConfigService, e: WebhookEndpoint): Record<string, unknown> {
+function view(service: ConfigService, e: WebhookEndpoint): WebhookView {
   const { secret, headers, ...rest } = withDefaults(e);
   return markManaged(service, 'webhooks', e.name, {
     id: e.name,
     ...rest,
     headers: Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, redact(v)])),
-    secret_source: secret === undefined ? 'generated' : secret.startsWith('env.') ? 'env' : 'config',
-    status: rest.disabled ? 'disabled' : 'active',
+    secret_source: secret === undefined ? ('generated' as const) : secret.startsWith('env.') ? ('env' as const) : ('config' as const),
+    status: rest.disabled ? ('disabled' as const) : ('active' as const),
   });
 }
 

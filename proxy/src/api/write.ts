@@ -2,8 +2,8 @@
 // document, so a check that throws (404, 409, 400) or a document that fails validation leaves the
 // live configuration exactly as it was.
 import { SeedManagedError, type ConfigService } from '../config/service.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { Governance } from '../config/governance-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { Governance } from '../schema/governance.ts';
 import { ConfigError, conflict, fromConfigError, type PathAlias } from './errors.ts';
 
 export class WriteContext {

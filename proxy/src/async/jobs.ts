@@ -6,7 +6,7 @@
 import type { Snapshot } from '../config/snapshot.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { execute } from '../endpoints/execute.ts';
+import { execute } from '../operations/execute.ts';
 import { governanceStages } from '../governance/stages.ts';
 import type { ContextServices } from '../pipeline/context.ts';
 import { Pipeline } from '../pipeline/runner.ts';
@@ -14,7 +14,6 @@ import type { CounterStore } from '../governance/counters/store.ts';
 import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
 import { JobStore, type Job } from './job-store.ts';
 import { asyncMetrics } from './metrics.ts';
-import { resultUrl } from './operations.ts';
 import { JobWorker } from './worker.ts';
 
 export interface AsyncJobs {
@@ -45,6 +44,9 @@ export function alreadyAdmitted(inner: CounterStore): CounterStore {
     close: () => Promise.resolve(),
   };
 }
+
+/** Where a job's result is polled (any OpenAI-format prefix polls it; this names the /v1 one). */
+export const resultUrl = (path: string, id: string): string => `/v1/async/${path}/${id}`;
 
 const parsed = (text: string | undefined): unknown => (text === undefined ? undefined : JSON.parse(text));
 

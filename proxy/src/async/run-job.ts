@@ -2,7 +2,8 @@
 // row keeps: a JSON result (or error body) and the HTTP status the sync call would have answered.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { ExecuteOperation, ExecuteRequest } from '../endpoints/execute.ts';
+import type { ExecuteOperation, ExecuteRequest } from '../operations/execute.ts';
+import { OPERATION_BY_NAME } from '../operations/table.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
@@ -50,8 +51,6 @@ function decodeForm(parts: unknown): FormPart[] {
   );
 }
 
-const FORM_OPERATIONS = new Set(['transcription', 'image_edit', 'image_variation']);
-
 /** The submitter's identity: its virtual key, looked up by id in the configuration the job runs on. */
 function identity(job: Job, snapshot: Snapshot): Record<string, string> | GatewayError {
   if (!job.virtual_key_id) return {};
@@ -65,7 +64,7 @@ export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, si
   const who = identity(job, snapshot);
   if (who instanceof GatewayError) return failed(who, job.request_type);
   const stored = JSON.parse(job.request_body ?? 'null') as unknown;
-  const body = FORM_OPERATIONS.has(job.operation) ? decodeForm(stored) : stored;
+  const body = OPERATION_BY_NAME.get(job.operation)?.body === 'form' ? decodeForm(stored) : stored;
   const headers = { ...(JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders), ...who };
   let outcome: Outcome;
   try {

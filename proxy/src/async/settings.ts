@@ -1,6 +1,6 @@
 // Async job settings from the live configuration (client.async_job_result_ttl and
 // client.async_job_config), read on each use so a config change applies to the next claim.
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 
 export const DEFAULT_RESULT_TTL_SECONDS = 3600;
 /** The most a job may ask for with x-bf-async-job-result-ttl: 30 days. */

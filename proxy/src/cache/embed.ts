@@ -1,12 +1,10 @@
-// The embedding of a request's text for semantic lookups: one call to the configured provider and
-// model through `invoke` (key pool, retries, the provider's own adapter), outside the stage list, so
-// the call is neither governed, logged nor cached itself, and the cache cannot call itself. The
+// The embedding of a request's text for semantic lookups: one of the gateway's own calls
+// (pipeline/own-calls.ts) to the configured provider and model, outside the stage list, so the
+// call is neither governed, logged nor cached itself, and the cache cannot call itself. The
 // provider's keys come from the provider configuration, as the spec says.
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { invoke } from '../pipeline/invoke.ts';
-import { parseAnswerJson } from '../pipeline/answer-body.ts';
-import type { EmbeddingRequest } from '../unified/embeddings.ts';
+import { ownEmbeddings } from '../pipeline/own-calls.ts';
 import { GatewayError } from '../unified/errors.ts';
 
 export interface Embedded {
@@ -17,18 +15,7 @@ export interface Embedded {
 export async function embedText(snapshot: Snapshot, metrics: Metrics, provider: string, model: string, text: string, signal: AbortSignal): Promise<Embedded> {
   const runtime = snapshot.providers.get(provider);
   if (!runtime) throw new GatewayError(500, `cache embedding provider '${provider}' is not configured`, { type: 'internal_error' });
-  const req: EmbeddingRequest = { model, input: text } as EmbeddingRequest;
-  const attempt = await invoke(
-    [{ provider: runtime, model }],
-    (t, adapter) => {
-      if (!adapter.embeddingsRequest) throw new GatewayError(400, `provider '${t.provider.name}' has no embeddings`, { provider: t.provider.name });
-      return adapter.embeddingsRequest(req, t.model);
-    },
-    signal,
-    metrics,
-  );
-  const body = parseAnswerJson(await attempt.answer.text(), provider);
-  const out = attempt.adapter.embeddingsResponse!(body, req, model, attempt.up);
+  const out = await ownEmbeddings(metrics, 'cache_embedding', { provider: runtime, model }, text, signal);
   const first = out.data?.[0]?.embedding;
   const vector = typeof first === 'string' ? fromBase64(first) : Array.isArray(first) ? Float32Array.from(first) : undefined;
   if (!vector || vector.length === 0) throw new GatewayError(502, `cache embedding from '${provider}' has no vector`, { provider });

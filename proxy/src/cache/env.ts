@@ -3,8 +3,8 @@
 // CachePolicy becomes the semantic_cache plugin) and carries no `vector_store`; the store is a
 // property of the deployment. `env.VAR` values inside it (a password from a Secret) are read as in
 // config.json.
-import { VectorStoreSchema, type VectorStoreConfig } from '../config/cache-schema.ts';
-import { validator } from '../config/validate.ts';
+import { VectorStoreSchema, type VectorStoreConfig } from '../schema/cache.ts';
+import { validator } from '../schema/validate.ts';
 
 const check = validator(VectorStoreSchema);
 

@@ -2,7 +2,7 @@
 // store elsewhere takes a restart. The server-backed stores load their client libraries only when
 // configured.
 import { isAbsolute, join } from 'node:path';
-import type { VectorStoreConfig } from '../config/cache-schema.ts';
+import type { VectorStoreConfig } from '../schema/cache.ts';
 import type { CacheStore } from './store.ts';
 import { SqliteCacheStore } from './sqlite-store.ts';
 

@@ -1,5 +1,5 @@
 // The plugin's `config` with the spec's defaults applied, once per snapshot.
-import { CACHE_DEFAULTS, type SemanticCacheConfig } from '../config/cache-schema.ts';
+import { CACHE_DEFAULTS, type SemanticCacheConfig } from '../schema/cache.ts';
 import { parseDurationMs } from './duration.ts';
 
 export interface ResolvedCacheConfig {

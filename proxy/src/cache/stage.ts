@@ -6,10 +6,11 @@
 // it went out (setImmediate, never awaited on the answer's path).
 import { randomUUID } from 'node:crypto';
 import { log } from '../log.ts';
-import type { SemanticCacheConfig } from '../config/cache-schema.ts';
+import type { SemanticCacheConfig } from '../schema/cache.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
+import { OPERATIONS } from '../operations/table.ts';
 import { debugMiss, replay, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
 import { embedText } from './embed.ts';
 import { readCacheHeaders, type CacheHeaders } from './headers.ts';
@@ -19,8 +20,8 @@ import type { CacheRuntime } from './runtime.ts';
 import { resolveCacheConfig, type ResolvedCacheConfig } from './settings.ts';
 import type { CacheEntry } from './store.ts';
 
-/** The operations whose answers are cached (rule 5); relayed bodies (speech audio, plain-text transcripts) are captured by `tap`. */
-const CACHED_OPERATIONS = new Set(['chat', 'text', 'responses', 'embeddings', 'speech', 'transcription', 'image_generation']);
+/** The operations whose answers are cached (rule 5: the table's `cache`); relayed bodies (speech audio, plain-text transcripts) are captured by `tap`. */
+const CACHED_OPERATIONS: ReadonlySet<string> = new Set(OPERATIONS.filter((op) => op.cache).map((op) => op.name));
 /** How long a request waits for an identical one in flight before calling upstream itself. */
 const FLIGHT_WAIT_MS = 120_000;
 /** The embedding of an entry written after the answer gives up after this long. */

@@ -2,8 +2,8 @@
 // every enabled `semantic_cache` config's namespace initialised, so a namespace holding vectors of
 // another dimension fails start-up with the spec's message (rule 8). A store that cannot be reached
 // leaves the cache off (logged; the plugin's status says why) rather than the gateway down.
-import type { GatewayConfig } from '../config/schema.ts';
-import { BUILT_VECTOR_STORES, SEMANTIC_CACHE_PLUGIN, vectorStoreProblem, type SemanticCacheConfig, type VectorStoreConfig } from '../config/cache-schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { BUILT_VECTOR_STORES, SEMANTIC_CACHE_PLUGIN, vectorStoreProblem, type SemanticCacheConfig, type VectorStoreConfig } from '../schema/cache.ts';
 import { log } from '../log.ts';
 import { withEnvVectorStore } from './env.ts';
 import { openCacheStore } from './open.ts';

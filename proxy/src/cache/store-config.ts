@@ -1,7 +1,7 @@
 // Reading `vector_store.config` for the server-backed cache stores: typed fields with errors that
 // name the field, and `env.VAR` values read from the environment (as in the other secret-bearing
 // sections), so a reference config.json works as it is.
-import { readEnvRef } from '../config/env-ref.ts';
+import { readEnvRef } from '../schema/env-ref.ts';
 
 /** A `vector_store.config` that cannot be used; `param` is the field (never its value). */
 export class StoreConfigError extends Error {

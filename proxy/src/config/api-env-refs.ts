@@ -4,7 +4,7 @@
 // operator who wrote config.json chose those) or one the deployment allows in SKYBRIDGE_API_ENV_REFS
 // (names, or prefixes ending in `*`, separated by commas); any other would copy the gateway's own
 // environment (a database password, a cloud token) to a URL of the caller's choosing.
-import type { FieldError } from './validate.ts';
+import type { FieldError } from '../schema/validate.ts';
 import { resolvesEnvRef } from './load.ts';
 
 export const API_ENV_REFS_VARIABLE = 'SKYBRIDGE_API_ENV_REFS';

@@ -12,10 +12,10 @@
 //   SKYBRIDGE_MCP             JSON object: mcp.tool_manager_config and mcp.tool_sync_interval
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ClientConfigSchema, type ClientConfig } from './schema.ts';
-import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from './mcp-schema.ts';
-import type { AuthConfig } from './governance-schema.ts';
-import { validator } from './validate.ts';
+import { ClientConfigSchema, type ClientConfig } from '../schema/gateway.ts';
+import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from '../schema/mcp.ts';
+import type { AuthConfig } from '../schema/governance.ts';
+import { validator } from '../schema/validate.ts';
 import { checkConfig, ConfigError } from './load.ts';
 
 /** The `mcp` settings a deployment owns (clients are MCPClient resources). */

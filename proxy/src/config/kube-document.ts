@@ -5,7 +5,7 @@
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { validator } from './validate.ts';
+import { validator } from '../schema/validate.ts';
 import { resolvesEnvRef } from './load.ts';
 
 export const INDEX_CONFIGMAP = 'skybridge-config-index';

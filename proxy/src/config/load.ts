@@ -1,18 +1,18 @@
 // Reading config.json: parse, validate against the schema, resolve env.VAR references, and list
 // what the file asks for that is not built yet. Every problem is reported with its JSON path.
 import { readFileSync } from 'node:fs';
-import { mcpConfigErrors, vkMcpErrors } from './mcp-schema.ts';
-import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from './schema.ts';
-import { validator, type FieldError } from './validate.ts';
+import { mcpConfigErrors, vkMcpErrors } from '../schema/mcp.ts';
+import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from '../schema/gateway.ts';
+import { validator, type FieldError } from '../schema/validate.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { governanceErrors } from '../governance/validate.ts';
 import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexFromEnv, vertexKeyErrors } from '../providers/vertex/config.ts';
-import { unsafeJson } from './names.ts';
+import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
-import { webhookConfigErrors } from './webhook-schema.ts';
-import { cacheConfigErrors, SemanticCacheConfigSchema } from './cache-schema.ts';
-import { readEnvRef } from './env-ref.ts';
+import { webhookConfigErrors } from '../schema/webhooks.ts';
+import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
+import { readEnvRef } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];

@@ -5,9 +5,9 @@
 // and the store both hold an object under one id (or the result would not validate: a duplicate
 // name, a reference to something the seed no longer has), the seed wins and the store's object is
 // set aside: kept in the store, not served, and reported until the clash is resolved.
-import { createHash } from 'node:crypto';
-import type { GatewayConfig } from './schema.ts';
-import type { FieldError } from './validate.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { ruleId } from '../schema/rule-id.ts';
 
 /** A collection of objects with ids, where config.json keeps it. Keys match the operator's `sources`. */
 interface ObjectSection {
@@ -17,16 +17,6 @@ interface ObjectSection {
   /** A map keyed by id (providers) rather than a list of objects carrying their id. */
   keyed?: boolean;
   id(value: Record<string, unknown>): string;
-}
-
-/**
- * A routing rule's id: its own, or (a rule written in config.json without one) a stable id derived
- * from scope and name, so every rule can be read, updated and deleted by id.
- */
-export function ruleId(rule: { id?: string; scope?: string; scope_id?: string | null; name: string }): string {
-  if (rule.id) return rule.id;
-  const h = createHash('sha256').update(`routing_rule\u0000${rule.scope ?? 'global'}\u0000${rule.scope_id ?? ''}\u0000${rule.name}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 const byId = (v: Record<string, unknown>) => String(v.id);

@@ -2,11 +2,11 @@
 // the prototype chain, provider URLs that cannot reach cloud metadata services, management keys
 // long enough once resolved, CORS origins that parse. Plus warnings for settings that are accepted
 // but do nothing yet, each named, so no setting is silently ignored.
-import type { GatewayConfig } from './schema.ts';
-import type { FieldError } from './validate.ts';
-import { blockedHost } from './egress.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { blockedHost } from '../upstream/egress.ts';
 import { PLUGINS } from '../plugins.ts';
-import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from './names.ts';
+import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from '../schema/names.ts';
 
 /** Management API keys shorter than this (once env.VAR is resolved) are refused. */
 export const MIN_MANAGEMENT_KEY_LENGTH = 16;

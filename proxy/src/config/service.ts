@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { checkConfig, ConfigError } from './load.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
-import type { FieldError } from './validate.ts';
+import type { FieldError } from '../schema/validate.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences } from './api-env-refs.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
-import type { GatewayConfig } from './schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import type { SnapshotHolder } from './holder.ts';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
 import { log } from '../log.ts';

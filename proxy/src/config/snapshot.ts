@@ -1,14 +1,15 @@
 // The compiled, immutable form of a GatewayConfig that the hot path reads. Everything that can be
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
-import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from './schema.ts';
+import type { BedrockKeyConfig, GatewayConfig, ProviderConfig, VertexKeyConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
 import { poolFor } from '../upstream/pools.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey, type AzureKey } from '../providers/azure/key.ts';
 import type { Pool } from 'undici';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
-import { keyId } from './key-id.ts';
+import { keyId } from '../schema/key-id.ts';
+import { ALLOWED_REQUEST_KEYS } from '../operations/table.ts';
 
 export { keyId };
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
@@ -148,27 +149,10 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
   };
 }
 
-/** Maps the reference gateway's `allowed_requests` names onto unified operations. */
+/** Maps the reference gateway's `allowed_requests` names (the table's request types) onto unified operations. */
 function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>): ReadonlySet<Operation> {
-  const names: Record<Operation, string> = {
-    chat: 'chat_completion',
-    text: 'text_completion',
-    responses: 'responses',
-    embeddings: 'embedding',
-    models: 'list_models',
-    rerank: 'rerank',
-    count_tokens: 'count_tokens',
-    // The reference gateway names each file and batch call; the create call stands for the group.
-    files: 'file_upload',
-    batches: 'batch_create',
-    image_generation: 'image_generation',
-    image_edit: 'image_edit',
-    image_variation: 'image_variation',
-    speech: 'speech',
-    transcription: 'transcription',
-  };
   const out = new Set<Operation>();
-  for (const op of base.operations) if (allowed[names[op]] ?? true) out.add(op);
+  for (const op of base.operations) if (allowed[ALLOWED_REQUEST_KEYS[op]] ?? true) out.add(op);
   return out;
 }
 

@@ -4,7 +4,7 @@
 // from, so an edited config.json takes over again while an unchanged one does not undo /api writes.
 import { mkdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { GatewayConfig } from './schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import type { DocObject, SetAside } from './ownership.ts';
 
 export interface StoredConfig {

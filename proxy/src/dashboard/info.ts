@@ -2,26 +2,7 @@
 // where the configuration comes from (and so whether the page may write), whether login is needed,
 // and which optional subsystems run here (a page for one that is off says so instead of failing).
 import type { ConfigOrigin, ConfigStatus } from '../config/service.ts';
-
-export interface DashboardFeatures {
-  logs: boolean;
-  cache: boolean;
-  mcp: boolean;
-  webhooks: boolean;
-  async: boolean;
-}
-
-/** The shape of dashboard/src/pages/types.ts `GatewayInfo`. */
-export interface GatewayInfo {
-  version: string;
-  mode: 'file' | 'kubernetes';
-  read_only: boolean;
-  read_only_reason?: string;
-  auth_enabled: boolean;
-  features: DashboardFeatures;
-  /** Things about the configuration an operator must not miss, shown as a banner on every page. */
-  config_notices: string[];
-}
+import type { DashboardFeatures, GatewayInfo } from '../api/answers.ts';
 
 /** The banner lines: writes that will not survive a restart, objects created here and not served. */
 export function configNotices(status: ConfigStatus | undefined): string[] {

@@ -3,7 +3,6 @@
 // (GET /v1/async/<operation>/<job_id>: 202 while pending or processing, 200 with `result` or `error`
 // once finished, 410 once the result expired). Only the submitting virtual key, or a management
 // credential, can read a job. Jobs need a logs store; without one every call is a 503 naming it.
-import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../http/exchange.ts';
 import { readBody, parseJson } from '../http/body.ts';
 import { readForm } from '../http/multipart.ts';
@@ -12,18 +11,13 @@ import type { Methods, PatternRoutes, Routes } from '../http/server.ts';
 import { authenticate, managementAuth, SessionStore } from '../api/auth.ts';
 import { identifyCaller } from '../governance/auth.ts';
 import { RequestContext } from '../pipeline/context.ts';
-import type { Accept } from '../pipeline/runner.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
-import type { FormPart } from '../unified/form.ts';
-import { checkWebhookForSubmit } from '../webhooks/enqueue.ts';
 import type { AsyncJobs } from '../async/jobs.ts';
 import type { Job } from '../async/job-store.ts';
-import { ASYNC_OPERATIONS, type AsyncOperation } from '../async/operations.ts';
-import { encodeForm, keptHeaders } from '../async/run-job.ts';
+import { iso, jobView } from '../async/job-view.ts';
+import { refuseStreaming, submitJob, type AsyncOperation } from '../async/submit.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
-import { overBound } from '../async/bounds.ts';
-import { acceptOf } from './execute.ts';
-import { OPENAI_PREFIXES } from '../routes.ts';
+import { OPENAI_PREFIXES, OPERATIONS } from '../operations/table.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
 export const WEBHOOK_HEADER = BF_HEADERS.asyncWebhook.name;
@@ -54,40 +48,6 @@ function ttlOf(ex: Exchange): number {
   return n;
 }
 
-/** Streaming has no one to stream to: refused with the field that asked for it. */
-function refuseStreaming(op: AsyncOperation, input: unknown): void {
-  const refuse = (param: string) => invalidRequest(`'${param}' asks for a stream, which async jobs do not support: submit without it and poll the job (or name a webhook in ${WEBHOOK_HEADER})`, param);
-  if (op.form) {
-    let stream: string | undefined;
-    for (const p of input as FormPart[]) if (p.name === 'stream' && !('data' in p)) stream = p.value;
-    if (stream?.trim().toLowerCase() === 'true') throw refuse('stream');
-    return;
-  }
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return;
-  const body = input as Record<string, unknown>;
-  if (body.stream === true) throw refuse('stream');
-  if (op.operation === 'speech' && body.stream_format === 'sse') throw refuse('stream_format');
-}
-
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-
-/** The reference's AsyncJobResponse. */
-export function jobView(job: Job): Record<string, unknown> {
-  const finished = job.status === 'completed' || job.status === 'failed';
-  return {
-    id: job.id,
-    status: job.status,
-    created_at: iso(job.created_at),
-    expires_at: iso(job.expires_at),
-    ...(finished && {
-      completed_at: iso(job.completed_at),
-      status_code: job.status_code,
-      ...(job.result !== undefined && { result: JSON.parse(job.result) as unknown }),
-      ...(job.error !== undefined && { error: JSON.parse(job.error) as unknown }),
-    }),
-  };
-}
-
 function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) => Promise<void> {
   return async (ex) => {
     let input: unknown;
@@ -96,7 +56,7 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
     try {
       if (!jobs) throw noStore();
       // The whole request is read first (as the sync routes do), so a refusal never cuts off an upload.
-      input = op.form ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
+      input = op.body === 'form' ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
       refuseStreaming(op, input);
       ttl = ttlOf(ex);
       webhook = header(ex, WEBHOOK_HEADER);
@@ -107,61 +67,14 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
     const ctx = new RequestContext({
       services: ex.services,
       snapshot: ex.snapshot,
-      operation: op.operation,
+      operation: op.name,
       headers: ex.req.headers,
       signal: ex.signal,
       started: ex.started,
       input,
       access: ex.access,
     });
-    const validate = acceptOf(op.operation);
-    const accept: Accept = async (c) => {
-      await validate(c);
-      // After the caller stages (an anonymous caller cannot probe endpoint names: run() identifies
-      // before accept) and before the limits, so a refused submit uses up no request of a rate limit.
-      if (webhook !== undefined) {
-        const refused = checkWebhookForSubmit(c.snapshot, webhook);
-        if (refused) throw refused;
-      }
-      // Bounded per key and in all before the limits count the request (a refused submit uses none).
-      const requestBody = JSON.stringify(op.form ? encodeForm(input as FormPart[]) : input);
-      const requestHeaders = JSON.stringify(keptHeaders(ex.req.headers));
-      const key = c.vk ? { id: c.vk.record.id, name: c.vk.record.name } : undefined;
-      const full = await overBound(jobs.store, asyncSettings(c.snapshot.config), key, Buffer.byteLength(requestBody) + Buffer.byteLength(requestHeaders));
-      if (full) throw full;
-      // Instead of the call: the job, stored once plan and limits let it through.
-      return async (c2) => {
-        const now = Date.now();
-        const id = randomUUID();
-        const job = {
-          id,
-          operation: op.operation,
-          path: op.path,
-          request_type: op.requestType,
-          virtual_key_id: c2.vk?.record.id,
-          request_body: requestBody,
-          request_headers: requestHeaders,
-          webhook,
-          created_at: now,
-          ttl_seconds: ttl,
-        };
-        const lease = jobs.worker.reserve();
-        const stored = jobs.store.insert(job, lease);
-        if (lease) {
-          const claimed = await stored.catch((err: unknown) => {
-            jobs.worker.startReserved(undefined, lease.id);
-            throw err;
-          });
-          // Started once the 202 is on its way (setImmediate runs after the answer is written).
-          setImmediate(() => jobs.worker.startReserved(claimed, lease.id));
-        } else {
-          await stored;
-        }
-        return { kind: 'json', status: 202, value: { id, status: 'pending', created_at: iso(now), expires_at: iso(now + ttl * 1000) } };
-      };
-    };
-    // The body is already read: the caller stages run first, then accept (validation, the webhook), then plan and limits.
-    await respond(ex.res, await jobs.submitPipeline.run(ctx, accept));
+    await respond(ex.res, await submitJob(jobs, ctx, { op, input, headers: ex.req.headers, webhook, ttlSeconds: ttl }));
   };
 }
 
@@ -196,6 +109,8 @@ function poll(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) =
   };
 }
 
+const ASYNC_OPERATIONS = OPERATIONS.filter((op): op is AsyncOperation => op.async);
+
 /**
  * The async routes: exact submit paths and a pattern per poll path, under every prefix the sync
  * twins are served at (/v1, /openai/v1, /openai and the framework prefixes' /v1), so a client
@@ -206,11 +121,11 @@ export function asyncRoutes(jobs: AsyncJobs | undefined): { routes: Routes; patt
   const routes: Routes = {};
   const patterns: PatternRoutes = [];
   for (const op of ASYNC_OPERATIONS) {
-    const submitJob = { POST: submit(op, jobs) } satisfies Methods;
-    const pollJob = { GET: poll(op, jobs) } satisfies Methods;
+    const submitMethods = { POST: submit(op, jobs) } satisfies Methods;
+    const pollMethods = { GET: poll(op, jobs) } satisfies Methods;
     for (const prefix of OPENAI_PREFIXES) {
-      routes[`${prefix}/async/${op.path}`] = submitJob;
-      patterns.push([new RegExp(`^${prefix}/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), pollJob]);
+      routes[`${prefix}/async/${op.path}`] = submitMethods;
+      patterns.push([new RegExp(`^${prefix}/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), pollMethods]);
     }
   }
   return { routes, patterns };

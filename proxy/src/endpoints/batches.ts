@@ -4,7 +4,7 @@
 // the reference gateway's `model` field (`openai/gpt-4o-mini`); else the first that offers batches.
 import { parseJson, readBody } from '../http/body.ts';
 import { invalidRequest } from '../unified/errors.ts';
-import { resolveTarget } from '../pipeline/target.ts';
+import { resolveTarget } from '../governance/targets.ts';
 import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
 
 /** Gateway fields of the reference gateway's create request; OpenAI's API takes none of them. */

@@ -5,11 +5,15 @@ import { respond, type ErrorRenderer } from '../http/respond.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { ErrorExtra } from '../pipeline/outcome.ts';
 import type { Accept } from '../pipeline/runner.ts';
+import { inferenceAccept, type InferenceRoute, type ModelRequest } from '../operations/inference.ts';
+import type { OperationRow } from '../operations/table.ts';
 
 /** What a route says about itself before anything is read (built once per route). */
 export interface RouteInfo {
   /** Metrics `operation` label. */
   operation: string;
+  /** The operations-table row the route serves (RequestContext.op). */
+  op?: OperationRow;
   /** The request type error answers name, from the first stage on. */
   requestType?: string;
   /** Native prefixes answer errors in their provider's own shape. */
@@ -18,11 +22,12 @@ export interface RouteInfo {
   readFirst?: boolean;
 }
 
-export function contextOf(ex: Exchange, operation: string): RequestContext {
+export function contextOf(ex: Exchange, operation: string, op?: OperationRow): RequestContext {
   return new RequestContext({
     services: ex.services,
     snapshot: ex.snapshot,
     operation,
+    op,
     headers: ex.req.headers,
     query: ex.query,
     signal: ex.signal,
@@ -38,11 +43,16 @@ export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Pr
   const readFirst = info.readFirst === true;
   const extra: ErrorExtra | undefined = info.requestType === undefined ? undefined : { request_type: info.requestType };
   return async (ex) => {
-    const ctx = contextOf(ex, info.operation);
+    const ctx = contextOf(ex, info.operation, info.op);
     if (extra) {
       ctx.requestType = info.requestType!;
       ctx.errorExtra = extra;
     }
     await respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
   };
+}
+
+/** The HTTP handler of an inference route (a table operation's, or a native front door's). */
+export function httpInference<R extends ModelRequest>(route: InferenceRoute<R>): (ex: Exchange) => Promise<void> {
+  return httpRoute({ operation: route.operation, op: route.op, requestType: route.requestType, renderError: route.errorBody, readFirst: true }, inferenceAccept(route));
 }

@@ -1,28 +1,24 @@
-// complexity_tier for the routing rules: the request's text embedded through the gateway's own
-// pipeline with the configured provider and model, then matched against the tier examples. The
-// classifier (with its embedded examples) is kept while its configuration stays the same.
+// complexity_tier for the routing rules: the request's text embedded by one of the gateway's own
+// calls (pipeline/own-calls.ts: no stage runs for it) with the configured provider and model, then
+// matched against the tier examples. The classifier (with its embedded examples) is kept while its
+// configuration stays the same.
 import type { Snapshot } from '../config/snapshot.ts';
 import { createComplexityClassifier, type ComplexityClassifier } from '../routing/complexity.ts';
-import type { ComplexityTier } from '../routing/schema.ts';
-import { resolveTarget } from '../pipeline/target.ts';
-import { invoke } from '../pipeline/invoke.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
+import { resolveTarget } from './targets.ts';
+import { ownEmbeddings } from '../pipeline/own-calls.ts';
 import { requireOperation } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
 let current: { key: string; classifier: ComplexityClassifier } | undefined;
 
-/** Embeds with the snapshot's provider, through retries and key selection like any request. */
+/** Embeds with the snapshot's provider, through retries and key selection like any request (but no stage). */
 function embedder(snap: Snapshot, provider: string, model: string, metrics: Metrics) {
   return async (texts: string[]): Promise<number[][]> => {
     const target = resolveTarget(snap, `${provider}/${model}`);
-    const req = { model, input: texts };
-    const att = await invoke([target], (t, adapter) => {
-      requireOperation(t.provider, 'embeddings');
-      if (!adapter.embeddingsRequest) throw new Error(`provider '${t.provider.name}' has no embeddings`);
-      return adapter.embeddingsRequest(req, t.model);
-    }, AbortSignal.timeout(target.provider.timeoutMs), metrics);
-    const parsed = att.adapter.embeddingsResponse!(await att.answer.json(), req, att.target.model, att.up);
+    requireOperation(target.provider, 'embeddings');
+    const parsed = await ownEmbeddings(metrics, 'complexity_embedding', target, texts, AbortSignal.timeout(target.provider.timeoutMs));
     return parsed.data.map((d) => d.embedding as number[]);
   };
 }

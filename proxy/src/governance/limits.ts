@@ -1,7 +1,7 @@
 // Which budgets and rate limits apply to a request, and how full they are (the routing rules'
 // capacity variables). Every level that applies must pass: virtual key, its provider config, team,
 // customer, provider, and model configs.
-import type { Budget, RateLimit } from '../config/governance-schema.ts';
+import type { Budget, RateLimit } from '../schema/governance.ts';
 import type { GovernanceRuntime, VirtualKeyRuntime } from './runtime.ts';
 import type { Limit, LimitKind } from './counters/store.ts';
 

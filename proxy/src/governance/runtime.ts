@@ -1,11 +1,11 @@
 // The compiled form of the `governance` section, built once per snapshot: virtual keys indexed by a
 // digest of their value, the team and customer each key belongs to, and every limit by id.
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { GatewayConfig } from '../config/schema.ts';
-import { keyId } from '../config/key-id.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import { keyId } from '../schema/key-id.ts';
 import type {
   AuthConfig, Budget, Customer, ModelConfig, PricingOverride, ProviderGovernance, RateLimit, Team, VirtualKey,
-} from '../config/governance-schema.ts';
+} from '../schema/governance.ts';
 
 export type ModelSet = '*' | ReadonlySet<string>;
 

@@ -8,18 +8,17 @@
 import type { ProviderRuntime, Snapshot } from '../config/snapshot.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import type { RequestContext } from '../pipeline/context.ts';
-import { resolveTargets, type Target } from '../pipeline/target.ts';
 import type { Usage } from '../unified/chat.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { identifyCaller } from './auth.ts';
 import { checkCrossSite } from './cross-site.ts';
-import { selectTargets } from './select.ts';
-import { applicableLimits, type AppliedLimit } from './limits.ts';
+import { applicableLimits, capacityOf, type AppliedLimit } from './limits.ts';
 import { priceOf, costOf } from './pricing/pricing.ts';
 import type { GovernanceRuntime, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
-import { routeRequest } from './route.ts';
 import { complexityTier } from './complexity.ts';
+import { chooseTargets, logDecision } from './targets.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
 
@@ -82,14 +81,20 @@ const plan: Stage = {
   },
 };
 
-function planModel(ctx: RequestContext, model: string, fallbacks: readonly string[] | undefined, tier: Parameters<typeof routeRequest>[5]): void {
+function planModel(ctx: RequestContext, model: string, fallbacks: readonly string[] | undefined, tier: ComplexityTier | undefined): void {
   const snap = ctx.snapshot;
   const vk = ctx.vk;
-  const routed = routeRequest(ctx, vk, model, fallbacks, ctx.requestType, tier);
-  let targets: Target[];
-  if (routed) targets = routed;
-  else if (vk) targets = selectTargets(vk, snap, model, fallbacks, (p, m) => ctx.services.catalog.lookup(p, m));
-  else targets = resolveTargets(snap, model, fallbacks);
+  const counters = ctx.services.counters;
+  const chosen = chooseTargets(snap, vk, { model, fallbacks, requestType: ctx.requestType, headers: () => ctx.headers, params: () => Object.fromEntries(ctx.query()), complexityTier: tier }, {
+    rules: snap.routing,
+    capacity: (provider, m) => capacityOf(snap.governance, vk, provider, m, (key) => counters.cached(key)),
+    catalog: (p, m) => ctx.services.catalog.lookup(p, m),
+  });
+  if (snap.routing.size > 0) {
+    ctx.routing = chosen.decision;
+    logDecision(model, chosen.decision);
+  }
+  const targets = chosen.targets();
   ctx.targets = targets;
   const primary = targets[0];
   ctx.limits = applicableLimits(snap.governance, vk, primary.provider.name, primary.model);

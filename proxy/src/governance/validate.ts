@@ -1,7 +1,7 @@
 // Rules of the governance section that a JSON Schema cannot say: ids and names unique, every
 // reference pointing at something that exists, rate limits with a window for each maximum.
-import type { GatewayConfig } from '../config/schema.ts';
-import type { FieldError } from '../config/validate.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
+import type { FieldError } from '../schema/validate.ts';
 
 export function governanceErrors(config: GatewayConfig): FieldError[] {
   const g = config.governance;

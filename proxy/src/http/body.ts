@@ -2,8 +2,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
-import { validator } from '../config/validate.ts';
-import { unsafeJson } from '../config/names.ts';
+import { validator } from '../schema/validate.ts';
+import { unsafeJson } from '../schema/names.ts';
 
 // Plain 'data'/'end' listeners: cheaper than async iteration on the hot path. Over the limit, the
 // rest is not read: the 413 closes the connection (respond.ts) instead of draining it.

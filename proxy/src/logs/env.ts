@@ -1,7 +1,7 @@
 // `logs_store` from the environment (SKYBRIDGE_LOGS_STORE_*), as the Helm chart sets it: in Kubernetes
 // mode the configuration is rendered from custom resources and carries no `logs_store`, and the store
 // is a property of the deployment (every replica writes the same database), not of a resource.
-import type { LogsStoreConfig } from '../config/logs-schema.ts';
+import type { LogsStoreConfig } from '../schema/logs.ts';
 import { SSL_MODES } from '../config/postgres.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Request logging from the configuration: the store `logs_store` names (or an embedded SQLite file in
 // the app directory when only client.enable_logging is set), its writer and its retention sweeper.
 import { isAbsolute, join } from 'node:path';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../schema/gateway.ts';
 import { logsStoreFromEnv } from './env.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { DEFAULT_RETENTION_DAYS, startRetentionSweeper, type RetentionSweeper } from './retention.ts';

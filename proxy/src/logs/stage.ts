@@ -7,6 +7,7 @@ import { costOf, priceOf } from '../governance/pricing/pricing.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
+import { OPERATION_BY_NAME } from '../operations/table.ts';
 import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
@@ -16,14 +17,6 @@ export interface LoggingOptions {
   /** Characters kept of each of input and output content. */
   contentCap?: number;
 }
-
-/** The request type as logs name it (reference `object`). */
-const OBJECTS: Readonly<Record<string, string>> = {
-  chat: 'chat.completion',
-  text: 'text.completion',
-  embeddings: 'embedding',
-  responses: 'response',
-};
 
 /** Output text of streamed items, per request, only while content logging collects it. */
 const streamed = new WeakMap<RequestContext, string[]>();
@@ -82,7 +75,8 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   const record: LogRecord = {
     id: ctx.id,
     timestamp: Math.round(now - latency),
-    object: OBJECTS[ctx.operation] ?? (ctx.requestType || ctx.operation),
+    // The request type as logs name it (reference `object`): the table's logObject where it has one.
+    object: OPERATION_BY_NAME.get(ctx.operation)?.logObject ?? (ctx.requestType || ctx.operation),
     status: failed ? 'error' : 'success',
     stream: result.kind === 'stream',
     latency: Math.round(latency * 100) / 100,

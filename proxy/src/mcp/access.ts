@@ -9,7 +9,7 @@
 //      tools as `<client>-<tool>` or `<client>-*`; a header sent empty allows nothing).
 // Every call is checked against the same decision, not only the tool list the model saw.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { McpClientConfig } from '../config/mcp-schema.ts';
+import type { McpClientConfig } from '../schema/mcp.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { clientId } from './connection.ts';
 import { BF_HEADERS } from '../bf-headers.ts';

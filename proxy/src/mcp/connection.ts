@@ -4,11 +4,11 @@
 // The tool list is refreshed on notifications/tools/list_changed and every tool_sync_interval.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpClientConfig } from '../config/mcp-schema.ts';
+import type { McpClientConfig } from '../schema/mcp.ts';
 import { log } from '../log.ts';
 import { parseDuration } from './duration.ts';
 import { checkedFetch, mcpDispatcher, mcpUrlProblem } from './egress.ts';
-import { maskUrlCredentials, urlSecrets } from '../config/egress.ts';
+import { maskUrlCredentials, urlSecrets } from '../upstream/egress.ts';
 import { DEFAULT_MAX_TOOL_ANSWER_MB, tooLargeMessage } from './answer-cap.ts';
 
 export type McpState = 'connecting' | 'connected' | 'disconnected' | 'error';

@@ -1,6 +1,6 @@
 // Where MCP http/sse connections may go. MCP servers usually live on loopback or a private network
 // (a sidecar, a service in the cluster), so loopback, private, CGNAT and unique-local addresses are
-// allowed, as for provider base URLs (config/egress.ts). Refused always: link-local addresses and the
+// allowed, as for provider base URLs (upstream/egress.ts). Refused always: link-local addresses and the
 // cloud metadata services (a client URL added through /api must not read the instance's cloud
 // credentials), and unspecified and multicast addresses (never an MCP server). Checked on every
 // request's URL (an IP literal is never looked up) and on every address a name resolves to when a
@@ -10,7 +10,7 @@ import { capResponse } from './answer-cap.ts';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from '../config/egress.ts';
+import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from '../upstream/egress.ts';
 
 const REDIRECTS = [301, 302, 303, 307, 308];
 const MAX_REDIRECTS = 5;

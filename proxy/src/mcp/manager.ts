@@ -6,8 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
-import type { McpClientConfig, McpSection } from '../config/mcp-schema.ts';
-import type { ClientConfig } from '../config/schema.ts';
+import type { McpClientConfig, McpSection } from '../schema/mcp.ts';
+import type { ClientConfig } from '../schema/gateway.ts';
 import { log } from '../log.ts';
 import { McpConnection, McpUnavailable, clientId, type CallResult, type McpTool } from './connection.ts';
 import type { Allowed } from './access.ts';
@@ -33,7 +33,7 @@ export interface ToolOutcome {
   failure?: 'tool_error' | 'unavailable' | 'timeout' | 'failed';
 }
 
-/** One agent turn, run through the whole pipeline (endpoints/execute.ts `execute`, wired by gateway.ts). */
+/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by gateway.ts). */
 export interface TurnRequest {
   operation: 'chat' | 'responses';
   body: unknown;

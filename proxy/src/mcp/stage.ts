@@ -38,15 +38,6 @@ export function markTurn<T extends object>(body: T): T {
   return body;
 }
 
-type Kind = 'chat' | 'responses';
-
-/** A unified chat or responses request (the OpenAI-format routes, not the native prefixes). */
-function kindOf(ctx: RequestContext): Kind | undefined {
-  const path = ctx.http ? (ctx.http.req.url ?? '').split('?')[0] : undefined;
-  if (ctx.requestType === 'chat_completion' && (path === undefined || path.endsWith('/chat/completions'))) return 'chat';
-  if (ctx.requestType === 'responses' && (path === undefined || path.endsWith('/responses'))) return 'responses';
-  return undefined;
-}
 
 export function mcpStage(mcp: McpManager): Stage {
   return {
@@ -55,7 +46,8 @@ export function mcpStage(mcp: McpManager): Stage {
       // A gateway run in process with no one following its snapshots: start from the first one seen.
       if (!mcp.applied) mcp.apply(ctx.snapshot);
       if (ctx.input !== undefined && typeof ctx.input === 'object' && ctx.input !== null && TURNS.has(ctx.input)) return undefined;
-      const kind = kindOf(ctx);
+      // The table says which operations get tools, and in which request shape (the native prefixes run none of them).
+      const kind = ctx.op?.mcpTools;
       if (!kind || mcp.list().length === 0) return undefined;
       const governance = toolGovernance(ctx.snapshot, ctx.vk, ctx.services);
       const toolset = new ToolSet(mcp, callerAccess(ctx.vk?.record, ctx.headers), { source: kind, requestId: ctx.id, ...(ctx.vk && { vk: ctx.vk.record.id }), ...(governance && { governance }) });

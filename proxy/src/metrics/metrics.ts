@@ -115,6 +115,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly internalRequests = new Counter({
+    name: 'skybridge_internal_requests_total',
+    help: "The gateway's own upstream calls, made outside every stage (no virtual key, limits or request log), by the feature that made them (purpose) and outcome.",
+    labelNames: ['purpose', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly configInfo = new Gauge({
     name: 'skybridge_config_info',
     help: 'The loaded configuration: 1 for the hash in use.',

@@ -20,6 +20,7 @@ import type { GatewayError } from '../unified/errors.ts';
 import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
 import type { TurnTotals } from './turns.ts';
+import type { OperationRow } from '../operations/table.ts';
 
 /** What the stages and executors use that outlives a request (built once, in main.ts). */
 export interface ContextServices {
@@ -71,6 +72,8 @@ export interface ContextInit {
   snapshot: Snapshot;
   /** Metrics `operation` label (chat, embeddings, passthrough, files, ...). */
   operation: string;
+  /** The operations-table row it runs, when it came by one (see RequestContext.op). */
+  op?: OperationRow;
   headers?: IncomingHttpHeaders;
   query?: () => URLSearchParams;
   signal?: AbortSignal;
@@ -92,6 +95,11 @@ export class RequestContext {
   readonly services: ContextServices;
   readonly snapshot: Snapshot;
   readonly operation: string;
+  /**
+   * The operations-table row the request runs, when it came by one (a table path or execute()):
+   * undefined for the native front doors, passthrough, files, batches and model lists.
+   */
+  readonly op: OperationRow | undefined;
   readonly headers: IncomingHttpHeaders;
   readonly query: () => URLSearchParams;
   readonly signal: AbortSignal;
@@ -154,6 +162,7 @@ export class RequestContext {
     this.services = init.services;
     this.snapshot = init.snapshot;
     this.operation = init.operation;
+    this.op = init.op;
     this.headers = init.headers ?? {};
     this.query = init.query ?? NO_QUERY;
     this.signal = init.signal ?? new AbortController().signal;

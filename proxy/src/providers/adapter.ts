@@ -4,6 +4,7 @@
 import type { ChatRequest, ChatResponse } from '../unified/chat.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from '../unified/embeddings.ts';
 import type { RerankRequest, RerankResponse } from '../unified/rerank.ts';
+import type { ModerationRequest } from '../unified/moderation.ts';
 import type { FormOperation, FormRequest, ImageGenerationRequest, ImageResponse, SpeechRequest } from '../unified/media.ts';
 import type { TextRequest } from '../unified/text.ts';
 import type { TokenCount } from '../unified/count-tokens.ts';
@@ -76,6 +77,8 @@ export interface FormatAdapter {
   embeddingsResponse?(body: unknown, req: EmbeddingRequest, model: string, up: UpstreamRequest): EmbeddingResponse;
   rerankRequest?(req: RerankRequest, model: string): UpstreamRequest;
   rerankResponse?(body: unknown, req: RerankRequest, model: string): RerankResponse;
+  /** Moderation, where the provider speaks OpenAI's moderation API (the answer is OpenAI's shape). */
+  moderationRequest?(req: ModerationRequest, model: string): UpstreamRequest;
   /** Token counting, where the provider has an endpoint for it. */
   countTokensRequest?(req: ChatRequest, model: string): UpstreamRequest;
   countTokensResponse?(body: unknown): TokenCount;

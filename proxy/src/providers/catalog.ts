@@ -2,7 +2,7 @@
 // and which unified operations it offers. OpenAI-compatible providers differ only here.
 export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere' | 'vertex' | 'azure';
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'files' | 'batches' | MediaOperation;
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | MediaOperation;
 /** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
 export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 const MEDIA: MediaOperation[] = ['image_generation', 'image_edit', 'image_variation', 'speech', 'transcription'];
@@ -36,7 +36,7 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'files', 'batches', ...MEDIA], { nativeResponses: true }),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'files', 'batches', ...MEDIA], { nativeResponses: true }),
   anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
   gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens']),
   // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).

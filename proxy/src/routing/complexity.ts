@@ -3,7 +3,7 @@
 // ("hi", "what time is it in Tokyo"), and their average sits between them, close to none; the
 // floor then compares against a real phrase, so "below the floor" means "like nothing we know".
 // Pure apart from the injected embed function; examples are embedded once, at creation.
-import { COMPLEXITY_TIERS, DEFAULT_SIMILARITY_FLOOR, type ComplexityClassifierConfig, type ComplexityTier } from './schema.ts';
+import { COMPLEXITY_TIERS, DEFAULT_SIMILARITY_FLOOR, type ComplexityClassifierConfig, type ComplexityTier } from '../schema/complexity.ts';
 
 export type EmbedFn = (texts: string[]) => Promise<number[][]>;
 

@@ -1,9 +1,9 @@
 // One routing decision per request (spec: States and transitions, "Routing decision"). Pure: the
 // capacity lookup and the random source are injected, so a decision is reproducible in tests.
-import type { RoutingScope } from '../config/governance-schema.ts';
+import type { RoutingScope } from '../schema/governance.ts';
 import type { CelVars } from './cel.ts';
 import type { CompiledFallback, CompiledRule, CompiledRules, CompiledTarget } from './rules.ts';
-import type { ComplexityTier } from './schema.ts';
+import type { ComplexityTier } from '../schema/complexity.ts';
 
 export const DEFAULT_MAX_STEPS = 10;
 

@@ -1,11 +1,11 @@
 // Routing rules as stored (config.json or the management API) → an immutable, per-scope index
 // that decide.ts walks per request. Everything that can be done once is done here: CEL compiled,
 // rules sorted, weights accumulated, fallbacks parsed and their key names resolved.
-import type { RoutingRule, RoutingScope } from '../config/governance-schema.ts';
-import { RoutingRuleSchema } from '../config/governance-schema.ts';
-import { validator, type FieldError } from '../config/validate.ts';
+import type { RoutingRule, RoutingScope } from '../schema/governance.ts';
+import { RoutingRuleSchema } from '../schema/governance.ts';
+import { validator, type FieldError } from '../schema/validate.ts';
 import { CelCompileError, compileCel, type CompiledExpression } from './cel.ts';
-import { ruleId } from '../config/ownership.ts';
+import { ruleId } from '../schema/rule-id.ts';
 
 /** Weights of one rule must sum to 1 within this tolerance. */
 export const WEIGHT_TOLERANCE = 1e-6;

@@ -4,7 +4,7 @@
 // (no offline queue) and within a bounded time when it hangs, and nothing here ever throws at start.
 import type { RedisClientType } from 'redis';
 import { lazy } from '../lazy.ts';
-import type { RedisConfig } from '../config/governance-schema.ts';
+import type { RedisConfig } from '../schema/governance.ts';
 import { parseAddr } from '../governance/counters/redis.ts';
 import { log } from '../log.ts';
 

@@ -1,7 +1,7 @@
 // One keep-alive connection pool per upstream origin, shared across config snapshots so a reload
 // does not drop warm connections.
 import { Pool } from 'undici';
-import { guardedLookup } from '../config/egress.ts';
+import { guardedLookup } from './egress.ts';
 
 const pools = new Map<string, Pool>();
 

@@ -1,7 +1,7 @@
 // The webhook endpoints of a snapshot, resolved once per snapshot: defaults filled in, header values
 // decrypted. `env.VAR` references were resolved when the document was loaded (config/load.ts).
 import type { Snapshot } from '../config/snapshot.ts';
-import { withDefaults, type WebhookEndpoint, type WebhookSettings } from '../config/webhook-schema.ts';
+import { withDefaults, type WebhookEndpoint, type WebhookSettings } from '../schema/webhooks.ts';
 import { unseal } from './crypto.ts';
 
 export interface ResolvedEndpoint {

@@ -1,9 +1,9 @@
 // One HTTP attempt to a receiver: a POST through an undici Agent whose connections resolve and check
-// the receiver's address at connect time (config/webhook-egress.ts), bounded end to end by the
+// the receiver's address at connect time (webhooks/egress.ts), bounded end to end by the
 // endpoint's attempt timeout, no redirect followed (a 3xx is a failed attempt), and at most
 // MAX_READ bytes of the answer read (a snippet is kept for the history).
 import { Agent, request } from 'undici';
-import { receiverLookup, refusedReceiverHost } from '../config/webhook-egress.ts';
+import { receiverLookup, refusedReceiverHost } from './egress.ts';
 
 const MAX_READ = 64 * 1024;
 const SNIPPET = 1024;

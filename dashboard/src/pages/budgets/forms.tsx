@@ -5,7 +5,8 @@ import { Checkbox } from '../../ui/components.tsx';
 import { EditForm, TextField, numberText, toNumber } from '../../ui/form.tsx';
 import { post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
-import { fieldError, type Budget, type RateLimit } from './model.ts';
+import { fieldError } from './model.ts';
+import type { Budget, RateLimit } from '../../../../proxy/src/api/answers.ts';
 
 const ID_HINT = 'optional; generated when empty';
 

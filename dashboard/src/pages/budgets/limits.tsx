@@ -3,7 +3,8 @@
 import { Checkbox, UsageBar } from '../../ui/components.tsx';
 import { TextField, numberText, toNumber } from '../../ui/form.tsx';
 import { formatCost, formatNumber, formatTime } from '../../lib/format.ts';
-import { fieldError, type Limited, type UsageIndex } from './model.ts';
+import { fieldError, type UsageIndex } from './model.ts';
+import type { Limited } from '../../../../proxy/src/api/answers.ts';
 
 /** Usage bars of whatever limits the record has; a dash when it has none. */
 export function LimitBars(props: { record: Limited; usage: UsageIndex | undefined; what?: string }) {

@@ -1,48 +1,7 @@
-// Shapes of the governance answers (/api/governance/*) the pages read, and small pure helpers
-// shared by the virtual key, team, budget and model pages.
+// Small pure helpers shared by the virtual key, team, budget and model pages, and the usage they
+// load (answer shapes of /api/governance/*: proxy/src/api/answers.ts).
 import { ApiError, get } from '../../lib/api.ts';
-
-export interface Budget {
-  id: string;
-  max_limit: number;
-  reset_duration: string;
-  calendar_aligned?: boolean;
-}
-
-export interface RateLimit {
-  id: string;
-  token_max_limit?: number;
-  token_reset_duration?: string;
-  request_max_limit?: number;
-  request_reset_duration?: string;
-}
-
-/** Who uses a budget or rate limit (GET /api/governance/usage). */
-export interface LimitUser {
-  kind: 'virtual_key' | 'provider_config' | 'team' | 'customer' | 'model_config' | 'provider';
-  id: string;
-  name: string;
-}
-
-export interface BudgetUsage extends Budget {
-  current_usage: number;
-  last_reset: string;
-  resets_at: string;
-  used_by: LimitUser[];
-}
-
-export interface RateLimitUsage extends RateLimit {
-  token_current_usage?: number;
-  token_resets_at?: string;
-  request_current_usage?: number;
-  request_resets_at?: string;
-  used_by: LimitUser[];
-}
-
-export interface UsageAnswer {
-  budgets: BudgetUsage[];
-  rate_limits: RateLimitUsage[];
-}
+import type { BudgetUsage, LimitUser, RateLimitUsage, UsageAnswer } from '../../../../proxy/src/api/answers.ts';
 
 export interface UsageIndex {
   budgets: Map<string, BudgetUsage>;
@@ -52,57 +11,6 @@ export interface UsageIndex {
 export async function loadUsage(): Promise<UsageIndex> {
   const u = await get<UsageAnswer>('/api/governance/usage');
   return { budgets: new Map(u.budgets.map((b) => [b.id, b])), rateLimits: new Map(u.rate_limits.map((r) => [r.id, r])) };
-}
-
-/** A record that can carry a budget and a rate limit (answers expand them inline). */
-export interface Limited {
-  budget_id?: string;
-  rate_limit_id?: string;
-  budget?: Budget;
-  rate_limit?: RateLimit;
-}
-
-export interface ProviderConfig extends Limited {
-  provider: string;
-  allowed_models?: string[];
-  key_ids?: string[];
-  weight?: number | null;
-}
-
-export interface VirtualKey extends Limited {
-  id: string;
-  name: string;
-  description?: string;
-  value: string;
-  is_active?: boolean;
-  team_id?: string;
-  customer_id?: string;
-  provider_configs?: ProviderConfig[];
-  managed_by?: string;
-  source?: string;
-}
-
-export interface Team extends Limited {
-  id: string;
-  name: string;
-  customer_id?: string;
-  managed_by?: string;
-  source?: string;
-}
-
-export interface Customer extends Limited {
-  id: string;
-  name: string;
-  managed_by?: string;
-  source?: string;
-}
-
-export interface ModelConfig extends Limited {
-  id: string;
-  model_name: string;
-  provider?: string;
-  managed_by?: string;
-  source?: string;
 }
 
 /** The gateway's message for one form field: when the error names it (or something inside it). */

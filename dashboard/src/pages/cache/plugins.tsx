@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { ErrorBox, Table } from '../../ui/components.tsx';
-import type { PluginView } from './types.ts';
+import type { PluginView } from '../../../../proxy/src/api/answers.ts';
 
 const BADGE: Record<string, string> = { active: 'badge-ok', disabled: 'badge-muted', error: 'badge-error' };
 

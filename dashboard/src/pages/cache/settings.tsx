@@ -5,7 +5,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { Banner, Button, Checkbox, ErrorBox, Field, TextInput } from '../../ui/components.tsx';
-import { SEMANTIC_CACHE, type CacheStats, type PluginView } from './types.ts';
+import { SEMANTIC_CACHE } from './types.ts';
+import type { CacheStats, PluginView } from '../../../../proxy/src/api/answers.ts';
 
 const str = (v: unknown, fallback: string): string => (v === undefined || v === null ? fallback : String(v));
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);

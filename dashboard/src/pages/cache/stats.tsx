@@ -1,6 +1,6 @@
 // Hit rates from GET /api/cache/stats (this gateway process's counters since it started).
 import { formatNumber } from '../../lib/format.ts';
-import type { CacheStats } from './types.ts';
+import type { CacheStats } from '../../../../proxy/src/api/answers.ts';
 
 function Stat(props: { label: string; value: string; testid?: string }) {
   return (

@@ -1,5 +1,5 @@
 // Small renderers shared by the logs list and detail view.
-import type { LogEntry } from './types.ts';
+import type { LogEntry } from '../../../../proxy/src/api/answers.ts';
 
 export function StatusBadge(props: { status: string }) {
   const cls = props.status === 'success' ? 'badge-ok' : props.status === 'error' ? 'badge-error' : 'badge-muted';

@@ -7,7 +7,7 @@ import { formatCost, formatMs, formatNumber, formatTime } from '../../lib/format
 import { useAsync } from '../../lib/hooks.ts';
 import { ErrorBox, Loading, PageHeader, Table } from '../../ui/components.tsx';
 import { listHref, modelOf, StatusBadge } from './cells.tsx';
-import type { LogEntry, LogSearch } from './types.ts';
+import type { LogEntry, LogSearch, TrailStep } from '../../../../proxy/src/api/answers.ts';
 
 /** Pretty JSON when the text is JSON, else the text as it is. */
 function pretty(text: string): string {
@@ -45,19 +45,8 @@ function Kv(props: { rows: ReadonlyArray<[string, ComponentChildren]> }) {
   );
 }
 
-/** One rule evaluation of the routing audit trail (proxy/src/routing/decide.ts RoutingStep). */
-interface RoutingStep {
-  step?: number;
-  scope?: string;
-  scopeId?: string | null;
-  ruleId?: string;
-  ruleName?: string;
-  expression?: string;
-  matched?: boolean;
-  skipped?: string;
-  target?: { provider: string; model: string; keyId?: string };
-  chain?: boolean;
-}
+/** One rule evaluation of the routing audit trail, read defensively: a stored record may be older. */
+type RoutingStep = Partial<TrailStep>;
 
 const isStep = (v: unknown): v is RoutingStep => typeof v === 'object' && v !== null && 'ruleName' in v && 'matched' in v;
 

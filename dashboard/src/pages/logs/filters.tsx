@@ -2,9 +2,9 @@
 // Applied on submit (the server does the search), never per keystroke against a million rows.
 import { useEffect, useState } from 'preact/hooks';
 import { Button, Checkbox, Field, Select, TextInput } from '../../ui/components.tsx';
-import type { FilterData, IdName } from './types.ts';
 import { DEFAULT_LIMIT, FILTER_KEYS, STATUSES } from './types.ts';
 import { ORDER_OPTIONS } from '../shared/paged-filters.ts';
+import type { FilterData, IdName } from '../../../../proxy/src/api/answers.ts';
 
 type Values = Record<string, string>;
 

@@ -10,7 +10,8 @@ import { hrefOf, replaceHash } from '../../shell/route.ts';
 import { LogFilters } from './filters.tsx';
 import { matchesFilters } from './match.ts';
 import { modelOf, rememberList, StatusBadge, vkOf } from './cells.tsx';
-import { DEFAULT_LIMIT, FILTER_KEYS, PAGE_KEYS, type FilterData, type LogEntry, type LogSearch } from './types.ts';
+import { DEFAULT_LIMIT, FILTER_KEYS, PAGE_KEYS } from './types.ts';
+import type { FilterData, LogEntry, LogSearch } from '../../../../proxy/src/api/answers.ts';
 
 const RELOAD_DEBOUNCE_MS = 1500;
 /** The API's deepest offset (OFFSET scans what it skips); past it, a narrower time range is the way. */

@@ -1,6 +1,6 @@
 // Does a live log (from the socket) belong in the list the filters describe? Content search cannot be
 // decided here (live items carry no content), so the caller asks the server again for those.
-import type { LogEntry } from './types.ts';
+import type { LogEntry } from '../../../../proxy/src/api/answers.ts';
 
 const list = (p: URLSearchParams, k: string): string[] | undefined => {
   const v = p.get(k);

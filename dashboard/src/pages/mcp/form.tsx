@@ -5,7 +5,8 @@ import { Checkbox, ErrorBox, Field, Select, TextArea, TextInput } from '../../ui
 import { FormButtons } from '../../ui/form.tsx';
 import { useCheckedForm, type Errors } from '../shared/checked-form.ts';
 import { HeadersField, headerLines, parseHeaders } from '../shared/headers.tsx';
-import { CONNECTION_TYPES, type McpClientConfig } from './types.ts';
+import { CONNECTION_TYPES } from './types.ts';
+import type { McpClientConfigView as McpClientConfig } from '../../../../proxy/src/api/answers.ts';
 
 interface FormState {
   name: string;

@@ -9,7 +9,7 @@ import { Button, ErrorBox, Field, Loading, Select, TextInput } from '../../ui/co
 import { DetailRow, EmptyRow } from '../../ui/detail-rows.tsx';
 import { Pager } from '../../ui/pager.tsx';
 import { isoOf, ORDER_OPTIONS, usePagedFilters } from '../shared/paged-filters.ts';
-import type { McpFilterData, McpLog, McpLogPage } from './types.ts';
+import type { McpFilterDataView as McpFilterData, McpLog, McpLogSearch as McpLogPage } from '../../../../proxy/src/api/answers.ts';
 
 const PAGE_SIZE = 50;
 

@@ -6,18 +6,8 @@ import { EditForm, TextField, toNumber } from '../../ui/form.tsx';
 import { post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { LimitsFields, limitsBody, limitsDraft } from '../budgets/limits.tsx';
-import { fieldError, splitList, type ModelConfig } from '../budgets/model.ts';
-
-export interface PricingOverride {
-  model_pattern: string;
-  match_type: 'exact' | 'wildcard' | 'regex';
-  request_types?: string[];
-  input_cost_per_token?: number;
-  output_cost_per_token?: number;
-  cache_read_input_token_cost?: number;
-  cache_creation_input_token_cost?: number;
-  [other: string]: unknown;
-}
+import { fieldError, splitList } from '../budgets/model.ts';
+import type { ModelConfigView as ModelConfig, PricingOverride } from '../../../../proxy/src/api/answers.ts';
 
 export const PRICE_FIELDS = [
   ['input_cost_per_token', 'Input $/token'],

@@ -1,6 +1,7 @@
 // The overview's numbers, all from the logs store's own aggregates (/api/logs/stats and the
 // histogram endpoints, which bound their bucket count), never from fetching the rows themselves.
 import { get, query } from '../../lib/api.ts';
+import type { LogStats as Stats } from '../../../../proxy/src/api/answers.ts';
 
 export const RANGES = [
   { value: '1h', label: 'Last hour', ms: 3600_000 },
@@ -10,14 +11,6 @@ export const RANGES = [
   { value: '30d', label: 'Last 30 days', ms: 30 * 86400_000 },
 ] as const;
 export const DEFAULT_RANGE = '24h';
-
-export interface Stats {
-  total_requests: number;
-  total_tokens: number;
-  total_cost: number;
-  average_latency: number;
-  success_rate: number;
-}
 
 interface Bucket {
   timestamp: string;

@@ -6,7 +6,8 @@ import { EditForm, TextField, toNumber } from '../../ui/form.tsx';
 import { post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { fieldError, splitList } from '../budgets/model.ts';
-import { NETWORK_FIELDS, type Provider, type ProviderKey } from './model.ts';
+import { NETWORK_FIELDS } from './model.ts';
+import type { ProviderKeyView as ProviderKey, ProviderView as Provider } from '../../../../proxy/src/api/answers.ts';
 
 export function ProviderForm(props: { provider: Provider | undefined; onSaved: () => void; onCancel: () => void }) {
   const p = props.provider;

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../../lib/api.ts';
 import { Field, TextArea } from '../../ui/components.tsx';
-import type { CelCheck } from './types.ts';
+import type { CelValidation as CelCheck } from '../../../../proxy/src/api/answers.ts';
 
 const DEBOUNCE_MS = 300;
 

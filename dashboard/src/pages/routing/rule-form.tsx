@@ -8,7 +8,8 @@ import { useAction } from '../../lib/hooks.ts';
 import { Button, Checkbox, ErrorBox, Field, Select, TextInput } from '../../ui/components.tsx';
 import { CelField, useCelCheck, validateCel } from './cel-field.tsx';
 import { RuleTester, type TesterOptions } from './tester.tsx';
-import { fallbackText, SCOPES, type Rule, type Scope, type Target } from './types.ts';
+import { fallbackText, SCOPES } from './types.ts';
+import type { RoutingScope as Scope, RoutingTarget as Target, RuleView as Rule } from '../../../../proxy/src/api/answers.ts';
 
 export interface ScopeChoices {
   customer: Array<{ id: string; name: string }>;

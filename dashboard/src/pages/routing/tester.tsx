@@ -5,8 +5,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { Banner, Button, ErrorBox, Field, Select, TextArea, TextInput } from '../../ui/components.tsx';
-import type { TestAnswer, TrailStep } from './types.ts';
 import { parseHeaderLines } from '../shared/headers.tsx';
+import type { RoutingTestAnswer as TestAnswer, TrailStep } from '../../../../proxy/src/api/answers.ts';
 
 export interface TesterOptions {
   providers: string[];

@@ -5,7 +5,8 @@ import { EditForm, TextField } from '../../ui/form.tsx';
 import { post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { LimitsFields, limitsBody, limitsDraft } from '../budgets/limits.tsx';
-import { fieldError, type Customer, type Team } from '../budgets/model.ts';
+import { fieldError } from '../budgets/model.ts';
+import type { CustomerView as Customer, TeamView as Team } from '../../../../proxy/src/api/answers.ts';
 
 export type Kind = 'team' | 'customer';
 const PATH: Record<Kind, string> = { team: '/api/governance/teams', customer: '/api/governance/customers' };

@@ -7,7 +7,8 @@ import { EditForm, TextField } from '../../ui/form.tsx';
 import { post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { LimitsFields, limitsBody, limitsDraft, type LimitsDraft } from '../budgets/limits.tsx';
-import { fieldError, splitList, type Customer, type ProviderConfig, type Team, type VirtualKey } from '../budgets/model.ts';
+import { fieldError, splitList } from '../budgets/model.ts';
+import type { CustomerView as Customer, ProviderConfigView as ProviderConfig, TeamView as Team, VirtualKeyView as VirtualKey } from '../../../../proxy/src/api/answers.ts';
 
 export interface ProviderOption {
   name: string;

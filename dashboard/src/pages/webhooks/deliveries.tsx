@@ -13,7 +13,8 @@ import { Banner, Button, ErrorBox, Field, Loading, Select, TextInput } from '../
 import { DetailRow, EmptyRow } from '../../ui/detail-rows.tsx';
 import { Pager } from '../../ui/pager.tsx';
 import { isoOf, usePagedFilters } from '../shared/paged-filters.ts';
-import { DELIVERY_STATES, STATUS_CLASSES, WEBHOOK_EVENTS, type Delivery, type DeliveryPage } from './types.ts';
+import { DELIVERY_STATES, STATUS_CLASSES, WEBHOOK_EVENTS } from './types.ts';
+import type { Delivery, DeliveryPage } from '../../../../proxy/src/api/answers.ts';
 
 const PAGE_SIZE = 25;
 const POLL_MS = 2_000;

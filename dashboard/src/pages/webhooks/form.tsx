@@ -5,7 +5,8 @@ import { Checkbox, ErrorBox, Field, TextInput } from '../../ui/components.tsx';
 import { FormButtons, TextField } from '../../ui/form.tsx';
 import { useCheckedForm, type Errors } from '../shared/checked-form.ts';
 import { HeadersField, headerLines, parseHeaders } from '../shared/headers.tsx';
-import { WEBHOOK_EVENTS, type Webhook } from './types.ts';
+import { WEBHOOK_EVENTS } from './types.ts';
+import type { WebhookView as Webhook } from '../../../../proxy/src/api/answers.ts';
 
 const NUMBER_FIELDS = [
   ['max_retries', 'Max retries', 0],

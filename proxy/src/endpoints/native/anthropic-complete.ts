@@ -11,7 +11,7 @@ import {
 } from '../../providers/anthropic/native/complete.ts';
 import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import { nativeChat } from './native-chat.ts';
-import { encodedStreamPlan } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
 
 const completionId = () => `compl_${randomUUID().replace(/-/g, '')}`;
 

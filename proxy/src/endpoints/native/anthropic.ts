@@ -12,7 +12,7 @@ import type { AnthropicMessage } from '../../providers/anthropic/types.ts';
 import type { AnthropicNativeRequest } from '../../providers/anthropic/native/request.ts';
 import { nativeChat } from './native-chat.ts';
 import { modelList } from '../models.ts';
-import { encodedStreamPlan } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
 
 function parseMessagesRequest(body: unknown): ChatRequest {
   const b = body as Partial<AnthropicNativeRequest> | null;

@@ -4,12 +4,8 @@
 // provider; the OpenAI-format handlers then run as for /v1. The `api-version` query and the
 // `api-key` header are accepted and not needed.
 import type { Handler, Methods, Routes } from '../../http/server.ts';
-import { chatCompletions } from '../chat.ts';
-import { textCompletions } from '../completions.ts';
-import { responses } from '../responses.ts';
-import { embeddings } from '../embeddings.ts';
-import { imageGenerations } from '../images.ts';
-import { speech } from '../audio.ts';
+import { OPERATIONS } from '../../operations/table.ts';
+import { operationHandler } from '../operations.ts';
 import { listModels } from '../models.ts';
 
 /** The handler, with the path's deployment as the request's model (Azure ignores the body's). */
@@ -20,18 +16,19 @@ export function withDeployment(handler: Handler): Handler {
 // Greedy: a deployment written with a raw `/` (`anthropic/claude-...`) still matches; the SDK sends it as %2F.
 const DEPLOYMENT = '^/openai/openai/deployments/(.+)';
 
+/**
+ * The table's Azure operations. A longer path comes first where a shorter one ends it (chat/completions
+ * before completions): the greedy deployment would take `x/chat` as the deployment name otherwise.
+ */
 export const AZURE_PATTERNS: [RegExp, Methods][] = [
-  [new RegExp(`${DEPLOYMENT}/chat/completions$`), { POST: withDeployment(chatCompletions) }],
-  [new RegExp(`${DEPLOYMENT}/completions$`), { POST: withDeployment(textCompletions) }],
-  [new RegExp(`${DEPLOYMENT}/responses$`), { POST: withDeployment(responses) }],
-  [new RegExp(`${DEPLOYMENT}/embeddings$`), { POST: withDeployment(embeddings) }],
-  [new RegExp(`${DEPLOYMENT}/images/generations$`), { POST: withDeployment(imageGenerations) }],
-  [new RegExp(`${DEPLOYMENT}/audio/speech$`), { POST: withDeployment(speech) }],
+  ...OPERATIONS.filter((op) => op.azure)
+    .sort((a, b) => b.path.length - a.path.length)
+    .map((op): [RegExp, Methods] => [new RegExp(`${DEPLOYMENT}/${op.path}$`), { POST: withDeployment(operationHandler(op.name)) }]),
   [new RegExp(`${DEPLOYMENT}/models$`), { GET: listModels }],
 ];
 
 /** AzureOpenAI clients call these two without a deployment (the model is in the body, or none is needed). */
 export const AZURE_ROUTES: Routes = {
-  '/openai/openai/responses': { POST: responses },
+  '/openai/openai/responses': { POST: operationHandler('responses') },
   '/openai/openai/models': { GET: listModels },
 };

@@ -23,7 +23,7 @@ import { toAnthropicMessage } from '../../providers/anthropic/native/response.ts
 import { anthropicUsage } from './anthropic.ts';
 import { createAnthropicStreamEncoder } from '../../providers/anthropic/native/stream.ts';
 import { nativeChat } from './native-chat.ts';
-import { encodedStreamPlan, type EncodedItem } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan, type EncodedItem } from '../../operations/chunk-stream-plan.ts';
 import type { StreamPlan } from '../../pipeline/stream.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 

@@ -12,9 +12,10 @@ import { createCohereStreamEncoder, encodeCohereEvent } from '../../providers/co
 import { toCohereError } from '../../providers/cohere/native/error.ts';
 import { cohereAdapter } from '../../providers/cohere/adapter.ts';
 import type { CohereChatResponse, CohereEmbedResponse, CohereRerankResponse, CohereUsage } from '../../providers/cohere/types.ts';
-import { httpInference, readJson } from '../inference.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
 import { nativeChat } from './native-chat.ts';
-import { encodedStreamPlan } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
 
 function cohereUsage(u: unknown): Usage | undefined {
   const v = u as CohereUsage | undefined;

@@ -7,8 +7,9 @@ import { toAnthropicError } from '../../providers/anthropic/native/error.ts';
 import { fromGeminiRequest } from '../../providers/gemini/native/request.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest } from '../../providers/gemini/types.ts';
-import { httpInference, readJson } from '../inference.ts';
-import { countTokensSpec } from '../count-tokens.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
+import { countTokensSpec } from '../../operations/count-tokens.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('request body must be a JSON object');

@@ -11,10 +11,11 @@ import { createGeminiStreamEncoder, encodeGeminiSse } from '../../providers/gemi
 import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/gemini/native/embeddings.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
-import { httpInference, readJson } from '../inference.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
 import { nativeChat } from './native-chat.ts';
 import { modelList } from '../models.ts';
-import { encodedStreamPlan } from '../chunk-stream-plan.ts';
+import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('request body must be a JSON object');

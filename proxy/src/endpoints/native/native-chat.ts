@@ -9,8 +9,9 @@ import type { StreamTranslator } from '../../unified/stream.ts';
 import { requireOperation } from '../../unified/errors.ts';
 import type { StreamPlan } from '../../pipeline/stream.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
-import type { EncodedItem } from '../chunk-stream-plan.ts';
-import { httpInference, readJson } from '../inference.ts';
+import type { EncodedItem } from '../../operations/chunk-stream-plan.ts';
+import { readJson } from '../../operations/inference.ts';
+import { httpInference } from '../serve.ts';
 
 export interface NativeChat<TOut> {
   /** The native body into the unified request, `stream` set when the client asked for one. */

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { createClient as CreateClient, RedisClientOptions } from 'redis';
 import { lazy } from '../../lazy.ts';
-import type { RedisConfig } from '../../config/governance-schema.ts';
+import type { RedisConfig } from '../../schema/governance.ts';
 import { log } from '../../log.ts';
 import type { Window } from './windows.ts';
 import {

@@ -13,7 +13,7 @@
 //   `3M` is calendar quarters and `6M` half-years; `nY` counts years from 1970.
 // The reference gateway rolls unaligned windows from each budget's last reset; that needs stored
 // per-limit state, which these clock-derived windows deliberately avoid.
-import { DURATION_PATTERN } from '../../config/governance-schema.ts';
+import { DURATION_PATTERN } from '../../schema/governance.ts';
 
 export type DurationUnit = 's' | 'm' | 'h' | 'd' | 'w' | 'M' | 'Y';
 

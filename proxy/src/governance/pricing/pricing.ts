@@ -10,7 +10,7 @@
 //    first-party table that knows the model (`claude-sonnet-4-5@20250929` on Vertex is Anthropic's
 //    price; `openai/gpt-4o` via an aggregator is OpenAI's). Self-hosted ollama/vllm are not.
 // Unknown: undefined (the caller charges 0 and warns).
-import type { PricingOverride } from '../../config/governance-schema.ts';
+import type { PricingOverride } from '../../schema/governance.ts';
 import { FIRST_PARTY, PRICES, SELF_HOSTED, type PriceRow } from './table.ts';
 
 /** USD per token. */

@@ -5,7 +5,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { sandboxModule } from './wasm-module.ts';
 import type { WorkerInit, WorkerMessage } from './worker.ts';
-import { unsafeJson } from '../../config/names.ts';
+import { unsafeJson } from '../../schema/names.ts';
 
 export interface SandboxLimits {
   /** Starlark execution steps (roughly bytecode instructions) per execution. */

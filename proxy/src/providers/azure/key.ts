@@ -1,7 +1,7 @@
 // An Azure OpenAI key's resource, compiled once per config snapshot: where the resource lives, which
 // deployment serves which model, the api-version and how the key authenticates.
-import type { AzureKeyConfig, ProviderConfig } from '../../config/schema.ts';
-import type { FieldError } from '../../config/validate.ts';
+import type { AzureKeyConfig, ProviderConfig } from '../../schema/gateway.ts';
+import type { FieldError } from '../../schema/validate.ts';
 
 /**
  * Latest generally available dated api-version of the Azure OpenAI data-plane inference API (the

@@ -113,6 +113,13 @@ export const openaiAdapter: FormatAdapter = {
     objectList(body, 'data');
     return body as EmbeddingResponse;
   },
+  moderationRequest: (req, model) => ({
+    method: 'POST',
+    path: '/moderations',
+    requestType: 'moderation',
+    body: toUpstreamBody(req, model),
+    stream: false,
+  }),
   imageGenerationRequest: toOpenAIImageGeneration,
   formRequest: toOpenAIForm,
   speechRequest: toOpenAISpeech,

@@ -1,8 +1,8 @@
 // Vertex AI keys in config.json (checked at load time, so a broken key file stops start-up instead of
 // failing requests) and from plain environment variables when no config.json is given.
 import { readFileSync } from 'node:fs';
-import type { ProviderConfig, ProviderKeyConfig } from '../../config/schema.ts';
-import type { FieldError } from '../../config/validate.ts';
+import type { ProviderConfig, ProviderKeyConfig } from '../../schema/gateway.ts';
+import type { FieldError } from '../../schema/validate.ts';
 import { serviceAccount } from './credentials.ts';
 
 export function vertexKeyErrors(key: ProviderKeyConfig, at: string): FieldError[] {

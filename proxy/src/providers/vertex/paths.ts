@@ -1,6 +1,6 @@
 // Where a Vertex AI call goes: the regional host, the publisher a model belongs to, and the
 // project/location scope a key adds to the path.
-import type { VertexKeyConfig } from '../../config/schema.ts';
+import type { VertexKeyConfig } from '../../schema/gateway.ts';
 
 export type Publisher = 'google' | 'anthropic';
 

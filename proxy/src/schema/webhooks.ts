@@ -3,7 +3,7 @@
 // config and /api bodies with it, `Static` gives the types, and the Webhook CRD is generated from it.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FieldError } from './validate.ts';
-import { receiverUrlProblem } from './webhook-egress.ts';
+import { receiverUrlProblem } from '../webhooks/egress.ts';
 
 export const WEBHOOK_EVENTS = ['async_job.completed', 'async_job.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

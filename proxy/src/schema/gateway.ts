@@ -3,11 +3,11 @@
 // the CRD schemas are generated from them. Shapes follow the reference gateway's config so its users
 // can bring their config.json unchanged.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance-schema.ts';
-import { LogsStoreSchema } from './logs-schema.ts';
-import { VectorStoreSchema } from './cache-schema.ts';
-import { McpSectionSchema } from './mcp-schema.ts';
-import { WebhookGlobalConfigSchema, WebhooksSectionSchema } from './webhook-schema.ts';
+import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance.ts';
+import { LogsStoreSchema } from './logs.ts';
+import { VectorStoreSchema } from './cache.ts';
+import { McpSectionSchema } from './mcp.ts';
+import { WebhookGlobalConfigSchema, WebhooksSectionSchema } from './webhooks.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);

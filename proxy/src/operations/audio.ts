@@ -3,7 +3,7 @@
 import { validated } from '../http/body.ts';
 import { mediaUsage, SPEECH_CONTENT_TYPES, SpeechRequestSchema, type FormRequest, type SpeechRequest, type TranscriptionResponse } from '../unified/media.ts';
 import { GatewayError, requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { formBuild, readFormRequest } from './media-form.ts';
 import { mediaEventPlan } from './media-stream-plan.ts';
 import { checkStringField } from '../unified/answer-shape.ts';
@@ -13,9 +13,7 @@ const parseSpeech = validated(SpeechRequestSchema);
 /** Transcript formats answered as text, not JSON. */
 const TEXT_FORMATS = new Set(['text', 'srt', 'vtt']);
 
-export const speechRoute: InferenceRoute<SpeechRequest> = {
-  operation: 'speech',
-  requestType: 'speech',
+export const speechSpec: OperationSpec<SpeechRequest> = {
   read: (ctx) => readJson(ctx, parseSpeech),
   spec: (req) => {
     const sse = req.stream_format === 'sse';
@@ -37,11 +35,7 @@ export const speechRoute: InferenceRoute<SpeechRequest> = {
   },
 };
 
-export const speech = httpInference(speechRoute);
-
-export const transcriptionRoute: InferenceRoute<FormRequest> = {
-  operation: 'transcription',
-  requestType: 'transcription',
+export const transcriptionSpec: OperationSpec<FormRequest> = {
   read: (ctx) => readFormRequest(ctx, 'transcription'),
   spec: (form) => {
     const textual = TEXT_FORMATS.has(form.fields.response_format ?? 'json');
@@ -60,5 +54,3 @@ export const transcriptionRoute: InferenceRoute<FormRequest> = {
     };
   },
 };
-
-export const transcriptions = httpInference(transcriptionRoute);

@@ -3,16 +3,14 @@ import { nullsAbsent } from '../unified/nulls.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextRequest, type TextResponse } from '../unified/text.ts';
 import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
 import { objectList } from '../unified/answer-shape.ts';
 
 const parseText = nullsAbsent(validated(TextRequestSchema));
 const EMULATED = 'chat_completion';
 
-export const textRoute: InferenceRoute<TextRequest> = {
-  operation: 'text',
-  requestType: 'text_completion',
+export const textSpec: OperationSpec<TextRequest> = {
   read: (ctx) => readJson(ctx, parseText),
   spec: (text, ctx) => {
     const stream = text.stream === true;
@@ -38,8 +36,6 @@ export const textRoute: InferenceRoute<TextRequest> = {
     };
   },
 };
-
-export const textCompletions = httpInference(textRoute);
 
 /** A native text completion: a `choices` list of objects. */
 function checked(body: unknown): TextResponse {

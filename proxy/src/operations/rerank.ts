@@ -2,13 +2,11 @@ import { validated } from '../http/body.ts';
 import { RerankRequestSchema, type RerankRequest } from '../unified/rerank.ts';
 import { asUsage } from '../unified/chat.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 
 const parseRerank = validated(RerankRequestSchema);
 
-export const rerankRoute: InferenceRoute<RerankRequest> = {
-  operation: 'rerank',
-  requestType: 'rerank',
+export const rerankSpec: OperationSpec<RerankRequest> = {
   read: (ctx) => readJson(ctx, parseRerank),
   spec: (req) => ({
     requestType: 'rerank',
@@ -22,5 +20,3 @@ export const rerankRoute: InferenceRoute<RerankRequest> = {
     usage: asUsage,
   }),
 };
-
-export const rerank = httpInference(rerankRoute);

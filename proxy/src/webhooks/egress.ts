@@ -1,12 +1,12 @@
-// Where webhook deliveries may go. Stricter than provider egress (egress.ts): a receiver is someone
-// else's public server, so loopback, private, shared (CGNAT), unspecified and multicast addresses are
-// refused too unless the endpoint sets `allow_private_network`. Link-local and cloud metadata
-// addresses are refused always (egress.ts). Checked on the URL when configured and again on every
-// address a name resolves to at connect time, so a DNS answer that changes in between (rebinding)
-// is caught where it matters.
+// Where webhook deliveries may go. Stricter than provider egress (upstream/egress.ts): a receiver is
+// someone else's public server, so loopback, private, shared (CGNAT), unspecified and multicast
+// addresses are refused too unless the endpoint sets `allow_private_network`. Link-local and cloud
+// metadata addresses are refused always (upstream/egress.ts). Checked on the URL when configured and
+// again on every address a name resolves to at connect time, so a DNS answer that changes in between
+// (rebinding) is caught where it matters.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from './egress.ts';
+import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from '../upstream/egress.ts';
 
 function v4(ip: string): number[] | undefined {
   const parts = ip.split('.');

@@ -1,5 +1,5 @@
 // Config shapes owned by the routing engine. The lead mounts ComplexityClassifierSchema in the
-// governance section; the routing rule shapes themselves live in config/governance-schema.ts.
+// governance section; the routing rule shapes themselves live in schema/governance.ts.
 import { Type, type Static } from '@sinclair/typebox';
 
 export const COMPLEXITY_TIERS = ['SIMPLE', 'MEDIUM', 'COMPLEX'] as const;

@@ -2,7 +2,7 @@
 // routing rules) and the management-auth settings, in the reference gateway's shapes. The same
 // schemas validate /api bodies and generate the CRDs.
 import { Type, type Static } from '@sinclair/typebox';
-import { ComplexityClassifierSchema } from '../routing/schema.ts';
+import { ComplexityClassifierSchema } from './complexity.ts';
 
 /** `30s`, `5m`, `1h`, `1d`, `1w`, `1M` (month), `1Y`. */
 export const DURATION_PATTERN = '^[1-9][0-9]*(s|m|h|d|w|M|Y)$';

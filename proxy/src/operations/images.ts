@@ -3,7 +3,7 @@
 import { validated } from '../http/body.ts';
 import { ImageGenerationRequestSchema, mediaUsage, type FormRequest, type ImageGenerationRequest, type ImageResponse } from '../unified/media.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { formBuild, readFormRequest } from './media-form.ts';
 import { mediaEventPlan } from './media-stream-plan.ts';
 import { objectList } from '../unified/answer-shape.ts';
@@ -16,9 +16,7 @@ function imageAnswer(body: unknown): ImageResponse {
 
 const parseGeneration = validated(ImageGenerationRequestSchema);
 
-export const imageGenerationRoute: InferenceRoute<ImageGenerationRequest> = {
-  operation: 'image_generation',
-  requestType: 'image_generation',
+export const imageGenerationSpec: OperationSpec<ImageGenerationRequest> = {
   read: (ctx) => readJson(ctx, parseGeneration),
   spec: (req) => ({
     requestType: 'image_generation',
@@ -36,12 +34,8 @@ export const imageGenerationRoute: InferenceRoute<ImageGenerationRequest> = {
   }),
 };
 
-export const imageGenerations = httpInference(imageGenerationRoute);
-
-function imageForm(op: 'image_edit' | 'image_variation'): InferenceRoute<FormRequest> {
+function imageForm(op: 'image_edit' | 'image_variation'): OperationSpec<FormRequest> {
   return {
-    operation: op,
-    requestType: op,
     read: (ctx) => readFormRequest(ctx, op),
     spec: (form) => ({
       requestType: op,
@@ -55,7 +49,5 @@ function imageForm(op: 'image_edit' | 'image_variation'): InferenceRoute<FormReq
   };
 }
 
-export const imageEditRoute = imageForm('image_edit');
-export const imageVariationRoute = imageForm('image_variation');
-export const imageEdits = httpInference(imageEditRoute);
-export const imageVariations = httpInference(imageVariationRoute);
+export const imageEditSpec = imageForm('image_edit');
+export const imageVariationSpec = imageForm('image_variation');

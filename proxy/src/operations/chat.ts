@@ -2,15 +2,13 @@ import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
 import { ChatRequestSchema, asUsage, type ChatRequest } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { chunkStreamPlan, passthroughChunkPlan } from './chunk-stream-plan.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseChat = nullsAbsent(validated(ChatRequestSchema));
 
-export const chatRoute: InferenceRoute<ChatRequest> = {
-  operation: 'chat',
-  requestType: 'chat_completion',
+export const chatSpec: OperationSpec<ChatRequest> = {
   read: (ctx) => readJson(ctx, parseChat),
   spec: (chat, ctx) => {
     const stream = chat.stream === true;
@@ -36,5 +34,3 @@ export const chatRoute: InferenceRoute<ChatRequest> = {
     };
   },
 };
-
-export const chatCompletions = httpInference(chatRoute);

@@ -13,7 +13,7 @@ import type { UpstreamRequest } from '../providers/adapter.ts';
 import { INPUT_TOKENS_PATH } from '../providers/openai/count-tokens.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
 import type { Target } from '../pipeline/target.ts';
-import { httpInference, readJson, type InferenceRoute, type InferenceSpec } from './inference.ts';
+import { readJson, type OperationSpec, type InferenceSpec } from './inference.ts';
 
 const REQUEST_TYPE = 'count_tokens';
 
@@ -58,9 +58,7 @@ export function lazy<T>(f: () => T): () => T {
 const parseCount = ((check) => (body: unknown): ResponsesRequest => check(normalizeCountTokensBody(dropNulls(body))))(validated(ResponsesRequestSchema));
 
 /** POST /v1/responses/input_tokens: OpenAI's request and answer shape, any provider behind it. */
-export const countTokensRoute: InferenceRoute<ResponsesRequest> = {
-  operation: 'count_tokens',
-  requestType: REQUEST_TYPE,
+export const inputTokensSpec: OperationSpec<ResponsesRequest> = {
   read: (ctx) => readJson(ctx, parseCount),
   spec: (req) =>
     countTokensSpec<CountTokensResponse>({
@@ -74,5 +72,3 @@ export const countTokensRoute: InferenceRoute<ResponsesRequest> = {
       render: (count) => toCountTokensResponse(count, req.model),
     }),
 };
-
-export const countTokens = httpInference(countTokensRoute);

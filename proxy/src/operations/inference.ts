@@ -5,7 +5,6 @@
 // items, or relayed bytes. Whether it goes out over HTTP (respond) or to in-process code is not
 // this module's concern.
 import { randomUUID } from 'node:crypto';
-import type { Exchange } from '../http/exchange.ts';
 import type { ErrorRenderer } from '../http/respond.ts';
 import { appendMember } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
@@ -14,6 +13,7 @@ import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import { scrubProvider } from '../upstream/scrub.ts';
 import type { Operation } from '../providers/catalog.ts';
+import type { OperationRow } from './table.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
@@ -25,7 +25,6 @@ import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/out
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { invalidRequest } from '../unified/errors.ts';
-import { httpRoute } from './serve.ts';
 
 export interface InferenceSpec<TOut, TItem> {
   /** This call's request type (the streaming variant when it streams). */
@@ -48,21 +47,28 @@ export interface InferenceSpec<TOut, TItem> {
 }
 
 /** What the request names: the model and its fallbacks. */
-interface ModelRequest {
+export interface ModelRequest {
   model: string;
   fallbacks?: readonly string[];
 }
 
-export interface InferenceRoute<R extends ModelRequest> {
-  operation: Operation;
-  /** The request type before the call (errors, pricing, routing rules). */
-  requestType: string;
-  /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */
-  errorBody?: ErrorRenderer;
+/** How an operation reads its request and calls for it: the spec file of a table row (operations/table.ts). */
+export interface OperationSpec<R extends ModelRequest> {
   /** Reads and validates the request (a GatewayError naming the field when it is wrong). */
   read(ctx: RequestContext): Promise<R>;
   /** How to call for it (called once the targets are planned). */
   spec(req: R, ctx: RequestContext): InferenceSpec<object, unknown>;
+}
+
+/** A spec with the operation it runs as: a table row's, or a native front door's own. */
+export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R> {
+  operation: Operation;
+  /** The table row, for a table operation (native front doors have none). */
+  op?: OperationRow;
+  /** The request type before the call (errors, pricing, routing rules). */
+  requestType: string;
+  /** Native prefixes answer errors in their provider's own shape; default: the gateway error object. */
+  errorBody?: ErrorRenderer;
 }
 
 /** The route's accept step; built once per route, shared by every request. */
@@ -77,11 +83,6 @@ export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>
     ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
     return execute;
   };
-}
-
-/** The HTTP handler of an inference route. */
-export function httpInference<R extends ModelRequest>(route: InferenceRoute<R>): (ex: Exchange) => Promise<void> {
-  return httpRoute({ operation: route.operation, requestType: route.requestType, renderError: route.errorBody, readFirst: true }, inferenceAccept(route));
 }
 
 /** The JSON body through `parse`: read from HTTP (bounded), or the in-process caller's input. */

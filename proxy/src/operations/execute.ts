@@ -8,31 +8,13 @@ import type { Outcome } from '../pipeline/outcome.ts';
 import type { Accept, Pipeline } from '../pipeline/runner.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
 import { inferenceAccept } from './inference.ts';
-import { chatRoute } from './chat.ts';
-import { responsesRoute } from './responses.ts';
-import { embeddingsRoute } from './embeddings.ts';
-import { textRoute } from './completions.ts';
-import { rerankRoute } from './rerank.ts';
-import { countTokensRoute } from './count-tokens.ts';
-import { imageEditRoute, imageGenerationRoute, imageVariationRoute } from './images.ts';
-import { speechRoute, transcriptionRoute } from './audio.ts';
+import { OPERATION_ROUTES } from './specs.ts';
+import { OPERATION_BY_NAME, type OperationName } from './table.ts';
 
-/** The operations, by their metrics name: a JSON body, or (the form ones) a multipart form's parts. */
-const ROUTES = {
-  chat: inferenceAccept(chatRoute),
-  responses: inferenceAccept(responsesRoute),
-  embeddings: inferenceAccept(embeddingsRoute),
-  text: inferenceAccept(textRoute),
-  rerank: inferenceAccept(rerankRoute),
-  count_tokens: inferenceAccept(countTokensRoute),
-  image_generation: inferenceAccept(imageGenerationRoute),
-  speech: inferenceAccept(speechRoute),
-  transcription: inferenceAccept(transcriptionRoute),
-  image_edit: inferenceAccept(imageEditRoute),
-  image_variation: inferenceAccept(imageVariationRoute),
-} satisfies Record<string, Accept>;
+/** Each operation's read-and-validate step, built once: a JSON body, or (the form ones) a multipart form's parts. */
+const ACCEPTS: ReadonlyMap<OperationName, Accept> = new Map([...OPERATION_ROUTES].map(([name, route]) => [name, inferenceAccept(route)]));
 
-export type ExecuteOperation = keyof typeof ROUTES;
+export type ExecuteOperation = OperationName;
 
 export interface ExecuteRequest {
   operation: ExecuteOperation;
@@ -60,16 +42,18 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     services,
     snapshot,
     operation: request.operation,
+    op: OPERATION_BY_NAME.get(request.operation),
     input: request.body,
     ...(request.headers && { headers: request.headers }),
     ...(request.signal && { signal: request.signal }),
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
     ...(request.turnOf && { turnOf: request.turnOf }),
   });
-  return services.pipeline.run(ctx, ROUTES[request.operation], true);
+  return services.pipeline.run(ctx, acceptOf(request.operation), true);
 }
 
 /** An operation's read-and-validate step: async submit checks a request with it, then stores it instead of running it. */
 export function acceptOf(operation: ExecuteOperation): Accept {
-  return ROUTES[operation];
+  // A name from outside the type (a stored job's) fails inside the pipeline, as an error outcome.
+  return ACCEPTS.get(operation) ?? (() => Promise.reject(new TypeError(`unknown operation '${operation}'`)));
 }

@@ -1,11 +1,14 @@
-// The spec's "Virtual key provider configuration" rules, one test each, on the pure selection step.
+// The spec's "Virtual key provider configuration" rules, one test each, on the pure choice of targets
+// (no routing rules: the virtual key chooses).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileSnapshot, keyId } from '../../proxy/src/config/snapshot.ts';
 import { checkConfig } from '../../proxy/src/config/load.ts';
 import { findVirtualKey } from '../../proxy/src/governance/runtime.ts';
-import { selectTargets, type CatalogLookup } from '../../proxy/src/governance/select.ts';
-import type { VirtualKeyProviderConfig } from '../../proxy/src/config/governance-schema.ts';
+import { chooseTargets, type CatalogLookup } from '../../proxy/src/governance/targets.ts';
+import type { VirtualKeyRuntime } from '../../proxy/src/governance/runtime.ts';
+import type { Snapshot } from '../../proxy/src/config/snapshot.ts';
+import type { VirtualKeyProviderConfig } from '../../proxy/src/schema/governance.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
 const CATALOG: Record<string, string[]> = {
@@ -14,6 +17,15 @@ const CATALOG: Record<string, string[]> = {
   azure: ['gpt-4o'],
 };
 const catalog: CatalogLookup = (p, m) => (CATALOG[p] ? CATALOG[p].includes(m) : undefined);
+
+const NO_CAPACITY = { budget_used: 0, tokens_used: 0, request: 0 };
+
+function selectTargets(vk: VirtualKeyRuntime, snap: Snapshot, model: string, fallbacks: string[] | undefined, lookup: CatalogLookup, random = Math.random) {
+  const request = { model, fallbacks, requestType: 'chat_completion', headers: () => ({}), params: () => ({}) };
+  const chosen = chooseTargets(snap, vk, request, { rules: snap.routing, capacity: () => NO_CAPACITY, catalog: lookup, random });
+  assert.equal(chosen.by, 'governance');
+  return chosen.targets();
+}
 
 function setup(provider_configs: VirtualKeyProviderConfig[] | undefined, keys?: Record<string, { name: string; models?: string[] }[]>) {
   const provider = (name: string) => ({

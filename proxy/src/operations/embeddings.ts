@@ -2,14 +2,12 @@ import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
 import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingRequest, type EmbeddingResponse } from '../unified/embeddings.ts';
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseEmbedding = nullsAbsent(validated(EmbeddingRequestSchema));
 
-export const embeddingsRoute: InferenceRoute<EmbeddingRequest> = {
-  operation: 'embeddings',
-  requestType: 'embedding',
+export const embeddingsSpec: OperationSpec<EmbeddingRequest> = {
   read: (ctx) => readJson(ctx, parseEmbedding),
   spec: (emb, ctx) => ({
     requestType: 'embedding',
@@ -34,5 +32,3 @@ export const embeddingsRoute: InferenceRoute<EmbeddingRequest> = {
     passthrough: (att) => ctx.http !== undefined && att.adapter === openaiAdapter,
   }),
 };
-
-export const embeddings = httpInference(embeddingsRoute);

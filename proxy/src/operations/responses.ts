@@ -11,15 +11,13 @@ import { requireOperation } from '../unified/errors.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import type { StreamPlan } from '../pipeline/stream.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
-import { httpInference, readJson, type InferenceRoute } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { checkStringField, objectList } from '../unified/answer-shape.ts';
 
 const parseResponses = nullsAbsent(validated(ResponsesRequestSchema));
 const NATIVE = 'responses';
 
-export const responsesRoute: InferenceRoute<ResponsesRequest> = {
-  operation: 'responses',
-  requestType: 'responses',
+export const responsesSpec: OperationSpec<ResponsesRequest> = {
   read: (ctx) => readJson(ctx, parseResponses),
   spec: (request, ctx) => {
     const stream = request.stream === true;
@@ -44,8 +42,6 @@ export const responsesRoute: InferenceRoute<ResponsesRequest> = {
     };
   },
 };
-
-export const responses = httpInference(responsesRoute);
 
 /** A native Responses object: an `output` list of items. */
 function nativeAnswer(body: unknown): ResponsesObject {

@@ -1,0 +1,373 @@
+// The answers of /api, declared once: the /api handlers send these shapes and the dashboard
+// (dashboard/src) reads them, so a field changed here shows up on both sides at compile time.
+// Types only, and type imports only from modules that load no server code (schemas, record
+// shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
+// test/unit/imports.test.ts checks both.
+import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
+import type { LogEntry } from '../logs/record.ts';
+
+export type { Budget, Customer, LogEntry, PricingOverride, RateLimit };
+
+/** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
+export interface Owned {
+  managed_by?: string;
+  source?: string;
+}
+
+// ---- GET /api/dashboard (dashboard/info.ts) ----
+
+export interface DashboardFeatures {
+  logs: boolean;
+  cache: boolean;
+  mcp: boolean;
+  webhooks: boolean;
+  async: boolean;
+}
+
+export interface GatewayInfo {
+  version: string;
+  /** Configuration source: 'file' (config.json / embedded defaults, editable) or 'kubernetes'. */
+  mode: 'file' | 'kubernetes';
+  /** True when every configuration write answers 409 (Kubernetes mode). */
+  read_only: boolean;
+  /** Why, and what to edit instead, shown in the banner. */
+  read_only_reason?: string;
+  auth_enabled: boolean;
+  features: DashboardFeatures;
+  /** Things about the configuration an operator must not miss, shown as a banner on every page. */
+  config_notices: string[];
+}
+
+// ---- /api/logs (api/logs.ts; the records in logs/record.ts) ----
+
+// The store's own types (logs/store.ts) reach code the dashboard must not load; api/logs.ts checks
+// that what it sends satisfies these.
+export interface LogStats {
+  total_requests: number;
+  total_tokens: number;
+  total_cost: number;
+  /** ms, over requests with a latency. */
+  average_latency: number;
+  /** Percent of finished requests (success or error) that succeeded. */
+  success_rate: number;
+}
+
+export interface IdName {
+  id: string;
+  name?: string;
+}
+
+export interface FilterData {
+  models: string[];
+  providers: string[];
+  objects: string[];
+  selected_keys: IdName[];
+  virtual_keys: IdName[];
+  routing_rules: IdName[];
+  routing_engines: string[];
+}
+
+export interface LogSearch {
+  logs: LogEntry[];
+  /** `cursor` / `next_cursor`: keyset paging, for a client that pages past the offset cap. */
+  pagination: { limit: number; offset: number; sort_by: string; order: string; total_count: number; cursor?: unknown; next_cursor: string | null };
+  stats: LogStats;
+  has_logs: boolean;
+}
+
+// ---- /api/governance/* (the records are the governance schema's, with limits expanded inline) ----
+
+/** Who uses a budget or rate limit (GET /api/governance/usage, api/usage.ts). */
+export interface LimitUser {
+  kind: 'virtual_key' | 'provider_config' | 'team' | 'customer' | 'model_config' | 'provider';
+  /** The record's id (a provider config's virtual key id; a provider's name). */
+  id: string;
+  name: string;
+}
+
+export interface BudgetUsage extends Budget {
+  current_usage: number;
+  last_reset: string;
+  resets_at: string;
+  used_by: LimitUser[];
+}
+
+export interface RateLimitUsage extends RateLimit {
+  token_current_usage?: number;
+  token_resets_at?: string;
+  request_current_usage?: number;
+  request_resets_at?: string;
+  used_by: LimitUser[];
+}
+
+export interface UsageAnswer {
+  budgets: BudgetUsage[];
+  rate_limits: RateLimitUsage[];
+}
+
+/** A record that can carry a budget and a rate limit: answers expand them inline. */
+export interface Limited {
+  budget_id?: string;
+  rate_limit_id?: string;
+  budget?: Budget;
+  rate_limit?: RateLimit;
+}
+
+export type ProviderConfigView = VirtualKeyProviderConfig & Limited;
+export type VirtualKeyView = Omit<VirtualKey, 'provider_configs'> & Limited & Owned & { provider_configs?: ProviderConfigView[] };
+export type TeamView = Team & Limited & Owned;
+export type CustomerView = Customer & Limited & Owned;
+export type ModelConfigView = ModelConfig & Limited & Owned;
+
+// ---- /api/routing/rules and its /validate and /test (api/routing-rules.ts, api/routing-test.ts) ----
+
+export type { RoutingFallback, RoutingScope, RoutingTarget };
+
+/** A stored rule as listed: always with its id and scope. */
+export type RuleView = RoutingRule &
+  Owned & {
+    id: string;
+    scope: RoutingScope;
+    scope_id: string | null;
+    /** Set when the served configuration skips the rule (it cannot compile): why. */
+    error?: string;
+  };
+
+export interface CelValidation {
+  valid: boolean;
+  error?: { message: string; position?: { column: number; offset: number } };
+}
+
+/** One rule evaluation of the audit trail (routing/decide.ts RoutingStep, as the request log keeps it). */
+export interface TrailStep {
+  step: number;
+  scope: RoutingScope;
+  scopeId: string | null;
+  ruleId?: string;
+  ruleName: string;
+  expression: string;
+  matched: boolean;
+  skipped?: string;
+  target?: { provider: string; model: string; keyId?: string };
+  chain?: boolean;
+}
+
+export interface TargetView {
+  provider: string;
+  model: string;
+  key_id?: string;
+}
+
+export interface RoutingTestAnswer {
+  decision: {
+    matched: boolean;
+    provider: string;
+    model: string;
+    key_id?: string;
+    fallbacks: string[];
+    rule_id?: string;
+    rule_name?: string;
+    scope?: RoutingScope;
+    scope_id?: string | null;
+    error?: string;
+  };
+  targets?: TargetView[];
+  note?: string;
+  virtual_key?: { id: string; name: string };
+  routing_engines_used: string[];
+  routing_rule_ids: string[];
+  routing_rule_name?: string;
+  routing_engine_logs: TrailStep[] | { trail: TrailStep[]; error: string };
+  draft?: { id: string; name: string; enabled: boolean };
+  warnings: string[];
+}
+
+// ---- /api/providers (key values and credentials masked, or the `env.VAR` they are read from) ----
+
+export interface ProviderKeyView {
+  id: string;
+  name: string;
+  value: string;
+  models?: string[];
+  weight?: number;
+  enabled?: boolean;
+  use_for_batch_api?: boolean;
+  [other: string]: unknown;
+}
+
+export interface NetworkConfigView {
+  base_url?: string;
+  extra_headers?: Record<string, string>;
+  default_request_timeout_in_seconds?: number;
+  max_retries?: number;
+  retry_backoff_initial_ms?: number;
+  retry_backoff_max_ms?: number;
+  stream_idle_timeout_in_seconds?: number;
+  max_conns_per_host?: number;
+  [other: string]: unknown;
+}
+
+export interface ProviderView extends Owned {
+  name: string;
+  keys: ProviderKeyView[];
+  network_config?: NetworkConfigView;
+  custom_provider_config?: { base_provider_type: string; is_key_less?: boolean };
+  concurrency_and_buffer_size?: unknown;
+  pricing_overrides?: PricingOverride[];
+  [other: string]: unknown;
+}
+
+// ---- /api/plugins and /api/cache/stats (api/plugins.ts, api/cache.ts) ----
+
+export interface PluginView extends Owned {
+  name: string;
+  enabled: boolean;
+  config?: Record<string, unknown>;
+  placement?: string;
+  order?: number;
+  path?: string;
+  isCustom: boolean;
+  /** `error` with the reason in `logs` when the plugin cannot run here (its configuration is kept). */
+  status: { name: string; status: 'active' | 'disabled' | 'error'; logs: string[]; types: string[] };
+}
+
+export interface CacheStats {
+  store: { type: string | null; enabled: boolean; open: boolean };
+  problem?: string;
+  namespaces: string[];
+  hits: { direct: number; semantic: number; total: number };
+  misses: { direct: number; semantic: number; total: number };
+  hit_rate: number | null;
+  bypassed: Record<string, number>;
+  writes: number;
+  /** Entries removed (evicted) or not written (skipped) to keep a virtual key within max_bytes_per_key. */
+  key_budget: Record<string, number>;
+  store_errors: Record<string, number>;
+}
+
+// ---- /api/webhooks (api/webhooks.ts) ----
+
+export type DeliveryState = 'pending' | 'delivered' | 'exhausted' | 'discarded';
+
+export interface WebhookView extends Owned {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  headers: Record<string, string>;
+  include_response: boolean;
+  allow_private_network: boolean;
+  disabled: boolean;
+  max_retries: number;
+  retry_backoff_initial_seconds: number;
+  retry_backoff_max_seconds: number;
+  attempt_timeout_seconds: number;
+  max_response_payload_kbs: number;
+  max_concurrent_deliveries: number;
+  /** Where the signing secret comes from: generated (rotatable here), config.json, or an env variable. */
+  secret_source: 'generated' | 'config' | 'env';
+  status: 'active' | 'disabled';
+}
+
+export interface DeliveryAttempt {
+  send: number;
+  attempt: number;
+  started_at?: string;
+  duration_ms: number | null;
+  status_code: number | null;
+  outcome: 'success' | 'failure';
+  error?: string;
+  response_body?: string;
+  node?: string;
+}
+
+export interface Delivery {
+  id: string;
+  webhook: string;
+  event: string;
+  request_id: string;
+  state: DeliveryState;
+  sends: number;
+  attempt_count: number;
+  next_attempt_at?: string;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at?: string;
+  updated_at?: string;
+  attempts: DeliveryAttempt[];
+}
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  total_count: number;
+  limit: number;
+  offset: number;
+}
+
+// ---- /api/mcp and /api/mcp-logs (api/mcp.ts) ----
+
+export type McpConnectionType = 'http' | 'sse' | 'stdio' | 'websocket';
+
+export interface McpClientConfigView {
+  client_id: string;
+  name: string;
+  connection_type: McpConnectionType;
+  connection_string?: string;
+  auth_type?: 'none' | 'headers' | 'oauth';
+  headers?: Record<string, string>;
+  stdio_config?: { command: string; args?: string[]; envs?: string[] };
+  websocket_config?: { url: string };
+  http_config?: { url: string };
+  tools_to_execute?: string[];
+  tools_to_auto_execute?: string[];
+  tool_sync_interval?: string;
+  is_code_mode_client?: boolean;
+  is_ping_available?: boolean;
+  allow_on_all_virtual_keys?: boolean;
+  allow_without_virtual_key?: boolean;
+}
+
+export interface McpToolView {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+}
+
+export interface McpClientView extends Owned {
+  config: McpClientConfigView;
+  tools: McpToolView[];
+  /** connected, disconnected or error; `connecting` while the first attempt is under way. */
+  state: string;
+  connecting?: boolean;
+  error?: string;
+  vk_configs: { virtual_key_id: string; virtual_key_name: string; tools_to_execute: string[] }[];
+}
+
+export interface McpLog {
+  id: string;
+  llm_request_id?: string;
+  timestamp: string;
+  tool_name: string;
+  server_label: string;
+  virtual_key_id?: string;
+  arguments: unknown;
+  result?: { text: string };
+  error_details?: { error: { message: string } };
+  latency: number;
+  cost: number;
+  status: string;
+  source?: string;
+}
+
+export interface McpLogSearch {
+  logs: McpLog[];
+  pagination: { limit: number; offset: number; sort_by: string; order: string; total_count: number };
+  stats: { total_executions: number; success_rate: number; average_latency: number; total_cost: number };
+  has_logs: boolean;
+}
+
+export interface McpFilterDataView {
+  tool_names: string[];
+  server_labels: string[];
+  virtual_keys: { id: string }[];
+}
