@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
+import { mockProvider } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 
 const API_VERSION = '2024-10-21';
@@ -48,8 +49,8 @@ before(async () => {
           ],
           network_config: { max_retries: 0 },
         },
-        openai: { keys: [{ name: 'o', value: 'sk-openai-test', weight: 1 }], network_config: { base_url: `${mock.url}/openai`, max_retries: 0 } },
-        anthropic: { keys: [{ name: 'a', value: 'sk-anthropic-test', weight: 1 }], network_config: { base_url: `${mock.url}/anthropic`, max_retries: 0 } },
+        openai: mockProvider(mock.url, 'openai'),
+        anthropic: mockProvider(mock.url, 'anthropic'),
       },
     },
     { env: { AZURE_TEST_KEY: 'azure-key-1' } },

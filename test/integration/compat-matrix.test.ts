@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { mockProviders } from '../helpers/providers.ts';
+import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { compat, UPSTREAMS, type Upstream } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { createServiceAccount } from '../mock-provider/vertex.ts';
@@ -49,7 +49,7 @@ before(async () => {
       providers: {
         ...mockProviders(mock.url),
         bedrock: { keys: [{ name: 'aws', value: 'bedrock-api-key', weight: 1 }], network_config: { base_url: `${mock.url}/bedrock`, max_retries: 0 } },
-        cohere: { keys: [{ name: 'co', value: 'sk-cohere-test', weight: 1 }], network_config: { base_url: `${mock.url}/cohere`, max_retries: 0 } },
+        cohere: mockProvider(mock.url, 'cohere'),
         azure: {
           keys: [{ name: 'az', value: 'azure-key', weight: 1, azure_key_config: { endpoint: `${mock.url}/azure`, api_version: AZURE_API_VERSION } }],
           network_config: { max_retries: 0 },
