@@ -28,6 +28,10 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
     env: { PATH: process.env.PATH, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test process ended by the runner (--test-force-exit, after a failed hook) takes its gateway with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
