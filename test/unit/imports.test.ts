@@ -168,6 +168,12 @@ const RULES: Rule[] = [
     forbids: under('endpoints', 'api', 'routes.ts', 'main.ts'),
   },
   {
+    name: 'only main.ts imports gateway.ts, and nothing imports main.ts',
+    why: 'gateway.ts is the composition root, the one place that knows every part; a module importing it (or the command line) would depend on the whole gateway and close a loop through it',
+    from: (f) => f.startsWith(P) && f !== `${P}main.ts`,
+    forbids: under('gateway.ts', 'main.ts'),
+  },
+  {
     name: 'the proxy imports nothing from the operator',
     why: 'the operator is a separate process and image; the proxy must build and run without it',
     from: (f) => f.startsWith(P),

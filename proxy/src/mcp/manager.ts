@@ -41,7 +41,7 @@ export interface ToolOutcome {
   failure?: 'tool_error' | 'unavailable' | 'timeout' | 'failed';
 }
 
-/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by main.ts). */
+/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by gateway.ts). */
 export interface TurnRequest {
   operation: 'chat' | 'responses';
   body: unknown;
@@ -81,12 +81,18 @@ export class McpManager {
   #client: ClientConfig | undefined = undefined;
   #applied: unknown = Symbol('none');
   #everApplied = false;
-  /** Tool call records: this process's memory until main.ts hands over the request-log store's. */
-  calls: McpCallStore = new MemoryMcpCallLog();
+  /** Tool call records: the request-log store's when there is one (gateway.ts), else this process's memory. */
+  calls: McpCallStore;
   /** Told after each connect attempt or tool listing of a client (the dashboard's mcp_client_state). */
-  onChange: ((conn: McpConnection) => void) | undefined = undefined;
+  onChange: ((conn: McpConnection) => void) | undefined;
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
-  runTurn: TurnRunner | undefined = undefined;
+  runTurn: TurnRunner | undefined;
+
+  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner } = {}) {
+    this.calls = hooks.calls ?? new MemoryMcpCallLog();
+    this.onChange = hooks.onChange;
+    this.runTurn = hooks.runTurn;
+  }
 
   /** Set once any snapshot was applied. */
   get applied(): boolean {
@@ -95,7 +101,7 @@ export class McpManager {
 
   /**
    * Reconciles the clients with the snapshot (cheap when its mcp section did not change). Called
-   * with each new snapshot as it is swapped in (main.ts), never with an older one: that would
+   * with each new snapshot as it is swapped in (gateway.ts), never with an older one: that would
    * roll the clients back.
    */
   apply(snapshot: Snapshot): void {
