@@ -1,4 +1,4 @@
-// Everything a gateway keeps across requests and snapshots, built once (main.ts, or a test running
+// Everything a gateway keeps across requests and snapshots, built once (gateway.ts, or a test running
 // a gateway in process) and handed to every request: the usage counters, the model catalog, the
 // metrics, and the pipeline with its stage lists. Nothing here is a module singleton, so two
 // gateways in one process do not share state.

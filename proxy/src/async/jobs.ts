@@ -2,7 +2,7 @@
 // (only the governance stages: who calls, may they, within their limits), the worker (the gateway's
 // own pipeline, every stage and plugin, run as the submitter and not admitted against limits again:
 // it was at submit; its usage is still charged, run-job.ts), the webhook hand-off and the metrics.
-// Built in main.ts once a logs store is open.
+// Built by createGateway() (gateway.ts) once a logs store is open.
 import type { Snapshot } from '../config/snapshot.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
