@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { freePort, startMock, stop } from './lib/procs.ts';
 import { startGateway } from '../test/helpers/gateway.ts';
 import { startPostgres, type RunningPostgres } from '../test/helpers/postgres.ts';
-import { mockProviders } from '../test/helpers/setup.ts';
+import { mockProviders } from '../test/helpers/providers.ts';
 
 const N = Number(process.argv[2] ?? 2000);
 const STORE = process.argv[3] === 'postgres' ? 'postgres' : 'sqlite';

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMockProvider } from '../test/mock-provider/server.ts';
 import { startGateway, eventually, type RunningGateway } from '../test/helpers/gateway.ts';
-import { mockProviders } from '../test/helpers/setup.ts';
+import { mockProviders } from '../test/helpers/providers.ts';
 
 const N = Number(process.argv[2] ?? 300);
 const STDIO = new URL('../test/mcp-servers/stdio.ts', import.meta.url).pathname;

@@ -13,7 +13,7 @@ import { openSqliteStore } from '../proxy/src/logs/sqlite-store.ts';
 import type { LogRecord } from '../proxy/src/logs/record.ts';
 import { launchChromium } from '../test/helpers/browser.ts';
 import { startGateway } from '../test/helpers/gateway.ts';
-import { mockProviders } from '../test/helpers/setup.ts';
+import { mockProviders } from '../test/helpers/providers.ts';
 import { startMockProvider } from '../test/mock-provider/server.ts';
 
 const root = resolve(import.meta.dirname, '..');

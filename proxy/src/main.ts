@@ -1,48 +1,18 @@
 #!/usr/bin/env node
-// Entry point: parse the command line, load config (file or environment), serve.
+// Entry point: parse the command line, load config (file, environment or Kubernetes), then either
+// keep worker processes alive (--workers) or start the gateway (gateway.ts) and wire its signals.
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import cluster from 'node:cluster';
 import { parseCli, USAGE } from './cli.ts';
 import { configureLog, log } from './log.ts';
 import { configFromEnv, loadConfigFile } from './config/load.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './config/check.ts';
-import { compileSnapshot } from './config/snapshot.ts';
 import { ignoredSettingsWarning, processGatewaySettings } from './config/env-settings.ts';
-import { SnapshotHolder, watchConfigFile } from './config/source.ts';
-import { ConfigService, seedDigest, type SeedSource } from './config/service.ts';
-import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from './config/store.ts';
-import { ConfigStoreUnavailableError, RedisConfigStore } from './config/redis-store.ts';
-import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './state/redis.ts';
-import { RedisSessionRevocations, type SessionRevocations } from './state/session-revocations.ts';
-import { registerDependency } from './state/dependencies.ts';
-import { ModelCatalog } from './governance/catalog.ts';
-import { createServices } from './services.ts';
-import { execute } from './operations/execute.ts';
-import { Metrics } from './metrics/metrics.ts';
-import { openRequestLogs } from './logs/open.ts';
-import { startResponseCache, stopResponseCache } from './cache/start.ts';
-import { startWebhooks } from './webhooks/start.ts';
-import { SqlLogStore } from './logs/sql-store.ts';
-import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
-import { SqlMcpCallStore } from './mcp/call-store.ts';
-import { startAsyncJobs } from './async/jobs.ts';
-import { asyncRoutes } from './endpoints/async.ts';
-import type { CounterStore } from './governance/counters/store.ts';
-import { MemoryCounterStore } from './governance/counters/memory.ts';
-import { RedisCounterStore } from './governance/counters/redis.ts';
-import { createGatewayServer, listen } from './http/server.ts';
-import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
-import { installProcessGuards } from './http/process-guard.ts';
-import { warnIfOpen } from './api/auth.ts';
-import { lazyHandler } from './http/lazy-handler.ts';
-import { gracefulShutdown } from './http/shutdown.ts';
-import { markNotReady, markReady } from './state/readiness.ts';
 import type { KubeStart } from './config/kube-source.ts';
-import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
+import { configFile, createGateway, GatewayStartError } from './gateway.ts';
+import { gracefulShutdown } from './http/shutdown.ts';
 import { runPrimary } from './cluster.ts';
-import { EventHub } from './dashboard/events.ts';
-import { dashboardFront } from './dashboard/front.ts';
-import cluster from 'node:cluster';
 
 async function main(): Promise<void> {
   let opts;
@@ -60,7 +30,7 @@ async function main(): Promise<void> {
 
   // With --kube-namespace the operator's rendered configuration is the only source (config.json is
   // not read), and every worker follows it itself. The client library loads only then.
-  const file = opts.appDir && !opts.kubeNamespace ? join(resolve(opts.appDir), 'config.json') : undefined;
+  const file = configFile(opts);
   // A mistyped --app-dir must not quietly become "providers from the environment, writes lost".
   const appDirProblem = opts.appDir !== undefined ? checkAppDir(resolve(opts.appDir)) : undefined;
   if (appDirProblem) {
@@ -87,123 +57,19 @@ async function main(): Promise<void> {
     return;
   }
   if (cluster.isPrimary) for (const w of loaded.warnings) log.warn(w);
-  const seedFrom = file && existsSync(file) ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
-  const { service, counters, revocations } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
-  if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
-  const holder = service.holder;
-  const catalog = new ModelCatalog();
-  const metrics = new Metrics();
-  // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
-  // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
-  // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
-  // The dashboard's live events (this replica's): nothing is built while no dashboard socket listens.
-  const events = new EventHub();
-  const logs = await openRequestLogs(holder.current().config, resolve(opts.appDir ?? '.'), { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }).catch((err: unknown) => {
-    log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
-    return undefined;
-  });
-  // The response cache's store, opened once from the start-up configuration; a namespace holding
-  // another dimension, or a cache without a store, ends the start here with the spec's message.
-  const cache = await startResponseCache(holder.current().config, resolve(opts.appDir ?? '.'), kube !== undefined).catch((err: unknown) => {
-    process.stderr.write(`${(err as Error).message}\n`);
+  let gateway;
+  try {
+    gateway = await createGateway(loaded, { ...opts, ...(kube && { kube }), processGuards: true });
+  } catch (err) {
+    if (!(err instanceof GatewayStartError)) throw err;
+    process.stderr.write(`${err.message}\n`);
     process.exit(1);
-  });
-  const services = createServices({ counters, catalog, metrics, events, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
-  services.mcp.onChange = (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError });
-  // MCP clients follow the snapshots; agent turns run through the whole pipeline.
-  services.mcp.runTurn = (snapshot, request) => execute(services, snapshot, request);
-  services.mcp.apply(holder.current());
-  holder.onSwap((next) => services.mcp.apply(next));
-  metrics.setConfigHash(holder.current().hash);
-  holder.onSwap((next) => metrics.setConfigHash(next.hash));
-  metrics.routingRulesSkipped.set(holder.current().routing.skipped.length);
-  holder.onSwap((next) => metrics.routingRulesSkipped.set(next.routing.skipped.length));
-  // The served revision: the operator's index revision in Kubernetes (none until one loads), else the hash.
-  if (kube?.initial) metrics.configLoaded(kube.initial.index.revision);
-  else if (!opts.kubeNamespace) metrics.configLoaded(holder.current().hash);
-  if (!opts.kubeNamespace) holder.onSwap((next) => metrics.configLoaded(next.hash));
-  if (file && existsSync(file)) watchConfigFile(file, service, () => metrics.configReloadErrors.inc());
-  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
-  void catalog.refresh(holder.current());
-  // Returned, not dropped: an /api write answers once the catalog its `['*']` grants read is filled.
-  holder.onSwap((next) => catalog.refresh(next));
-
-  // Webhook deliveries live in the logs store's database: without one there are none to send.
-  const webhooks = logs?.store instanceof SqlLogStore ? await startWebhooks(logs.store.driver, holder, metrics) : undefined;
-  // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
-  const jobs = logs?.store instanceof SqlLogStore ? startAsyncJobs({ driver: logs.store.driver, current: () => holder.current(), services, metrics }) : undefined;
-  // MCP tool call logs there too, so /api/mcp-logs on any replica shows every replica's calls.
-  if (logs?.store instanceof SqlLogStore) services.mcp.calls = new SqlMcpCallStore(logs.store.driver, holder.current().config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
-  if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
-  const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
-  const asyncSet = asyncRoutes(jobs);
-  Object.assign(routes, asyncSet.routes);
-  patterns.unshift(...asyncSet.patterns);
-  warnIfOpen(service.current());
-  // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
-  const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
-  // The management API (express and its routers) loads with the first /api request.
-  const api = lazyHandler(async () =>
-    (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, services.mcp, cache, services.counters, {
-      ...(dashboard && { tickets: dashboard.tickets }),
-      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
-    }, services.guesses, revocations),
-  );
-  // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
-  // serving: nothing is checked per request), and the inference port answers them 404.
-  const split = opts.adminPort !== undefined ? splitRoutes(routes) : undefined;
-  const server = split
-    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort)
-    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages);
-  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages);
-  dashboard?.attach(admin ?? server);
-  const { port } = await listen(server, opts.port, opts.host);
-  const adminPort = admin && (await listen(admin, opts.adminPort ?? 0, opts.host)).port;
-  // Only once serving: a failure to start must still end the process.
-  installProcessGuards();
-  log.info('skybridge listening', {
-    ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
-    address: `http://${opts.host}:${port}`,
-    ...(adminPort !== undefined && { admin_address: `http://${opts.host}:${adminPort}` }),
-    config: kube ? `kubernetes namespace ${kube.source.namespace}` : file && existsSync(file) ? file : 'environment',
-    config_hash: holder.current().hash,
-    providers: [...holder.current().providers.keys()],
-  });
-
-  // Ready once a configuration is served: in Kubernetes, once the operator's rendering was read.
-  if (kube && !kube.initial) {
-    markNotReady(`no configuration rendered in namespace ${kube.source.namespace} yet`);
-    holder.onSwap(() => markReady());
-  } else {
-    markReady();
   }
-  // Tells the operator which revision this process serves (its Ready conditions count replicas).
-  let servedReport: { stop(): Promise<void> } | undefined;
-  if (kube) {
-    const { startServedReport } = await import('./state/served-report.ts');
-    const source = kube.source;
-    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp: services.mcp, webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
-  }
-  const shutdown = gracefulShutdown(server, {
-    graceMs: opts.shutdownGraceMs,
-    close: () =>
-      Promise.allSettled([
-        servedReport?.stop(),
-        services.close(),
-        cache && stopResponseCache(cache, holder.current().config),
-        Promise.all([webhooks?.stop(), jobs?.close(), services.mcp.calls.close()]).then(() => logs?.close()),
-      ]),
-  });
+  const shutdown = gracefulShutdown(gateway, opts.shutdownGraceMs);
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-/**
- * The config store and counters: in Redis when `redis` is configured (shared by every replica),
- * else a file in the app dir and process memory. Redis being away never stops the start: the
- * gateway serves the start-up document, governed requests get a 503 naming Redis, /health says
- * `redis: "unavailable"`, and the stored document is seeded or adopted once Redis answers.
- */
 /** Why `dir` cannot be the app dir, or undefined when it can. */
 function checkAppDir(dir: string): string | undefined {
   let stat;
@@ -213,50 +79,6 @@ function checkAppDir(dir: string): string | undefined {
     return `--app-dir ${dir}: no such directory (create it, or fix the path; without --app-dir, /api changes are lost on restart)`;
   }
   return stat.isDirectory() ? undefined : `--app-dir ${dir}: not a directory`;
-}
-
-async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<{ service: ConfigService; counters: CounterStore; revocations?: SessionRevocations }> {
-  const redisCfg = loaded.config.redis ?? redisFromEnv();
-  let store: ConfigStore;
-  let counters: CounterStore;
-  let redis: SharedRedis | undefined;
-  let revocations: SessionRevocations | undefined;
-  if (redisCfg) {
-    const redisCounters = new RedisCounterStore(redisCfg);
-    counters = redisCounters;
-    // Kubernetes replicas keep no document in Redis, only counters.
-    redis = kube ? undefined : openRedis(redisCfg);
-    const shared = redis;
-    registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
-    store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
-    // Dashboard logouts, checked by every replica sharing this Redis.
-    revocations = new RedisSessionRevocations(shared ?? openRedis(redisCfg, 'session revocations'), redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
-  } else {
-    store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
-    counters = new MemoryCounterStore();
-  }
-  if (kube) {
-    // Kubernetes holds the document and each replica follows it there: nothing to store here.
-    const holder = new SnapshotHolder(compileSnapshot(loaded.config));
-    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }) };
-  }
-  let stored: StoredConfig | undefined;
-  if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
-    try {
-      stored = await ConfigService.initialDocument(store, loaded.raw, seedFrom.source);
-    } catch (err) {
-      if (!(err instanceof ConfigStoreUnavailableError)) throw err;
-    }
-  }
-  if (!stored) {
-    // Revision 0: whatever Redis holds once it answers is newer, and is adopted (after seeding).
-    stored = { seed: seedDigest(loaded.raw), revision: 0, document: loaded.raw, objects: [] };
-    log.warn('Redis is unreachable: serving the start-up configuration; /api changes are refused until Redis answers, then the stored configuration is synced', { addr: redisCfg?.addr });
-    (store as RedisConfigStore).seedWhenReady(() => ConfigService.initialDocument(store, loaded.raw, seedFrom.source));
-  }
-  const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
-  const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored, { document: loaded.raw, from: seedFrom });
-  return { service, counters, ...(revocations && { revocations }) };
 }
 
 void main();

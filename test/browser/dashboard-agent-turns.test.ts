@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { eventually } from '../helpers/gateway.ts';
 import { apiClient } from '../helpers/api.ts';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
 const T = { timeout: 120_000 };

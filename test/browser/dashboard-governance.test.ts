@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
 import { eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
 
 const ADMIN = 'admin';

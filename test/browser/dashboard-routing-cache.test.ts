@@ -12,7 +12,7 @@ import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
 import { eventually } from '../helpers/gateway.ts';
 import { startKubeApiServer } from '../helpers/kube.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 const open: OpenDashboard[] = [];

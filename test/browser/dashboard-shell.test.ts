@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const ADMIN = 'admin';
 const PASSWORD = 'dashboard-test-password-7f3a';

@@ -1,7 +1,5 @@
 // Calls the management API of a running gateway the way curl or a dashboard would: plain fetch,
 // JSON in and out, any auth header the test chooses.
-import type { RunningGateway } from './gateway.ts';
-
 export interface ApiAnswer<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -18,7 +16,7 @@ export interface ApiError {
 export type Api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiAnswer<T>>;
 
 /** A caller bound to one gateway and (optionally) one set of credentials. */
-export function apiClient(g: RunningGateway, auth: Record<string, string> = {}): Api {
+export function apiClient(g: { url: string }, auth: Record<string, string> = {}): Api {
   return async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> => {
     const res = await fetch(`${g.url}${path}`, {
       method,

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { patience } from './patience.ts';
 
 const MAIN = new URL('../../proxy/src/main.ts', import.meta.url).pathname;
 
@@ -27,13 +28,17 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
     env: { PATH: process.env.PATH, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test process ended by the runner (--test-force-exit, after a failed hook) takes its gateway with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {
     // A gateway that did not start in time is killed: left running, it would keep the test process alive.
-    // The bound is generous because a loaded CI machine can take many seconds to start a child Node.
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start:\n${output}`))), 60_000);
+    // The bound is generous, and stretched by the load, because a busy machine can take many seconds to start a child Node.
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`gateway did not start:\n${output}`))), patience(60_000));
     const check = () => {
       const m = /"address":"http:\/\/[^:]+:(\d+)"/.exec(output);
       if (m) {
@@ -73,15 +78,15 @@ export async function runGatewayExpectingExit(config: unknown, env: NodeJS.Proce
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), patience(10_000));
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, output };
 }
 
-/** Polls until `check` passes or the time runs out. */
+/** Polls until `check` passes or the time runs out (`timeoutMs` on an idle machine, longer on a busy one). */
 export async function eventually(check: () => Promise<void> | void, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + patience(timeoutMs);
   for (;;) {
     try {
       await check();

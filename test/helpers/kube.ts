@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { patience } from './patience.ts';
 
 const BUILD_SCRIPT = new URL('../kube/build.sh', import.meta.url).pathname;
 const READY_PREFIX = 'KUBE-APISERVER READY ';
@@ -299,7 +300,7 @@ export async function kubectlOk(kube: KubeApiServer, args: string[], stdin?: str
  * throws naming `what`, the last error `fn` threw, and `context()` (the processes' last log lines).
  */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, opts: { timeoutMs?: number; everyMs?: number; context?: () => string } = {}): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  const deadline = Date.now() + patience(opts.timeoutMs ?? 20_000);
   let last: unknown;
   for (;;) {
     try {

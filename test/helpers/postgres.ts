@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports.ts';
+import { patience } from './patience.ts';
 
 export interface RunningPostgres {
   host: string;
@@ -58,7 +59,8 @@ function run(cmd: string, args: string[], as: { uid: number; gid: number } | und
 }
 
 async function waitReady(port: number, exited: () => boolean, output: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const limit = patience(20_000);
+  const deadline = Date.now() + limit;
   for (;;) {
     if (exited()) throw new Error(`postgres exited before accepting connections:\n${output()}`);
     const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres', connectionTimeoutMillis: 1000 });
@@ -70,7 +72,7 @@ async function waitReady(port: number, exited: () => boolean, output: () => stri
     } catch {
       await client.end().catch(() => undefined);
     }
-    if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 20 s:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${limit / 1000} s:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

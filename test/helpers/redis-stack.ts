@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { redisCommand } from './redis.ts';
 import { freePort } from './ports.ts';
+import { patience } from './patience.ts';
 
 export interface RunningRedisStack {
   /** redis://127.0.0.1:<port> */
@@ -62,7 +63,8 @@ function launch(port: number, dir: string): { child: ChildProcess; exited: Promi
 async function waitForPing(port: number, exited: Promise<void>, output: () => string): Promise<void> {
   let dead = false;
   void exited.then(() => (dead = true));
-  const deadline = Date.now() + 60_000;
+  const limit = patience(60_000);
+  const deadline = Date.now() + limit;
   for (;;) {
     if (dead) throw new Error(`redis-stack-server exited before answering PING:\n${output()}`);
     try {
@@ -70,7 +72,7 @@ async function waitForPing(port: number, exited: Promise<void>, output: () => st
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`redis-stack-server did not answer PING within 15 s:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`redis-stack-server did not answer PING within ${limit / 1000} s:\n${output()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { freePort } from './ports.ts';
+import { patience } from './patience.ts';
 
 export interface RunningRedis {
   /** redis://127.0.0.1:<port> */
@@ -74,7 +75,8 @@ function launch(port: number): { child: ChildProcess; exited: Promise<void>; out
 async function waitForPing(port: number, exited: Promise<void>, output: () => string): Promise<void> {
   let dead = false;
   void exited.then(() => (dead = true));
-  const deadline = Date.now() + 60_000;
+  const limit = patience(60_000);
+  const deadline = Date.now() + limit;
   for (;;) {
     if (dead) throw new Error(`redis-server exited before answering PING (is it installed? apt-get install redis-server):\n${output()}`);
     try {
@@ -82,7 +84,7 @@ async function waitForPing(port: number, exited: Promise<void>, output: () => st
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer PING within 10 s:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer PING within ${limit / 1000} s:\n${output()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -4,6 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { closeAtEnd } from './cleanup.ts';
 
 export type Behaviour = number | 'hang' | 'reset' | { delayMs: number; status: number } | { redirect: string };
 
@@ -79,13 +80,14 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     behave: (fn) => (behaviour = fn),
     setSecret: (s) => (secret = s),
     verify,
-    close: async () => {
+    // Also closed at the end of the file, should a failed hook skip the test's own close.
+    close: closeAtEnd(async () => {
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Connections opened after this (a sender still retrying) are ended too.
       server.on('connection', (s) => s.destroy());
       for (const s of sockets) s.destroy();
       server.closeAllConnections();
       await closed;
-    },
+    }),
   };
 }

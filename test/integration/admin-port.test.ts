@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { runGatewayExpectingExit, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 let gateway: RunningGateway;

@@ -3,7 +3,8 @@
 // send: a POST with x-api-key and anthropic-version, JSON or `completion` SSE events back.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { FORMATS, MODELS } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 
 const DB_PASSWORD = 'pg-password-never-leaves-0042';
@@ -13,7 +13,7 @@ const OPENAI_KEY = 'sk-openai-from-env-0001';
 const TEAM_TOKEN = 'team-token-allowed-0077';
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let api: Api;
 
 before(async () => {

@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { request } from 'node:http';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { runGatewayExpectingExit, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, basic, type Api, type ApiAnswer, type ApiError } from '../helpers/api.ts';
 
 const ADMIN = 'admin';

@@ -9,7 +9,7 @@ import { connect } from 'node:http2';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 
 const UPSTREAM_HEADER_SECRET = 'Bearer upstream-header-secret-7788';

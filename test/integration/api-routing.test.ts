@@ -5,12 +5,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let api: Api;
 let client: OpenAI;
 

@@ -4,12 +4,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api } from '../helpers/api.ts';
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let api: Api;
 const VK = 'sk-bf-usage-test-key-0001';
 

@@ -5,8 +5,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const VK = { alpha: 'sk-bf-alpha-0123456789', bravo: 'sk-bf-bravo-0123456789', charlie: 'sk-bf-charlie-0123456789', delta: 'sk-bf-delta-0123456789', echo: 'sk-bf-echo-0123456789' };
 const grants = [{ provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*'], weight: 1 }];
@@ -21,9 +22,9 @@ function config(mockUrl: string, jobs: Record<string, number>): Record<string, u
 }
 
 let slowMock: MockProvider;
-let fair: RunningGateway;
+let fair: InProcessGateway;
 let stuckMock: MockProvider;
-let bounded: RunningGateway;
+let bounded: InProcessGateway;
 
 before(async () => {
   // Each job takes 500 ms upstream; two run at once, so a hundred take at least 25 s to drain.
@@ -47,7 +48,7 @@ interface Answer {
   body: { id?: string; status?: string; error?: { message: string; type: string; code?: string } };
 }
 
-async function submit(g: RunningGateway, key: keyof typeof VK, content = 'hello'): Promise<Answer> {
+async function submit(g: InProcessGateway, key: keyof typeof VK, content = 'hello'): Promise<Answer> {
   const res = await fetch(`${g.url}/v1/async/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-bf-vk': VK[key] },
@@ -56,7 +57,7 @@ async function submit(g: RunningGateway, key: keyof typeof VK, content = 'hello'
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Answer['body'] };
 }
 
-async function statusOf(g: RunningGateway, key: keyof typeof VK, id: string): Promise<string> {
+async function statusOf(g: InProcessGateway, key: keyof typeof VK, id: string): Promise<string> {
   const res = await fetch(`${g.url}/v1/async/chat/completions/${id}`, { headers: { 'x-bf-vk': VK[key] } });
   return ((await res.json()) as { status: string }).status;
 }

@@ -11,7 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 let pgServer: RunningPostgres;

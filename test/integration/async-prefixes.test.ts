@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { speechAudio } from '../mock-provider/media-files.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 
 const VK_A = 'sk-bf-alpha-0123456789';
 const VK_B = 'sk-bf-bravo-0123456789';

@@ -6,8 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { AzureOpenAI } from 'openai';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
+import { mockProvider } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 
 const API_VERSION = '2024-10-21';
@@ -19,7 +20,7 @@ const weatherTool: OpenAI.Chat.ChatCompletionTool = {
 let mock: MockProvider;
 /** A second Azure resource (another origin), for a key with its own endpoint. */
 let mockEu: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 let client: OpenAI;
 let azureClient: AzureOpenAI;
 
@@ -48,8 +49,8 @@ before(async () => {
           ],
           network_config: { max_retries: 0 },
         },
-        openai: { keys: [{ name: 'o', value: 'sk-openai-test', weight: 1 }], network_config: { base_url: `${mock.url}/openai`, max_retries: 0 } },
-        anthropic: { keys: [{ name: 'a', value: 'sk-anthropic-test', weight: 1 }], network_config: { base_url: `${mock.url}/anthropic`, max_retries: 0 } },
+        openai: mockProvider(mock.url, 'openai'),
+        anthropic: mockProvider(mock.url, 'anthropic'),
       },
     },
     { env: { AZURE_TEST_KEY: 'azure-key-1' } },

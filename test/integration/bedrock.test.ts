@@ -2,9 +2,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import type { Stack } from '../helpers/setup.ts';
+import type { Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
-import { startGateway } from '../helpers/gateway.ts';
+import { startGateway } from '../helpers/in-process-gateway.ts';
 import { startMockProvider } from '../mock-provider/server.ts';
 
 const MODEL = 'bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0';

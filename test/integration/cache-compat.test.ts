@@ -6,8 +6,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
 
 interface Debug {
@@ -18,7 +19,7 @@ interface Debug {
 type WithExtra = { extra_fields?: { cache_debug?: Debug } };
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let client: OpenAI;
 /** A plain redis-server: no search module, as most Redis deployments are. */
 let redis: RunningRedis | undefined;

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
 import { apiClient } from '../helpers/api.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const VK_A = 'sk-bf-budget-a-0123456789';
 const VK_B = 'sk-bf-budget-b-0123456789';
@@ -18,7 +19,7 @@ const grants = [{ provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*']
 const BOUND = 2000;
 
 let mock: MockProvider;
-let gw: RunningGateway;
+let gw: InProcessGateway;
 
 before(async () => {
   mock = await startMockProvider();

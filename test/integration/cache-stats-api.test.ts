@@ -3,8 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 interface Stats {
@@ -18,7 +19,7 @@ interface Stats {
 }
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 
 before(async () => {
   mock = await startMockProvider();

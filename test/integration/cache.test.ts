@@ -8,8 +8,9 @@ import OpenAI, { toFile } from 'openai';
 import { embeddedSpeechText, speechAudio } from '../mock-provider/media-files.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startRedisStack } from '../helpers/redis-stack.ts';
 import { startPgvector } from '../helpers/pgvector.ts';
 
@@ -23,7 +24,7 @@ const VK_B = 'sk-bf-cache-bravo-0123456789';
 const EMBED_MODEL = 'text-embedding-3-small-dim256';
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let client: OpenAI;
 
 function cacheConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -2,7 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { mockProvider, mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;
@@ -12,7 +13,7 @@ before(async () => {
   stack = await startStack((u) => ({
     providers: {
       ...mockProviders(u),
-      cohere: { keys: [{ name: 'cohere-key', value: 'sk-cohere-test', weight: 1 }], network_config: { base_url: `${u}/cohere`, max_retries: 0 } },
+      cohere: mockProvider(u, 'cohere'),
     },
   }));
 });

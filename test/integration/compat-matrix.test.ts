@@ -18,8 +18,8 @@ import {
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import { Cohere, CohereClientV2 } from 'cohere-ai';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { compat, UPSTREAMS, type Upstream } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { createServiceAccount } from '../mock-provider/vertex.ts';
@@ -39,7 +39,7 @@ const OPENAI_PREFIXES = ['/openai', '/openai/deployments', '/litellm/v1', '/lang
 const AZURE_API_VERSION = '2024-10-21';
 
 let mock: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 const bedrockClients: BedrockRuntimeClient[] = [];
 
 before(async () => {
@@ -49,7 +49,7 @@ before(async () => {
       providers: {
         ...mockProviders(mock.url),
         bedrock: { keys: [{ name: 'aws', value: 'bedrock-api-key', weight: 1 }], network_config: { base_url: `${mock.url}/bedrock`, max_retries: 0 } },
-        cohere: { keys: [{ name: 'co', value: 'sk-cohere-test', weight: 1 }], network_config: { base_url: `${mock.url}/cohere`, max_retries: 0 } },
+        cohere: mockProvider(mock.url, 'cohere'),
         azure: {
           keys: [{ name: 'az', value: 'azure-key', weight: 1, azure_key_config: { endpoint: `${mock.url}/azure`, api_version: AZURE_API_VERSION } }],
           network_config: { max_retries: 0 },

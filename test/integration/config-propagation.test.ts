@@ -3,15 +3,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 let mock: MockProvider;
 let redis: RunningRedis;
-let a: RunningGateway;
-let b: RunningGateway;
+let a: InProcessGateway;
+let b: InProcessGateway;
 
 before(async () => {
   mock = await startMockProvider({ latencyMs: 30 });
@@ -25,7 +25,7 @@ after(async () => {
   await redis.stop();
 });
 
-const chat = (g: RunningGateway, key: string) =>
+const chat = (g: InProcessGateway, key: string) =>
   fetch(`${g.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-bf-vk': key },

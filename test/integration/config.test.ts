@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { eventually, runGatewayExpectingExit, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, ApiError } from '@google/genai';
-import { FORMATS, MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { FORMATS, MODELS, mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

@@ -12,7 +12,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { TicketStore } from '../../proxy/src/dashboard/tickets.ts';
 import { gatewayInfo } from '../../proxy/src/dashboard/info.ts';
 import { kubeOrigin } from '../../proxy/src/config/kube-source.ts';

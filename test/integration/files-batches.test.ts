@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
-import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

@@ -13,7 +13,8 @@ import { connect as netConnect } from 'node:net';
 import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
-import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/setup.ts';
 import { eventually } from '../helpers/gateway.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).

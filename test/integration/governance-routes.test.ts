@@ -6,11 +6,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 
 const CENT_PER_TOKEN = [{ model_pattern: '*', match_type: 'wildcard', input_cost_per_token: 0.01, output_cost_per_token: 0.01 }];
 const all = (provider: string, models = ['*']) => ({ provider, allowed_models: models, key_ids: ['*'], weight: 1 });

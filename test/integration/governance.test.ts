@@ -5,13 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 let redis: RunningRedis;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -42,13 +42,13 @@ const vk = (id: string, more: Record<string, unknown> = {}) => ({
   ...more,
 });
 
-async function gateway(cfg: unknown): Promise<RunningGateway> {
+async function gateway(cfg: unknown): Promise<InProcessGateway> {
   const g = await startGateway(cfg);
   gateways.push(g);
   return g;
 }
 
-const client = (g: RunningGateway, key?: string) =>
+const client = (g: InProcessGateway, key?: string) =>
   new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'placeholder', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) });
 
 const ask = (c: OpenAI, model = 'gpt-4o') => c.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello in five words' }] });

@@ -8,7 +8,7 @@ import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 let g: RunningGateway;

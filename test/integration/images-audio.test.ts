@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { embeddedSpeechText, png, pngSize, speechAudio } from '../mock-provider/media-files.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { compat } from '../helpers/compat.ts';
 
 let mock: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 let client: OpenAI;
 
 const MAX_MB = 1;

@@ -6,13 +6,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 const VK = 'sk-bf-real-0123456789';
 const MGMT = 'mgmt-real-key-0123456789';
 let mock: MockProvider | undefined;
-let g: RunningGateway | undefined;
+let g: InProcessGateway | undefined;
 
 before(async () => {
   mock = await startMockProvider();

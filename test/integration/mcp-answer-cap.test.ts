@@ -5,15 +5,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';
 
 const MiB = 1024 * 1024;
 let mock: MockProvider | undefined;
 let server: TestMcpServer | undefined;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -27,7 +28,7 @@ after(async () => {
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
 
-async function gateway(toolManager: Record<string, unknown> = {}, stdio = false): Promise<RunningGateway> {
+async function gateway(toolManager: Record<string, unknown> = {}, stdio = false): Promise<InProcessGateway> {
   const client = stdio
     ? { name: 'web', connection_type: 'stdio', stdio_config: { command: process.execPath, args: [STDIO_SERVER, 'big'] }, tools_to_execute: ['*'], allow_without_virtual_key: true }
     : { name: 'web', connection_type: 'http', connection_string: server!.httpUrl, tools_to_execute: ['*'], allow_without_virtual_key: true };
@@ -37,7 +38,7 @@ async function gateway(toolManager: Record<string, unknown> = {}, stdio = false)
   return g;
 }
 
-const big = (g: RunningGateway, bytes: number) =>
+const big = (g: InProcessGateway, bytes: number) =>
   fetch(`${g.url}/v1/mcp/tool/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'web-big', arguments: JSON.stringify({ bytes }) } }) });
 
 test('by default an answer over 16 MiB fails that call with the reason; a smaller one and the connection are fine', async () => {

@@ -5,16 +5,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
 
 let mock: MockProvider;
 let pgServer: RunningPostgres;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -39,7 +40,7 @@ interface LogsAnswer {
   has_logs: boolean;
 }
 
-async function start(config: Record<string, unknown>, appDir?: string): Promise<RunningGateway> {
+async function start(config: Record<string, unknown>, appDir?: string): Promise<InProcessGateway> {
   const g = await startGateway({ providers: mockProviders(mock.url), mcp, ...config }, appDir ? { appDir } : {});
   gateways.push(g);
   await eventually(async () => {
@@ -49,7 +50,7 @@ async function start(config: Record<string, unknown>, appDir?: string): Promise<
   return g;
 }
 
-async function call(g: RunningGateway, tool: string, args: Record<string, unknown>): Promise<string> {
+async function call(g: InProcessGateway, tool: string, args: Record<string, unknown>): Promise<string> {
   const res = await fetch(`${g.url}/v1/mcp/tool/execute`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -59,7 +60,7 @@ async function call(g: RunningGateway, tool: string, args: Record<string, unknow
   return ((await res.json()) as { content: string }).content;
 }
 
-const logs = async (g: RunningGateway, query = '') => {
+const logs = async (g: InProcessGateway, query = '') => {
   const res = await apiClient(g)<LogsAnswer>('GET', `/api/mcp-logs${query}`);
   assert.equal(res.status, 200, res.text);
   return res.body;

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';
 
@@ -18,7 +19,7 @@ let server: TestMcpServer;
 let hidden: TestMcpServer;
 let redirector: Server;
 let redirectorUrl: string;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -47,7 +48,7 @@ interface ClientView {
   tools: unknown[];
 }
 
-async function settled(g: RunningGateway, n: number): Promise<Record<string, ClientView>> {
+async function settled(g: InProcessGateway, n: number): Promise<Record<string, ClientView>> {
   let list: ClientView[] = [];
   await eventually(async () => {
     const res = await apiClient(g)<ClientView[]>('GET', '/api/mcp/clients');

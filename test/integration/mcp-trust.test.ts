@@ -8,15 +8,16 @@ import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
 const VK = 'sk-bf-agent-0123456789';
 
 let mock: MockProvider | undefined;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -42,7 +43,7 @@ const agentKey = {
   mcp_configs: [{ mcp_client_name: 'open', tools_to_execute: ['*'] }, { mcp_client_name: 'closed', tools_to_execute: ['*'] }],
 };
 
-async function gateway(config: Record<string, unknown>, clients: number): Promise<RunningGateway> {
+async function gateway(config: Record<string, unknown>, clients: number): Promise<InProcessGateway> {
   const g = await startGateway({ providers: mockProviders(mock!.url), ...config });
   gateways.push(g);
   await eventually(async () => {
@@ -64,20 +65,20 @@ interface LogEntry {
   input_content?: string;
 }
 
-async function logs(g: RunningGateway, query = ''): Promise<LogEntry[]> {
+async function logs(g: InProcessGateway, query = ''): Promise<LogEntry[]> {
   const res = await apiClient(g)<{ logs: LogEntry[] }>('GET', `/api/logs?limit=1000${query}`);
   assert.equal(res.status, 200, res.text);
   return res.body.logs;
 }
 
-async function stats(g: RunningGateway): Promise<{ total_requests: number; total_tokens: number; total_cost: number }> {
+async function stats(g: InProcessGateway): Promise<{ total_requests: number; total_tokens: number; total_cost: number }> {
   const res = await apiClient(g)<{ total_requests: number; total_tokens: number; total_cost: number }>('GET', '/api/logs/stats');
   assert.equal(res.status, 200, res.text);
   return res.body;
 }
 
 /** skybridge_requests_total for chat, all labels summed. */
-async function chatCount(g: RunningGateway): Promise<number> {
+async function chatCount(g: InProcessGateway): Promise<number> {
   const text = await (await fetch(`${g.url}/metrics`)).text();
   let n = 0;
   for (const m of text.matchAll(/^skybridge_requests_total\{operation="chat",[^}]*\} (\d+)/gm)) n += Number(m[1]);
@@ -97,10 +98,10 @@ function mockTokens(from: number): { prompt: number; completion: number } {
   return { prompt, completion };
 }
 
-const chat = (g: RunningGateway, key?: string) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'x', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) }).chat.completions;
+const chat = (g: InProcessGateway, key?: string) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'x', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) }).chat.completions;
 
-let main: RunningGateway;
-const mainGateway = async (): Promise<RunningGateway> =>
+let main: InProcessGateway;
+const mainGateway = async (): Promise<InProcessGateway> =>
   (main ??= await gateway(
     {
       client: { enable_logging: true },

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, eventually, runGatewayExpectingExit, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';
 import { addToolSilently } from '../mcp-servers/tools.ts';

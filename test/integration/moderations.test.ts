@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 
 const VK = 'sk-bf-moderation-vk-0123456789';
@@ -22,11 +22,7 @@ before(async () => {
     providers: {
       ...mockProviders(mock.url),
       // An OpenAI-compatible server: it inherits OpenAI's operations, moderation among them.
-      selfhosted: {
-        keys: [{ name: 'selfhosted-key', value: 'sk-selfhosted-test', weight: 1 }],
-        network_config: { base_url: `${mock.url}/openai`, max_retries: 0 },
-        custom_provider_config: { base_provider_type: 'openai' },
-      },
+      selfhosted: mockProvider(mock.url, 'openai', { custom_provider_config: { base_provider_type: 'openai' } }, 'selfhosted'),
     },
     governance: {
       virtual_keys: [

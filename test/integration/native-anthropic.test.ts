@@ -2,7 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import { FORMATS, MODELS, startStack, type Stack } from '../helpers/setup.ts';
+import { FORMATS, MODELS } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

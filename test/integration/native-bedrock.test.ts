@@ -19,7 +19,8 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { MODELS, mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 
 let stack: Stack;

@@ -4,10 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '../helpers/setup.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let stack: Stack;
 before(async () => {
@@ -125,7 +126,7 @@ test('hop-by-hop and client-identity headers stay at the gateway', async () => {
 describe('against an upstream that redirects, sets cookies and echoes keys', () => {
   const SECRET = 'sk-live-gateway-secret-0123456789';
   let upstream: Server;
-  let gw: RunningGateway;
+  let gw: InProcessGateway;
   const seen: string[] = [];
   before(async () => {
     upstream = createServer((req, res) => {
@@ -188,7 +189,7 @@ describe('paths: inference ones for everyone, others only when listed or with a 
   const MGMT = 'mgmt-key-0123456789abcdef';
   const VK = 'sk-bf-dev-0123456789';
   let mock: MockProvider | undefined;
-  let gw: RunningGateway | undefined;
+  let gw: InProcessGateway | undefined;
   before(async () => {
     mock = await startMockProvider();
     gw = await startGateway({

@@ -3,7 +3,8 @@
 // trailing finish/usage frames on the terminal chunk.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 
 interface Extra {
   provider: string;

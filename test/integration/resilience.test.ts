@@ -3,7 +3,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { MODELS, mockProviders, startStack, type Stack } from '../helpers/setup.ts';
+import { MODELS, mockProviders } from '../helpers/providers.ts';
+import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 
 let stack: Stack;
 before(async () => {

@@ -4,12 +4,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type ApiError } from '../helpers/api.ts';
 
 let mock: MockProvider;
-let gw: RunningGateway;
+let gw: InProcessGateway;
 
 before(async () => {
   mock = await startMockProvider();

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 import { createApiHandler } from '../../proxy/src/api/app.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';

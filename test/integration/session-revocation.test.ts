@@ -4,16 +4,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
 
 const ADMIN = 'admin';
 const PASSWORD = 'replica-password-0123';
 let mock: MockProvider | undefined;
 let redis: RunningRedis | undefined;
-let a: RunningGateway | undefined;
-let b: RunningGateway | undefined;
+let a: InProcessGateway | undefined;
+let b: InProcessGateway | undefined;
 
 before(async () => {
   mock = await startMockProvider();
@@ -31,14 +31,14 @@ after(async () => {
   await mock?.close();
 });
 
-async function login(g: RunningGateway): Promise<{ token: string; cookie: string }> {
+async function login(g: InProcessGateway): Promise<{ token: string; cookie: string }> {
   const res = await fetch(`${g.url}/api/session/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN, password: PASSWORD }) });
   assert.equal(res.status, 200, await res.clone().text());
   const { token } = (await res.json()) as { token: string };
   return { token, cookie: `skybridge_session=${token}` };
 }
 
-const get = (g: RunningGateway, path: string, headers: Record<string, string>) => fetch(`${g.url}${path}`, { headers: { 'x-requested-with': 'XMLHttpRequest', ...headers } });
+const get = (g: InProcessGateway, path: string, headers: Record<string, string>) => fetch(`${g.url}${path}`, { headers: { 'x-requested-with': 'XMLHttpRequest', ...headers } });
 
 test('a session opened on one replica and logged out there is refused on the other (cookie and Bearer)', async () => {
   const { cookie } = await login(a!);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;
 before(async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { compat } from '../helpers/compat.ts';
 import { startMockProvider, type MockProvider, type RecordedRequest } from '../mock-provider/server.ts';
 import { createServiceAccount, revokeTokens, type ServiceAccountKeyFile } from '../mock-provider/vertex.ts';
@@ -19,7 +19,7 @@ const weatherTool: OpenAI.Chat.ChatCompletionTool = {
 };
 
 let mock: MockProvider;
-let gateway: RunningGateway;
+let gateway: InProcessGateway;
 let client: OpenAI;
 let account: ServiceAccountKeyFile;
 
@@ -198,7 +198,7 @@ describe('vertex OAuth token lifecycle', () => {
 });
 
 describe('vertex short-lived tokens and API keys', () => {
-  let shortLived: RunningGateway;
+  let shortLived: InProcessGateway;
   let sdk: OpenAI;
   let sa: ServiceAccountKeyFile;
   before(async () => {

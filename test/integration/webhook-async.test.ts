@@ -5,8 +5,9 @@
 // disabled endpoint refuses the submit with 400 naming it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.ts';
 
@@ -15,7 +16,7 @@ const VK_LIMITED = 'sk-bf-async-limited-0123456789';
 
 let mock: MockProvider;
 let receiver: Receiver;
-let gw: RunningGateway;
+let gw: InProcessGateway;
 
 before(async () => {
   [mock, receiver] = await Promise.all([startMockProvider(), startReceiver()]);

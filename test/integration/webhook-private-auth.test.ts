@@ -4,9 +4,10 @@
 // for a redelivery, as for a test delivery. A real gateway without auth_config, a real receiver.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/gateway.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
-import { mockProviders } from '../helpers/setup.ts';
+import { mockProviders } from '../helpers/providers.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 
@@ -19,7 +20,7 @@ interface Delivery {
 
 let mock: MockProvider;
 let receiver: Receiver;
-let gw: RunningGateway;
+let gw: InProcessGateway;
 let api: Api;
 
 before(async () => {

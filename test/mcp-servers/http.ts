@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { buildServer, type Variant } from './tools.ts';
+import { closeAtEnd } from '../helpers/cleanup.ts';
 
 export interface TestMcpServer {
   /** Streamable HTTP endpoint. */
@@ -77,11 +78,12 @@ export async function startTestMcpServer(opts: { variant?: Variant; token?: stri
     httpUrl: `http://127.0.0.1:${port}/mcp`,
     sseUrl: `http://127.0.0.1:${port}/sse`,
     seen,
-    close: async () => {
+    // Also closed at the end of the file, should a failed hook skip the test's own close.
+    close: closeAtEnd(async () => {
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       for (const t of sse.values()) await t.close().catch(() => undefined);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-    },
+    }),
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { PricingOverride } from '../../proxy/src/schema/governance.ts';
 import { costOf, overrideMatches, overrideProblem, priceOf, type Price } from '../../proxy/src/governance/pricing/pricing.ts';
 import { ANTHROPIC_MODELS, GEMINI_MODELS, OPENAI_MODELS } from '../mock-provider/models.ts';
-import { MODELS } from '../helpers/setup.ts';
+import { MODELS } from '../helpers/providers.ts';
 
 const M = 1e-6;
 /** Compares per-token prices after scaling to per-million, where the table's numbers live. */

@@ -9,7 +9,7 @@ import { packageVersion } from './config.ts';
 import { reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 
-/** What main.ts hands the management API for the dashboard. */
+/** What gateway.ts hands the management API for the dashboard. */
 export interface DashboardApi {
   /** The WebSocket tickets /ws accepts; absent when the dashboard is off (--no-dashboard). */
   tickets?: TicketStore;

@@ -1,8 +1,8 @@
 // Async jobs of one gateway: the store (the logs store's async_jobs table), the submit pipeline
 // (only the governance stages: who calls, may they, within their limits), the worker (the gateway's
-// own pipeline, every stage and plugin, but the request is not admitted against limits again: it
-// was at submit; its usage is still charged), the webhook hand-off and the metrics. Built in
-// main.ts once a logs store is open.
+// own pipeline, every stage and plugin, run as the submitter and not admitted against limits again:
+// it was at submit; its usage is still charged, run-job.ts), the webhook hand-off and the metrics.
+// Built by createGateway() (gateway.ts) once a logs store is open.
 import type { Snapshot } from '../config/snapshot.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -10,7 +10,6 @@ import { execute } from '../operations/execute.ts';
 import { governanceStages } from '../governance/stages.ts';
 import type { ContextServices } from '../pipeline/context.ts';
 import { Pipeline } from '../pipeline/runner.ts';
-import type { CounterStore } from '../governance/counters/store.ts';
 import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
 import { JobStore, type Job } from './job-store.ts';
 import { asyncMetrics } from './metrics.ts';
@@ -29,20 +28,6 @@ export interface AsyncJobsOptions {
   current: () => Snapshot;
   services: ContextServices & { pipeline: Pipeline };
   metrics: Metrics;
-}
-
-/**
- * The counters as a job's run sees them: the request was admitted at submit (request limits counted
- * then, budgets checked then), so admission passes without counting it twice; usage is recorded.
- */
-export function alreadyAdmitted(inner: CounterStore): CounterStore {
-  return {
-    admit: async (limits, now) => ({ ok: true, usage: await inner.peek(limits, now) }),
-    record: (adds, now) => inner.record(adds, now),
-    peek: (limits, now) => inner.peek(limits, now),
-    cached: (key) => inner.cached(key),
-    close: () => Promise.resolve(),
-  };
 }
 
 /** Where a job's result is polled (any OpenAI-format prefix polls it; this names the /v1 one). */
@@ -69,13 +54,12 @@ export function jobEvent(job: Job): JobEvent {
 
 export function startAsyncJobs(o: AsyncJobsOptions): AsyncJobs {
   const store = new JobStore(o.driver);
-  const runServices = { ...o.services, counters: alreadyAdmitted(o.services.counters) };
   let worker: JobWorker | undefined = undefined;
   const m = asyncMetrics(o.metrics, store, () => worker?.running ?? 0);
   worker = new JobWorker({
     store,
     current: o.current,
-    execute: (snapshot, request) => execute(runServices, snapshot, request),
+    execute: (snapshot, request) => execute(o.services, snapshot, request),
     handOver: (job, snapshot) => enqueueJobEvent(o.driver, snapshot, jobEvent(job)),
     onFinished: m.finished,
   });

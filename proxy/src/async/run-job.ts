@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { ExecuteOperation, ExecuteRequest } from '../operations/execute.ts';
 import { OPERATION_BY_NAME } from '../operations/table.ts';
+import type { KnownCaller } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
@@ -23,7 +24,7 @@ export type Executor = (snapshot: Snapshot, request: ExecuteRequest) => Promise<
 
 /**
  * Headers a job keeps for its run: credentials are never stored (the submitter's virtual key is
- * kept by id and presented again from the configuration at run time), nor framing or async-only ones.
+ * kept by id and handed to the run as its caller), nor framing or async-only ones.
  */
 const NOT_KEPT = new Set([
   'authorization', 'proxy-authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'x-bf-vk', 'cookie',
@@ -51,24 +52,36 @@ function decodeForm(parts: unknown): FormPart[] {
   );
 }
 
-/** The submitter's identity: its virtual key, looked up by id in the configuration the job runs on. */
-function identity(job: Job, snapshot: Snapshot): Record<string, string> | GatewayError {
-  if (!job.virtual_key_id) return {};
-  for (const vk of snapshot.governance.virtualKeys.values()) {
-    if (vk.record.id === job.virtual_key_id) return { 'x-bf-vk': vk.record.value };
+const unauthorized = (message: string) => new GatewayError(401, message, { type: 'authentication_error', code: 'invalid_virtual_key' });
+
+/**
+ * The job's caller: its submitter, identified and admitted at submit. The virtual key is looked up
+ * by id in the configuration the job runs on, so a rotated secret still runs the job as the same
+ * key; a key deleted or deactivated since, or a gateway that now requires a key of an anonymous
+ * job, fails it with 401 as a sync request would.
+ */
+function submitter(job: Job, snapshot: Snapshot): KnownCaller | GatewayError {
+  const rt = snapshot.governance;
+  if (!job.virtual_key_id) {
+    return rt.enforceAuth ? unauthorized('a virtual key is required: send it in x-bf-vk (or as a Bearer token)') : { principal: undefined, admitted: true };
   }
-  return new GatewayError(401, `the virtual key that submitted async job '${job.id}' no longer exists`, { type: 'authentication_error', code: 'invalid_virtual_key' });
+  for (const vk of rt.virtualKeys.values()) {
+    if (vk.record.id !== job.virtual_key_id) continue;
+    if (vk.record.is_active === false) return unauthorized(`virtual key '${vk.record.name}' is inactive`);
+    return { principal: vk, admitted: true };
+  }
+  return unauthorized(`the virtual key that submitted async job '${job.id}' no longer exists`);
 }
 
 export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, signal: AbortSignal): Promise<JobOutcome> {
-  const who = identity(job, snapshot);
-  if (who instanceof GatewayError) return failed(who, job.request_type);
+  const caller = submitter(job, snapshot);
+  if (caller instanceof GatewayError) return failed(caller, job.request_type);
   const stored = JSON.parse(job.request_body ?? 'null') as unknown;
   const body = OPERATION_BY_NAME.get(job.operation)?.body === 'form' ? decodeForm(stored) : stored;
-  const headers = { ...(JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders), ...who };
+  const headers = JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders;
   let outcome: Outcome;
   try {
-    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal });
+    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal, caller });
   } catch (err) {
     return failed(err instanceof GatewayError ? err : new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' }), job.request_type);
   }

@@ -12,6 +12,13 @@ import { SingleFlight } from './single-flight.ts';
 import type { ResolvedCacheConfig } from './settings.ts';
 import { DimensionMismatchError, type CacheStore } from './store.ts';
 
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** The response cache's store and state, when `vector_store` was enabled at start. */
+    cache?: CacheRuntime;
+  }
+}
+
 /** A semantic config's embedding: namespace, dimension, provider and model. */
 const configKey = (c: ResolvedCacheConfig) => [c.namespace, c.dimension, c.provider ?? '', c.embeddingModel ?? ''].join('\u0000');
 

@@ -5,6 +5,13 @@
 import type { LogRecord } from '../logs/record.ts';
 import { listEntry } from '../logs/sql-store.ts';
 
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** The dashboard's live events: emitters check `listening` first. */
+    events?: EventHub;
+  }
+}
+
 export type NotificationKind = 'request_error' | 'budget_threshold' | 'webhook_failure' | 'mcp_client_state';
 
 /** What a subscriber receives: one JSON text frame, serialized once for every socket. */

@@ -1,4 +1,4 @@
-// The dashboard's share of the HTTP front, built once in main.ts: the page and its assets (served
+// The dashboard's share of the HTTP front, built once in gateway.ts: the page and its assets (served
 // when the route table misses), the WebSocket tickets shared with /api/session/ws-ticket, and /ws.
 import type { Server } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';

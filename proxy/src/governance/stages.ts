@@ -1,10 +1,11 @@
 // Governance as pipeline stages, for every route that spends provider keys:
-//   identify (before the body is read): the caller's virtual key, 401 when one is required;
+//   identify (before the body is read): the caller's virtual key, 401 when one is required (a
+//     caller execute() was given, an async job's submitter, is taken as it is);
 //   plan: the targets (routing rules, the key's provider configs, or the request's own model and
 //     fallbacks) or, for provider-scoped routes, the key's permissions there (403), and the limits
 //     that apply;
-//   limits: admitted before the call (429 / 402; 503 when the counters cannot be read), and what the
-//     answer used charged after it.
+//   limits: admitted before the call (429 / 402; 503 when the counters cannot be read; a caller
+//     admitted already is not admitted again), and what the answer used charged after it.
 import type { Snapshot } from '../config/snapshot.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { Stage } from '../pipeline/stage.ts';
@@ -15,11 +16,52 @@ import { log } from '../log.ts';
 import { identifyCaller } from './auth.ts';
 import { checkCrossSite } from './cross-site.ts';
 import { applicableLimits, capacityOf, type AppliedLimit } from './limits.ts';
-import { priceOf, costOf } from './pricing/pricing.ts';
-import type { GovernanceRuntime, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import { answerCost } from './cost.ts';
+import type { ModelSet, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
 import { complexityTier } from './complexity.ts';
 import { chooseTargets, logDecision } from './targets.ts';
 import type { ComplexityTier } from '../schema/complexity.ts';
+import type { CounterStore } from './counters/store.ts';
+import type { ModelCatalog } from './catalog.ts';
+import type { GuessThrottle } from './guess-throttle.ts';
+import type { RoutingDecision } from '../routing/decide.ts';
+
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    counters: CounterStore;
+    catalog: ModelCatalog;
+    /** Failed key and password guesses per client address (shared with /api's logins). */
+    guesses?: GuessThrottle;
+  }
+  interface KnownCaller {
+    /** The caller's virtual key (none: an anonymous caller), identify's answer without the headers. */
+    readonly principal: VirtualKeyRuntime | undefined;
+  }
+  // What the governance stages decide; first values in initGovernanceFields.
+  interface RequestContext {
+    /** The caller's virtual key (identify). */
+    vk: VirtualKeyRuntime | undefined;
+    /** Provider scope: the keys the caller may use (undefined: any) and the models ('*': any). */
+    keyIds: ReadonlySet<string> | undefined;
+    models: ModelSet;
+    /** The routing rules' decision and audit trail, when the snapshot has rules. */
+    routing: RoutingDecision | undefined;
+    /** Every limit admitted for the planned target; usage is charged against them after the answer. */
+    limits: readonly AppliedLimit[];
+  }
+}
+
+const NO_LIMITS: readonly AppliedLimit[] = [];
+
+/** The context fields the governance stages own, as every request starts with them. */
+export function initGovernanceFields(ctx: RequestContext): void {
+  ctx.vk = undefined;
+  ctx.keyIds = undefined;
+  ctx.models = '*';
+  ctx.routing = undefined;
+  ctx.limits = NO_LIMITS;
+  ctx.costMemo = undefined;
+}
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });
 
@@ -56,7 +98,7 @@ function identifyThrottled(ctx: RequestContext): VirtualKeyRuntime | undefined {
 const identify: Stage = {
   name: 'identify',
   before(ctx) {
-    const vk = identifyThrottled(ctx);
+    const vk = ctx.caller ? ctx.caller.principal : identifyThrottled(ctx);
     // Only an HTTP request can come from a browser; a virtual key is what a foreign page lacks.
     if (!vk && ctx.http) checkCrossSite(ctx.headers, ctx.http.req.method, ctx.snapshot.config.client?.allowed_origins);
     ctx.vk = vk;
@@ -130,7 +172,7 @@ function planProviders(ctx: RequestContext, providers: ProviderRuntime[]): void 
 const limits: Stage = {
   name: 'limits',
   before(ctx) {
-    if (ctx.limits.length === 0) return undefined;
+    if (ctx.limits.length === 0 || ctx.caller?.admitted) return undefined;
     return admitLimits(ctx, ctx.limits).then(() => undefined);
   },
   after(ctx) {
@@ -172,7 +214,7 @@ function charge(ctx: RequestContext, usage: Usage): void {
   for (const limit of charged) {
     if (limit.kind === 'tokens' && tokens > 0) adds.push({ limit, amount: tokens });
     if (limit.kind === 'budget') {
-      cost ??= requestCost(rt, provider, model, usage, ctx.requestType);
+      cost ??= answerCost(ctx) ?? unpriced(provider, model);
       if (cost > 0) adds.push({ limit, amount: cost });
     }
   }
@@ -183,24 +225,16 @@ function charge(ctx: RequestContext, usage: Usage): void {
   }
 }
 
-const unpriced = new Set<string>();
+const unpricedModels = new Set<string>();
 
-function requestCost(rt: GovernanceRuntime, provider: string, model: string, usage: Usage, requestType: string): number {
-  const price = priceOf(provider, model, rt.pricingOverrides.get(provider), requestType);
-  if (!price) {
-    const id = `${provider}/${model}`;
-    if (!unpriced.has(id)) {
-      unpriced.add(id);
-      log.warn('no price known for this model: its requests cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
-    }
-    return 0;
+/** A budget charge of an answer with no known price: 0, said once per model. */
+function unpriced(provider: string, model: string): number {
+  const id = `${provider}/${model}`;
+  if (!unpricedModels.has(id)) {
+    unpricedModels.add(id);
+    log.warn('no price known for this model: its requests cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
   }
-  const details = usage.prompt_tokens_details;
-  return costOf(price, {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    cached_read_tokens: details?.cached_tokens ?? 0,
-  });
+  return 0;
 }
 
 export function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {

@@ -9,32 +9,37 @@ import { markDraining } from '../state/readiness.ts';
 /** After the grace period, closing the stores gets this long before the process exits anyway. */
 const CLOSE_TIMEOUT_MS = 5000;
 
-export function gracefulShutdown(server: Server, opts: { graceMs: number; close: () => Promise<unknown> }): (signal: string) => void {
+/** Closes the listener and waits for its connections to end, cutting those still open after `graceMs`. */
+export function drainServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    // A keep-alive connection whose answer just ended is idle: close it rather than wait for its next request.
+    const idle = setInterval(() => server.closeIdleConnections(), 250);
+    const grace = setTimeout(() => {
+      clearInterval(idle);
+      log.warn('shutdown grace period over: closing the connections still open');
+      server.closeAllConnections();
+      resolve();
+    }, graceMs).unref();
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(grace);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The signal handler of the command line: drain the gateway, close it, exit 0. */
+export function gracefulShutdown(gateway: { drain(): Promise<void>; close(): Promise<void> }, graceMs: number): (signal: string) => void {
   let started = false;
-  let exiting = false;
-  const exit = () => {
-    if (exiting) return;
-    exiting = true;
-    setTimeout(() => process.exit(0), CLOSE_TIMEOUT_MS).unref();
-    void opts.close().finally(() => process.exit(0));
-  };
   return (signal) => {
     if (started) return;
     started = true;
     markDraining();
-    log.info('shutting down: finishing requests in flight', { signal, grace_seconds: opts.graceMs / 1000 });
-    // A keep-alive connection whose answer just ended is idle: close it rather than wait for its next request.
-    const idle = setInterval(() => server.closeIdleConnections(), 250);
-    server.close(() => {
-      clearInterval(idle);
-      exit();
+    log.info('shutting down: finishing requests in flight', { signal, grace_seconds: graceMs / 1000 });
+    void gateway.drain().then(() => {
+      setTimeout(() => process.exit(0), CLOSE_TIMEOUT_MS).unref();
+      void gateway.close().finally(() => process.exit(0));
     });
-    server.closeIdleConnections();
-    setTimeout(() => {
-      clearInterval(idle);
-      log.warn('shutdown grace period over: closing the connections still open');
-      server.closeAllConnections();
-      exit();
-    }, opts.graceMs).unref();
   };
 }

@@ -3,13 +3,20 @@
 // path). Ids and names only: neither a provider key's value nor a virtual key's secret is read here.
 // Content (the request, the answer) is kept only when content logging is on, capped.
 import type { Snapshot } from '../config/snapshot.ts';
-import { costOf, priceOf } from '../governance/pricing/pricing.ts';
+import { answerCost } from '../governance/cost.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { OPERATION_BY_NAME } from '../operations/table.ts';
 import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
+
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** Where request log records go (the writer of the logs store), when request logging is on. */
+    logs?: { enqueue(record: LogRecord): boolean };
+  }
+}
 
 export interface LoggingOptions {
   /** Keep request and answer content (capped). */
@@ -30,7 +37,7 @@ export function loggingStage(opts: LoggingOptions): Stage {
       const sink = ctx.services.logs;
       // An agent turn adds its usage and cost to its agent request's record (the one counted) and is
       // written as a child of it (parent_request_id): listed under it, never counted on its own.
-      if (ctx.turnOf) ctx.turnOf.add(ctx.usage, ctx.usage && costFor(ctx, ctx.usage));
+      if (ctx.turnOf) ctx.turnOf.add(ctx.usage, ctx.usage && costFor(ctx));
       if (sink) sink.enqueue(buildRecord(ctx, result, opts.content ? cap : undefined));
       else streamed.delete(ctx);
     },
@@ -131,7 +138,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     record.total_tokens = usage.total_tokens || usage.prompt_tokens + usage.completion_tokens;
     const cached = usage.prompt_tokens_details?.cached_tokens;
     if (cached) record.cached_tokens = cached;
-    const cost = costFor(ctx, usage);
+    const cost = costFor(ctx);
     if (cost !== undefined) record.cost = cost;
   }
   if (ctx.firstChunkAt !== undefined) record.ttft = Math.round((ctx.firstChunkAt - ctx.started) * 100) / 100;
@@ -176,11 +183,8 @@ const MAX_HEADER_VALUE = 1024;
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-bf-vk', 'api-key', 'x-goog-api-key', 'cookie']);
 
 /** The budget's price of this answer (undefined when the model has no known price). */
-function costFor(ctx: RequestContext, usage: NonNullable<RequestContext['usage']>): number | undefined {
-  if (!ctx.model || ctx.provider === 'none') return undefined;
-  const price = priceOf(ctx.provider, ctx.model, ctx.snapshot.governance.pricingOverrides.get(ctx.provider), ctx.requestType);
-  if (!price) return undefined;
-  return costOf(price, { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_read_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 });
+function costFor(ctx: RequestContext): number | undefined {
+  return !ctx.model || ctx.provider === 'none' ? undefined : answerCost(ctx);
 }
 
 function inputText(ctx: RequestContext): string | undefined {

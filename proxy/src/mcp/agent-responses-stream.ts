@@ -12,10 +12,9 @@
 //     the stream and every item the client was sent.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../pipeline/context.ts';
-import type { TurnTotals } from '../pipeline/turns.ts';
 import type { Outcome, StreamFormat } from '../pipeline/outcome.ts';
 import type { ToolCall } from '../unified/chat.ts';
-import type { McpManager } from './manager.ts';
+import type { McpManager, TurnOrigin } from './manager.ts';
 import type { ToolSet } from './toolset.ts';
 
 export interface ResponsesStreamAgentInput {
@@ -30,7 +29,7 @@ export interface ResponsesStreamAgentInput {
   runCalls: (toolset: ToolSet, calls: readonly { name: string; args: string }[], signal: AbortSignal) => Promise<string[]>;
   markTurn: <T extends object>(body: T) => T;
   /** What a turn runs on behalf of (stage.ts turnOf). */
-  turnOf: (ctx: RequestContext) => { parentRequestId: string; turnOf?: TurnTotals };
+  turnOf: (ctx: RequestContext) => TurnOrigin;
 }
 
 interface FunctionCallItem {

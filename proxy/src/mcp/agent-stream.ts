@@ -5,10 +5,9 @@
 // client sees one stream whose final turn is streamed as the model writes it.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../pipeline/context.ts';
-import type { TurnTotals } from '../pipeline/turns.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { ChatChunk, ToolCall } from '../unified/chat.ts';
-import type { McpManager } from './manager.ts';
+import type { McpManager, TurnOrigin } from './manager.ts';
 import type { ToolSet } from './toolset.ts';
 
 export interface StreamAgentInput {
@@ -23,7 +22,7 @@ export interface StreamAgentInput {
   runCalls: (toolset: ToolSet, calls: readonly { name: string; args: string }[], signal: AbortSignal) => Promise<string[]>;
   markTurn: <T extends object>(body: T) => T;
   /** What a turn runs on behalf of (stage.ts turnOf). */
-  turnOf: (ctx: RequestContext) => { parentRequestId: string; turnOf?: TurnTotals };
+  turnOf: (ctx: RequestContext) => TurnOrigin;
 }
 
 export async function runStreamingChatAgent(a: StreamAgentInput): Promise<Outcome> {

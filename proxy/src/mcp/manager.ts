@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
+import type { KnownCaller } from '../pipeline/context.ts';
 import type { McpClientConfig, McpSection } from '../schema/mcp.ts';
 import type { ClientConfig } from '../schema/gateway.ts';
 import { log } from '../log.ts';
@@ -13,6 +14,13 @@ import { McpConnection, McpUnavailable, clientId, type CallResult, type McpTool 
 import type { Allowed } from './access.ts';
 import { DEFAULT_MAX_TOOL_ANSWER_MB } from './answer-cap.ts';
 import { MemoryMcpCallLog, type McpCallStore, type NewMcpCall } from './call-log.ts';
+
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    /** The MCP clients (tools in inference, agent mode, /mcp). */
+    mcp?: McpManager;
+  }
+}
 
 export const DEFAULT_TOOL_TIMEOUT_S = 30;
 export const DEFAULT_MAX_AGENT_DEPTH = 10;
@@ -33,7 +41,7 @@ export interface ToolOutcome {
   failure?: 'tool_error' | 'unavailable' | 'timeout' | 'failed';
 }
 
-/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by main.ts). */
+/** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by gateway.ts). */
 export interface TurnRequest {
   operation: 'chat' | 'responses';
   body: unknown;
@@ -43,7 +51,11 @@ export interface TurnRequest {
   parentRequestId?: string;
   /** The agent request's totals: each turn adds its usage and cost there instead of being logged and counted. */
   turnOf?: TurnTotals;
+  /** The agent request's caller, identified already: the turn is not identified again (it is admitted). */
+  caller?: KnownCaller;
 }
+/** What a turn runs on behalf of: the agent request (its id, its totals, its caller). */
+export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'turnOf' | 'caller'>;
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
 /** The caller's budgets and rate limits for tool calls (built by governance.ts). */
@@ -69,12 +81,18 @@ export class McpManager {
   #client: ClientConfig | undefined = undefined;
   #applied: unknown = Symbol('none');
   #everApplied = false;
-  /** Tool call records: this process's memory until main.ts hands over the request-log store's. */
-  calls: McpCallStore = new MemoryMcpCallLog();
+  /** Tool call records: the request-log store's when there is one (gateway.ts), else this process's memory. */
+  calls: McpCallStore;
   /** Told after each connect attempt or tool listing of a client (the dashboard's mcp_client_state). */
-  onChange: ((conn: McpConnection) => void) | undefined = undefined;
+  onChange: ((conn: McpConnection) => void) | undefined;
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
-  runTurn: TurnRunner | undefined = undefined;
+  runTurn: TurnRunner | undefined;
+
+  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner } = {}) {
+    this.calls = hooks.calls ?? new MemoryMcpCallLog();
+    this.onChange = hooks.onChange;
+    this.runTurn = hooks.runTurn;
+  }
 
   /** Set once any snapshot was applied. */
   get applied(): boolean {
@@ -83,7 +101,7 @@ export class McpManager {
 
   /**
    * Reconciles the clients with the snapshot (cheap when its mcp section did not change). Called
-   * with each new snapshot as it is swapped in (main.ts), never with an older one: that would
+   * with each new snapshot as it is swapped in (gateway.ts), never with an older one: that would
    * roll the clients back.
    */
   apply(snapshot: Snapshot): void {

@@ -14,7 +14,7 @@ import type { Outcome } from '../pipeline/outcome.ts';
 import type { ChatResponse, ToolCall } from '../unified/chat.ts';
 import type { ResponsesObject } from '../unified/responses.ts';
 import { callerAccess } from './access.ts';
-import type { McpManager } from './manager.ts';
+import type { McpManager, TurnOrigin } from './manager.ts';
 import { ToolSet } from './toolset.ts';
 import { runStreamingChatAgent } from './agent-stream.ts';
 import { runStreamingResponsesAgent } from './agent-responses-stream.ts';
@@ -73,9 +73,9 @@ export function mcpStage(mcp: McpManager): Stage {
   };
 }
 
-/** What a turn runs on behalf of: the agent request (its id, its totals). */
-export function turnOf(ctx: RequestContext): { parentRequestId: string; turnOf?: TurnTotals } {
-  return { parentRequestId: ctx.id, ...(ctx.turns && { turnOf: ctx.turns }) };
+/** What a turn runs on behalf of: the agent request (its id, its totals, its caller: a turn is admitted, not identified, again). */
+export function turnOf(ctx: RequestContext): TurnOrigin {
+  return { parentRequestId: ctx.id, ...(ctx.turns && { turnOf: ctx.turns }), caller: { principal: ctx.vk, admitted: false } };
 }
 
 function toolNameOf(t: unknown): string | undefined {

@@ -1,4 +1,4 @@
-// Prometheus metrics, one set per gateway (built with the services in main.ts, so a gateway run in
+// Prometheus metrics, one set per gateway (built with the services in gateway.ts, so a gateway run in
 // process keeps its own). Label values are bounded: providers come from config, statuses are HTTP
 // codes, and models are capped. A model name becomes a label only once a provider has answered it
 // (admitModel) and while fewer than MAX_MODELS are known; anything else is `other`. So names a client

@@ -2,6 +2,13 @@
 // (answered, refused by a stage, or failed), with the provider and model that answered or were last
 // tried, the status, tokens and, for streams, the time to the first item.
 import type { Stage } from '../pipeline/stage.ts';
+import type { Metrics } from './metrics.ts';
+
+declare module '../pipeline/context.ts' {
+  interface ContextServices {
+    metrics: Metrics;
+  }
+}
 
 export const metricsStage: Stage = {
   name: 'metrics',

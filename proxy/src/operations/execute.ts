@@ -3,7 +3,7 @@
 // come as values (JSON objects, unified chunks), not the text fast paths HTTP clients get.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import { RequestContext, type ContextServices } from '../pipeline/context.ts';
+import { RequestContext, type ContextServices, type KnownCaller } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Accept, Pipeline } from '../pipeline/runner.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
@@ -31,6 +31,8 @@ export interface ExecuteRequest {
   parentRequestId?: string;
   /** An agent turn: its usage and cost are summed into these, and it is not logged or counted on its own. */
   turnOf?: TurnTotals;
+  /** Who calls, identified and perhaps admitted already (an async job's submitter): `headers` then carry no key. */
+  caller?: KnownCaller;
 }
 
 /**
@@ -48,6 +50,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.signal && { signal: request.signal }),
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
     ...(request.turnOf && { turnOf: request.turnOf }),
+    ...(request.caller && { caller: request.caller }),
   });
   return services.pipeline.run(ctx, acceptOf(request.operation), true);
 }

@@ -10,8 +10,19 @@ import { backoffMs, canFallback, isRetryable } from './retry.ts';
 import { sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
 import { firstBytes } from './first-bytes.ts';
 import type { Target } from './target.ts';
-import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
+
+/**
+ * The metrics the attempts feed (metrics/metrics.ts `Metrics` is one): declared here so the
+ * pipeline names no stage module, and the metrics module plugs in from above.
+ */
+export interface AttemptMetrics {
+  readonly fallbacksTotal: { labels(fromProvider: string, toProvider: string): { inc(): void } };
+  readonly retriesTotal: { labels(provider: string, reason: string): { inc(): void } };
+  upstreamTime(provider: string, model: string, status: string): { observe(seconds: number): void };
+  modelLabel(model: string): string;
+  admitModel(model: string): void;
+}
 
 export interface Attempted {
   target: Target;
@@ -39,7 +50,7 @@ export async function invoke(
   targets: readonly Target[],
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSignal,
-  metrics: Metrics,
+  metrics: AttemptMetrics,
   facts?: AttemptFacts,
 ): Promise<Attempted> {
   let lastError: GatewayError | undefined;
@@ -65,7 +76,7 @@ async function attemptTarget(
   target: Target,
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSignal,
-  metrics: Metrics,
+  metrics: AttemptMetrics,
   facts: AttemptFacts | undefined,
 ): Promise<Attempted> {
   const { provider, model } = target;

@@ -5,18 +5,22 @@
 // purpose (a cache that cached its own embeddings, or a budget charged for routing, would be
 // wrong), so it is said here, in one place, and each call is counted by the feature that made it
 // (skybridge_internal_requests_total{purpose}).
-import type { Metrics } from '../metrics/metrics.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from '../unified/embeddings.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { parseAnswerJson } from './answer-body.ts';
-import { invoke } from './invoke.ts';
+import { invoke, type AttemptMetrics } from './invoke.ts';
 import type { Target } from './target.ts';
+
+/** The metrics an own call feeds (metrics/metrics.ts `Metrics` is one; the pipeline names no stage module). */
+export interface OwnCallMetrics extends AttemptMetrics {
+  readonly internalRequests: { labels(purpose: string, outcome: string): { inc(): void } };
+}
 
 /** Which feature made the call: the `purpose` label. */
 export type OwnCallPurpose = 'cache_embedding' | 'complexity_embedding';
 
 /** Embeddings of `input` from one target, for `purpose`; throws as `invoke` does. */
-export async function ownEmbeddings(metrics: Metrics, purpose: OwnCallPurpose, target: Target, input: string | string[], signal: AbortSignal): Promise<EmbeddingResponse> {
+export async function ownEmbeddings(metrics: OwnCallMetrics, purpose: OwnCallPurpose, target: Target, input: string | string[], signal: AbortSignal): Promise<EmbeddingResponse> {
   const req = { model: target.model, input } as EmbeddingRequest;
   let outcome = 'error';
   try {

@@ -1,0 +1,240 @@
+// The composition root: one call builds a whole gateway (shared state, services, stores, workers,
+// listeners) from a loaded configuration, and close() stops it. The command line (main.ts) and
+// tests running a gateway in process both start here, so they run the same gateway.
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import cluster from 'node:cluster';
+import type { CliOptions } from './cli.ts';
+import { log } from './log.ts';
+import type { LoadedConfig } from './config/check.ts';
+import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
+import type { ConfigService } from './config/service.ts';
+import type { KubeStart } from './config/kube-source.ts';
+import { openState } from './state/shared-state.ts';
+import type { SessionRevocations } from './state/session-revocations.ts';
+import { markNotReady, markReady } from './state/readiness.ts';
+import { ModelCatalog } from './governance/catalog.ts';
+import { createServices, type Services } from './services.ts';
+import { execute } from './operations/execute.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { openRequestLogs, type RequestLogs } from './logs/open.ts';
+import { SqlLogStore } from './logs/sql-store.ts';
+import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
+import { startResponseCache, stopResponseCache } from './cache/start.ts';
+import type { CacheRuntime } from './cache/runtime.ts';
+import { startWebhooks, type Webhooks } from './webhooks/start.ts';
+import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
+import { asyncRoutes } from './endpoints/async.ts';
+import { McpManager } from './mcp/manager.ts';
+import { SqlMcpCallStore } from './mcp/call-store.ts';
+import { createGatewayServer, listen } from './http/server.ts';
+import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
+import { installProcessGuards } from './http/process-guard.ts';
+import { lazyHandler } from './http/lazy-handler.ts';
+import { drainServer } from './http/shutdown.ts';
+import { warnIfOpen } from './api/auth.ts';
+import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
+import { EventHub } from './dashboard/events.ts';
+import { dashboardFront } from './dashboard/front.ts';
+
+/** How the gateway serves: the command line's options that are not about the process itself. */
+export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & {
+  /** The Kubernetes source the start-up document came from (opened by the caller, which loaded it). */
+  kube?: KubeStart;
+  /** Install the process-wide guards once serving: the command line does; a test process keeps its own. */
+  processGuards?: boolean;
+};
+
+export interface Gateway {
+  /** The configuration's owner: its holder serves snapshots, its store keeps /api writes. */
+  config: ConfigService;
+  holder: SnapshotHolder;
+  services: Services;
+  /** Absent when request logging is off or its store could not be opened. */
+  logs: RequestLogs | undefined;
+  cache: CacheRuntime | undefined;
+  webhooks: Webhooks | undefined;
+  jobs: AsyncJobs | undefined;
+  revocations: SessionRevocations | undefined;
+  /** The inference listener (everything, without an admin port). */
+  server: Server;
+  port: number;
+  /** The /api, /metrics and dashboard listener, with --admin-port. */
+  admin: Server | undefined;
+  adminPort: number | undefined;
+  /** Stops taking requests and lets those in flight finish, up to the shutdown grace period; once. */
+  drain(): Promise<void>;
+  /** Drains (unless done), then stops the workers and closes the stores, in dependency order; once. */
+  close(): Promise<void>;
+}
+
+/** A start-up that cannot go on (the response cache's store refused): the command line prints the message and exits 1. */
+export class GatewayStartError extends Error {}
+
+/** The watched config.json: read from the app dir, except in Kubernetes where the operator's rendering is the only source. */
+export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'>): string | undefined {
+  return opts.appDir && !opts.kubeNamespace ? join(resolve(opts.appDir), 'config.json') : undefined;
+}
+
+export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
+  const { kube } = opts;
+  const file = configFile(opts);
+  const fromFile = file !== undefined && existsSync(file);
+  const appDir = resolve(opts.appDir ?? '.');
+  const seedFrom = fromFile ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
+  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
+  if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
+  const holder = service.holder;
+  const catalog = new ModelCatalog();
+  const metrics = new Metrics();
+  // The dashboard's live events (this replica's): nothing is built while no dashboard socket listens.
+  const events = new EventHub();
+  // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
+  // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
+  // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
+  const logs = await openRequestLogs(holder.current().config, appDir, { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }).catch((err: unknown) => {
+    log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
+    return undefined;
+  });
+  // The response cache's store, opened once from the start-up configuration; a namespace holding
+  // another dimension, or a cache without a store, ends the start here with the spec's message.
+  let cache: CacheRuntime | undefined;
+  try {
+    cache = await startResponseCache(holder.current().config, appDir, kube !== undefined);
+  } catch (err) {
+    await Promise.allSettled([logs?.close(), closeState()]);
+    throw new GatewayStartError((err as Error).message);
+  }
+  // The SQL logs store also holds MCP tool call logs, so /api/mcp-logs on any replica shows every replica's calls.
+  const sql = logs?.store instanceof SqlLogStore ? logs.store.driver : undefined;
+  const mcp = new McpManager({
+    ...(sql && { calls: new SqlMcpCallStore(sql, holder.current().config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS) }),
+    onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
+    // Agent turns run through the whole pipeline.
+    runTurn: (snapshot, request) => execute(services, snapshot, request),
+  });
+  const services = createServices({ counters, catalog, metrics, events, mcp, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  // MCP clients follow the snapshots.
+  mcp.apply(holder.current());
+  holder.onSwap((next) => mcp.apply(next));
+  metrics.setConfigHash(holder.current().hash);
+  holder.onSwap((next) => metrics.setConfigHash(next.hash));
+  metrics.routingRulesSkipped.set(holder.current().routing.skipped.length);
+  holder.onSwap((next) => metrics.routingRulesSkipped.set(next.routing.skipped.length));
+  // The served revision: the operator's index revision in Kubernetes (none until one loads), else the hash.
+  if (kube?.initial) metrics.configLoaded(kube.initial.index.revision);
+  else if (!opts.kubeNamespace) metrics.configLoaded(holder.current().hash);
+  if (!opts.kubeNamespace) holder.onSwap((next) => metrics.configLoaded(next.hash));
+  const watcher = fromFile ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc()) : undefined;
+  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
+  void catalog.refresh(holder.current());
+  // Returned, not dropped: an /api write answers once the catalog its `['*']` grants read is filled.
+  holder.onSwap((next) => catalog.refresh(next));
+
+  // Webhook deliveries live in the logs store's database: without one there are none to send.
+  const webhooks = sql ? await startWebhooks(sql, holder, metrics) : undefined;
+  // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
+  const jobs = sql ? startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
+  if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
+  const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
+  const asyncSet = asyncRoutes(jobs);
+  Object.assign(routes, asyncSet.routes);
+  patterns.unshift(...asyncSet.patterns);
+  warnIfOpen(service.current());
+  // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
+  const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
+  // The management API (express and its routers) loads with the first /api request.
+  const api = lazyHandler(async () =>
+    (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
+      ...(dashboard && { tickets: dashboard.tickets }),
+      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
+    }, services.guesses, revocations),
+  );
+  // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
+  // serving: nothing is checked per request), and the inference port answers them 404.
+  const split = opts.adminPort !== undefined ? splitRoutes(routes) : undefined;
+  const server = split
+    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort)
+    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages);
+  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages);
+  dashboard?.attach(admin ?? server);
+
+  // What runs now, stopped in dependency order: the workers and the MCP calls write to the logs
+  // store's database, so it closes last.
+  const stopAll = async (): Promise<void> => {
+    watcher?.close();
+    await Promise.allSettled([
+      servedReport?.stop(),
+      services.close(),
+      cache && stopResponseCache(cache, holder.current().config),
+      Promise.all([webhooks?.stop(), jobs?.close(), mcp.calls.close()]).then(() => logs?.close()),
+    ]);
+    await closeState();
+  };
+  let servedReport: { stop(): Promise<void> } | undefined;
+  let port: number;
+  let adminPort: number | undefined;
+  try {
+    port = (await listen(server, opts.port, opts.host)).port;
+    adminPort = admin && (await listen(admin, opts.adminPort ?? 0, opts.host)).port;
+  } catch (err) {
+    server.close();
+    await stopAll();
+    throw err;
+  }
+  // Only once serving: a failure to start must still end the process.
+  if (opts.processGuards) installProcessGuards();
+  log.info('skybridge listening', {
+    ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
+    address: `http://${opts.host}:${port}`,
+    ...(adminPort !== undefined && { admin_address: `http://${opts.host}:${adminPort}` }),
+    config: kube ? `kubernetes namespace ${kube.source.namespace}` : fromFile ? file : 'environment',
+    config_hash: holder.current().hash,
+    providers: [...holder.current().providers.keys()],
+  });
+
+  // Ready once a configuration is served: in Kubernetes, once the operator's rendering was read.
+  if (kube && !kube.initial) {
+    markNotReady(`no configuration rendered in namespace ${kube.source.namespace} yet`);
+    holder.onSwap(() => markReady());
+  } else {
+    markReady();
+  }
+  // Tells the operator which revision this process serves (its Ready conditions count replicas).
+  if (kube) {
+    const { startServedReport } = await import('./state/served-report.ts');
+    const source = kube.source;
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+  }
+
+  let drained: Promise<void> | undefined;
+  let closed: Promise<void> | undefined;
+  const drain = (): Promise<void> => (drained ??= drainServer(server, opts.shutdownGraceMs));
+  return {
+    config: service,
+    holder,
+    services,
+    logs,
+    cache,
+    webhooks,
+    jobs,
+    revocations,
+    server,
+    port,
+    admin,
+    adminPort,
+    drain,
+    close: () =>
+      (closed ??= (async () => {
+        await drain();
+        // The admin listener serves no streams: it is closed, not drained (the process used to just exit).
+        if (admin) {
+          admin.closeIdleConnections();
+          admin.closeAllConnections();
+          admin.close();
+        }
+        await stopAll();
+      })()),
+  };
+}
