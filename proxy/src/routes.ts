@@ -1,9 +1,9 @@
-// The route table. The operations of operations/table.ts, the model list and the Files and Batch
+// The route table. The operations of unified/operations.ts, the model list and the Files and Batch
 // APIs are served under each OpenAI-format prefix (OPENAI_PREFIXES: /v1, /openai/v1, /openai and
 // each framework prefix's /v1); the native route sets under their own prefixes and each framework
 // prefix. Built once at start: a request's lookup is one map access (or the patterns, in order).
 import type { Methods, PatternRoutes, Routes } from './http/server.ts';
-import { FRAMEWORK_PREFIXES, OPENAI_PREFIXES, OPERATIONS } from './operations/table.ts';
+import { FRAMEWORK_PREFIXES, OPENAI_PREFIXES, OPERATIONS } from './unified/operations.ts';
 import { operationHandler } from './endpoints/operations.ts';
 import { listModels } from './endpoints/models.ts';
 import { health, metrics, ready } from './endpoints/health.ts';

@@ -174,10 +174,10 @@ const RULES: Rule[] = [
     forbids: under('endpoints', 'api', 'async', 'routes.ts', 'main.ts', 'services.ts'),
   },
   {
-    name: 'operations/table.ts takes only the provider capability type',
-    why: 'the table is data every layer reads (routes, async, cache, MCP, logs, the snapshot): reading it must load no operation code',
-    from: (f) => f === `${P}operations/table.ts`,
-    forbids: (to, edge) => !(edge.typeOnly && to === `${P}providers/catalog.ts`),
+    name: 'unified/operations.ts (the operations table) imports nothing',
+    why: 'the table is data every layer reads (routes, async, cache, MCP, logs, the snapshot, the provider catalog): reading it must load no code',
+    from: (f) => f === `${P}unified/operations.ts`,
+    forbids: () => true,
   },
   {
     name: 'async/** imports no endpoint, api or route table',

@@ -3,7 +3,7 @@
 // every provider capability mapped to its allowed_requests key.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALLOWED_REQUEST_KEYS, OPENAI_PREFIXES, OPERATIONS } from '../../proxy/src/operations/table.ts';
+import { ALLOWED_REQUEST_KEYS, OPENAI_PREFIXES, OPERATIONS } from '../../proxy/src/unified/operations.ts';
 import { OPERATION_ROUTES } from '../../proxy/src/operations/specs.ts';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { ExecuteOperation, ExecuteRequest } from '../operations/execute.ts';
-import { OPERATION_BY_NAME } from '../operations/table.ts';
+import { OPERATION_BY_NAME } from '../unified/operations.ts';
 import type { KnownCaller } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError } from '../unified/errors.ts';

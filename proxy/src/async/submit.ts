@@ -8,7 +8,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Accept } from '../pipeline/runner.ts';
 import { acceptOf } from '../operations/execute.ts';
-import type { OPERATIONS } from '../operations/table.ts';
+import type { OPERATIONS } from '../unified/operations.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
 import { checkWebhookForSubmit, WEBHOOK_HEADER } from '../webhooks/enqueue.ts';

@@ -10,7 +10,7 @@ import type { SemanticCacheConfig } from '../schema/cache.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
-import { OPERATIONS } from '../operations/table.ts';
+import { OPERATIONS } from '../unified/operations.ts';
 import { debugMiss, replay, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
 import { embedText } from './embed.ts';
 import { readCacheHeaders, type CacheHeaders } from './headers.ts';

@@ -2,14 +2,15 @@
 // worked out once (URLs, headers, key pools, timeouts) is worked out here, never per request.
 import { createHash } from 'node:crypto';
 import type { GatewayConfig, ProviderConfig } from '../schema/gateway.ts';
-import { PROVIDER_KINDS, type Operation, type ProviderKind } from '../providers/catalog.ts';
+import { PROVIDER_KINDS, type ProviderKind } from '../providers/catalog.ts';
+import type { Operation } from '../unified/operations.ts';
 import { poolFor } from '../upstream/pools.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
 import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
 import { keyId } from '../schema/key-id.ts';
-import { ALLOWED_REQUEST_KEYS } from '../operations/table.ts';
+import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
 import { log } from '../log.ts';
 

@@ -17,7 +17,7 @@ import type { Job } from '../async/job-store.ts';
 import { iso, jobView } from '../async/job-view.ts';
 import { refuseStreaming, submitJob, type AsyncOperation } from '../async/submit.ts';
 import { asyncSettings, MAX_RESULT_TTL_SECONDS } from '../async/settings.ts';
-import { OPENAI_PREFIXES, OPERATIONS } from '../operations/table.ts';
+import { OPENAI_PREFIXES, OPERATIONS } from '../unified/operations.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
 export const WEBHOOK_HEADER = BF_HEADERS.asyncWebhook.name;

@@ -2,7 +2,7 @@
 // the operation is served at (each OpenAI-format prefix, the Azure deployment routes).
 import type { Handler } from '../http/server.ts';
 import { OPERATION_ROUTES } from '../operations/specs.ts';
-import type { OperationName } from '../operations/table.ts';
+import type { OperationName } from '../unified/operations.ts';
 import { httpInference } from './serve.ts';
 
 const HANDLERS: ReadonlyMap<OperationName, Handler> = new Map([...OPERATION_ROUTES].map(([name, route]) => [name, httpInference(route)]));

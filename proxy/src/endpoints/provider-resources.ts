@@ -4,7 +4,7 @@
 // call goes out once, with one stable key, and the answer comes back as the provider sent it, JSON
 // with `extra_fields` added, or bytes relayed as they arrive.
 import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
-import type { Operation } from '../providers/catalog.ts';
+import type { Operation } from '../unified/operations.ts';
 import type { UpstreamRequest } from '../providers/adapter.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { sendUpstream } from '../pipeline/upstream-call.ts';

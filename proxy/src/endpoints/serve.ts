@@ -6,7 +6,7 @@ import { RequestContext } from '../pipeline/context.ts';
 import type { ErrorExtra } from '../pipeline/outcome.ts';
 import type { Accept } from '../pipeline/runner.ts';
 import { inferenceAccept, type InferenceRoute, type ModelRequest } from '../operations/inference.ts';
-import type { OperationRow } from '../operations/table.ts';
+import type { OperationRow } from '../unified/operations.ts';
 
 /** What a route says about itself before anything is read (built once per route). */
 export interface RouteInfo {

@@ -7,7 +7,7 @@ import { answerCost } from '../governance/cost.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
-import { OPERATION_BY_NAME } from '../operations/table.ts';
+import { OPERATION_BY_NAME } from '../unified/operations.ts';
 import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 

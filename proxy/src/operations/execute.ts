@@ -9,7 +9,7 @@ import type { Accept, Pipeline } from '../pipeline/runner.ts';
 import type { TurnTotals } from '../pipeline/turns.ts';
 import { inferenceAccept } from './inference.ts';
 import { OPERATION_ROUTES } from './specs.ts';
-import { OPERATION_BY_NAME, type OperationName } from './table.ts';
+import { OPERATION_BY_NAME, type OperationName } from '../unified/operations.ts';
 
 /** Each operation's read-and-validate step, built once: a JSON body, or (the form ones) a multipart form's parts. */
 const ACCEPTS: ReadonlyMap<OperationName, Accept> = new Map([...OPERATION_ROUTES].map(([name, route]) => [name, inferenceAccept(route)]));

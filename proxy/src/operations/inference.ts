@@ -12,8 +12,8 @@ import { asUpstreamFault } from '../unified/errors.ts';
 import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import { scrubProvider } from '../upstream/scrub.ts';
-import type { Operation } from '../providers/catalog.ts';
-import type { OperationRow } from './table.ts';
+import type { Operation } from '../unified/operations.ts';
+import type { OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
@@ -52,7 +52,7 @@ export interface ModelRequest {
   fallbacks?: readonly string[];
 }
 
-/** How an operation reads its request and calls for it: the spec file of a table row (operations/table.ts). */
+/** How an operation reads its request and calls for it: the spec file of a table row (unified/operations.ts). */
 export interface OperationSpec<R extends ModelRequest> {
   /** Reads and validates the request (a GatewayError naming the field when it is wrong). */
   read(ctx: RequestContext): Promise<R>;

@@ -1,6 +1,6 @@
 // Each row of the operations table bound to its spec file: the one place the table meets operation
 // code. Built once at start; the compiler refuses a row without a spec.
-import { OPERATIONS, type OperationName } from './table.ts';
+import { OPERATIONS, type OperationName } from '../unified/operations.ts';
 import type { InferenceRoute, ModelRequest, OperationSpec } from './inference.ts';
 import { chatSpec } from './chat.ts';
 import { textSpec } from './completions.ts';

@@ -11,7 +11,7 @@ import type { GatewayError } from '../unified/errors.ts';
 import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
 import type { TurnTotals } from './turns.ts';
-import type { OperationRow } from '../operations/table.ts';
+import type { OperationRow } from '../unified/operations.ts';
 
 /**
  * What the stages and executors use that outlives a request, built once (services.ts). Each module

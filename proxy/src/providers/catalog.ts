@@ -1,10 +1,8 @@
 // Built-in providers as data: where each lives, which wire format it speaks, how it authenticates
 // and which unified operations it offers. OpenAI-compatible providers differ only here.
+import type { MediaOperation, Operation } from '../unified/operations.ts';
+
 export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere' | 'vertex' | 'azure';
-/** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | MediaOperation;
-/** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
-export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 const MEDIA: MediaOperation[] = ['image_generation', 'image_edit', 'image_variation', 'speech', 'transcription'];
 
 export interface ProviderKind {

@@ -3,7 +3,8 @@
 // import the config compiler for their own input type.
 import type { Pool } from 'undici';
 import type { BedrockKeyConfig, VertexKeyConfig } from '../schema/gateway.ts';
-import type { Operation, ProviderKind } from './catalog.ts';
+import type { ProviderKind } from './catalog.ts';
+import type { Operation } from '../unified/operations.ts';
 import type { AzureKey } from './azure/key.ts';
 
 export interface ProviderKey {

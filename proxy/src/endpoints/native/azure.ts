@@ -4,7 +4,7 @@
 // provider; the OpenAI-format handlers then run as for /v1. The `api-version` query and the
 // `api-key` header are accepted and not needed.
 import type { Handler, Methods, Routes } from '../../http/server.ts';
-import { OPERATIONS } from '../../operations/table.ts';
+import { OPERATIONS } from '../../unified/operations.ts';
 import { operationHandler } from '../operations.ts';
 import { listModels } from '../models.ts';
 

@@ -2,8 +2,12 @@
 // what the rest of the gateway needs to know about it. Routes, execute(), async jobs, the response
 // cache, MCP, the request log and the snapshot read it; how an operation reads its request and calls
 // a provider is its spec (operations/<name>.ts, bound by name in operations/specs.ts). The table is
-// data only, so the schema floor (the snapshot) and the pipeline read it without loading operation code.
-import type { Operation } from '../providers/catalog.ts';
+// data only, on the ground floor beside the unified types, so the snapshot, the pipeline and the
+// stages read it without loading operation code. Providers declare which of these operations they offer.
+/** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | MediaOperation;
+/** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
+export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 
 /** Base paths of framework SDKs (LiteLLM, LangChain, PydanticAI) pointed at the gateway. */
 export const FRAMEWORK_PREFIXES = ['/litellm', '/langchain', '/pydanticai'] as const;
