@@ -3,8 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
-import { blockedAddress, blockedHost, embeddedIpv4, guardedLookup } from '../../proxy/src/upstream/egress.ts';
-import { privateAddress, receiverLookup, refusedReceiverHost } from '../../proxy/src/webhooks/egress.ts';
+import { blockedAddress, blockedHost, embeddedIpv4, guardedLookup, privateAddress, receiverLookup, refusedReceiverHost } from '../../proxy/src/upstream/egress.ts';
 import { mcpLookup, refusedMcpAddress } from '../../proxy/src/mcp/egress.ts';
 
 // 169.254.169.254 is a9fe:a9fe; 10.0.0.1 is 0a00:0001; 127.0.0.1 is 7f00:0001; 8.8.8.8 is 0808:0808.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { retryDelayMs } from '../../proxy/src/webhooks/schedule.ts';
 import { deliveryBody, storedData } from '../../proxy/src/webhooks/payload.ts';
-import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/webhooks/egress.ts';
+import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/upstream/egress.ts';
 import { generateSecret, seal, unseal } from '../../proxy/src/webhooks/crypto.ts';
 import { WEBHOOK_DEFAULTS } from '../../proxy/src/schema/webhooks.ts';
 import { webhookConfigErrors } from '../../proxy/src/webhooks/endpoint-rules.ts';

@@ -4,7 +4,7 @@
 // floor imports nothing above it.
 import type { FieldError } from '../schema/validate.ts';
 import { HOP_BY_HOP_HEADERS, isHopByHopHeader, RESERVED_WEBHOOK_HEADERS, withDefaults, type WebhookEndpoint } from '../schema/webhooks.ts';
-import { receiverUrlProblem } from './egress.ts';
+import { receiverUrlProblem } from '../upstream/egress.ts';
 
 /** Rules the schema cannot say, for one endpoint; paths relative to `at`. */
 export function webhookEndpointErrors(e: WebhookEndpoint, at: string): FieldError[] {

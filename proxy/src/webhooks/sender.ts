@@ -3,7 +3,7 @@
 // endpoint's attempt timeout, no redirect followed (a 3xx is a failed attempt), and at most
 // MAX_READ bytes of the answer read (a snippet is kept for the history).
 import { Agent, request } from 'undici';
-import { receiverLookup, refusedReceiverHost } from './egress.ts';
+import { receiverLookup, refusedReceiverHost } from '../upstream/egress.ts';
 
 const MAX_READ = 64 * 1024;
 const SNIPPET = 1024;
