@@ -3,7 +3,8 @@
 // The caller's virtual key and the client's tools_to_execute decide what may run; it is not held to
 // tools_to_auto_execute (the application is the one asking).
 import { randomUUID } from 'node:crypto';
-import { MAX_JSON_DEPTH, depthOf, parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
+import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
+import { MAX_JSON_DEPTH, depthOf } from '../schema/names.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { callerAccess, requireMcpCaller } from '../mcp/access.ts';
 import { ToolSet } from '../mcp/toolset.ts';

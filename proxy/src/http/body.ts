@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { validator } from '../schema/validate.ts';
-import { unsafeJson } from '../schema/names.ts';
+import { MAX_JSON_DEPTH, depthOf, unsafeJson } from '../schema/names.ts';
 
 // Plain 'data'/'end' listeners: cheaper than async iteration on the hot path. Over the limit, the
 // rest is not read: the 413 closes the connection (respond.ts) instead of draining it.
@@ -39,13 +39,6 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 function tooLarge(maxBytes: number): GatewayError {
   return new GatewayError(413, `request body exceeds the limit of ${maxBytes} bytes`, { code: 'request_too_large' });
 }
-
-/**
- * Nesting allowed in a JSON body. Validators, translators and JSON.stringify all recurse, so a
- * body nested thousands deep would overflow the stack somewhere; real requests (tool schemas
- * included) stay far below this.
- */
-export const MAX_JSON_DEPTH = 128;
 
 export function parseJson(buf: Buffer): unknown {
   if (buf.length === 0) throw invalidRequest('request body is empty; a JSON object is required');
@@ -93,21 +86,6 @@ function mayNestDeeperThan(buf: Buffer, depth: number): boolean {
     for (let i = buf.indexOf(bracket); i >= 0; i = buf.indexOf(bracket, i + 1)) if (++count > depth) return true;
   }
   return false;
-}
-
-/** Nesting depth of a parsed JSON value, without recursion (the point is not to overflow the stack). */
-export function depthOf(root: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    const d = depth + 1;
-    if (d > max) max = d;
-    if (d > MAX_JSON_DEPTH) return d;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) if (child !== null && typeof child === 'object') stack.push([child, d]);
-  }
-  return max;
 }
 
 /** Validates a parsed body; the first problem becomes a 400 naming the field, all of them listed. */

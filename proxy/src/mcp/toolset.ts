@@ -7,8 +7,7 @@ import { autoExecutable, type Allowed } from './access.ts';
 import type { McpManager, CallMeta, ToolOutcome } from './manager.ts';
 import { chatTool, type ChatFunctionTool } from './tools.ts';
 import { log } from '../log.ts';
-import { unsafeJson } from '../schema/names.ts';
-import { MAX_JSON_DEPTH, depthOf } from '../http/body.ts';
+import { MAX_JSON_DEPTH, depthOf, unsafeJson } from '../schema/names.ts';
 import { logPrint } from './code-mode/print-log.ts';
 
 /** Meta-tools that only read the stubs: always safe to run unattended (spec rule 7). */

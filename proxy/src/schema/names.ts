@@ -42,8 +42,27 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Deeper than this, a configuration or /api body is refused (no real one comes close). */
+/**
+ * Deeper than this, a request, configuration or /api body is refused. Validators, translators and
+ * JSON.stringify all recurse, so a body nested thousands deep would overflow the stack somewhere;
+ * real ones (tool schemas included) stay far below this.
+ */
 export const MAX_JSON_DEPTH = 128;
+
+/** Nesting depth of a parsed JSON value, without recursion (the point is not to overflow the stack). */
+export function depthOf(root: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    const d = depth + 1;
+    if (d > max) max = d;
+    if (d > MAX_JSON_DEPTH) return d;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) if (child !== null && typeof child === 'object') stack.push([child, d]);
+  }
+  return max;
+}
 
 export interface KeyProblem {
   path: string;
