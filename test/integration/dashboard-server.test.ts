@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/providers.ts';
-import { TicketStore } from '../../proxy/src/dashboard/tickets.ts';
-import { gatewayInfo } from '../../proxy/src/dashboard/info.ts';
+import { TicketStore } from '../../proxy/src/api/ws-tickets.ts';
+import { gatewayInfo } from '../../proxy/src/api/dashboard-info.ts';
 import { kubeOrigin } from '../../proxy/src/config/kube-source.ts';
 
 const ADMIN = 'admin';

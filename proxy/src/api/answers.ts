@@ -14,7 +14,7 @@ export interface Owned {
   source?: string;
 }
 
-// ---- GET /api/dashboard (dashboard/info.ts) ----
+// ---- GET /api/dashboard (api/dashboard-info.ts) ----
 
 export interface DashboardFeatures {
   logs: boolean;

@@ -1,9 +1,9 @@
-// GET /api/dashboard: the facts the dashboard shell draws its pages from (dashboard/info.ts).
+// GET /api/dashboard: the facts the dashboard shell draws its pages from (api/dashboard-info.ts).
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
-import { gatewayInfo } from '../dashboard/info.ts';
+import { gatewayInfo } from './dashboard-info.ts';
 import type { DashboardFeatures } from './answers.ts';
-import type { TicketStore } from '../dashboard/tickets.ts';
+import type { TicketStore } from './ws-tickets.ts';
 import { managementAuth } from './auth.ts';
 import { packageVersion } from './config.ts';
 import { reply } from './http.ts';

@@ -9,7 +9,7 @@ import type { ConfigService } from '../config/service.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { IncomingMessage } from 'node:http';
 import { authenticate, bearerToken, checkAdmin, managementAuth, parseBasic, SESSION_COOKIE, sessionCookie, sessionTokenOf, type SessionStore } from './auth.ts';
-import type { TicketStore } from '../dashboard/tickets.ts';
+import type { TicketStore } from './ws-tickets.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';

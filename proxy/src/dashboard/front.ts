@@ -7,7 +7,7 @@ import { credentialKey } from '../api/credential-key.ts';
 import { dashboardPages, type PagesHandler } from './assets.ts';
 import type { EventHub } from './events.ts';
 import { attachLive } from './live.ts';
-import { TicketStore } from './tickets.ts';
+import { TicketStore } from '../api/ws-tickets.ts';
 
 export interface DashboardFront {
   pages: PagesHandler;

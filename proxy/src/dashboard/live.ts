@@ -12,7 +12,7 @@ import { checkLocalOnly } from '../api/guards.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { log } from '../log.ts';
 import type { EventHub } from './events.ts';
-import type { TicketStore } from './tickets.ts';
+import type { TicketStore } from '../api/ws-tickets.ts';
 
 export const LIVE_PATH = '/ws';
 

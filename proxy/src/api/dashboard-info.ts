@@ -2,7 +2,7 @@
 // where the configuration comes from (and so whether the page may write), whether login is needed,
 // and which optional subsystems run here (a page for one that is off says so instead of failing).
 import type { ConfigOrigin, ConfigStatus } from '../config/service.ts';
-import type { DashboardFeatures, GatewayInfo } from '../api/answers.ts';
+import type { DashboardFeatures, GatewayInfo } from './answers.ts';
 
 /** The banner lines: writes that will not survive a restart, objects created here and not served. */
 export function configNotices(status: ConfigStatus | undefined): string[] {

@@ -2,7 +2,7 @@
 // WebSocket, and a session token in a URL would end up in access logs and history. A ticket lives
 // 30 s and opens one socket. It is signed like a session (api/signed-token.ts), so the replica or
 // worker the socket lands on accepts it without a shared store; it is spent on that process.
-import { SignedTokens, type KeySource } from '../api/signed-token.ts';
+import { SignedTokens, type KeySource } from './signed-token.ts';
 
 export const TICKET_TTL_MS = 30_000;
 
