@@ -35,7 +35,7 @@ import { lazyHandler } from './http/lazy-handler.ts';
 import { drainServer } from './http/shutdown.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
-import { EventHub } from './dashboard/events.ts';
+import { EventHub } from './logs/live-events.ts';
 import { dashboardFront } from './dashboard/front.ts';
 
 /** How the gateway serves: the command line's options that are not about the process itself. */

@@ -12,7 +12,7 @@ import { Pipeline } from './pipeline/runner.ts';
 import type { PluginRegistry } from './pipeline/stage.ts';
 import { closePools } from './upstream/pools.ts';
 import { McpManager } from './mcp/manager.ts';
-import { EventHub } from './dashboard/events.ts';
+import { EventHub } from './logs/live-events.ts';
 import { GuessThrottle } from './governance/guess-throttle.ts';
 import { builtinStages, contextInit } from './builtin-stages.ts';
 

@@ -1,7 +1,7 @@
 // The dashboard's event hub: what each emitter sends, and that nothing is built while nobody listens.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventHub } from '../../proxy/src/dashboard/events.ts';
+import { EventHub } from '../../proxy/src/logs/live-events.ts';
 import type { LogRecord } from '../../proxy/src/logs/record.ts';
 
 function collect(hub: EventHub): { events: Record<string, unknown>[]; off: () => void } {

@@ -5,7 +5,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { managementAuth } from '../api/auth.ts';
 import { credentialKey } from '../api/credential-key.ts';
 import { dashboardPages, type PagesHandler } from './assets.ts';
-import type { EventHub } from './events.ts';
+import type { EventHub } from '../logs/live-events.ts';
 import { attachLive } from './live.ts';
 import { TicketStore } from '../api/ws-tickets.ts';
 

@@ -11,7 +11,7 @@ import { managementAuth } from '../api/auth.ts';
 import { checkLocalOnly } from '../api/guards.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { log } from '../log.ts';
-import type { EventHub } from './events.ts';
+import type { EventHub } from '../logs/live-events.ts';
 import type { TicketStore } from '../api/ws-tickets.ts';
 
 export const LIVE_PATH = '/ws';

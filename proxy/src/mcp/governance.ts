@@ -8,7 +8,7 @@
 //     that asked for them was admitted through the limits stage, and the next turn is again.
 import type { Snapshot } from '../config/snapshot.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
-import type { EventHub } from '../dashboard/events.ts';
+import type { EventHub } from '../logs/live-events.ts';
 import { budgetLimit, rateLimits, type AppliedLimit } from '../governance/limits.ts';
 import { limitError } from '../governance/stages.ts';
 import type { VirtualKeyRuntime } from '../governance/runtime.ts';

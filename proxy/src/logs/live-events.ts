@@ -2,8 +2,8 @@
 // (request errors, budget thresholds, webhook deliveries that gave up, MCP client state changes).
 // Every emitter checks `listening` first, so a gateway with no dashboard socket open builds nothing:
 // the cost on the request path is one property read.
-import type { LogRecord } from '../logs/record.ts';
-import { listEntry } from '../logs/sql-store.ts';
+import type { LogRecord } from './record.ts';
+import { listEntry } from './sql-store.ts';
 
 declare module '../pipeline/context.ts' {
   interface ContextServices {
