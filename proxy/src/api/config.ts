@@ -4,7 +4,7 @@ import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { providerModels } from '../endpoints/models.ts';
+import { providerModels } from '../pipeline/provider-models.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import { maskTree } from './mask.ts';

@@ -13,8 +13,6 @@ import type { Accept, Execute } from '../pipeline/runner.ts';
 import type { ErrorRenderer } from '../http/respond.ts';
 import { httpRoute } from './serve.ts';
 
-export { providerModels };
-
 interface ListRequest {
   /** A provider named with `?provider=` (its own errors are the answer), or null: every provider. */
   only: string | null;
