@@ -25,7 +25,7 @@ import { transportError } from '../pipeline/upstream-call.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
-import { scrubProvider } from '../upstream/scrub.ts';
+import { scrubProvider } from '../providers/scrub.ts';
 import { forwardedRequestHeaders, passthroughPath, rawQuery, relayedAnswerHeaders } from './passthrough-request.ts';
 import { answerUsage, requestedModel } from './passthrough-usage.ts';
 import { httpRequestOf } from './provider-resources.ts';

@@ -11,7 +11,7 @@ import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { asUpstreamFault } from '../unified/errors.ts';
 import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
-import { scrubProvider } from '../upstream/scrub.ts';
+import { scrubProvider } from '../providers/scrub.ts';
 import type { Operation } from '../unified/operations.ts';
 import type { OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';

@@ -7,7 +7,7 @@ import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { poolFor } from '../upstream/pools.ts';
-import { scrubProvider } from '../upstream/scrub.ts';
+import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
 
 export interface UpstreamAnswer {

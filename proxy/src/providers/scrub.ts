@@ -1,7 +1,7 @@
 // The gateway's own credentials must never reach a client, yet providers echo them back in error
 // messages ("Incorrect API key provided: sk-..."). Anything relayed from an upstream error goes
 // through scrubSecrets first; every secret value of the provider is replaced by a placeholder.
-import type { ProviderRuntime } from '../providers/runtime.ts';
+import type { ProviderRuntime } from './runtime.ts';
 
 export const REDACTED = '[REDACTED]';
 
