@@ -6,7 +6,7 @@
 // writes only after the answer went out. One process: other processes' writes reach this one's
 // semantic index only when that scope is loaded again (see docs/cache.md).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { privateSqliteFile } from '../state/private-file.ts';
+import { privateSqliteFile } from '../private-file.ts';
 import { createHash } from 'node:crypto';
 import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
 import { signatureOf, VectorIndex } from './vector-index.ts';

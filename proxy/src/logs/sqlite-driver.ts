@@ -2,7 +2,7 @@
 // can interleave with; WAL lets readers in other processes (a second gateway on the same file)
 // proceed during a write. The gateway runs this inside a worker thread (sqlite-store.ts), so its
 // event loop never waits on the disk or a long query.
-import { privateSqliteFile } from '../state/private-file.ts';
+import { privateSqliteFile } from '../private-file.ts';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
 import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
