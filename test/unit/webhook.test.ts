@@ -9,7 +9,7 @@ import { deliveryBody, storedData } from '../../proxy/src/webhooks/payload.ts';
 import { privateAddress, receiverUrlProblem, refusedReceiverAddress } from '../../proxy/src/upstream/egress.ts';
 import { generateSecret, seal, unseal } from '../../proxy/src/webhooks/crypto.ts';
 import { WEBHOOK_DEFAULTS } from '../../proxy/src/schema/webhooks.ts';
-import { webhookConfigErrors } from '../../proxy/src/webhooks/endpoint-rules.ts';
+import { webhookConfigErrors } from '../../proxy/src/config/webhook-rules.ts';
 import { SqliteDriver } from '../../proxy/src/logs/sqlite-driver.ts';
 import { MIGRATIONS } from '../../proxy/src/logs/migrations.ts';
 import { DeliveryQueue } from '../../proxy/src/webhooks/queue.ts';

@@ -17,7 +17,7 @@ import { COMPLEXITY_TIERS, type ComplexityTier } from '../schema/complexity.ts';
 import { chooseTargets, type TargetChoice } from '../governance/targets.ts';
 import { capacityOf } from '../governance/limits.ts';
 import { identifyCaller } from '../governance/auth.ts';
-import type { VirtualKeyRuntime } from '../governance/runtime.ts';
+import type { VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import type { Target } from '../pipeline/target.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { invalidFields, objectBody } from './errors.ts';

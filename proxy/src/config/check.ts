@@ -7,12 +7,12 @@ import { mcpConfigErrors, vkMcpErrors } from '../schema/mcp.ts';
 import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from '../schema/gateway.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
-import { governanceErrors } from '../governance/validate.ts';
+import { governanceErrors } from './governance-rules.ts';
 import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexKeyErrors } from '../providers/vertex/config.ts';
 import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
-import { webhookConfigErrors } from '../webhooks/endpoint-rules.ts';
+import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { readEnvRef, resolvesEnvRef } from '../schema/env-ref.ts';
 

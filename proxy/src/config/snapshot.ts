@@ -8,7 +8,7 @@ import { poolFor } from '../upstream/pools.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { compileGovernance, type GovernanceRuntime } from '../governance/runtime.ts';
+import { compileGovernance, type GovernanceRuntime } from './governance-runtime.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';

@@ -3,7 +3,7 @@
 // placeholder, so an unknown value in those headers is not an error unless auth is enforced).
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../unified/errors.ts';
-import { findVirtualKey, type GovernanceRuntime, type VirtualKeyRuntime } from './runtime.ts';
+import { findVirtualKey, type GovernanceRuntime, type VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
 /** The reference gateway's generated virtual keys start with this. */

@@ -2,7 +2,7 @@
 // capacity variables). Every level that applies must pass: virtual key, its provider config, team,
 // customer, provider, and model configs.
 import type { Budget, RateLimit } from '../schema/governance.ts';
-import type { GovernanceRuntime, VirtualKeyRuntime } from './runtime.ts';
+import type { GovernanceRuntime, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import type { Limit, LimitKind } from './counters/store.ts';
 
 export interface AppliedLimit extends Limit {

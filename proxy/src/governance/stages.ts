@@ -17,7 +17,7 @@ import { identifyCaller } from './auth.ts';
 import { checkCrossSite } from './cross-site.ts';
 import { applicableLimits, capacityOf, type AppliedLimit } from './limits.ts';
 import { answerCost } from './cost.ts';
-import type { ModelSet, ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import type { ModelSet, ProviderGrant, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import { complexityTier } from './complexity.ts';
 import { chooseTargets, logDecision } from './targets.ts';
 import type { ComplexityTier } from '../schema/complexity.ts';

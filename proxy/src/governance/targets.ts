@@ -16,7 +16,7 @@ import type { CompiledRules } from '../routing/rules.ts';
 import type { ComplexityTier } from '../schema/complexity.ts';
 import { GatewayError, invalidRequest } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import type { ProviderGrant, VirtualKeyRuntime } from './runtime.ts';
+import type { ProviderGrant, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 
 /** What of a request decides its targets. */
 export interface TargetRequest {

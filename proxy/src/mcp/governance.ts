@@ -11,7 +11,7 @@ import type { CounterStore } from '../governance/counters/store.ts';
 import type { EventHub } from '../logs/live-events.ts';
 import { budgetLimit, rateLimits, type AppliedLimit } from '../governance/limits.ts';
 import { limitError } from '../governance/stages.ts';
-import type { VirtualKeyRuntime } from '../governance/runtime.ts';
+import type { VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import { log } from '../log.ts';
 import type { ToolGovernance } from './manager.ts';
 

@@ -7,7 +7,7 @@ import { compileSnapshot } from '../config/snapshot.ts';
 import { SnapshotHolder } from '../config/source.ts';
 import { ConfigService, seedDigest, type SeedSource } from '../config/service.ts';
 import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig } from '../config/store.ts';
-import { ConfigStoreUnavailableError, RedisConfigStore } from '../config/redis-store.ts';
+import { ConfigStoreUnavailableError, RedisConfigStore } from './config-redis-store.ts';
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './redis.ts';
 import { RedisSessionRevocations, type SessionRevocations } from './session-revocations.ts';
 import { registerDependency } from './dependencies.ts';

@@ -1,6 +1,6 @@
 // The webhook rules the schema cannot say: the receiver URL passes the egress check, delivery
 // headers are neither reserved nor hop-by-hop, backoffs are ordered, names are unique. Apart from
-// schema/webhooks.ts because the URL check is an egress check (webhooks/egress.ts), and the schema
+// schema/webhooks.ts because the URL check is an egress check (upstream/egress.ts), and the schema
 // floor imports nothing above it.
 import type { FieldError } from '../schema/validate.ts';
 import { HOP_BY_HOP_HEADERS, isHopByHopHeader, RESERVED_WEBHOOK_HEADERS, withDefaults, type WebhookEndpoint } from '../schema/webhooks.ts';

@@ -6,9 +6,9 @@
 // fail at once with a 503 naming Redis, and every reconnection re-reads the stored revision, since
 // change messages sent meanwhile were lost.
 import type { RedisClientType } from 'redis';
-import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
+import { RevisionConflict, type ConfigStore, type StoredConfig } from '../config/store.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { withTimeout, type SharedRedis } from '../state/redis.ts';
+import { withTimeout, type SharedRedis } from './redis.ts';
 import { log } from '../log.ts';
 
 // KEYS[1] document key; ARGV[1] expected revision ('' = any), ARGV[2] new document JSON, ARGV[3] its revision.
