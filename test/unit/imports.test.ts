@@ -144,6 +144,18 @@ const RULES: Rule[] = [
     forbids: under('plugins.ts', 'cache', 'mcp'),
   },
   {
+    name: 'config/** reads only the floors below it: schema, unified, providers, routing, upstream and the log',
+    why: 'config compiles documents into snapshots that every stage reads; what it compiles or checks (governance rules and runtime, webhook rules) lives in config/, so nothing it imports can import a snapshot back',
+    from: under('config'),
+    forbids: (to) => to.startsWith(P) && !under('config', 'schema', 'unified', 'providers', 'routing', 'upstream', 'log.ts', 'lazy.ts')(to),
+  },
+  {
+    name: 'upstream/** and routing/** sit on the floors above the ground: upstream reads only unified/, routing only schema/',
+    why: 'the egress guards, SSE parser and pools, and CEL routing, are read by config, providers and the stages; one import upward would tie them to what compiles or runs them',
+    from: under('upstream', 'routing'),
+    forbids: (to) => to.startsWith(P) && !under('upstream', 'routing', 'unified', 'schema')(to),
+  },
+  {
     name: 'providers/** imports nothing from config/**',
     why: 'the runtime a provider is called with is declared in providers/runtime.ts; adapters read the schema floor, not the compiler that builds snapshots (which imports governance and routing)',
     from: under('providers'),
