@@ -1,5 +1,5 @@
 // One HTTP attempt to a receiver: a POST through an undici Agent whose connections resolve and check
-// the receiver's address at connect time (webhooks/egress.ts), bounded end to end by the
+// the receiver's address at connect time (upstream/egress.ts), bounded end to end by the
 // endpoint's attempt timeout, no redirect followed (a 3xx is a failed attempt), and at most
 // MAX_READ bytes of the answer read (a snippet is kept for the history).
 import { Agent, request } from 'undici';
