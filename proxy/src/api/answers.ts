@@ -4,9 +4,9 @@
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
 import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
-import type { LogEntry } from '../logs/record.ts';
+import type { FilterData, IdName, LogEntry, LogStats } from '../logs/record.ts';
 
-export type { Budget, Customer, LogEntry, PricingOverride, RateLimit };
+export type { Budget, Customer, FilterData, IdName, LogEntry, LogStats, PricingOverride, RateLimit };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {
@@ -39,33 +39,6 @@ export interface GatewayInfo {
 }
 
 // ---- /api/logs (api/logs.ts; the records in logs/record.ts) ----
-
-// The store's own types (logs/store.ts) reach code the dashboard must not load; api/logs.ts checks
-// that what it sends satisfies these.
-export interface LogStats {
-  total_requests: number;
-  total_tokens: number;
-  total_cost: number;
-  /** ms, over requests with a latency. */
-  average_latency: number;
-  /** Percent of finished requests (success or error) that succeeded. */
-  success_rate: number;
-}
-
-export interface IdName {
-  id: string;
-  name?: string;
-}
-
-export interface FilterData {
-  models: string[];
-  providers: string[];
-  objects: string[];
-  selected_keys: IdName[];
-  virtual_keys: IdName[];
-  routing_rules: IdName[];
-  routing_engines: string[];
-}
 
 export interface LogSearch {
   logs: LogEntry[];

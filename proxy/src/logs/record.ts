@@ -120,3 +120,30 @@ export function enginesToBits(engines: readonly string[] | undefined): number {
 export function bitsToEngines(bits: number): RoutingEngine[] {
   return ROUTING_ENGINES.filter((_, i) => (bits & (1 << i)) !== 0);
 }
+
+// What /api/logs answers about the stored records (stats, filter choices): plain shapes, so the
+// dashboard reads them through api/answers.ts without loading the store.
+export interface LogStats {
+  total_requests: number;
+  total_tokens: number;
+  total_cost: number;
+  /** ms, over requests with a latency. */
+  average_latency: number;
+  /** Percent of finished requests (success or error) that succeeded. */
+  success_rate: number;
+}
+
+export interface IdName {
+  id: string;
+  name?: string;
+}
+
+export interface FilterData {
+  models: string[];
+  providers: string[];
+  objects: string[];
+  selected_keys: IdName[];
+  virtual_keys: IdName[];
+  routing_rules: IdName[];
+  routing_engines: string[];
+}

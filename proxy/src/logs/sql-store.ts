@@ -4,8 +4,8 @@ import type { Row, SqlDriver } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { buildWhere, cursorCondition, encodeCursor, SORT_COLUMNS, type LogFilters, type Page, type Where } from './query.ts';
 import { binExpr, binPercentile, binsOf, HOUR_MS, LATENCY_BINS, latencyRollupCovers, latencyTable, periodFor, PERIODS, ROLLUP_BIN_SUMS, rollupCovers, rollupTable, rollupWhere, splitHours, sqliteBatchRollups } from './rollup.ts';
-import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type LogEntry, type LogRecord, type LogStatus } from './record.ts';
-import type { BucketRow, FilterData, GroupBy, IdName, LatencyRow, ListSummary, LogStats, LogStore, SearchResult } from './store.ts';
+import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type FilterData, type IdName, type LogEntry, type LogRecord, type LogStats, type LogStatus } from './record.ts';
+import type { BucketRow, GroupBy, LatencyRow, ListSummary, LogStore, SearchResult } from './store.ts';
 import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
 

@@ -1,17 +1,7 @@
 // The request-log store as the writer, the retention sweeper and /api/logs use it.
-import type { LogEntry, LogRecord } from './record.ts';
+import type { FilterData, LogEntry, LogRecord, LogStats } from './record.ts';
 import type { LogFilters, Page } from './query.ts';
 import type { HistogramWindow } from './window.ts';
-
-export interface LogStats {
-  total_requests: number;
-  total_tokens: number;
-  total_cost: number;
-  /** ms, over requests with a latency. */
-  average_latency: number;
-  /** Percent of finished requests (success or error) that succeeded. */
-  success_rate: number;
-}
 
 export interface SearchResult {
   /** Without input/output content (GET /api/logs/{id} has it), so a page stays small. */
@@ -30,21 +20,6 @@ export interface ListSummary {
    * found through an index); absent means "many", which steers the page query (sql-store.ts).
    */
   matching?: number;
-}
-
-export interface IdName {
-  id: string;
-  name?: string;
-}
-
-export interface FilterData {
-  models: string[];
-  providers: string[];
-  objects: string[];
-  selected_keys: IdName[];
-  virtual_keys: IdName[];
-  routing_rules: IdName[];
-  routing_engines: string[];
 }
 
 /** One histogram row before it is shaped for the answer: a bucket, an optional group, aggregates. */
