@@ -7,6 +7,7 @@ import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigS
 import { LogsStoreSchema } from './logs.ts';
 import { VectorStoreSchema } from './cache.ts';
 import { McpSectionSchema } from './mcp.ts';
+import { SkillsConfigSchema } from './skills.ts';
 import { WebhookGlobalConfigSchema, WebhooksSectionSchema } from './webhooks.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
@@ -223,6 +224,8 @@ export const GatewayConfigSchema = Type.Object(
     encryption_key: Type.Optional(Type.String({ minLength: 1, description: 'Passphrase (env.VAR allowed); an AES-256-GCM key is derived from it with scrypt.' })),
     /** MCP clients and the tool manager (proxy/src/mcp). */
     mcp: Type.Optional(McpSectionSchema),
+    /** The skills repository's serving rule, marketplace name and limits (proxy/src/skills). */
+    skills: Type.Optional(SkillsConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
