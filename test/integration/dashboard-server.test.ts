@@ -302,7 +302,7 @@ test('GET /api/dashboard: version, file mode, writable, auth and the subsystems 
 });
 
 test('the info builder in Kubernetes mode: read-only, naming what to edit', () => {
-  const info = gatewayInfo({ version: '1.2.3', origin: kubeOrigin(undefined), authEnabled: true, features: { logs: true, cache: false, mcp: true, webhooks: false, async: false } });
+  const info = gatewayInfo({ version: '1.2.3', origin: kubeOrigin(undefined), authEnabled: true, features: { logs: true, cache: false, mcp: true, webhooks: false, async: false, skills: false } });
   assert.equal(info.mode, 'kubernetes');
   assert.equal(info.read_only, true);
   assert.match(info.read_only_reason ?? '', /custom resources \(gateway\.skybridge\.dev\) with kubectl/);
