@@ -27,6 +27,7 @@ import { startWebhooks, type Webhooks } from './webhooks/start.ts';
 import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
 import { asyncRoutes } from './endpoints/async.ts';
 import { skillsRoutes } from './endpoints/skills.ts';
+import { openaiSkillsRoutes } from './endpoints/openai-skills.ts';
 import { SkillStore } from './skills/store.ts';
 import { McpManager } from './mcp/manager.ts';
 import { SqlMcpCallStore } from './mcp/call-store.ts';
@@ -145,9 +146,10 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   patterns.unshift(...asyncSet.patterns);
   // The skills repository lives there too: /api/skills manages it, /skills/* serves it to agents.
   const skills = sql ? new SkillStore(sql) : undefined;
-  const skillsSet = skillsRoutes(skills);
-  Object.assign(routes, skillsSet.routes);
-  patterns.push(...skillsSet.patterns);
+  for (const set of [skillsRoutes(skills), openaiSkillsRoutes(skills)]) {
+    Object.assign(routes, set.routes);
+    patterns.push(...set.patterns);
+  }
   warnIfOpen(service.current());
   // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
   const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;

@@ -37,7 +37,7 @@ const noStore = () =>
 const notFound = (what: string) => new GatewayError(404, `${what} not found`, { type: 'not_found_error', code: 'skill_not_found' });
 
 /** Under `serving: virtual_key`: an active virtual key (any header the inference routes read, or the Basic password), or the management credentials. */
-function admitted(ex: Exchange): void {
+export function admitted(ex: Exchange): void {
   const settings = skillsSettings(ex.snapshot.config);
   if (settings.serving === 'public') return;
   const headers: IncomingHttpHeaders = ex.req.headers;
@@ -74,7 +74,7 @@ function sendBytes(ex: Exchange, data: Buffer, type: string, extra: Record<strin
   ex.res.end(data);
 }
 
-function zipOf(skills: readonly PublishedSkill[]): Buffer {
+export function zipOf(skills: readonly PublishedSkill[]): Buffer {
   const entries = skills.flatMap((s) => s.files.map((f) => ({ path: `${s.name}/${f.path}`, data: f.data })));
   return writeZip(entries, Math.max(0, ...skills.map((s) => s.version.created_at)));
 }
@@ -97,7 +97,7 @@ class RepoCache {
   }
 }
 
-function handler(store: SkillStore | undefined, run: (ex: Exchange, store: SkillStore) => Promise<void>): (ex: Exchange) => Promise<void> {
+export function handler(store: SkillStore | undefined, run: (ex: Exchange, store: SkillStore) => Promise<void>): (ex: Exchange) => Promise<void> {
   return async (ex) => {
     try {
       if (!store) throw noStore();

@@ -32,7 +32,6 @@ const tooLarge = (message: string, param: string) => new GatewayError(413, messa
 export function normalisePath(raw: unknown, param: string): string {
   if (typeof raw !== 'string' || raw.length === 0) throw invalid(`${param} must be a non-empty string`, param);
   if (raw.length > MAX_PATH) throw invalid(`${param} is longer than ${MAX_PATH} characters`, param);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw invalid(`${param} contains a control character (NUL included)`, param);
   if (raw.includes('\\')) throw invalid(`${param} contains a backslash: use '/' between directories`, param);
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw invalid(`${param} '${raw}' is absolute: paths are relative to the skill's directory`, param);

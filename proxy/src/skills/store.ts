@@ -176,6 +176,11 @@ export class SkillStore {
     return info;
   }
 
+  /** The highest version ever published (deleted ones included): the next number must be greater. */
+  async highestVersion(name: string): Promise<string | undefined> {
+    return (await this.#db.query('SELECT version FROM skill_versions WHERE skill = ?', [name])).map((r) => String(r.version)).sort(compareSemver).at(-1);
+  }
+
   async setDefault(name: string, version: string | undefined): Promise<void> {
     if (version !== undefined) await this.version(name, version);
     const changed = await this.#db.execute('UPDATE skills SET default_version = ? WHERE name = ?', [version ?? null, name]);
