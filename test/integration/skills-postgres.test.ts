@@ -37,14 +37,14 @@ test('a skill published through one gateway is served by the other', async () =>
   const apiB = apiClient(b, ADMIN);
   assert.equal((await apiA('POST', '/api/skills', { files: skillJson('shared-skill') })).status, 201);
   // A refused draft on B loses nothing A stored.
-  const refused = await apiB('PUT', '/api/skills/shared-skill/draft', { files: [{ path: 'SKILL.md', content: skillMd('shared-skill') }, { path: '../x', content: 'x' }] });
+  const refused = await apiB<ApiError>('PUT', '/api/skills/shared-skill/draft', { files: [{ path: 'SKILL.md', content: skillMd('shared-skill') }, { path: '../x', content: 'x' }] });
   assert.equal(refused.status, 400);
-  assert.equal((refused.body as ApiError).error.param, 'files[1].path');
+  assert.equal(refused.body.error.param, 'files[1].path');
   assert.deepEqual((await apiB<SkillDetail>('GET', '/api/skills/shared-skill')).body.draft.map((f) => f.path), ['SKILL.md', 'assets/logo.bin', 'scripts/run.sh']);
   assert.equal((await apiA('POST', '/api/skills/shared-skill/versions', { version: '2.0.0' })).status, 201);
-  const dup = await apiB('POST', '/api/skills/shared-skill/versions', { version: '2.0.0' });
+  const dup = await apiB<ApiError>('POST', '/api/skills/shared-skill/versions', { version: '2.0.0' });
   assert.equal(dup.status, 409);
-  assert.equal((dup.body as ApiError).error.code, 'version_exists');
+  assert.equal(dup.body.error.code, 'version_exists');
   assert.equal((await apiB('POST', '/api/skills', { files: skillJson('shared-skill') })).status, 409);
   assert.deepEqual((await apiB<SkillList>('GET', '/api/skills')).body.skills.map((s) => [s.name, s.current_version]), [['shared-skill', '2.0.0']]);
 
