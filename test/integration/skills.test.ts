@@ -195,6 +195,7 @@ describe('public serving', () => {
     assert.ok(all.has('pdf-tools/NEW.md'), 'all.zip holds the current version (1.2.0)');
     const raw = await fetch(`${g.url}/skills/pdf-tools/latest/SKILL.md`);
     assert.equal(raw.status, 200);
+    assert.equal(raw.headers.get('x-content-type-options'), 'nosniff', 'an uploaded file is never rendered as a page of the gateway');
     assert.equal(await raw.text(), skillMd('pdf-tools'));
     assert.equal((await fetch(`${g.url}/skills/pdf-tools/7.0.0.zip`)).status, 404);
     assert.equal((await fetch(`${g.url}/skills/zipped/latest.zip`)).status, 404);

@@ -70,7 +70,8 @@ function baseUrl(ex: Exchange): string {
 }
 
 function sendBytes(ex: Exchange, data: Buffer, type: string, extra: Record<string, string> = {}): void {
-  ex.res.writeHead(200, { 'content-type': type, 'content-length': data.length, 'cache-control': 'no-cache', ...extra });
+  // nosniff: an uploaded .html or .svg is served as the text it is, never rendered as a page of the gateway's origin.
+  ex.res.writeHead(200, { 'content-type': type, 'content-length': data.length, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', ...extra });
   ex.res.end(data);
 }
 
