@@ -13,10 +13,9 @@
 //   SKYBRIDGE_SKILLS          JSON object: the `skills` section (who may read /skills/*, limits)
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ClientConfigSchema, type ClientConfig } from '../schema/gateway.ts';
+import { ClientConfigSchema, SkillsConfigSchema, type ClientConfig, type SkillsConfig } from '../schema/gateway.ts';
 import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from '../schema/mcp.ts';
 import type { AuthConfig } from '../schema/governance.ts';
-import { SkillsConfigSchema, type SkillsConfig } from '../schema/skills.ts';
 import { validator } from '../schema/validate.ts';
 import { checkConfig, ConfigError } from './check.ts';
 
