@@ -15,7 +15,7 @@ import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/setup.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).
 const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_123);
