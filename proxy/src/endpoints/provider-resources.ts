@@ -103,7 +103,10 @@ export function resourceRoute(operation: ResourceOperation, requestType: string,
     const call = calls.get(ctx)!;
     const { provider, up } = call;
     const body = up.body === undefined ? undefined : JSON.stringify(up.body);
-    const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], resourceKey(provider, ctx.keyIds), up, body, ctx.signal);
+    const key = resourceKey(provider, ctx.keyIds);
+    // The log record names the key (its id, never its value) the resource lives under.
+    ctx.keyId = key?.id;
+    const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], key, up, body, ctx.signal);
     if (call.raw) return { kind: 'bytes', status: answer.status, headers: relayedHeaders(answer.headers), body: upstreamBytes(answer.body, provider.name, ctx.signal) };
     const text = await answer.text();
     if (call.price) chargeFixedCost(ctx, call.price(parsedOrUndefined(text)));
