@@ -27,7 +27,7 @@ before(async () => {
     providers: {
       ...mockProviders(u, {
         // Two enabled keys: resources live in one account, so every call must use the first.
-        openai: { keys: [{ name: 'first', value: 'sk-openai-first', weight: 1 }, { name: 'second', value: 'sk-openai-second', weight: 1 }], network_config: { base_url: `${u}/openai`, max_retries: 3, retry_backoff_initial_ms: 1, retry_backoff_max_ms: 2 } },
+        openai: { keys: [{ name: 'first', value: 'sk-openai-first', weight: 1 }, { name: 'second', value: 'sk-openai-second', weight: 1 }], network_config: { base_url: `${u}/openai`, max_retries: 3, retry_backoff_initial_ms: 1, retry_backoff_max_ms: 2, max_response_body_size_mb: 1 } },
       }),
       // An OpenAI-compatible server inherits OpenAI's operations, containers among them.
       selfhosted: mockProvider(u, 'openai', { custom_provider_config: { base_provider_type: 'openai' } }, 'selfhosted'),
@@ -273,6 +273,19 @@ describe('container files', () => {
     await c.containers.files.delete(copied.id, { container_id: container.id });
     const gone = await errorOf(c.containers.files.retrieve(copied.id, { container_id: container.id }));
     assert.equal(gone.status, 404);
+    await c.containers.delete(container.id);
+  });
+
+  test('content is relayed as it arrives, not read whole: a file past the 1 MiB answer bound downloads intact', async () => {
+    const c = client();
+    const container = await c.containers.create({ name: 'big' });
+    // 3 MiB of varied bytes: a JSON answer this size would be refused (max_response_body_size_mb: 1).
+    const bytes = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + (i >> 10)) & 0xff;
+    const file = await c.containers.files.create(container.id, { file: await toFile(bytes, 'big.bin') });
+    const res = await c.containers.files.content.retrieve(file.id, { container_id: container.id });
+    assert.equal(res.headers.get('content-length'), String(bytes.length));
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes), 'the bytes came back as uploaded');
     await c.containers.delete(container.id);
   });
 
