@@ -178,7 +178,7 @@ describe('containers', () => {
     assert.equal(lastUpstream().headers.authorization, 'Bearer sk-selfhosted-test');
   });
 
-  test(`Azure OpenAI serves them on its v1 API, without api-version ${compat('/v1', 'containers', 'azure')}`, async () => {
+  test(`Azure OpenAI serves them on its v1 API, without api-version ${compat('/v1', 'containers', 'azure')} ${compat('/v1', 'containers.files', 'azure')}`, async () => {
     const c = client();
     const created = await c.containers.create({ name: 'on azure' }, { query: { provider: 'azure' } });
     assert.equal(extraOf(created).provider, 'azure');
