@@ -190,7 +190,16 @@ describe('containers', () => {
     assert.equal(lastUpstream().path, `/azure/openai/v1/containers/${created.id}/files`);
     const content = await c.containers.files.content.retrieve(file.id, { container_id: created.id }, { query: { provider: 'azure' } });
     assert.equal(await content.text(), 'x,y\n1,2\n');
-    await c.containers.delete(created.id, { query: { provider: 'azure' } });
+    // Azure answers a delete with no body: relayed empty, not a 502 for a missing JSON object.
+    const res = await fetch(`${stack.gateway.url}/v1/containers/${created.id}?provider=azure`, { method: 'DELETE', headers: { 'x-bf-vk': VK } });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), '');
+    const gone = await errorOf(c.containers.retrieve(created.id, { query: { provider: 'azure' } }));
+    assert.equal(gone.status, 404);
+    // The SDK's delete takes the empty answer too.
+    const other = await c.containers.create({ name: 'on azure, deleted by the SDK' }, { query: { provider: 'azure' } });
+    await c.containers.delete(other.id, { query: { provider: 'azure' } });
+    assert.equal((await errorOf(c.containers.retrieve(other.id, { query: { provider: 'azure' } }))).status, 404);
   });
 
   test('a provider without containers is the unsupported-operation 400, and nothing goes upstream', async () => {
