@@ -171,6 +171,16 @@ describe('containers', () => {
     assert.equal(lastUpstream().headers.authorization, 'Bearer sk-selfhosted-test');
     assert.deepEqual(Object.keys(lastUpstream().body as object), ['name']);
 
+    // An upload names it as a form field; the field is not forwarded.
+    const form = new FormData();
+    form.append('provider', 'selfhosted');
+    form.append('file', new File(['x = 1\n'], 'x.py'));
+    const up = await fetch(`${stack.gateway.url}/v1/containers/${created.id}/files`, { method: 'POST', headers: { 'x-bf-vk': VK }, body: form });
+    assert.equal(up.status, 200, await up.clone().text());
+    assert.equal(((await up.json()) as { extra_fields: { provider: string } }).extra_fields.provider, 'selfhosted');
+    assert.equal(lastUpstream().headers.authorization, 'Bearer sk-selfhosted-test');
+    assert.deepEqual(Object.keys(lastUpstream().body as object), ['file']);
+
     await client().containers.retrieve(created.id, { query: { provider: 'selfhosted' } });
     assert.equal(lastUpstream().headers.authorization, 'Bearer sk-selfhosted-test');
     assert.equal(lastUpstream().query.provider, undefined, 'the gateway parameter is not forwarded');
