@@ -10,7 +10,7 @@ import type { WireFormat } from '../../providers/catalog.ts';
 /** USD per minute by memory tier (OpenAI's list price). */
 const PER_MINUTE: Readonly<Record<string, number>> = { '1g': 0.03 / 20, '4g': 0.12 / 20, '16g': 0.48 / 20, '64g': 1.92 / 20 };
 /** Minutes billed at least per session. */
-export const MINIMUM_SESSION_MINUTES = 5;
+const MINIMUM_SESSION_MINUTES = 5;
 
 /** USD charged for one created container of `memoryLimit` on a provider of `format`; undefined when unknown. */
 export function containerSessionCost(format: WireFormat, memoryLimit: string | undefined): number | undefined {
