@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { compat } from '../helpers/compat.ts';
 
 const VK = 'sk-bf-containers-vk-0123456789';
