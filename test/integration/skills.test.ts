@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
 import { apiClient, basic, type Api, type ApiError } from '../helpers/api.ts';
-import { patience } from '../helpers/patience.ts';
+import { eventually } from '../helpers/patience.ts';
 import { gitClone, skillJson, skillMd, treeOf, unzip, zipWithPython } from '../helpers/skills.ts';
 import type { SkillDetail, SkillList, SkillVersionDetail, SkillVersionView } from '../../proxy/src/api/answers.ts';
 
@@ -223,7 +222,7 @@ describe('public serving', () => {
 
   test('skills.serving: virtual_key admits virtual keys (git as the Basic password) and refuses the rest', async () => {
     g.writeConfig(config('virtual_key'));
-    await eventually(async () => assert.equal((await fetch(`${g.url}/skills`)).status, 401), patience(10_000));
+    await eventually(async () => assert.equal((await fetch(`${g.url}/skills`)).status, 401), 10_000);
     const refused = await fetch(`${g.url}/skills/pdf-tools/1.0.0.zip`);
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate') ?? '', /^Basic/);
@@ -234,7 +233,7 @@ describe('public serving', () => {
     const dir = await gitClone(`${g.url.replace('http://', `http://x:${VK}@`)}/skills/marketplace.git`);
     assert.ok(treeOf(dir).has('plugins/pdf-tools/skills/pdf-tools/SKILL.md'));
     g.writeConfig(config());
-    await eventually(async () => assert.equal((await fetch(`${g.url}/skills`)).status, 200), patience(10_000));
+    await eventually(async () => assert.equal((await fetch(`${g.url}/skills`)).status, 200), 10_000);
   });
 });
 
