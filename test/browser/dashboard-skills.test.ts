@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
-import { unzip } from '../helpers/skills.ts';
+import { skillMd, unzip, zipWithPython } from '../helpers/skills.ts';
 
 const ADMIN = 'admin';
 const PASSWORD = 'correct-horse-battery-staple';
@@ -27,13 +27,13 @@ test('skills: create, view files, edit the draft, publish, download, delete', as
   assert.match((await page.getByTestId('install-commands').textContent()) ?? '', /claude plugin marketplace add http:\/\/127\.0\.0\.1:\d+\/skills\/marketplace\.git/);
 
   // Create: the template's name is kept uppercase on purpose first, and the gateway says why not.
-  await page.getByRole('button', { name: 'New skill' }).click();
+  await page.getByRole('button', { name: 'New skill', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'New skill' });
-  const skillMd = dialog.getByLabel('Content of SKILL.md');
-  await skillMd.fill('---\nname: Release_Notes\ndescription: Writes release notes from merged changes.\n---\n# Release notes\n');
+  const skillMdBox = dialog.getByLabel('Content of SKILL.md');
+  await skillMdBox.fill('---\nname: Release_Notes\ndescription: Writes release notes from merged changes.\n---\n# Release notes\n');
   await dialog.getByRole('button', { name: 'Create skill' }).click();
   await dialog.getByText('(field: files[0].content.name)').waitFor();
-  await skillMd.fill('---\nname: release-notes\ndescription: Writes release notes from merged changes.\n---\n# Release notes\n');
+  await skillMdBox.fill('---\nname: release-notes\ndescription: Writes release notes from merged changes.\n---\n# Release notes\n');
   await dialog.getByRole('button', { name: 'Add file' }).click();
   await dialog.getByLabel('Path of file 2').fill('templates/notes.md');
   await dialog.getByLabel('Content of templates/notes.md').fill('## Changes\n');
@@ -92,4 +92,14 @@ test('skills: create, view files, edit the draft, publish, download, delete', as
   await page.getByText('No skill yet.').waitFor();
   const claude = (await (await fetch(`${gw.url}/skills/.claude-plugin/marketplace.json`)).json()) as { plugins: unknown[] };
   assert.deepEqual(claude.plugins, []);
+
+  // A ZIP archive made by another tool: a broken one is refused naming the field, a good one is a skill.
+  const upload = page.getByLabel('New skill from a ZIP archive');
+  await upload.setInputFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('not a zip') });
+  await page.getByText('(field: archive)').waitFor();
+  const zip = await zipWithPython({ 'from-zip/SKILL.md': skillMd('from-zip'), 'from-zip/scripts/go.sh': 'echo go\n' });
+  await upload.setInputFiles({ name: 'from-zip.zip', mimeType: 'application/zip', buffer: zip });
+  await page.getByRole('heading', { name: 'Skill from-zip' }).waitFor();
+  await page.getByRole('button', { name: 'scripts/go.sh' }).click();
+  assert.equal(await page.getByLabel('Content of scripts/go.sh').textContent(), 'echo go\n');
 });

@@ -9,6 +9,7 @@ import { Banner, Button, ErrorBox, Field, Loading, Modal, PageHeader, Table, Tex
 import type { PageProps } from './types.ts';
 import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { NEW_SKILL_MD, SkillEditor } from './skills/editor.tsx';
+import { ZipUpload } from './skills/zip-upload.tsx';
 import './skills.css';
 import type { SkillDetail, SkillList, SkillSummary, SkillVersionView } from '../../../proxy/src/api/answers.ts';
 
@@ -54,6 +55,15 @@ function SkillListPage(props: { store: boolean }) {
         </Button>
       </PageHeader>
       <p class="muted">Agent Skills: a SKILL.md whose front matter names and describes the skill, and the files it uses. Publish a draft as an immutable version to serve it.</p>
+      {props.store && (
+        <ZipUpload
+          label="New skill from a ZIP archive"
+          onUpload={async (archive) => {
+            const created = await post<SkillDetail>('/api/skills', { archive });
+            location.hash = `#/skills/${encodeURIComponent(created.name)}`;
+          }}
+        />
+      )}
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? (
         <Loading />
@@ -170,6 +180,13 @@ function SkillPage(props: { name: string }) {
       <section aria-labelledby="sk-draft" class="stack">
         <h2 id="sk-draft">Draft files</h2>
         <p class="muted">The files the next version is published from; a published version never changes.</p>
+        <ZipUpload
+          label="Replace the draft from a ZIP archive"
+          onUpload={async (archive) => {
+            await put(`${path(s.name)}/draft`, { archive });
+            skill.reload();
+          }}
+        />
         <div class="sk-files">
           <ul aria-label="Draft files">
             {s.draft.map((f) => (
