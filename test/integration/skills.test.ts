@@ -297,3 +297,18 @@ test('deleting a skill removes it everywhere', async () => {
   assert.deepEqual(claude.plugins, []);
   assert.equal((await api('DELETE', '/api/skills/pdf-tools')).status, 404);
 });
+
+test('wrong keys at /skills count as guesses: an address that keeps guessing is locked out, the right key included', async () => {
+  // A gateway of its own: its guess throttle starts empty and the lock-out does not reach the tests above.
+  const g2 = await startGateway(config('virtual_key'));
+  try {
+    for (let i = 0; i < 5; i++) assert.equal((await fetch(`${g2.url}/skills`, { headers: { authorization: `Basic ${Buffer.from(`x:sk-bf-guess-${i}-000000000`).toString('base64')}` } })).status, 401);
+    const locked = await fetch(`${g2.url}/skills`, { headers: { 'x-bf-vk': VK } });
+    assert.equal(locked.status, 429);
+    assert.ok(Number(locked.headers.get('retry-after')) > 0);
+    // Without a credential there is nothing to guess: the plain 401 and its challenge.
+    assert.equal((await fetch(`${g2.url}/skills`)).status, 401);
+  } finally {
+    await g2.stop();
+  }
+});

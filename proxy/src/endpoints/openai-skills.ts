@@ -19,7 +19,7 @@ import { readForm, isFile } from '../http/multipart.ts';
 import { parseJson, readBody } from '../http/body.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import type { Methods, PatternRoutes, Routes } from '../http/server.ts';
-import { authenticate, managementAuth, SessionStore } from '../api/auth.ts';
+import { authenticate, managementAuth, parseBasic, SessionStore } from '../api/auth.ts';
 import { checkLocalOnly } from '../api/guards.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { OPENAI_PREFIXES } from '../unified/operations.ts';
@@ -39,7 +39,13 @@ const noStore = () =>
 function manager(ex: Exchange): void {
   const auth = managementAuth(ex.snapshot.governance.auth);
   if (!auth.enabled) return checkLocalOnly(ex.req);
+  // Failed credentials count as guesses per client address, as on /api.
+  const client = ex.req.socket.remoteAddress;
+  const { authorization, 'x-api-key': apiKey } = ex.req.headers;
+  if (client !== undefined && (authorization !== undefined || apiKey !== undefined)) ex.services.guesses.check(client);
   if (authenticate(ex.req.headers, auth, NO_SESSIONS) === undefined) {
+    const basic = parseBasic(authorization);
+    if (client !== undefined && (authorization !== undefined || apiKey !== undefined)) ex.services.guesses.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
     throw new GatewayError(401, 'changing skills needs the management credentials: a management API key as the Bearer token (the SDK apiKey), or Basic admin credentials', { type: 'authentication_error', code: 'management_auth_required' });
   }
 }

@@ -36,11 +36,21 @@ const noStore = () =>
   });
 const notFound = (what: string) => new GatewayError(404, `${what} not found`, { type: 'not_found_error', code: 'skill_not_found' });
 
-/** Under `serving: virtual_key`: an active virtual key (any header the inference routes read, or the Basic password), or the management credentials. */
+/** Headers a credential arrives in: presenting one is an attempt the guess throttle counts. */
+const CREDENTIAL_HEADERS = ['x-bf-vk', 'authorization', 'x-api-key'];
+
+/**
+ * Under `serving: virtual_key`: an active virtual key (any header the inference routes read, or the
+ * Basic password), or the management credentials. A refused credential counts as a guess per client
+ * address, as on the inference routes, so this door is no faster way to guess keys.
+ */
 export function admitted(ex: Exchange): void {
   const settings = skillsSettings(ex.snapshot.config);
   if (settings.serving === 'public') return;
   const headers: IncomingHttpHeaders = ex.req.headers;
+  const client = ex.req.socket.remoteAddress;
+  const presented = CREDENTIAL_HEADERS.some((h) => headers[h] !== undefined);
+  if (presented && client !== undefined) ex.services.guesses.checkKey(client);
   const auth = managementAuth(ex.snapshot.governance.auth);
   if (auth.enabled && authenticate(headers, auth, NO_SESSIONS) !== undefined) return;
   const basic = parseBasic(headers.authorization);
@@ -56,6 +66,7 @@ export function admitted(ex: Exchange): void {
     }
     if (vk) return;
   }
+  if (presented && client !== undefined) ex.services.guesses.fail(client, '', 'virtual_key');
   ex.res.setHeader('www-authenticate', CHALLENGE);
   throw new GatewayError(401, 'the skills repository is served to virtual keys only (skills.serving: virtual_key): send one in x-bf-vk, as a Bearer token, or as the Basic password (git: https://x:<key>@host/skills/marketplace.git)', {
     type: 'authentication_error',
