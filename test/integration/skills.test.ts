@@ -196,6 +196,10 @@ describe('public serving', () => {
     assert.equal(raw.status, 200);
     assert.equal(raw.headers.get('x-content-type-options'), 'nosniff', 'an uploaded file is never rendered as a page of the gateway');
     assert.equal(await raw.text(), skillMd('pdf-tools'));
+    const one = await anon<{ version: string; versions: { version: string; archive_url: string }[] }>('GET', '/skills/pdf-tools');
+    assert.equal(one.body.version, '1.2.0');
+    assert.deepEqual(one.body.versions.map((v) => v.version), ['1.0.0', '1.2.0']);
+    assert.equal((await fetch(one.body.versions[0].archive_url)).status, 200);
     assert.equal((await fetch(`${g.url}/skills/pdf-tools/7.0.0.zip`)).status, 404);
     assert.equal((await fetch(`${g.url}/skills/zipped/latest.zip`)).status, 404);
   });
@@ -258,6 +262,9 @@ describe('the openai SDK (client.skills) against /v1/skills', () => {
     for await (const s of openai.skills.list({ order: 'asc' })) names.push(s.name);
     assert.ok(names.includes('sdk-skill') && names.includes('pdf-tools'), names.join());
     assert.equal((await openai.skills.retrieve('sdk-skill')).latest_version, '1.1.0');
+    // The OpenAI prefix serves the same routes.
+    const viaPrefix = new OpenAI({ baseURL: `${g.url}/openai/v1`, apiKey: MGMT_KEY, maxRetries: 0 });
+    assert.equal((await viaPrefix.skills.versions.retrieve('1.0.0', { skill_id: 'sdk-skill' })).id, 'sdk-skill@1.0.0');
     assert.equal((await openai.skills.update('sdk-skill', { default_version: '1.0.0' })).default_version, '1.0.0');
     const content = await unzip(Buffer.from(await (await openai.skills.content.retrieve('sdk-skill')).arrayBuffer()));
     assert.deepEqual([...content.keys()], ['sdk-skill/SKILL.md', 'sdk-skill/scripts/main.py']);
