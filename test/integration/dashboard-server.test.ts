@@ -295,8 +295,8 @@ test('GET /api/dashboard: version, file mode, writable, auth and the subsystems 
   assert.equal(info.read_only, false);
   assert.equal(info.read_only_reason, undefined);
   assert.equal(info.auth_enabled, false);
-  // A SQLite logs store: logs, webhooks and async jobs run; no vector store, no MCP client.
-  assert.deepEqual(info.features, { logs: true, cache: false, mcp: true, webhooks: true, async: true });
+  // A SQLite logs store: logs, webhooks, async jobs and the skills repository run; no vector store, no MCP client.
+  assert.deepEqual(info.features, { logs: true, cache: false, mcp: true, webhooks: true, async: true, skills: true });
   const { cookie } = await login(secured);
   assert.equal((await raw(`${secured.url}/api/dashboard`)).status, 401);
   assert.equal(JSON.parse((await raw(`${secured.url}/api/dashboard`, { headers: { cookie } })).body.toString()).auth_enabled, true);
