@@ -109,7 +109,7 @@ class RepoCache {
   }
 }
 
-export function handler(store: SkillStore | undefined, run: (ex: Exchange, store: SkillStore) => Promise<void>): (ex: Exchange) => Promise<void> {
+function handler(store: SkillStore | undefined, run: (ex: Exchange, store: SkillStore) => Promise<void>): (ex: Exchange) => Promise<void> {
   return async (ex) => {
     try {
       if (!store) throw noStore();
