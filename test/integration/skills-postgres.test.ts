@@ -1,12 +1,14 @@
-// The skills repository on a shared PostgreSQL store (a throw-away server): two gateways on one
-// database; a skill created, refused and published through one is served by the other (index,
-// archive, git clone of the same commit), and a version published on one is a 409 on the other.
+// The skills repository on a shared PostgreSQL store (a throw-away server): the whole skills suite
+// (test/helpers/skills-suite.ts) on a database of its own, then two gateways on one database: a skill
+// created, refused and published through one is served by the other (index, archive, git clone of
+// the same commit), and a version published on one is a 409 on the other.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 import { apiClient, basic, type ApiError } from '../helpers/api.ts';
 import { gitClone, skillJson, skillMd, treeOf, unzip } from '../helpers/skills.ts';
+import { skillsSuite } from '../helpers/skills-suite.ts';
 import type { SkillDetail, SkillList } from '../../proxy/src/api/answers.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -15,18 +17,35 @@ const ADMIN = basic('admin', 'skills-pg-admin-password');
 let pgServer: RunningPostgres;
 let a: InProcessGateway;
 let b: InProcessGateway;
+let suiteDb: string;
+
+const pgStore = (db: string) => ({ logs_store: { enabled: true, type: 'postgres', config: { host: pgServer.host, port: String(pgServer.port), user: pgServer.user, password: '', db_name: db, ssl_mode: 'disable' } } });
+
+// Started once, awaited by this file's gateways and by the suite's (hooks may not wait for each other).
+const ready = (async () => {
+  pgServer = await startPostgres();
+  suiteDb = await pgServer.createDatabase('skills_suite');
+})();
+// A failed start is reported by the hooks that await it, not as an unhandled rejection first.
+ready.catch(() => undefined);
 
 before(async () => {
-  pgServer = await startPostgres();
+  await ready;
   const config = {
-    logs_store: { enabled: true, type: 'postgres', config: { host: pgServer.host, port: String(pgServer.port), user: pgServer.user, password: '', db_name: pgServer.database, ssl_mode: 'disable' } },
+    ...pgStore(pgServer.database),
     governance: { auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'skills-pg-admin-password' } },
   };
   a = await startGateway(config);
   b = await startGateway(config);
 });
 
+const suite = skillsSuite(async () => {
+  await ready;
+  return pgStore(suiteDb);
+});
+
 after(async () => {
+  await suite.stop();
   await a?.stop();
   await b?.stop();
   await pgServer?.stop();
