@@ -1,4 +1,4 @@
-// Request logging end to end: real gateway processes with client.enable_logging (SQLite in the app
+// Request logging end to end: gateways (in process) with client.enable_logging (SQLite in the app
 // directory), the logging plugin named in plugins[] (content off), and two gateways sharing a real
 // PostgreSQL. Each request a user makes (a chat, a stream, a refusal, an upstream error, a
 // passthrough call) shows up in /api/logs within 2 s with what happened, and no credential is ever
