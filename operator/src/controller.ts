@@ -18,7 +18,7 @@ import { renderOutput, type AppliedObject } from './render/output.ts';
 import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, type IndexDocument } from './render/contract.ts';
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
-import { currentStatus, desiredConditions, nextStatus, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
+import { currentStatus, desiredConditions, nextStatus, servedProblem, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
 import { ServedTracker } from './served.ts';
 import { forEachLimited } from './pool.ts';
 import { OutageLog } from './outage-log.ts';
@@ -541,15 +541,18 @@ export class Controller {
         firstError ??= err as Error;
         return;
       }
-      // A refused or degraded CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
+      // A refused, degraded or unserved CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
       try {
-        if (verdict.accepted && verdict.reason === 'Valid') {
-          guard();
+        const valid = verdict.accepted && verdict.reason === 'Valid';
+        const problem = valid ? servedProblem(conditions) : { reason: verdict.reason, note: verdict.message, action: 'Validate' };
+        guard();
+        if (!problem) {
           await events.clear(target);
           return;
         }
-        guard();
-        if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn(verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
+        if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
+          log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
+        }
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });
