@@ -33,6 +33,8 @@ export interface ExecuteRequest {
   turnOf?: TurnTotals;
   /** Who calls, identified and perhaps admitted already (an async job's submitter): `headers` then carry no key. */
   caller?: KnownCaller;
+  /** An async job's run: a provider job (a video) is waited for, so the answer is the finished job. */
+  untilDone?: boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
     ...(request.turnOf && { turnOf: request.turnOf }),
     ...(request.caller && { caller: request.caller }),
+    ...(request.untilDone && { untilDone: true }),
   });
   return services.pipeline.run(ctx, acceptOf(request.operation), true);
 }
