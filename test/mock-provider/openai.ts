@@ -1,5 +1,6 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
-// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts.
+// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts,
+// Videos in videos.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -13,6 +14,7 @@ import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route
 import { openaiFilesRoute } from './openai-files.ts';
 import { openaiMediaHandler } from './openai-media.ts';
 import { moderations } from './openai-moderation.ts';
+import { openaiVideoRoute } from './videos.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -792,6 +794,8 @@ export const openai: FormatModule = {
   route(method, path, body): Route | undefined {
     const files = openaiFilesRoute(method, path, openaiError, BATCH_ENDPOINTS);
     if (files) return files;
+    const video = openaiVideoRoute(method, path, openaiError);
+    if (video) return video;
     if (method === 'POST') {
       const handle = POST_ROUTES.get(path) ?? openaiMediaHandler(path);
       return handle ? { model: bodyModel(body), handle } : undefined;
