@@ -10,6 +10,7 @@ import { health, metrics, ready } from './endpoints/health.ts';
 import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
 import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
+import { GENAI_VIDEO_PATTERNS } from './endpoints/native/genai-video.ts';
 import { anthropicCountTokens, COUNT_TOKENS_PATTERNS } from './endpoints/native/count-tokens.ts';
 import { anthropicComplete } from './endpoints/native/anthropic-complete.ts';
 import { BEDROCK_PATTERNS } from './endpoints/native/bedrock.ts';
@@ -46,7 +47,7 @@ export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
     '/cohere/v2/embed': { POST: cohereEmbed },
     '/cohere/v2/rerank': { POST: cohereRerank },
   },
-  patterns: [...GENAI_PATTERNS, ...COUNT_TOKENS_PATTERNS, ...BEDROCK_PATTERNS],
+  patterns: [...GENAI_PATTERNS, ...GENAI_VIDEO_PATTERNS, ...COUNT_TOKENS_PATTERNS, ...BEDROCK_PATTERNS],
 };
 
 function under(prefix: string, set: Routes): Routes {

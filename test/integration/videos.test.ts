@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { toFile } from 'openai';
+import { GoogleGenAI } from '@google/genai';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { apiClient } from '../helpers/api.ts';
@@ -283,6 +284,51 @@ describe('Veo normalised to the video object', () => {
     const e = await errorOf(c.videos.remix(v.id, { prompt: 'more clouds' }));
     assert.equal(e.status, 400);
     assert.equal((e.error as { code?: string }).code, 'unsupported_operation');
+  });
+});
+
+describe('@google/genai through /genai: generateVideos and getVideosOperation', () => {
+  const genai = (key = VK) => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: `${gw.url}/genai` } });
+
+  for (const [model, upstream] of [['gemini/veo-3.1-generate-preview', 'gemini'], ['openai/sora-2', 'openai']] as const) {
+    test(`a Veo operation polled until done, the video fetched from its URI ${compat('/genai', 'generateVideos', upstream)}`, async () => {
+      const ai = genai();
+      let op = await ai.models.generateVideos({
+        model,
+        source: { prompt: `a lighthouse in a storm for ${upstream}` },
+        config: { numberOfVideos: 1, durationSeconds: upstream === 'openai' ? 4 : 8, aspectRatio: '16:9' },
+      });
+      assert.match(op.name ?? '', new RegExp(`^models/${model}/operations/video_[0-9a-f]{32}$`));
+      assert.notEqual(op.done, true);
+      for (let i = 0; i < 10 && !op.done; i++) op = await ai.operations.getVideosOperation({ operation: op });
+      assert.equal(op.done, true);
+      assert.equal(op.error, undefined);
+      const uri = op.response?.generatedVideos?.[0]?.video?.uri;
+      assert.ok(uri, 'the finished operation names the video');
+      const res = await fetch(uri, { headers: { 'x-goog-api-key': VK } });
+      assert.equal(res.status, 200);
+      checkVideoBytes(Buffer.from(await res.arrayBuffer()), 64 * 1024);
+    });
+  }
+
+  test('a failed job is a done operation with an error; bad input is a Gemini-shaped 400', async () => {
+    const ai = genai();
+    let op = await ai.models.generateVideos({ model: 'gemini/veo-3.1-generate-preview', source: { prompt: 'no [fail]' }, config: { durationSeconds: 4 } });
+    for (let i = 0; i < 10 && !op.done; i++) op = await ai.operations.getVideosOperation({ operation: op });
+    assert.equal(op.done, true);
+    assert.match(String((op.error as { message?: string } | undefined)?.message), /usage guidelines/);
+    const res = await fetch(`${gw.url}/genai/v1beta/models/gemini/veo-3.1-generate-preview:predictLongRunning`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': VK },
+      body: JSON.stringify({ instances: [{ prompt: 'x' }], parameters: { aspectRatio: '4:3' } }),
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { error: { code: number; status: string; message: string } };
+    assert.equal(body.error.status, 'INVALID_ARGUMENT');
+    assert.match(body.error.message, /aspectRatio/);
+    const gone = await fetch(`${gw.url}/genai/v1beta/models/gemini/veo-3.1-generate-preview/operations/video_0123456789abcdef0123456789abcdef`, { headers: { 'x-goog-api-key': VK } });
+    assert.equal(gone.status, 404);
+    assert.equal(((await gone.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
   });
 });
 

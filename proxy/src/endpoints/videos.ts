@@ -9,6 +9,7 @@
 import { isMultipart, readForm } from '../http/multipart.ts';
 import { parseJson, readBody, validated } from '../http/body.ts';
 import type { Methods, Routes } from '../http/server.ts';
+import type { ErrorRenderer } from '../http/respond.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Accept } from '../pipeline/runner.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
@@ -29,7 +30,7 @@ import { sendUpstream } from '../pipeline/upstream-call.ts';
 import { appendMember } from '../unified/json-splice.ts';
 
 /** What accept found for a call on one video. */
-interface VideoCall<T> {
+export interface VideoCall<T> {
   store: VideoStore;
   rec: VideoRecord;
   provider: ProviderRuntime;
@@ -67,15 +68,16 @@ const extraOf = (ctx: RequestContext, rec: VideoRecord, requestType: string) => 
  * A route acting on the video named by the path (`read` takes the body, after the caller is
  * identified: its videos are the only ones it may name), run as one call to the video's provider.
  */
-function onVideo<T>(
+export function onVideo<T>(
   requestType: string,
   run: (ctx: RequestContext, call: VideoCall<T>) => Promise<Outcome>,
-  read?: { input: (ctx: RequestContext) => Promise<T>; source?: (input: T) => string; param: string },
+  read?: { input: (ctx: RequestContext) => Promise<T>; source?: (input: T, ctx: RequestContext) => string; param: string },
+  renderError?: ErrorRenderer,
 ): ReturnType<typeof httpRoute> {
   const accept: Accept = async (ctx) => {
     const store = videoStore(ctx);
     const input = read ? await read.input(ctx) : (undefined as T);
-    const id = read?.source ? read.source(input) : (ctx.params[0] ?? '');
+    const id = read?.source ? read.source(input, ctx) : (ctx.params[0] ?? '');
     const rec = await ownVideo(ctx, store, id, read?.param);
     const provider = providerOf(ctx, rec);
     ctx.request = input;
@@ -89,7 +91,7 @@ function onVideo<T>(
       return run(c, calls.get(c) as VideoCall<T>);
     };
   };
-  return httpRoute({ operation: requestType, requestType }, accept);
+  return httpRoute({ operation: requestType, requestType, ...(renderError && { renderError }) }, accept);
 }
 
 // ---------------------------------------------------------------- retrieve, list, delete

@@ -23,7 +23,8 @@ import { readJson, type OperationSpec } from './inference.ts';
 import { settleVideo, videoStore, waitForVideo } from './video-jobs.ts';
 
 const parseBody = validated(VideoCreateSchema);
-const parseCreate = (body: unknown): VideoCreateRequest => createRequestOf(parseBody(body));
+/** A JSON body checked as a create request (a 400 naming the field). */
+export const parseCreate = (body: unknown): VideoCreateRequest => createRequestOf(parseBody(body));
 
 /** A form as the JSON body it stands for; its one file may be the reference image. */
 function fromForm(parts: readonly FormPart[]): VideoCreateRequest {
@@ -57,7 +58,8 @@ function build(req: VideoCreateRequest): (t: Target, adapter: FormatAdapter) => 
 /** OpenAI's defaults when the answer does not say: 4 seconds, 720x1280. */
 const DEFAULTS = { seconds: '4', size: '720x1280' };
 
-async function createVideo(req: VideoCreateRequest, ctx: RequestContext): Promise<Outcome> {
+/** Starts and records the job; the answer is the video object (as JSON). */
+export async function createVideo(req: VideoCreateRequest, ctx: RequestContext): Promise<Outcome & { kind: 'json' }> {
   const store = videoStore(ctx);
   const targets = ctx.targets;
   ctx.provider = targets[0]?.provider.name ?? 'none';
