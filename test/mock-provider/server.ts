@@ -146,12 +146,48 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     pump();
   }
 
+  /** A bytes reply written 64 KiB at a time as the client reads; `resetAfter` pieces, then the socket is cut. */
+  function writeBytes(x: Exchange, reply: Extract<Reply, { kind: 'bytes' }>, resetAfter: number | undefined): void {
+    const { res, rec } = x;
+    res.writeHead(reply.status, { 'content-length': String(reply.length), ...reply.headers });
+    rec.status = reply.status;
+    const PIECE = 64 * 1024;
+    let offset = 0;
+    let pieces = 0;
+    const note = () => (rec.responseBody = `(${offset} of ${reply.length} bytes written)`);
+    note();
+    res.once('close', note);
+    const pump = (): void => {
+      while (offset < reply.length && !res.destroyed) {
+        if (resetAfter !== undefined && pieces >= resetAfter) {
+          x.cut = true;
+          setImmediate(() => resetSocket(res));
+          return;
+        }
+        const size = Math.min(PIECE, reply.length - offset);
+        const ok = res.write(reply.piece(offset, size));
+        offset += size;
+        pieces++;
+        if (!ok) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  }
+
   function send(x: Exchange, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
     const go = (): void => {
       const { res, rec } = x;
       if (res.destroyed) return;
       if (reply.kind === 'sse') {
         writeStream(x, reply, resetAfter);
+        return;
+      }
+      if (reply.kind === 'bytes') {
+        writeBytes(x, reply, resetAfter);
         return;
       }
       if (resetAfter !== undefined) {

@@ -16,6 +16,7 @@ import { json } from './reply.ts';
 import { modelDimensions } from './embeddings.ts';
 import { countWords, embed, isObject } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
+import { vertexVideoMethod } from './videos.ts';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -278,7 +279,8 @@ export const vertex: FormatModule = {
     if (!m || method !== 'POST') return undefined;
     const publisher = m[4];
     const model = decodeURIComponent(m[5]);
-    const route = publisher === 'google' ? geminiMethod(m[6], model, body) : claudeMethod(m[6], model);
+    const video = publisher === 'google' ? vertexVideoMethod(m[6], model, `projects/${m[2]}/locations/${m[3]}`, vertexError) : undefined;
+    const route = video ?? (publisher === 'google' ? geminiMethod(m[6], model, body) : claudeMethod(m[6], model));
     if (!route) return undefined;
     return { model, handle: (ctx) => (isNonexistentModel(model) ? notFoundModel(path) : route.handle(ctx)) };
   },

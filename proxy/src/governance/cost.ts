@@ -8,6 +8,11 @@ declare module '../pipeline/context.ts' {
   interface RequestContext {
     /** answerCost's memo: undefined until read, null when the answer has no usage or no known price. */
     costMemo: number | null | undefined;
+    /**
+     * A price the operation settled itself instead of a token price: a video job that finished
+     * during this request (seconds × its per-second price; 0 for a failed job).
+     */
+    settledCost: number | undefined;
   }
 }
 
@@ -28,6 +33,7 @@ export function chargeFixedCost(ctx: RequestContext, usd: number | undefined): v
 }
 
 function priced(ctx: RequestContext): number | undefined {
+  if (ctx.settledCost !== undefined) return ctx.settledCost;
   const usage = ctx.usage;
   if (!usage) return undefined;
   const price = priceOf(ctx.provider, ctx.model ?? '', ctx.snapshot.governance.pricingOverrides.get(ctx.provider), ctx.requestType);

@@ -76,6 +76,11 @@ export interface OperationSpec<R extends ModelRequest> {
   read(ctx: RequestContext): Promise<R>;
   /** How to call for it (called once the targets are planned). */
   spec(req: R, ctx: RequestContext): InferenceSpec<object, unknown>;
+  /**
+   * Runs the call itself instead of executeInference, for an operation whose answer is not one
+   * upstream answer (a video job: started, recorded, and in an async run waited for).
+   */
+  run?(req: R, ctx: RequestContext): Promise<Outcome>;
 }
 
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
@@ -92,7 +97,8 @@ export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R>
 /** The route's accept step; built once per route, shared by every request. */
 export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>): Accept {
   const early = { request_type: route.requestType };
-  const execute: Execute = (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
+  const run = route.run;
+  const execute: Execute = run ? (ctx) => run(ctx.request as R, ctx) : (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
   return async (ctx) => {
     ctx.requestType = route.requestType;
     ctx.errorExtra = early;

@@ -34,9 +34,10 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'video_generation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
   anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
-  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens']),
+  // Veo video generation (predictLongRunning), as on Vertex.
+  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens', 'video_generation']),
   // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).
   groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', ['files', 'batches', 'speech', 'transcription']),
   mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings', 'transcription']),
@@ -54,7 +55,7 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   bedrock: kind('bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'AWS_BEARER_TOKEN_BEDROCK', [], { pathPrefix: '', operations: new Set(['chat', 'responses']) }),
   // Gemini and Claude on Google Cloud; host from the first key's vertex_key_config region (base_url overrides),
   // project and location from each key. No config from plain environment variables (see load.ts).
-  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings']) }),
+  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings', 'video_generation']) }),
   // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
   // Containers are served by Azure's v1 API only (`/openai/v1/containers`, see azure/paths.ts).

@@ -11,6 +11,7 @@ import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.t
 import { toUpstreamBody } from './body.ts';
 import { checkOpenAIChat, checkOpenAIChunk, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
 import { GatewayError } from '../../unified/errors.ts';
+import { openaiVideo } from './video.ts';
 
 export { toUpstreamBody };
 
@@ -79,6 +80,7 @@ export function fromOpenAIModels(body: unknown): ProviderModelPage {
 }
 
 export const openaiAdapter: FormatAdapter = {
+  video: openaiVideo,
   authHeaders: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
   chatRequest: (req, model, stream) => ({
     method: 'POST',

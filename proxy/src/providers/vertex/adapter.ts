@@ -17,6 +17,7 @@ import type { AnthropicMessage, AnthropicMessagesRequest } from '../anthropic/ty
 import { publisherFor, publisherModelPath } from './paths.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embeddings.ts';
 import { signVertex, vertexAuthRejected } from './auth.ts';
+import { vertexVideo } from './video.ts';
 
 /** The Messages API version Vertex serves Claude under; it goes in the body, not a header. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -61,6 +62,7 @@ function vertexError(status: number, body: unknown): UpstreamErrorDetail {
 }
 
 export const vertexAdapter: FormatAdapter = {
+  video: vertexVideo,
   // Authentication is per request (a cached OAuth token or an API key, and the key's project), done in `sign`.
   authHeaders: () => ({}),
   sign: signVertex,
