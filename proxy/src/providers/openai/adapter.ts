@@ -9,6 +9,7 @@ import type { TextRequest } from '../../unified/text.ts';
 import { fromOpenAICountTokens, toOpenAICountTokensRequest } from './count-tokens.ts';
 import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.ts';
 import { toUpstreamBody } from './body.ts';
+import { toOpenAIDecisionRequest, fromOpenAIDecisionResponse } from './decisions.ts';
 import { checkOpenAIChat, checkOpenAIChunk, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
 import { GatewayError } from '../../unified/errors.ts';
 
@@ -120,6 +121,9 @@ export const openaiAdapter: FormatAdapter = {
     body: toUpstreamBody(req, model),
     stream: false,
   }),
+  ocrRequest: (req, model) => ({ method: 'POST', path: '/ocr', requestType: 'ocr', body: toUpstreamBody(req, model), stream: false }),
+  decisionRequest: toOpenAIDecisionRequest,
+  decisionResponse: fromOpenAIDecisionResponse,
   imageGenerationRequest: toOpenAIImageGeneration,
   formRequest: toOpenAIForm,
   speechRequest: toOpenAISpeech,
