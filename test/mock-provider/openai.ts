@@ -1,5 +1,6 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
-// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts.
+// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts,
+// Decisions in openai-decisions.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -13,6 +14,7 @@ import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route
 import { openaiFilesRoute } from './openai-files.ts';
 import { openaiMediaHandler } from './openai-media.ts';
 import { moderations } from './openai-moderation.ts';
+import { decisions } from './openai-decisions.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -783,6 +785,7 @@ const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
   ['/v1/responses', responses],
   ['/v1/responses/input_tokens', inputTokens],
   ['/v1/moderations', moderations],
+  ['/v1/decisions', decisions],
 ]);
 /** What batch lines may call. */
 const BATCH_ENDPOINTS = new Map([...POST_ROUTES].filter(([p]) => p !== '/v1/responses/input_tokens'));
