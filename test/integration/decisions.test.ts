@@ -11,6 +11,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/gateway.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
+import { compat } from '../helpers/compat.ts';
 
 const VK = 'sk-bf-decisions-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-decisions-chat-only-0123';
@@ -107,7 +108,7 @@ function assertTicketAnswers(res: OpenAI.Decision): void {
 }
 
 describe('POST /v1/decisions', () => {
-  test("OpenAI answers in its own shape through the SDK's decisions.create", async () => {
+  test(`OpenAI answers in its own shape through the SDK's decisions.create ${compat('/v1', 'decisions.create', 'openai')}`, async () => {
     const res = await client().decisions.create({ model: 'openai/gpt-6-luna', input: TICKET, questions: QUESTIONS });
     assertTicketAnswers(res);
     assert.equal(res.model, 'gpt-6-luna');
@@ -213,12 +214,12 @@ describe('POST /v1/decisions', () => {
     assert.equal(lastUpstream().path, '/ollama/v1/systemone');
   });
 
-  test('served under /openai/v1 and the framework prefixes', async () => {
-    for (const prefix of ['/openai/v1', '/openai', '/litellm/v1', '/langchain/v1', '/pydanticai/v1']) {
+  for (const prefix of ['/openai/v1', '/openai', '/litellm/v1', '/langchain/v1', '/pydanticai/v1'] as const) {
+    test(`served under ${prefix} ${compat(prefix, 'decisions.create', 'openai')}`, async () => {
       const res = await client(VK, prefix).decisions.create({ model: 'openai/gpt-6-luna', input: TICKET, questions: QUESTIONS.slice(0, 1) });
-      assert.equal(res.answers[0].type, 'predicate', prefix);
-    }
-  });
+      assert.deepEqual(res.answers[0], { type: 'predicate', name: 'is_refund', probability: 0.92 });
+    });
+  }
 
   test('logged as decision with its tokens, priced per token', async () => {
     const res = await client().decisions.create({ model: 'openai/gpt-6-luna', input: 'price this one request', questions: [{ type: 'predicate', name: 'priced', instructions: 'Is this priced?' }] });

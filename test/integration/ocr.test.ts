@@ -12,6 +12,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/gateway.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
+import { compat } from '../helpers/compat.ts';
 
 const VK = 'sk-bf-ocr-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-ocr-chat-only-0123456789';
@@ -104,7 +105,7 @@ async function post(path: string, body: unknown, key = VK, headers: Record<strin
 const lastUpstream = () => mock.requests.at(-1)!;
 
 describe('POST /v1/ocr', () => {
-  test("Mistral's SDK reads a two-page PDF data URL: pages with markdown and dimensions, usage in pages", async () => {
+  test(`Mistral's SDK reads a two-page PDF data URL: pages with markdown and dimensions, usage in pages ${compat('/v1', 'ocr.process', 'openai')}`, async () => {
     const res = await sdk().ocr.process({ model: 'mistral/mistral-ocr-latest', document: { type: 'document_url', documentUrl: TWO_PAGES } });
     assert.equal(res.pages.length, 2);
     assert.deepEqual(res.pages.map((p) => p.index), [0, 1]);
@@ -153,13 +154,20 @@ describe('POST /v1/ocr', () => {
     assert.match(missing.body.error.message, /File no-such-file not found/);
   });
 
-  test('served under /openai/v1 and the framework prefixes too', async () => {
-    for (const prefix of ['/openai/v1', '/openai', '/litellm/v1', '/langchain/v1', '/pydanticai/v1']) {
-      const r = await post(`${prefix}/ocr`, { model: 'mistral/mistral-ocr-latest', document: { type: 'document_url', document_url: TWO_PAGES }, pages: [0] });
-      assert.equal(r.status, 200, `${prefix}: ${JSON.stringify(r.body)}`);
-      assert.equal((r.body.pages as { markdown: string }[])[0].markdown, '# Page 1\n\nInvoice 42 total 17 EUR');
-      assert.deepEqual((r.body.extra_fields as { provider: string; request_type: string }).request_type, 'ocr');
-    }
+  // The SDK's server URL is the prefix without /v1: it calls `{serverURL}/v1/ocr`.
+  for (const prefix of ['/openai/v1', '/litellm/v1', '/langchain/v1', '/pydanticai/v1'] as const) {
+    test(`served under ${prefix} ${compat(prefix, 'ocr.process', 'openai')}`, async () => {
+      const res = await sdk(VK, `${gw.url}${prefix.slice(0, -3)}`).ocr.process({ model: 'mistral/mistral-ocr-latest', document: { type: 'document_url', documentUrl: TWO_PAGES }, pages: [0] });
+      assert.equal(res.pages[0].markdown, '# Page 1\n\nInvoice 42 total 17 EUR');
+      assert.equal(lastUpstream().path, '/mistral/v1/ocr');
+    });
+  }
+
+  test('and under /openai without /v1, as OpenAI-style base URLs are written both ways', async () => {
+    const r = await post('/openai/ocr', { model: 'mistral/mistral-ocr-latest', document: { type: 'document_url', document_url: TWO_PAGES }, pages: [0] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((r.body.pages as { markdown: string }[])[0].markdown, '# Page 1\n\nInvoice 42 total 17 EUR');
+    assert.equal((r.body.extra_fields as { request_type: string }).request_type, 'ocr');
   });
 
   test('a provider without document OCR gives the unsupported-operation 400, and nothing goes upstream', async () => {
