@@ -3,10 +3,9 @@
 // shape, the unified one (unified/ocr.ts); its usage is the pages processed, priced per page.
 import { validated } from '../http/body.ts';
 import { OcrRequestSchema, type OcrRequest, type OcrResponse } from '../unified/ocr.ts';
-import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { answerObject, isObject, objectList, ShapeError } from '../unified/answer-shape.ts';
 import type { Usage } from '../unified/chat.ts';
-import { readJson, type OperationSpec } from './inference.ts';
+import { buildBy, readJson, type OperationSpec } from './inference.ts';
 
 const parseOcr = validated(OcrRequestSchema);
 
@@ -32,11 +31,7 @@ export const ocrSpec: OperationSpec<OcrRequest> = {
   spec: (req, ctx) => ({
     requestType: 'ocr',
     modelRequested: req.model,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'ocr');
-      if (!adapter.ocrRequest) throw unsupportedOperation(t.provider.name, 'ocr');
-      return adapter.ocrRequest(req, t.model);
-    },
+    build: buildBy('ocr', req, (adapter, r, model) => adapter.ocrRequest?.(r, model)),
     parse: (body) => ocrAnswer(body),
     usage: () => undefined,
     answerUsage: (answer) => ocrUsage(isObject(answer) ? answer.usage_info : undefined),
