@@ -13,6 +13,7 @@ import { startGateway, type InProcessGateway } from '../helpers/in-process-gatew
 import { eventually } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { compat } from '../helpers/compat.ts';
+import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.ts';
 
 const VK = 'sk-bf-ocr-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-ocr-chat-only-0123456789';
@@ -264,5 +265,61 @@ describe('POST /v1/ocr', () => {
   test('counted in the request metrics under operation "ocr"', async () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(text, /skybridge_requests_total\{operation="ocr",provider="mistral",model="mistral-ocr-latest",status="200"\} [1-9]/);
+  });
+});
+
+describe('/v1/async/ocr with a webhook', () => {
+  const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  let receiver: Receiver;
+  let hooked: InProcessGateway;
+
+  before(async () => {
+    receiver = await startReceiver();
+    receiver.setSecret(SECRET);
+    hooked = await startGateway(
+      {
+        providers: { mistral: mockProvider(mock.url, 'mistral') },
+        logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
+        client: { async_job_config: { lease_seconds: 2, poll_interval_ms: 100, sweep_interval_seconds: 1 } },
+        // Deliveries to private-network receivers need management authentication configured.
+        governance: { auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'ocr-webhook-admin-password' } },
+        webhooks: [{ name: 'ocr-done', url: receiver.url, events: ['async_job.completed', 'async_job.failed'], secret: 'env.SKYBRIDGE_TEST_OCR_WH_SECRET', allow_private_network: true, include_response: true }],
+      },
+      { env: { SKYBRIDGE_TEST_OCR_WH_SECRET: SECRET } },
+    );
+  });
+  after(async () => {
+    await hooked?.stop();
+    await receiver?.close();
+  });
+
+  async function submitted(document: unknown): Promise<Received> {
+    const res = await fetch(`${hooked.url}/v1/async/ocr`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bf-async-webhook': 'ocr-done' },
+      body: JSON.stringify({ model: 'mistral/mistral-ocr-latest', document }),
+    });
+    assert.equal(res.status, 202);
+    const id = ((await res.json()) as { id: string }).id;
+    let r: Received | undefined;
+    await eventually(() => {
+      r = receiver.received.find((x) => x.json.data.job_id === id);
+      assert.ok(r, `no delivery for job ${id}`);
+    }, 15_000);
+    return r!;
+  }
+
+  test('a finished OCR job is delivered, signed, with its pages inlined; a failed one with the error', async () => {
+    const done = await submitted({ type: 'document_url', document_url: TWO_PAGES });
+    assert.equal(done.verified, true);
+    assert.equal(done.json.event, 'async_job.completed');
+    assert.equal(done.json.data.request_type, 'ocr');
+    const response = done.json.data.response as { pages: { markdown: string }[]; usage_info: { pages_processed: number } };
+    assert.equal(response.usage_info.pages_processed, 2);
+    assert.equal(response.pages[0].markdown, '# Page 1\n\nInvoice 42 total 17 EUR');
+    const failed = await submitted({ type: 'document_url', document_url: 'https://unreachable.example/doc.pdf' });
+    assert.equal(failed.json.event, 'async_job.failed');
+    assert.equal(failed.json.data.status_code, 400);
+    assert.match(JSON.stringify(failed.json.data.error), /Failed to download document/);
   });
 });
