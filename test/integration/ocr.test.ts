@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Mistral } from '@mistralai/mistralai';
 import { MistralError } from '@mistralai/mistralai/models/errors/mistralerror.js';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { createServiceAccount } from '../mock-provider/vertex.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
@@ -321,5 +322,54 @@ describe('/v1/async/ocr with a webhook', () => {
     assert.equal(failed.json.event, 'async_job.failed');
     assert.equal(failed.json.data.status_code, 400);
     assert.match(JSON.stringify(failed.json.data.error), /Failed to download document/);
+  });
+});
+
+describe('OCR on Vertex AI (Mistral OCR as a partner model)', () => {
+  let onVertex: InProcessGateway;
+
+  before(async () => {
+    const account = createServiceAccount(mock.url);
+    onVertex = await startGateway(
+      {
+        providers: {
+          vertex: {
+            keys: [{ name: 'sa', value: '', weight: 1, vertex_key_config: { project_id: 'mock-project', region: 'us-east5', auth_credentials: 'env.OCR_VERTEX_SA' } }],
+            network_config: { base_url: `${mock.url}/vertex`, max_retries: 0 },
+          },
+        },
+        logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
+      },
+      { env: { OCR_VERTEX_SA: JSON.stringify(account) } },
+    );
+  });
+  after(() => onVertex?.stop());
+
+  test(`a data URL document goes to publishers/mistralai rawPredict with the service account's token ${compat('/v1', 'ocr.process', 'vertex')}`, async () => {
+    const res = await sdk('not-needed', onVertex.url).ocr.process({ model: 'vertex/mistral-ocr-2505', document: { type: 'document_url', documentUrl: TWO_PAGES }, pages: [1] });
+    assert.deepEqual(res.pages.map((p) => p.markdown), ['# Page 2\n\nThank you for your order']);
+    assert.equal(res.usageInfo.pagesProcessed, 1);
+    const up = lastUpstream();
+    assert.equal(up.path, '/vertex/v1/projects/mock-project/locations/us-east5/publishers/mistralai/models/mistral-ocr-2505:rawPredict');
+    assert.match(String(up.headers.authorization), /^Bearer /);
+    assert.equal((up.body as { model: string }).model, 'mistral-ocr-2505');
+  });
+
+  test('a URL or a file id is refused before it goes out: Vertex reads documents inline only', async () => {
+    const before = mock.requests.filter((r) => r.path.includes('/publishers/')).length;
+    const url = await failure(sdk('not-needed', onVertex.url).ocr.process({ model: 'vertex/mistral-ocr-2505', document: { type: 'document_url', documentUrl: 'https://example.com/a.pdf' } }));
+    assert.equal(url.status, 400);
+    assert.equal(url.body.error.param, 'document.document_url');
+    const file = await failure(sdk('not-needed', onVertex.url).ocr.process({ model: 'vertex/mistral-ocr-2505', document: { type: 'file', fileId: 'f-1' } }));
+    assert.equal(file.status, 400);
+    assert.equal(file.body.error.param, 'document.file_id');
+    assert.equal(mock.requests.filter((r) => r.path.includes('/publishers/')).length, before);
+  });
+
+  test("priced at Mistral's page price", async () => {
+    await eventually(async () => {
+      const logs = ((await (await fetch(`${onVertex.url}/api/logs?limit=50`)).json()) as { logs: { object: string; provider: string; cost?: number }[] }).logs;
+      assert.ok(logs.some((e) => e.object === 'ocr' && e.provider === 'vertex' && Math.abs((e.cost ?? 0) - 0.001) < 1e-9), JSON.stringify(logs));
+    }, 5000);
   });
 });

@@ -120,7 +120,7 @@ function selection(pages: unknown, count: number): number[] | Reply {
   return out;
 }
 
-function ocr(ctx: RequestContext): Reply {
+export function ocr(ctx: RequestContext): Reply {
   const body = ctx.body;
   if (ctx.badJson || !isObject(body)) return invalid([], 'Input should be a valid dictionary', 'model_attributes_type');
   for (const k of Object.keys(body)) if (!PARAMS.has(k)) return invalid([k], 'Extra inputs are not permitted', 'extra_forbidden');

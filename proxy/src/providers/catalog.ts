@@ -59,7 +59,8 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   bedrock: kind('bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'AWS_BEARER_TOKEN_BEDROCK', [], { pathPrefix: '', operations: new Set(['chat', 'responses']) }),
   // Gemini and Claude on Google Cloud; host from the first key's vertex_key_config region (base_url overrides),
   // project and location from each key. No config from plain environment variables (see load.ts).
-  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings']) }),
+  // OCR is Mistral's OCR model served as a partner model (publishers/mistralai).
+  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings', 'ocr']) }),
   // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
   // Containers are served by Azure's v1 API only (`/openai/v1/containers`, see azure/paths.ts).
