@@ -119,8 +119,10 @@ export function statusFields(conditions: readonly DesiredCondition[], served?: S
   else if (ready?.status === 'True' && accepted?.reason === 'Degraded') reason = 'Degraded';
   const fields: StatusFields = { ...(reason ? { reason } : {}) };
   if (served) {
-    fields.served = `${served.count.serving}/${served.count.live}`;
-    fields.servedReplicas = served.count.serving;
+    // A refused generation is rendered nowhere, whatever a replica still serves of an older one.
+    const serving = accepted && accepted.status !== 'True' ? 0 : served.count.serving;
+    fields.served = `${serving}/${served.count.live}`;
+    fields.servedReplicas = serving;
     fields.replicas = served.count.live;
   }
   if (served?.mcp) {

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
@@ -29,7 +29,7 @@ const RULES = [
 ];
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let api: Api;
 
 before(async () => {
@@ -85,6 +85,9 @@ test('validate answers valid, or the create\'s own compile error with the column
   assert.equal(bad.body.valid, false);
   assert.match(bad.body.error.message, /invalid CEL syntax/);
   assert.equal(bad.body.error.position?.column, 9);
+  const typed = await api<{ valid: boolean; error: { message: string } }>('POST', '/api/routing/rules/validate', { cel_expression: 'budget_used > "80"' });
+  assert.equal(typed.body.valid, false);
+  assert.match(typed.body.error.message, /^Failed to compile rule: CEL type check failed: no such overload/);
 
   const unknown = await api<{ valid: boolean; error: { message: string } }>('POST', '/api/routing/rules/validate', { cel_expression: 'colour == "red"' });
   assert.equal(unknown.body.valid, false);
