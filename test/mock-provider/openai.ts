@@ -1,6 +1,6 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
 // Files and Batches live in openai-files.ts, Containers in openai-containers.ts, Images and Audio in openai-media.ts,
-// Moderations in openai-moderation.ts, Videos in videos.ts.
+// Moderations in openai-moderation.ts, Decisions in openai-decisions.ts, Videos in videos.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -16,6 +16,7 @@ import { openaiContainersRoute } from './openai-containers.ts';
 import { openaiMediaHandler } from './openai-media.ts';
 import { moderations } from './openai-moderation.ts';
 import { openaiVideoRoute } from './videos.ts';
+import { decisions } from './openai-decisions.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -786,6 +787,7 @@ const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
   ['/v1/responses', responses],
   ['/v1/responses/input_tokens', inputTokens],
   ['/v1/moderations', moderations],
+  ['/v1/decisions', decisions],
 ]);
 /** What batch lines may call. */
 const BATCH_ENDPOINTS = new Map([...POST_ROUTES].filter(([p]) => p !== '/v1/responses/input_tokens'));

@@ -12,6 +12,8 @@ import { FaultQueue } from './faults.ts';
 import { gemini } from './gemini.ts';
 import { isMultipart, parseMultipart } from './multipart.ts';
 import { openai } from './openai.ts';
+import { mistral } from './mistral.ts';
+import { ollama } from './ollama.ts';
 import { vertex } from './vertex.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
@@ -36,6 +38,8 @@ function resolveFormat(pathname: string): { module: FormatModule; sub: string } 
   if (pathname.startsWith('/bedrock/')) return { module: bedrock, sub: pathname.slice(8) };
   if (pathname.startsWith('/azure/')) return { module: azure, sub: pathname.slice(6) };
   if (pathname.startsWith('/vertex/')) return { module: vertex, sub: pathname.slice(7) };
+  if (pathname.startsWith('/mistral/')) return { module: mistral, sub: pathname.slice(8) };
+  if (pathname.startsWith('/ollama/')) return { module: ollama, sub: pathname.slice(7) };
   if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
   return undefined;
 }

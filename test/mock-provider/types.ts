@@ -1,6 +1,6 @@
 // Public and internal types of the mock upstream provider.
 
-export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama';
 
 export interface RecordedRequest {
   format: Format;

@@ -13,7 +13,7 @@ import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import type { Operation } from '../unified/operations.ts';
-import type { OperationRow } from '../unified/operations.ts';
+import type { OperationName, OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
@@ -35,6 +35,8 @@ export interface InferenceSpec<TOut, TItem> {
   parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut;
   /** Reads the answer's `usage` member (each API shapes it its own way). */
   usage(usage: unknown): Usage | undefined;
+  /** Where the usage is not the answer's `usage` member (OCR's `usage_info` in pages): read from the whole answer instead. */
+  answerUsage?(answer: unknown): Usage | undefined;
   /**
    * True when the upstream answer is already the client's format (OpenAI upstream, same operation):
    * then the body passes through as text with extra_fields appended, unparsed.
@@ -85,7 +87,8 @@ export interface OperationSpec<R extends ModelRequest> {
 
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
 export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R> {
-  operation: Operation;
+  /** The metrics `operation` label: a table row's name, or the capability a native front door runs. */
+  operation: Operation | OperationName;
   /** The table row, for a table operation (native front doors have none). */
   op?: OperationRow;
   /** The request type before the call (errors, pricing, routing rules). */
@@ -190,7 +193,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       // Already the client's format and checked above: sent as received, extra_fields spliced in.
       const spliced = appendMember(text, 'extra_fields', extraJson());
       if (spliced !== undefined) {
-        ctx.usage = spec.usage((body as { usage?: unknown }).usage);
+        ctx.usage = spec.answerUsage ? spec.answerUsage(body) : spec.usage((body as { usage?: unknown }).usage);
         return { kind: 'text', status: 200, text: spliced };
       }
     }
@@ -199,7 +202,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
       ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
     };
-    ctx.usage = spec.usage((out as { usage?: unknown }).usage);
+    ctx.usage = spec.answerUsage ? spec.answerUsage(out) : spec.usage((out as { usage?: unknown }).usage);
     return { kind: 'json', status: 200, value: out };
   } catch (err) {
     const e = toGatewayError(err);

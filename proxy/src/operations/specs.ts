@@ -12,6 +12,8 @@ import { imageEditSpec, imageGenerationSpec, imageVariationSpec } from './images
 import { speechSpec, transcriptionSpec } from './audio.ts';
 import { moderationSpec } from './moderation.ts';
 import { videoGenerationSpec } from './video.ts';
+import { ocrSpec } from './ocr.ts';
+import { decisionsSpec, systemOneSpec } from './decisions.ts';
 
 const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   chat: chatSpec,
@@ -27,6 +29,9 @@ const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   transcription: transcriptionSpec,
   moderation: moderationSpec,
   video_generation: videoGenerationSpec,
+  ocr: ocrSpec,
+  decisions: decisionsSpec,
+  systemone: systemOneSpec,
 };
 
 /** Each operation's spec with its name (the metrics label) and request type from the table. */

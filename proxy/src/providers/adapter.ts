@@ -7,6 +7,8 @@ import type { RerankRequest, RerankResponse } from '../unified/rerank.ts';
 import type { ModerationRequest } from '../unified/moderation.ts';
 import type { VideoCreateRequest, VideoJobState, VideoContentRef, VideoVariant } from '../unified/video.ts';
 import type { FormPart } from '../unified/form.ts';
+import type { OcrRequest } from '../unified/ocr.ts';
+import type { DecisionRequest, DecisionResponse } from '../unified/decisions.ts';
 import type { FormOperation, FormRequest, ImageGenerationRequest, ImageResponse, SpeechRequest } from '../unified/media.ts';
 import type { TextRequest } from '../unified/text.ts';
 import type { TokenCount } from '../unified/count-tokens.ts';
@@ -83,6 +85,11 @@ export interface FormatAdapter {
   moderationRequest?(req: ModerationRequest, model: string): UpstreamRequest;
   /** Video generation jobs, where the provider has them (OpenAI's Videos API, Veo's long-running operations). */
   video?: VideoAdapter;
+  /** Document OCR, where the provider speaks Mistral's OCR API (the answer is the unified OCR shape). */
+  ocrRequest?(req: OcrRequest, model: string): UpstreamRequest;
+  /** Decisions in the provider's shape: OpenAI's Decisions API or System One's. */
+  decisionRequest?(req: DecisionRequest, model: string, shape: 'openai' | 'systemone'): UpstreamRequest;
+  decisionResponse?(body: unknown, req: DecisionRequest, shape: 'openai' | 'systemone'): DecisionResponse;
   /** Token counting, where the provider has an endpoint for it. */
   countTokensRequest?(req: ChatRequest, model: string): UpstreamRequest;
   countTokensResponse?(body: unknown): TokenCount;
