@@ -1,7 +1,10 @@
 // Whether this process should be sent traffic (the readiness probe, /ready), apart from whether it
 // is alive (/health). Not ready while it has no configuration to serve (a Kubernetes proxy started
 // before the operator rendered one, or while the API server is unreachable) and while it drains on
-// shutdown. Process-wide, like the signals that change it.
+// shutdown, and while a dependency readiness rests on does not answer (dependencies.ts).
+// Process-wide, like the signals that change it.
+import { unreadyDependency } from './dependencies.ts';
+
 let reason: string | undefined = 'starting';
 let draining = false;
 
@@ -21,5 +24,5 @@ export function markNotReady(why: string): void {
 
 /** Undefined when ready, else why not. */
 export function notReadyReason(): string | undefined {
-  return reason;
+  return reason ?? unreadyDependency();
 }
