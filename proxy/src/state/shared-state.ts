@@ -14,6 +14,7 @@ import { registerDependency } from './dependencies.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import { MemoryCounterStore } from '../governance/counters/memory.ts';
 import { RedisCounterStore } from '../governance/counters/redis.ts';
+import { storeTimeoutMs } from '../store-guard.ts';
 
 /**
  * The config store and counters: in Redis when `redis` is configured (shared by every replica),
@@ -36,22 +37,30 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
   let redis: SharedRedis | undefined;
   let revocations: SessionRevocations | undefined;
   let revocationsRedis: SharedRedis | undefined;
+  let unregister = (): void => undefined;
   if (redisCfg) {
-    const redisCounters = new RedisCounterStore(redisCfg);
+    const timeoutMs = storeTimeoutMs();
+    const redisCounters = new RedisCounterStore(redisCfg, { commandTimeoutMs: timeoutMs });
     counters = redisCounters;
     // Kubernetes replicas keep no document in Redis, only counters.
-    redis = kube ? undefined : openRedis(redisCfg);
+    redis = kube ? undefined : openRedis(redisCfg, 'config store', timeoutMs);
     const shared = redis;
-    registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
+    // Readiness rests on it: without the counters every governed request is refused (fail closed).
+    unregister = registerDependency('redis', {
+      state: () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'),
+      reason: () => redisCounters.unavailable() ?? shared?.unavailable(),
+      readiness: true,
+    });
     store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
     // Dashboard logouts, checked by every replica sharing this Redis.
-    revocationsRedis = shared ? undefined : openRedis(redisCfg, 'session revocations');
+    revocationsRedis = shared ? undefined : openRedis(redisCfg, 'session revocations', timeoutMs);
     revocations = new RedisSessionRevocations(shared ?? revocationsRedis!, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
   }
   const close = async (): Promise<void> => {
+    unregister();
     await Promise.allSettled([counters.close(), store.close().then(() => redis?.close()), revocationsRedis?.close()]);
   };
   if (kube) {
