@@ -14,6 +14,7 @@ import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
 import { markNotReady, markReady } from './state/readiness.ts';
+import { registerStore } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
@@ -106,6 +107,14 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     await Promise.allSettled([logs?.close(), closeState()]);
     throw new GatewayStartError((err as Error).message);
   }
+  // Server-backed stores that stop answering say so on /health (their plugins' status too); the
+  // gateway serves on by their outage rules (a cache miss; log records queued, then dropped).
+  const cacheStore = cache?.store;
+  const logStore = logs?.store;
+  const unregisterStores = [
+    cacheStore?.unavailable && registerStore('cache_store', () => cacheStore.unavailable?.()),
+    logStore?.unavailable && logStore.kind === 'postgres' ? registerStore('logs_store', () => logStore.unavailable?.()) : undefined,
+  ];
   // The SQL logs store also holds MCP tool call logs, so /api/mcp-logs on any replica shows every replica's calls.
   const sql = logs?.store instanceof SqlLogStore ? logs.store.driver : undefined;
   const mcp = new McpManager({
@@ -164,6 +173,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
+    for (const unregister of unregisterStores) unregister?.();
     await Promise.allSettled([
       servedReport?.stop(),
       services.close(),

@@ -37,6 +37,13 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
+/** Why request logging does not run here, or does not reach its store right now (the logging plugin's status). */
+function loggingProblem(logs: LogsApiSource | undefined): string | undefined {
+  if (!logs) return 'no request-log store is open on this gateway (see its start-up log): nothing is logged';
+  const silent = logs.store.unavailable?.();
+  return silent && `${silent}: records wait in the writer's queue and are dropped when it is full`;
+}
+
 export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations): (req: IncomingMessage, res: ServerResponse) => void {
   // Signed under a key from the shared configuration: a session works on every replica; a logout
   // is written to the shared revocation list (Redis) every replica checks.
@@ -84,7 +91,7 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
   // Logging is built, but runs only where a request-log store could be opened.
-  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' && !logs ? 'no request-log store is open on this gateway (see its start-up log): nothing is logged' : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
+  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' ? loggingProblem(logs) : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
   api.use('/cache', cacheRouter(service, cache));
   api.use('/logs', logsRouter(logs));
   if (mcp) {
