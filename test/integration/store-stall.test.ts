@@ -65,7 +65,9 @@ before(async () => {
     },
     { env: { SKYBRIDGE_STORE_TIMEOUT_MS: String(DEADLINE_MS) } },
   );
-  // Every store answers before anything is frozen.
+});
+
+test('every store answers before anything is frozen, and /health lists each', async () => {
   await until('every store green at start', async () => {
     const h = await health();
     assert.deepEqual(h.dependencies, { redis: 'ok', cache_store: 'ok', logs_store: 'ok' }, JSON.stringify(h));
