@@ -14,7 +14,7 @@ import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
 import { markNotReady, markReady } from './state/readiness.ts';
-import { registerStore } from './state/dependencies.ts';
+import { Dependencies } from './state/dependencies.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
@@ -84,7 +84,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const fromFile = file !== undefined && existsSync(file);
   const appDir = resolve(opts.appDir ?? '.');
   const seedFrom = fromFile ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
-  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
+  // Redis, the cache's and the logs' stores register here: /health and /ready read them.
+  const dependencies = new Dependencies();
+  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
   const catalog = new ModelCatalog();
@@ -111,10 +113,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // gateway serves on by their outage rules (a cache miss; log records queued, then dropped).
   const cacheStore = cache?.store;
   const logStore = logs?.store;
-  const unregisterStores = [
-    cacheStore?.unavailable && registerStore('cache_store', () => cacheStore.unavailable?.()),
-    logStore?.unavailable && logStore.kind === 'postgres' ? registerStore('logs_store', () => logStore.unavailable?.()) : undefined,
-  ];
+  if (cacheStore?.unavailable) dependencies.registerStore('cache_store', () => cacheStore.unavailable?.());
+  if (logStore?.unavailable && logStore.kind === 'postgres') dependencies.registerStore('logs_store', () => logStore.unavailable?.());
   // The SQL logs store also holds MCP tool call logs, so /api/mcp-logs on any replica shows every replica's calls.
   const sql = logs?.store instanceof SqlLogStore ? logs.store.driver : undefined;
   const mcp = new McpManager({
@@ -123,7 +123,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
   });
-  const services = createServices({ counters, catalog, metrics, events, mcp, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
@@ -173,7 +173,6 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
-    for (const unregister of unregisterStores) unregister?.();
     await Promise.allSettled([
       servedReport?.stop(),
       services.close(),

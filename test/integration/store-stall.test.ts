@@ -12,6 +12,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
+import { startPgvector, type RunningPgvector } from '../helpers/pgvector.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { patience } from '../helpers/patience.ts';
 
@@ -25,6 +26,9 @@ let cacheRedis: RunningRedis;
 let counterRedis: RunningRedis;
 let pgServer: RunningPostgres;
 let g: InProcessGateway;
+/** A second gateway, its response cache on PostgreSQL with pgvector. */
+let pgvector: RunningPgvector;
+let g2: InProcessGateway;
 /** Every process frozen and not yet thawed: `after` wakes them whatever failed. */
 const frozen = new Set<number>();
 
@@ -47,7 +51,7 @@ function thaw(pids: number[]): void {
 }
 
 before(async () => {
-  [mock, cacheRedis, counterRedis, pgServer] = await Promise.all([startMockProvider(), startRedis(), startRedis(), startPostgres()]);
+  [mock, cacheRedis, counterRedis, pgServer, pgvector] = await Promise.all([startMockProvider(), startRedis(), startRedis(), startPostgres(), startPgvector()]);
   g = await startGateway(
     {
       providers: mockProviders(mock.url),
@@ -65,6 +69,14 @@ before(async () => {
     },
     { env: { SKYBRIDGE_STORE_TIMEOUT_MS: String(DEADLINE_MS) } },
   );
+  g2 = await startGateway(
+    {
+      providers: mockProviders(mock.url),
+      vector_store: { enabled: true, type: 'postgres', config: pgvector.storeConfig },
+      plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, ttl: '5m', vector_store_namespace: 'stall' } }],
+    },
+    { env: { SKYBRIDGE_STORE_TIMEOUT_MS: String(DEADLINE_MS) } },
+  );
 });
 
 test('every store answers before anything is frozen, and /health lists each', async () => {
@@ -77,8 +89,8 @@ test('every store answers before anything is frozen, and /health lists each', as
 after(async () => {
   // Wake whatever a failed test left frozen: a stopped server can neither answer nor be stopped.
   thaw([...frozen]);
-  await g?.stop();
-  await Promise.allSettled([mock?.close(), cacheRedis?.stop(), counterRedis?.stop(), pgServer?.stop()]);
+  await Promise.allSettled([g?.stop(), g2?.stop()]);
+  await Promise.allSettled([mock?.close(), cacheRedis?.stop(), counterRedis?.stop(), pgServer?.stop(), pgvector?.stop()]);
 });
 
 /** How long a request touching a frozen store may take: its deadline, and room for a loaded machine. */
@@ -98,12 +110,12 @@ async function until(what: string, check: () => Promise<void>, ms = 20_000): Pro
 }
 
 /** A request that must answer within `bound()`: a hang fails the test instead of holding it. */
-async function timed(path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+async function timed(path: string, init: RequestInit = {}, base = g.url): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   const limit = bound();
   let res: Response;
   try {
-    res = await fetch(`${g.url}${path}`, { ...init, signal: AbortSignal.timeout(limit) });
+    res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(limit) });
   } catch (err) {
     throw new Error(`${init.method ?? 'GET'} ${path} did not answer within ${limit} ms: ${(err as Error).message}`);
   }
@@ -113,16 +125,16 @@ async function timed(path: string, init: RequestInit = {}): Promise<{ status: nu
 
 const chatBody = (content: string) => JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content }] });
 
-function chat(content: string, headers: Record<string, string> = {}) {
-  return timed('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(content) });
+function chat(content: string, headers: Record<string, string> = {}, base = g.url) {
+  return timed('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(content) }, base);
 }
 
-async function health(): Promise<{ status: string; dependencies?: Record<string, string> }> {
-  return (await timed('/health')).body as { status: string; dependencies?: Record<string, string> };
+async function health(base = g.url): Promise<{ status: string; dependencies?: Record<string, string> }> {
+  return (await timed('/health', {}, base)).body as { status: string; dependencies?: Record<string, string> };
 }
 
-async function plugin(name: string): Promise<{ status: string; logs: string[] }> {
-  const r = await timed(`/api/plugins/${name}`);
+async function plugin(name: string, base = g.url): Promise<{ status: string; logs: string[] }> {
+  const r = await timed(`/api/plugins/${name}`, {}, base);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return (r.body as { status: { status: string; logs: string[] } }).status;
 }
@@ -163,6 +175,35 @@ describe('the response cache on a frozen Redis', () => {
     await until('a hit after the thaw', async () => {
       const r = await chat('cached after the thaw', fresh);
       assert.equal((r.body.extra_fields as { cache_debug?: { cache_hit?: boolean } } | undefined)?.cache_debug?.cache_hit, true, JSON.stringify(r.body));
+    });
+  });
+});
+
+describe('the response cache on a frozen PostgreSQL (pgvector)', () => {
+  test('a cached request answers as a miss within the deadline; health and the plugin say so, then green after SIGCONT', async () => {
+    const key = { 'x-bf-cache-key': 'stall-pg' };
+    const hitOf = (r: { body: Record<string, unknown> }) => (r.body.extra_fields as { cache_debug?: { cache_hit?: boolean } } | undefined)?.cache_debug?.cache_hit;
+    assert.equal((await chat('kept in PostgreSQL', key, g2.url)).status, 200);
+    await until('a hit before the freeze', async () => assert.equal(hitOf(await chat('kept in PostgreSQL', key, g2.url)), true));
+    const pids = pgvector.pids();
+    freeze(pids);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await chat('kept in PostgreSQL', key, g2.url);
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.notEqual(hitOf(r), true, 'the entry is in a store that does not answer: a miss');
+      }
+      const h = await health(g2.url);
+      assert.equal(h.dependencies?.cache_store, 'unavailable', JSON.stringify(h));
+      const status = await plugin('semantic_cache', g2.url);
+      assert.equal(status.status, 'error');
+      assert.match(status.logs.join(' '), /cache store \(PostgreSQL 127\.0\.0\.1:\d+\) has not answered since/);
+    } finally {
+      thaw(pids);
+    }
+    await until('the pgvector cache store green again, and the entry served', async () => {
+      assert.equal((await health(g2.url)).dependencies?.cache_store, 'ok');
+      assert.equal(hitOf(await chat('kept in PostgreSQL', key, g2.url)), true);
     });
   });
 });

@@ -1,10 +1,8 @@
 // Whether this process should be sent traffic (the readiness probe, /ready), apart from whether it
 // is alive (/health). Not ready while it has no configuration to serve (a Kubernetes proxy started
 // before the operator rendered one, or while the API server is unreachable) and while it drains on
-// shutdown, and while a dependency readiness rests on does not answer (dependencies.ts).
-// Process-wide, like the signals that change it.
-import { unreadyDependency } from './dependencies.ts';
-
+// shutdown. Process-wide, like the signals that change it. /ready also asks the gateway's
+// dependencies (dependencies.ts): a counter store that does not answer makes it 503 too.
 let reason: string | undefined = 'starting';
 let draining = false;
 
@@ -24,5 +22,5 @@ export function markNotReady(why: string): void {
 
 /** Undefined when ready, else why not. */
 export function notReadyReason(): string | undefined {
-  return reason ?? unreadyDependency();
+  return reason;
 }

@@ -10,7 +10,7 @@ import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig
 import { ConfigStoreUnavailableError, RedisConfigStore } from './config-redis-store.ts';
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './redis.ts';
 import { RedisSessionRevocations, type SessionRevocations } from './session-revocations.ts';
-import { registerDependency } from './dependencies.ts';
+import type { Dependencies } from './dependencies.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import { MemoryCounterStore } from '../governance/counters/memory.ts';
 import { RedisCounterStore } from '../governance/counters/redis.ts';
@@ -30,14 +30,14 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<SharedState> {
+/** `dependencies`: where the Redis connection's probe is registered (/health, /ready). */
+export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource, dependencies: Dependencies): Promise<SharedState> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
   let redis: SharedRedis | undefined;
   let revocations: SessionRevocations | undefined;
   let revocationsRedis: SharedRedis | undefined;
-  let unregister = (): void => undefined;
   if (redisCfg) {
     const timeoutMs = storeTimeoutMs();
     const redisCounters = new RedisCounterStore(redisCfg, { commandTimeoutMs: timeoutMs });
@@ -46,7 +46,7 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
     redis = kube ? undefined : openRedis(redisCfg, 'config store', timeoutMs);
     const shared = redis;
     // Readiness rests on it: without the counters every governed request is refused (fail closed).
-    unregister = registerDependency('redis', {
+    dependencies.register('redis', {
       state: () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'),
       reason: () => redisCounters.unavailable() ?? shared?.unavailable(),
       readiness: true,
@@ -60,7 +60,6 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
     counters = new MemoryCounterStore();
   }
   const close = async (): Promise<void> => {
-    unregister();
     await Promise.allSettled([counters.close(), store.close().then(() => redis?.close()), revocationsRedis?.close()]);
   };
   if (kube) {
