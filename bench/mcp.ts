@@ -5,7 +5,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMockProvider } from '../test/mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../test/helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../test/helpers/gateway.ts';
+import { eventually } from '../test/helpers/patience.ts';
 import { mockProviders } from '../test/helpers/providers.ts';
 
 const N = Number(process.argv[2] ?? 300);

@@ -3,7 +3,7 @@
 // two turns (child records), each linking to its own detail, which names the parent.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient } from '../helpers/api.ts';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { mockProviders } from '../helpers/providers.ts';

@@ -10,7 +10,8 @@ import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
-import { eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
 

@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startKubeApiServer } from '../helpers/kube.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';

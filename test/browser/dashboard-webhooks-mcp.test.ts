@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startKubeApiServer } from '../helpers/kube.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';

@@ -84,16 +84,3 @@ export async function runGatewayExpectingExit(config: unknown, env: NodeJS.Proce
   return { code, output };
 }
 
-/** Polls until `check` passes or the time runs out (`timeoutMs` on an idle machine, longer on a busy one). */
-export async function eventually(check: () => Promise<void> | void, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + patience(timeoutMs);
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}

@@ -6,15 +6,13 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import OpenAI from 'openai';
 import { parseCli } from '../../proxy/src/cli.ts';
 import { configureLog } from '../../proxy/src/log.ts';
 import { configFromEnv, loadConfigFile } from '../../proxy/src/config/load.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
 import { configFile, createGateway, type Gateway } from '../../proxy/src/gateway.ts';
-import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { closeAtEnd } from './cleanup.ts';
-import { mockProviders } from './providers.ts';
+import { stackWith, type StackConfig, type StackOf } from './stack.ts';
 
 export interface InProcessGateway {
   url: string;
@@ -78,26 +76,9 @@ function setEnv(env: NodeJS.ProcessEnv): () => void {
   };
 }
 
-/** A gateway in front of one mock server playing OpenAI, Anthropic and Gemini, plus an OpenAI SDK client pointed at it. */
-export interface Stack {
-  mock: MockProvider;
-  gateway: InProcessGateway;
-  client: OpenAI;
-  close(): Promise<void>;
-}
+/** A gateway in process in front of one mock server playing OpenAI, Anthropic and Gemini, plus an OpenAI SDK client pointed at it. */
+export type Stack = StackOf<InProcessGateway>;
 
-export async function startStack(config: (mockUrl: string) => Record<string, unknown> = (u) => ({ providers: mockProviders(u) })): Promise<Stack> {
-  const mock = await startMockProvider();
-  const closeMock = closeAtEnd(() => mock.close());
-  const gateway = await startGateway(config(mock.url));
-  const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
-  return {
-    mock,
-    gateway,
-    client,
-    close: async () => {
-      await gateway.stop();
-      await closeMock();
-    },
-  };
+export function startStack(config?: StackConfig): Promise<Stack> {
+  return stackWith(startGateway, config);
 }

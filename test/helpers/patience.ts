@@ -14,3 +14,17 @@ export function loadFactor(): number {
 export function patience(ms: number): number {
   return Math.round(ms * loadFactor());
 }
+
+/** Polls until `check` passes or the time runs out (`timeoutMs` on an idle machine, longer on a busy one). */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + patience(timeoutMs);
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 
 const VK = { alpha: 'sk-bf-alpha-0123456789', bravo: 'sk-bf-bravo-0123456789', charlie: 'sk-bf-charlie-0123456789', delta: 'sk-bf-delta-0123456789', echo: 'sk-bf-echo-0123456789' };

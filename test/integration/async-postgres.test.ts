@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 import { mockProviders } from '../helpers/providers.ts';
 

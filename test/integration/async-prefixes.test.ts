@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { speechAudio } from '../mock-provider/media-files.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;

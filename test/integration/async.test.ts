@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { png, speechAudio } from '../mock-provider/media-files.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
 import { compileSnapshot, type Snapshot } from '../../proxy/src/config/snapshot.ts';

@@ -5,7 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startRedisStack } from '../helpers/redis-stack.ts';
 import { startPgvector } from '../helpers/pgvector.ts';

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 

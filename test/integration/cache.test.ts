@@ -9,7 +9,7 @@ import { embeddedSpeechText, speechAudio } from '../mock-provider/media-files.ts
 import Anthropic from '@anthropic-ai/sdk';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startRedisStack } from '../helpers/redis-stack.ts';
 import { startPgvector } from '../helpers/pgvector.ts';

@@ -3,7 +3,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { eventually, runGatewayExpectingExit, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { runGatewayExpectingExit, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { mockProviders } from '../helpers/providers.ts';
 

@@ -15,7 +15,7 @@ import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/setup.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 
 // A fixed seed keeps CI deterministic; FUZZ_SEED=random explores new inputs (the seed is printed).
 const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -244,6 +244,8 @@ const EXAMPLES: [RegExp, unknown][] = [
   [/\/converse(-stream)?$/, { messages: [{ role: 'user', content: [{ text: 'hi' }, { image: { format: 'png', source: { bytes: PNG } } }] }, { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'f', input: {} } }] }, { role: 'user', content: [{ toolResult: { toolUseId: 't1', content: [{ text: 'ok' }] } }] }], system: [{ text: 's' }], inferenceConfig: { maxTokens: 5 }, toolConfig: { tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object' } } } }] } }],
   [/\/v2\/chat$/, { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }], documents: [{ data: { text: 'd' } }], max_tokens: 5 }],
   [/\/batches$/, { input_file_id: 'file-abc123', endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { a: 'b' } }],
+  [/\/containers$/, { name: 'sandbox', expires_after: { anchor: 'last_active_at', minutes: 20 }, file_ids: ['file-abc123'], memory_limit: '4g', network_policy: { type: 'allowlist', allowed_domains: ['example.com'] }, provider: 'openai' }],
+  [/\/containers\/[^/]+\/files$/, { file_id: 'file-abc123', provider: 'openai' }],
   [/_passthrough\//, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }],
 ];
 

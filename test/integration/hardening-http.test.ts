@@ -7,7 +7,8 @@ import { request as httpRequest } from 'node:http';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 
 let mock: MockProvider;

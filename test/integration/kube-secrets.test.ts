@@ -10,7 +10,8 @@ import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor } from '../helpers/kube.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 
 const NS = 'skybridge';

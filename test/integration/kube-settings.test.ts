@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { kubeList, renderConfig, type KubeObject } from '../helpers/kube-render.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 

@@ -1,4 +1,4 @@
-// Request logging end to end: real gateway processes with client.enable_logging (SQLite in the app
+// Request logging end to end: gateways (in process) with client.enable_logging (SQLite in the app
 // directory), the logging plugin named in plugins[] (content off), and two gateways sharing a real
 // PostgreSQL. Each request a user makes (a chat, a stream, a refusal, an upstream error, a
 // passthrough call) shows up in /api/logs within 2 s with what happened, and no credential is ever
@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 
@@ -24,7 +25,7 @@ const RL_VK_VALUE = 'sk-bf-rl-vk-0123456789';
 const CENT_PER_TOKEN = [{ model_pattern: '*', match_type: 'wildcard', input_cost_per_token: 0.01, output_cost_per_token: 0.01 }];
 
 let mock: MockProvider;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -51,13 +52,13 @@ function config(extra: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-async function gateway(cfg: unknown): Promise<RunningGateway> {
+async function gateway(cfg: unknown): Promise<InProcessGateway> {
   const g = await startGateway(cfg);
   gateways.push(g);
   return g;
 }
 
-const client = (g: RunningGateway, key?: string) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: key ?? 'none', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) });
+const client = (g: InProcessGateway, key?: string) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: key ?? 'none', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) });
 
 async function statusOf(p: Promise<unknown>): Promise<number> {
   try {
@@ -69,17 +70,17 @@ async function statusOf(p: Promise<unknown>): Promise<number> {
   }
 }
 
-async function getJson(g: RunningGateway, path: string): Promise<Entry> {
+async function getJson(g: InProcessGateway, path: string): Promise<Entry> {
   const res = await fetch(g.url + path);
   const body = (await res.json()) as Entry;
   assert.equal(res.status, 200, JSON.stringify(body));
   return body;
 }
 
-const logsOf = async (g: RunningGateway): Promise<Entry[]> => (await getJson(g, '/api/logs?limit=100')).logs as Entry[];
+const logsOf = async (g: InProcessGateway): Promise<Entry[]> => (await getJson(g, '/api/logs?limit=100')).logs as Entry[];
 
 /** Waits (at most 2 s) until `find` picks a record out of /api/logs. */
-async function logged(g: RunningGateway, what: string, find: (e: Entry) => boolean): Promise<Entry> {
+async function logged(g: InProcessGateway, what: string, find: (e: Entry) => boolean): Promise<Entry> {
   let hit: Entry | undefined;
   await eventually(async () => {
     hit = (await logsOf(g)).find(find);
@@ -89,7 +90,7 @@ async function logged(g: RunningGateway, what: string, find: (e: Entry) => boole
 }
 
 describe('request logs on SQLite (client.enable_logging)', () => {
-  let g: RunningGateway;
+  let g: InProcessGateway;
   before(async () => {
     g = await gateway(config({ client: { enable_logging: true } }));
   });

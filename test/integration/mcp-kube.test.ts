@@ -5,7 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, type Api } from '../helpers/api.ts';
 import { kubeList, renderConfig, type KubeObject } from '../helpers/kube-render.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';

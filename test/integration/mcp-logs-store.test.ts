@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';

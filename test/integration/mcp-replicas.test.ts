@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';

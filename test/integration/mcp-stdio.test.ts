@@ -4,14 +4,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient } from '../helpers/api.ts';
 
 const STDIO_SERVER = new URL('../mcp-servers/stdio.ts', import.meta.url).pathname;
 
 let mock: MockProvider | undefined;
-const gateways: RunningGateway[] = [];
+const gateways: InProcessGateway[] = [];
 
 before(async () => {
   mock = await startMockProvider();
@@ -37,7 +38,7 @@ interface ClientView {
   connecting?: boolean;
 }
 
-async function gateway(clients: unknown[], env: NodeJS.ProcessEnv = {}): Promise<{ g: RunningGateway; by: Record<string, ClientView> }> {
+async function gateway(clients: unknown[], env: NodeJS.ProcessEnv = {}): Promise<{ g: InProcessGateway; by: Record<string, ClientView> }> {
   const g = await startGateway({ providers: mockProviders(mock!.url), mcp: { client_configs: clients } }, { env });
   gateways.push(g);
   let list: ClientView[] = [];

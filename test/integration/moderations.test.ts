@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 
@@ -14,7 +15,7 @@ const VK = 'sk-bf-moderation-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-moderation-chat-only-0123';
 
 let mock: MockProvider;
-let gw: RunningGateway;
+let gw: InProcessGateway;
 
 before(async () => {
   mock = await startMockProvider();

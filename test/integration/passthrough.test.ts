@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { mockProviders } from '../helpers/providers.ts';
 

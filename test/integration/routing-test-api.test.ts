@@ -9,7 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 import { createApiHandler } from '../../proxy/src/api/app.ts';
@@ -28,7 +29,7 @@ const RULES = [
 ];
 
 let mock: MockProvider;
-let g: RunningGateway;
+let g: InProcessGateway;
 let api: Api;
 
 before(async () => {

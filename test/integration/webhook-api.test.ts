@@ -6,7 +6,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, basic, type Api, type ApiError } from '../helpers/api.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 

@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, basic, type Api } from '../helpers/api.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 

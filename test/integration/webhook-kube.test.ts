@@ -5,7 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
-import { eventually, startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, basic, type Api, type ApiError } from '../helpers/api.ts';
 import { kubeList, renderConfig } from '../helpers/kube-render.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';

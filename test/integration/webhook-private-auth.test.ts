@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, type Api, type ApiError } from '../helpers/api.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';

@@ -5,7 +5,8 @@
 // process, so neither replica is woken by it: both find the work by polling, as for another node's job.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, eventually, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 import { apiClient, basic } from '../helpers/api.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';

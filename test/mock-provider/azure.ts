@@ -9,6 +9,8 @@
 // - a deployment whose name starts with `nonexistent` is Azure's 404 DeploymentNotFound.
 // - chat and text completions carry content-filter annotations: `prompt_filter_results` and per-choice
 //   `content_filter_results`; a stream starts with a chunk holding only `prompt_filter_results`.
+// - a container delete (`DELETE /openai/v1/containers/{id}`) succeeds with no body, as Azure's
+//   reference documents it (OpenAI answers a deletion object).
 
 import { openai } from './openai.ts';
 import { json } from './reply.ts';
@@ -67,6 +69,19 @@ function delegate(inner: Route, openaiPath: string, model: string | undefined, f
   };
 }
 
+const CONTAINER_PATH = /^\/v1\/containers\/[^/]+$/;
+
+/** A success answered with an empty body (errors keep theirs). */
+function withoutBody(route: Route): Route {
+  return {
+    model: route.model,
+    handle: (ctx) => {
+      const reply = route.handle(ctx);
+      return reply.kind === 'json' && reply.status === 200 ? { ...reply, body: '', headers: { ...reply.headers, 'content-type': 'text/plain' } } : reply;
+    },
+  };
+}
+
 export const azure: FormatModule = {
   format: 'azure',
   route(method, path, body): Route | undefined {
@@ -86,6 +101,7 @@ export const azure: FormatModule = {
     const openaiPath = isV1(path) ? path.slice('/openai'.length) : DATED_PATHS[path];
     if (!openaiPath) return undefined;
     const inner = openai.route(method, openaiPath, body);
+    if (inner && method === 'DELETE' && CONTAINER_PATH.test(openaiPath)) return withoutBody(delegate(inner, openaiPath, undefined, false));
     return inner && delegate(inner, openaiPath, undefined, openaiPath === '/v1/chat/completions' || openaiPath === '/v1/completions');
   },
   authenticate(ctx) {

@@ -55,7 +55,7 @@ const batches = new Map<string, Batch>();
 
 // ---------------------------------------------------------------- multipart
 
-interface Part {
+export interface Part {
   name: string;
   filename?: string;
   contentType?: string;
@@ -63,7 +63,7 @@ interface Part {
 }
 
 /** A strict multipart/form-data reader: the boundary from the header, CRLF framing. */
-function parseMultipart(raw: Buffer, contentType: string): Part[] | string {
+export function parseMultipart(raw: Buffer, contentType: string): Part[] | string {
   const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   if (!m) return 'Missing boundary in multipart/form-data Content-Type header.';
   const delimiter = Buffer.from(`--${m[1] ?? m[2]}`);
@@ -90,6 +90,11 @@ function parseMultipart(raw: Buffer, contentType: string): Part[] | string {
 }
 
 // ---------------------------------------------------------------- files
+
+/** An uploaded file's name and bytes (a container copies it by id). */
+export function storedFile(id: string): { filename: string; data: Buffer } | undefined {
+  return files.get(id);
+}
 
 function fileObject(f: StoredFile): JsonObject {
   return { id: f.id, object: 'file', bytes: f.data.length, created_at: f.created_at, expires_at: null, filename: f.filename, purpose: f.purpose, status: 'processed', status_details: null };
@@ -126,7 +131,7 @@ function upload(ctx: RequestContext, error: ErrorReply): Reply {
 }
 
 /** Newest first unless `order=asc`; `after` is an id of the previous page. */
-function page<T extends { id: string; created_at: number }>(items: T[], query: Record<string, string>, defaultLimit: number, order = query.order ?? 'desc'): { data: T[]; hasMore: boolean } {
+export function page<T extends { id: string; created_at: number }>(items: T[], query: Record<string, string>, defaultLimit: number, order = query.order ?? 'desc'): { data: T[]; hasMore: boolean } {
   const sorted = [...items].sort((a, b) => (order === 'asc' ? a.created_at - b.created_at || a.id.localeCompare(b.id) : b.created_at - a.created_at || b.id.localeCompare(a.id)));
   const start = query.after ? sorted.findIndex((x) => x.id === query.after) + 1 : 0;
   const limit = Number(query.limit ?? defaultLimit);

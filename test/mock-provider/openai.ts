@@ -1,5 +1,6 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
-// Files and Batches live in openai-files.ts, Images and Audio in openai-media.ts, Moderations in openai-moderation.ts.
+// Files and Batches live in openai-files.ts, Containers in openai-containers.ts, Images and Audio in openai-media.ts,
+// Moderations in openai-moderation.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -11,6 +12,7 @@ import {
 } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
 import { openaiFilesRoute } from './openai-files.ts';
+import { openaiContainersRoute } from './openai-containers.ts';
 import { openaiMediaHandler } from './openai-media.ts';
 import { moderations } from './openai-moderation.ts';
 
@@ -792,6 +794,8 @@ export const openai: FormatModule = {
   route(method, path, body): Route | undefined {
     const files = openaiFilesRoute(method, path, openaiError, BATCH_ENDPOINTS);
     if (files) return files;
+    const containers = openaiContainersRoute(method, path, openaiError);
+    if (containers) return containers;
     if (method === 'POST') {
       const handle = POST_ROUTES.get(path) ?? openaiMediaHandler(path);
       return handle ? { model: bodyModel(body), handle } : undefined;

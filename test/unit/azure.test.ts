@@ -36,6 +36,14 @@ describe('azure paths', () => {
     assert.equal(azureOperationPath('/models', {}, '2024-10-21'), '/models?api-version=2024-10-21');
   });
 
+  test('containers go to the v1 API, query kept, without api-version or deployment', () => {
+    assert.equal(azureOperationPath('/containers', {}, '2024-10-21'), '/v1/containers');
+    assert.equal(azureOperationPath('/containers?limit=2&after=cntr_1', {}, '2024-10-21'), '/v1/containers?limit=2&after=cntr_1');
+    assert.equal(azureOperationPath('/containers/cntr_1/files/cfile_2/content', {}, '2024-10-21'), '/v1/containers/cntr_1/files/cfile_2/content');
+    // Not a container path: a name that merely starts with it keeps the dated API.
+    assert.equal(azureOperationPath('/containersx', {}, '2024-10-21'), '/containersx?api-version=2024-10-21');
+  });
+
   test('an unmapped model is its own deployment, inherited object keys included', () => {
     assert.equal(deploymentFor('gpt-4o', { 'gpt-4o': 'chat-prod' }), 'chat-prod');
     assert.equal(deploymentFor('o3', { 'gpt-4o': 'chat-prod' }), 'o3');

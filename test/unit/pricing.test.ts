@@ -1,7 +1,8 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PricingOverride } from '../../proxy/src/schema/governance.ts';
 import { costOf, overrideMatches, overrideProblem, priceOf, type Price } from '../../proxy/src/governance/pricing/pricing.ts';
+import { containerSessionCost } from '../../proxy/src/governance/pricing/containers.ts';
 import { ANTHROPIC_MODELS, GEMINI_MODELS, OPENAI_MODELS } from '../mock-provider/models.ts';
 import { MODELS } from '../helpers/providers.ts';
 
@@ -149,4 +150,19 @@ test('costOf: cached tokens are part of the prompt and priced at their own rate'
   const capped = costOf(gpt, { prompt_tokens: 10, completion_tokens: Number.NaN, cached_read_tokens: 50 });
   assert.ok(Math.abs(capped - 10 * 1.25e-6) < 1e-15, String(capped));
   assert.equal(costOf(gpt, { prompt_tokens: -5, completion_tokens: 0 }), 0);
+});
+
+describe('container sessions', () => {
+  test("a created container costs OpenAI's 5-minute minimum at its memory tier's per-minute rate", () => {
+    // $0.03 / $0.12 / $0.48 / $1.92 per 20 minutes, so per minute a twentieth of that.
+    const cents = (m: string) => Math.round((containerSessionCost('openai', m) ?? NaN) * 1e6) / 1e4;
+    assert.deepEqual(['1g', '4g', '16g', '64g'].map(cents), [0.75, 3, 12, 48]);
+  });
+
+  test('an unknown tier, or a provider with no published container price, is unpriced', () => {
+    assert.equal(containerSessionCost('openai', '2g'), undefined);
+    assert.equal(containerSessionCost('openai', 'constructor'), undefined);
+    assert.equal(containerSessionCost('openai', undefined), undefined);
+    assert.equal(containerSessionCost('azure', '1g'), undefined);
+  });
 });

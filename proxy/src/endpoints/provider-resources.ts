@@ -1,4 +1,4 @@
-// What files and batches share: they are a provider's stored resources, not model calls, so the
+// What files, batches and containers share: they are a provider's stored resources, not model calls, so the
 // provider is named by the client (`provider` query parameter, form or body field, or the
 // `x-model-provider` header) or is the first configured provider that offers the operation; the
 // call goes out once, with one stable key, and the answer comes back as the provider sent it, JSON
@@ -14,9 +14,10 @@ import type { Accept, Execute } from '../pipeline/runner.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError, invalidRequest, requireOperation } from '../unified/errors.ts';
 import { appendMember } from '../unified/json-splice.ts';
+import { chargeFixedCost } from '../governance/cost.ts';
 import { httpRoute } from './serve.ts';
 
-export type ResourceOperation = Extract<Operation, 'files' | 'batches'>;
+export type ResourceOperation = Extract<Operation, 'files' | 'batches' | 'containers'>;
 
 /** Query parameters that choose the provider; they are the gateway's, never forwarded. */
 export const PROVIDER_PARAMS = ['provider', 'x-model-provider'] as const;
@@ -74,7 +75,7 @@ export function forwardedQuery(ctx: RequestContext): string {
   return s ? `?${s}` : '';
 }
 
-/** The request body an HTTP exchange carries (files and batches are HTTP only). */
+/** The request body an HTTP exchange carries (files, batches and containers are HTTP only). */
 export function httpRequestOf(ctx: RequestContext): NonNullable<RequestContext['http']>['req'] {
   if (!ctx.http) throw invalidRequest('this operation takes an HTTP request');
   return ctx.http.req;
@@ -85,13 +86,15 @@ export interface ResourceCall {
   up: UpstreamRequest;
   /** Relay the body as bytes (file content) instead of JSON with extra_fields. */
   raw?: boolean;
+  /** USD the successful answer (parsed) costs, charged to budgets and logged (a container session); undefined: unpriced. */
+  price?: (answer: unknown) => number | undefined;
 }
 
 /** Each request's call, from accept to execute. */
 const calls = new WeakMap<RequestContext, ResourceCall>();
 
 /**
- * A files or batches route: `prepare` reads the request (after the caller is identified) and says
+ * A files, batches or containers route: `prepare` reads the request (after the caller is identified) and says
  * which provider gets what; the provider's permissions and limits are checked by the stages. One
  * call, no retries: an upload or a create repeated after a lost answer would happen twice.
  */
@@ -100,13 +103,18 @@ export function resourceRoute(operation: ResourceOperation, requestType: string,
     const call = calls.get(ctx)!;
     const { provider, up } = call;
     const body = up.body === undefined ? undefined : JSON.stringify(up.body);
-    const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], resourceKey(provider, ctx.keyIds), up, body, ctx.signal);
+    const key = resourceKey(provider, ctx.keyIds);
+    // The log record names the key (its id, never its value) the resource lives under.
+    ctx.keyId = key?.id;
+    const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], key, up, body, ctx.signal);
     if (call.raw) return { kind: 'bytes', status: answer.status, headers: relayedHeaders(answer.headers), body: upstreamBytes(answer.body, provider.name, ctx.signal) };
-    return withExtra(ctx, provider, answer.status, await answer.text(), requestType);
+    const text = await answer.text();
+    if (call.price) chargeFixedCost(ctx, call.price(parsedOrUndefined(text)));
+    return withExtra(ctx, provider, answer.status, text, requestType);
   };
   const accept: Accept = async (ctx) => {
     ctx.model = '';
-    // Files and batches name no model, so routing and model limits do not apply.
+    // Files, batches and containers name no model, so routing and model limits do not apply.
     const call = await prepare(ctx);
     calls.set(ctx, call);
     // The request is what the provider receives (a batch's JSON body), as on inference routes:
@@ -119,7 +127,17 @@ export function resourceRoute(operation: ResourceOperation, requestType: string,
   return httpRoute({ operation, requestType }, accept);
 }
 
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function withExtra(ctx: RequestContext, provider: ProviderRuntime, status: number, text: string, requestType: string): Outcome {
+  // A success with no body (Azure's container delete documents none) is relayed as such.
+  if (text.trim() === '') return { kind: 'text', status, text: '', headers: { 'content-type': 'text/plain; charset=utf-8' } };
   const extra = { provider: provider.name, request_type: requestType, latency: Math.round(performance.now() - ctx.started) };
   const spliced = appendMember(text, 'extra_fields', extra);
   if (spliced === undefined) {

@@ -17,6 +17,16 @@ export function answerCost(ctx: RequestContext): number | undefined {
   return ctx.costMemo ?? undefined;
 }
 
+/**
+ * A price the route knows without token usage (a created container's session): charged to the
+ * budgets and logged as the request's cost. `usd` undefined: the answer has no known price.
+ */
+export function chargeFixedCost(ctx: RequestContext, usd: number | undefined): void {
+  ctx.costMemo = usd ?? null;
+  // The limits stage charges once there is usage; this answer has none in tokens.
+  ctx.usage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+}
+
 function priced(ctx: RequestContext): number | undefined {
   const usage = ctx.usage;
   if (!usage) return undefined;

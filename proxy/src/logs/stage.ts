@@ -184,6 +184,8 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-k
 
 /** The budget's price of this answer (undefined when the model has no known price). */
 function costFor(ctx: RequestContext): number | undefined {
+  // A price set by the route itself (governance/cost.ts chargeFixedCost: a container session) names no model.
+  if (typeof ctx.costMemo === 'number') return ctx.costMemo;
   return !ctx.model || ctx.provider === 'none' ? undefined : answerCost(ctx);
 }
 

@@ -2,11 +2,9 @@
 // is reconciled by client id: new ones connect, removed ones close, changed ones reconnect, and
 // unchanged ones keep their connection. Each replica follows its own snapshots, so every replica
 // serves the same clients, and a client in error keeps retrying on each (no sticky failure).
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
-import type { TurnTotals } from '../pipeline/turns.ts';
-import type { KnownCaller } from '../pipeline/context.ts';
+import type { InProcessOrigin } from '../pipeline/context.ts';
 import type { McpClientConfig, McpSection } from '../schema/mcp.ts';
 import type { ClientConfig } from '../schema/gateway.ts';
 import { log } from '../log.ts';
@@ -42,17 +40,9 @@ export interface ToolOutcome {
 }
 
 /** One agent turn, run through the whole pipeline (operations/execute.ts `execute`, wired by gateway.ts). */
-export interface TurnRequest {
+export interface TurnRequest extends InProcessOrigin {
   operation: 'chat' | 'responses';
   body: unknown;
-  headers?: IncomingHttpHeaders;
-  signal?: AbortSignal;
-  /** The agent request's id (the MCP call records name it). */
-  parentRequestId?: string;
-  /** The agent request's totals: each turn adds its usage and cost there instead of being logged and counted. */
-  turnOf?: TurnTotals;
-  /** The agent request's caller, identified already: the turn is not identified again (it is admitted). */
-  caller?: KnownCaller;
 }
 /** What a turn runs on behalf of: the agent request (its id, its totals, its caller). */
 export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'turnOf' | 'caller'>;

@@ -2,8 +2,8 @@
 // /v1/audio/transcriptions (multipart in; JSON, plain text, SRT or VTT out, or SSE transcript events).
 import { validated } from '../http/body.ts';
 import { mediaUsage, SPEECH_CONTENT_TYPES, SpeechRequestSchema, type FormRequest, type SpeechRequest, type TranscriptionResponse } from '../unified/media.ts';
-import { GatewayError, requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { readJson, type OperationSpec } from './inference.ts';
+import { GatewayError } from '../unified/errors.ts';
+import { buildBy, readJson, type OperationSpec } from './inference.ts';
 import { formBuild, readFormRequest } from './media-form.ts';
 import { mediaEventPlan } from './media-stream-plan.ts';
 import { checkStringField } from '../unified/answer-shape.ts';
@@ -20,11 +20,7 @@ export const speechSpec: OperationSpec<SpeechRequest> = {
     return {
       requestType: 'speech',
       modelRequested: req.model,
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'speech');
-        if (!adapter.speechRequest) throw unsupportedOperation(t.provider.name, 'speech');
-        return adapter.speechRequest(req, t.model);
-      },
+      build: buildBy('speech', req, (a, r, model) => a.speechRequest?.(r, model)),
       parse: () => {
         throw new GatewayError(500, 'speech answers are relayed, not parsed', { type: 'internal_error' });
       },

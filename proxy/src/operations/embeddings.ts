@@ -1,8 +1,7 @@
 import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
 import { EmbeddingRequestSchema, encodeEmbedding, type EmbeddingRequest, type EmbeddingResponse } from '../unified/embeddings.ts';
-import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { readJson, type OperationSpec } from './inference.ts';
+import { buildBy, readJson, type OperationSpec } from './inference.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 
 const parseEmbedding = nullsAbsent(validated(EmbeddingRequestSchema));
@@ -12,11 +11,7 @@ export const embeddingsSpec: OperationSpec<EmbeddingRequest> = {
   spec: (emb, ctx) => ({
     requestType: 'embedding',
     modelRequested: emb.model,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'embeddings');
-      if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
-      return adapter.embeddingsRequest(emb, t.model);
-    },
+    build: buildBy('embeddings', emb, (a, r, model) => a.embeddingsRequest?.(r, model)),
     parse: (body, att) => {
       const out = att.adapter.embeddingsResponse!(body, emb, att.target.model, att.up);
       // Providers that only return floats still honour a base64 request.

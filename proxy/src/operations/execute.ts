@@ -1,12 +1,10 @@
 // Running a request with no HTTP response at all (async jobs, agent loops, cache warm-up, tests):
 // the same routes, stages and execution as over HTTP, the outcome handed back as a value. Answers
 // come as values (JSON objects, unified chunks), not the text fast paths HTTP clients get.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
-import { RequestContext, type ContextServices, type KnownCaller } from '../pipeline/context.ts';
+import { RequestContext, type ContextServices, type InProcessOrigin } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Accept, Pipeline } from '../pipeline/runner.ts';
-import type { TurnTotals } from '../pipeline/turns.ts';
 import { inferenceAccept } from './inference.ts';
 import { OPERATION_ROUTES } from './specs.ts';
 import { OPERATION_BY_NAME, type OperationName } from '../unified/operations.ts';
@@ -16,23 +14,13 @@ const ACCEPTS: ReadonlyMap<OperationName, Accept> = new Map([...OPERATION_ROUTES
 
 export type ExecuteOperation = OperationName;
 
-export interface ExecuteRequest {
+export interface ExecuteRequest extends InProcessOrigin {
   operation: ExecuteOperation;
   /**
    * The request as its OpenAI-format JSON body (`stream: true` for a stream of unified chunks); for
    * transcription, image_edit and image_variation the form's parts (unified/form.ts FormPart[]).
    */
   body: unknown;
-  /** Headers as a client would send them (a virtual key, routing headers). */
-  headers?: IncomingHttpHeaders;
-  /** Aborts the upstream call (and a stream being read). */
-  signal?: AbortSignal;
-  /** The request this one runs for (an agent loop's step): named in its log record. */
-  parentRequestId?: string;
-  /** An agent turn: its usage and cost are summed into these, and it is not logged or counted on its own. */
-  turnOf?: TurnTotals;
-  /** Who calls, identified and perhaps admitted already (an async job's submitter): `headers` then carry no key. */
-  caller?: KnownCaller;
 }
 
 /**

@@ -2,8 +2,7 @@
 // Answers are OpenAI's images shape; `stream: true` relays the provider's image events.
 import { validated } from '../http/body.ts';
 import { ImageGenerationRequestSchema, mediaUsage, type FormRequest, type ImageGenerationRequest, type ImageResponse } from '../unified/media.ts';
-import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
-import { readJson, type OperationSpec } from './inference.ts';
+import { buildBy, readJson, type OperationSpec } from './inference.ts';
 import { formBuild, readFormRequest } from './media-form.ts';
 import { mediaEventPlan } from './media-stream-plan.ts';
 import { objectList } from '../unified/answer-shape.ts';
@@ -21,11 +20,7 @@ export const imageGenerationSpec: OperationSpec<ImageGenerationRequest> = {
   spec: (req) => ({
     requestType: 'image_generation',
     modelRequested: req.model,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'image_generation');
-      if (!adapter.imageGenerationRequest) throw unsupportedOperation(t.provider.name, 'image_generation');
-      return adapter.imageGenerationRequest(req, t.model);
-    },
+    build: buildBy('image_generation', req, (a, r, model) => a.imageGenerationRequest?.(r, model)),
     parse: (body, att) => att.adapter.imageGenerationResponse?.(body, req, att.target.model) ?? imageAnswer(body),
     usage: mediaUsage,
     // Formats without their own translation answer in OpenAI's shape already.

@@ -24,7 +24,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
-import { invalidRequest } from '../unified/errors.ts';
+import { invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
 
 export interface InferenceSpec<TOut, TItem> {
   /** This call's request type (the streaming variant when it streams). */
@@ -44,6 +44,24 @@ export interface InferenceSpec<TOut, TItem> {
   stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
   /** Answers that are not JSON (audio bytes, plain-text transcripts): relayed as bytes; the content type when the upstream names none. */
   relay?: string;
+}
+
+/**
+ * The build step of an operation a provider may lack: its provider must declare the capability and
+ * its adapter translate the request (`translate` answers undefined when the adapter has no such
+ * method); otherwise the unsupported-operation 400.
+ */
+export function buildBy<R>(
+  capability: string,
+  req: R,
+  translate: (adapter: FormatAdapter, req: R, model: string) => UpstreamRequest | undefined,
+): (target: Target, adapter: FormatAdapter) => UpstreamRequest {
+  return (t, adapter) => {
+    requireOperation(t.provider, capability);
+    const up = translate(adapter, req, t.model);
+    if (!up) throw unsupportedOperation(t.provider.name, capability);
+    return up;
+  };
 }
 
 /** What the request names: the model and its fallbacks. */

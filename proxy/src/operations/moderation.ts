@@ -3,9 +3,8 @@
 // The answer is OpenAI's, relayed as it came; there is no usage to charge.
 import { validated } from '../http/body.ts';
 import { ModerationRequestSchema, type ModerationRequest, type ModerationResponse } from '../unified/moderation.ts';
-import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import { objectList } from '../unified/answer-shape.ts';
-import { readJson, type OperationSpec } from './inference.ts';
+import { buildBy, readJson, type OperationSpec } from './inference.ts';
 
 const parseModeration = validated(ModerationRequestSchema);
 
@@ -20,11 +19,7 @@ export const moderationSpec: OperationSpec<ModerationRequest> = {
   spec: (req, ctx) => ({
     requestType: 'moderation',
     modelRequested: req.model,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'moderation');
-      if (!adapter.moderationRequest) throw unsupportedOperation(t.provider.name, 'moderation');
-      return adapter.moderationRequest(req, t.model);
-    },
+    build: buildBy('moderation', req, (a, r, model) => a.moderationRequest?.(r, model)),
     parse: (body) => moderationAnswer(body),
     // A moderation generates nothing and reports no tokens.
     usage: () => undefined,

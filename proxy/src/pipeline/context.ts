@@ -93,6 +93,23 @@ export interface ContextInit {
   caller?: KnownCaller;
 }
 
+/**
+ * What an in-process caller (execute(), an agent's turn) says besides the operation and its body:
+ * declared once here, where the context takes it, so the callers' request types cannot drift apart.
+ */
+export interface InProcessOrigin {
+  /** Headers as a client would send them (a virtual key, routing headers). */
+  headers?: IncomingHttpHeaders;
+  /** Aborts the upstream call (and a stream being read). */
+  signal?: AbortSignal;
+  /** The request this one runs for (an agent loop's step): named in its log record. */
+  parentRequestId?: string;
+  /** An agent turn: its usage and cost are summed into these, and it is not logged or counted on its own. */
+  turnOf?: TurnTotals;
+  /** Who calls, identified and perhaps admitted already (an async job's submitter, an agent request's caller): `headers` then carry no key. */
+  caller?: KnownCaller;
+}
+
 export class RequestContext {
   readonly services: ContextServices;
   readonly snapshot: Snapshot;

@@ -34,7 +34,7 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'files', 'batches', ...MEDIA], { nativeResponses: true }),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
   anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
   gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens']),
   // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).
@@ -57,7 +57,8 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings']) }),
   // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
-  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings'], { pathPrefix: '/openai', nativeResponses: true }),
+  // Containers are served by Azure's v1 API only (`/openai/v1/containers`, see azure/paths.ts).
+  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings', 'containers'], { pathPrefix: '/openai', nativeResponses: true }),
 };
 // A client-chosen provider name (`constructor/gpt-4o`) must not find Object.prototype's members.
 Object.setPrototypeOf(PROVIDER_KINDS, null);

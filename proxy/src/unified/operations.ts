@@ -5,7 +5,7 @@
 // data only, on the ground floor beside the unified types, so the snapshot, the pipeline and the
 // stages read it without loading operation code. Providers declare which of these operations they offer.
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | MediaOperation;
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | 'containers' | MediaOperation;
 /** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
 export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 
@@ -68,12 +68,13 @@ export const OPERATION_BY_NAME: ReadonlyMap<string, OperationRow> = new Map(OPER
 
 /**
  * The reference gateway's `allowed_requests` key of each provider capability: an operation's is its
- * request type; the HTTP-only resources (model lists, files, batches) are not operations of the table.
+ * request type; the HTTP-only resources (model lists, files, batches, containers) are not operations of the table.
  */
 export const ALLOWED_REQUEST_KEYS: Readonly<Record<Operation, string>> = {
   ...(Object.fromEntries(OPERATIONS.map((r) => [r.capability, r.requestType])) as Record<(typeof OPERATIONS)[number]['capability'], string>),
   models: 'list_models',
-  // The reference gateway names each file and batch call; the create call stands for the group.
+  // The reference gateway names each file, batch and container call; the create call stands for the group.
   files: 'file_upload',
   batches: 'batch_create',
+  containers: 'container_create',
 };

@@ -4,15 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../unified/chat.ts';
 import { asUsage } from '../../unified/chat.ts';
-import type { EmbeddingRequest } from '../../unified/embeddings.ts';
-import { requireOperation, unsupportedOperation } from '../../unified/errors.ts';
 import { fromCohereChatRequest, fromCohereEmbedRequest, fromCohereRerankRequest } from '../../providers/cohere/native/request.ts';
 import { toCohereChatResponse, toCohereEmbedResponse, toCohereRerankResponse } from '../../providers/cohere/native/response.ts';
 import { createCohereStreamEncoder, encodeCohereEvent } from '../../providers/cohere/native/stream.ts';
 import { toCohereError } from '../../providers/cohere/native/error.ts';
 import { cohereAdapter } from '../../providers/cohere/adapter.ts';
 import type { CohereChatResponse, CohereEmbedResponse, CohereRerankResponse, CohereUsage } from '../../providers/cohere/types.ts';
-import { readJson } from '../../operations/inference.ts';
+import { buildBy, readJson } from '../../operations/inference.ts';
 import { httpInference } from '../serve.ts';
 import { nativeChat } from './native-chat.ts';
 import { encodedStreamPlan } from '../../operations/chunk-stream-plan.ts';
@@ -48,12 +46,7 @@ export const cohereEmbed = httpInference({
     return {
       requestType: 'embedding',
       modelRequested: req.model,
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'embeddings');
-        if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
-        const body: EmbeddingRequest = adapter === cohereAdapter ? req : { ...portable, encoding_format: 'float' };
-        return adapter.embeddingsRequest(body, t.model);
-      },
+      build: buildBy('embeddings', req, (a, r, model) => a.embeddingsRequest?.(a === cohereAdapter ? r : { ...portable, encoding_format: 'float' }, model)),
       parse: (body, att) => {
         const res = att.adapter.embeddingsResponse!(body, req, att.target.model, att.up);
         const out: CohereEmbedResponse & { usage?: unknown } = toCohereEmbedResponse(res, texts, randomUUID());
@@ -77,11 +70,7 @@ export const cohereRerank = httpInference({
   spec: (req) => ({
     requestType: 'rerank',
     modelRequested: req.model,
-    build: (t, adapter) => {
-      requireOperation(t.provider, 'rerank');
-      if (!adapter.rerankRequest) throw unsupportedOperation(t.provider.name, 'rerank');
-      return adapter.rerankRequest(req, t.model);
-    },
+    build: buildBy('rerank', req, (a, r, model) => a.rerankRequest?.(r, model)),
     parse: (body, att) => {
       const res = att.adapter.rerankResponse!(body, req, att.target.model);
       const out: CohereRerankResponse & { usage?: unknown } = toCohereRerankResponse(res, randomUUID());

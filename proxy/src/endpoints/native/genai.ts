@@ -4,14 +4,14 @@
 import type { Exchange } from '../../http/exchange.ts';
 import type { Usage } from '../../unified/chat.ts';
 import type { EmbeddingResponse } from '../../unified/embeddings.ts';
-import { invalidRequest, requireOperation, unsupportedOperation } from '../../unified/errors.ts';
+import { invalidRequest } from '../../unified/errors.ts';
 import { fromGeminiRequest } from '../../providers/gemini/native/request.ts';
 import { toGeminiResponse } from '../../providers/gemini/native/response.ts';
 import { createGeminiStreamEncoder, encodeGeminiSse } from '../../providers/gemini/native/stream.ts';
 import { fromGeminiEmbedRequest, toGeminiEmbedResponse } from '../../providers/gemini/native/embeddings.ts';
 import { toGeminiError } from '../../providers/gemini/native/error.ts';
 import type { GeminiGenerateContentRequest, GeminiGenerateContentResponse } from '../../providers/gemini/types.ts';
-import { readJson } from '../../operations/inference.ts';
+import { buildBy, readJson } from '../../operations/inference.ts';
 import { httpInference } from '../serve.ts';
 import { nativeChat } from './native-chat.ts';
 import { modelList } from '../models.ts';
@@ -55,11 +55,7 @@ function embed(method: 'embedContent' | 'batchEmbedContents') {
     spec: (req, ctx) => ({
       requestType: 'embedding',
       modelRequested: ctx.params[0],
-      build: (t, adapter) => {
-        requireOperation(t.provider, 'embeddings');
-        if (!adapter.embeddingsRequest) throw unsupportedOperation(t.provider.name, 'embeddings');
-        return adapter.embeddingsRequest({ ...req, encoding_format: 'float' }, t.model);
-      },
+      build: buildBy('embeddings', { ...req, encoding_format: 'float' as const }, (a, r, model) => a.embeddingsRequest?.(r, model)),
       parse: (body, att) => toGeminiEmbedResponse(method, att.adapter.embeddingsResponse!(body, req, att.target.model, att.up)) as EmbeddingResponse,
       usage: () => undefined,
     }),

@@ -1,7 +1,8 @@
 // Azure OpenAI request paths, below `{endpoint}/openai`. The adapter names operations the way Azure's
 // deployments API does, with the bare model in place of the deployment; here the model becomes the
 // key's deployment and the api-version is added. The Responses API exists only on Azure's v1 API
-// (`/openai/v1/responses`, deployment in the body's `model`, no api-version).
+// (`/openai/v1/responses`, deployment in the body's `model`, no api-version); so are containers
+// (`/openai/v1/containers...`, no deployment, no api-version).
 
 const DEPLOYMENT_OP = /^\/deployments\/([^/?]+)(\/[^?]*)$/;
 
@@ -21,6 +22,7 @@ export function azureOperationPath(op: string, deployments: Readonly<Record<stri
   const m = DEPLOYMENT_OP.exec(op);
   if (m) return `${deploymentOp(deploymentFor(decodeURIComponent(m[1]), deployments), m[2])}?${version}`;
   if (op === '/responses') return '/v1/responses';
+  if (op === '/containers' || op.startsWith('/containers/') || op.startsWith('/containers?')) return `/v1${op}`;
   return `${op}${op.includes('?') ? '&' : '?'}${version}`;
 }
 
