@@ -71,7 +71,12 @@ export class StoreGuard {
     if (why) return Promise.reject(new StoreTimeoutError(this.name, why));
     let late = false;
     let timer: NodeJS.Timeout | undefined;
-    const p = call();
+    let p: Promise<T>;
+    try {
+      p = call();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         late = true;
