@@ -2,10 +2,12 @@
 // answering without closing its connections (a frozen process, a partition, a full disk) gives no
 // error at all: the socket stays open and the client waits for a reply that does not come, holding
 // each request that asked. Here a call that misses its deadline fails, and the store counts as
-// stalled: later calls fail at once (so nothing piles up in the client's queue or the pool) while a
-// probe asks the store again every PROBE_EVERY_MS; its first answer, or a late answer to an earlier
-// call, ends the stall. Each store decides what a failed call means (a cache miss, a 503, a record
-// kept for later) and shows `stalled()` in its status.
+// stalled (its status turns red) while a probe asks it at once: one slow answer on a busy server is
+// forgiven when the probe answers in time. When the probe misses its deadline too, calls fail at
+// once (so nothing piles up in the client's queue or the pool) and the probe asks again every
+// PROBE_EVERY_MS; its first answer, or a late answer to an earlier call, ends the stall. Each store
+// decides what a failed call means (a cache miss, a 503, a record kept for later) and shows
+// `stalled()` in its status.
 import { log } from './log.ts';
 
 /** Default deadline of a store call on the request path (SKYBRIDGE_STORE_TIMEOUT_MS). */
@@ -45,6 +47,8 @@ export class StoreGuard {
   readonly timeoutMs: number;
   readonly #probe: () => Promise<unknown>;
   #stalledSince: number | undefined;
+  /** The probe missed its deadline too: calls fail at once. */
+  #silent = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -59,16 +63,20 @@ export class StoreGuard {
     return this.#stalledSince === undefined;
   }
 
+  /** The probe did not answer either: calls fail at once, without being sent. */
+  get failingFast(): boolean {
+    return this.#silent;
+  }
+
   /** Why calls fail right now (undefined while the store answers). */
   stalled(): string | undefined {
     if (this.#stalledSince === undefined) return undefined;
     return `${this.name} has not answered since ${new Date(this.#stalledSince).toISOString()} (deadline ${this.timeoutMs} ms)`;
   }
 
-  /** `call()` under a deadline (`timeoutMs`, default the guard's); fails at once while stalled. */
+  /** `call()` under a deadline (`timeoutMs`, default the guard's); fails at once while the store is silent. */
   run<T>(call: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
-    const why = this.stalled();
-    if (why) return Promise.reject(new StoreTimeoutError(this.name, why));
+    if (this.#silent) return Promise.reject(new StoreTimeoutError(this.name, this.stalled() ?? `${this.name} does not answer`));
     let late = false;
     let timer: NodeJS.Timeout | undefined;
     let p: Promise<T>;
@@ -97,7 +105,7 @@ export class StoreGuard {
    * deadline, else by `destroy` (at once while stalled), so a silent store cannot hold a shutdown.
    */
   async close(graceful?: () => Promise<unknown>, destroy?: () => void): Promise<void> {
-    const stalled = !this.answering;
+    const stalled = this.#silent;
     this.#closed = true;
     clearTimeout(this.#timer);
     if (!graceful) return;
@@ -120,21 +128,22 @@ export class StoreGuard {
   #stall(): void {
     if (this.#stalledSince !== undefined || this.#closed) return;
     this.#stalledSince = Date.now();
-    log.warn(`${this.name} does not answer: calls fail at once until it does (the store's outage rule applies)`, { deadline_ms: this.timeoutMs });
-    this.#schedule();
+    log.warn(`${this.name} missed its deadline: asking it again (the store's outage rule applies meanwhile)`, { deadline_ms: this.timeoutMs });
+    this.#schedule(0);
   }
 
   #recover(): void {
     if (this.#stalledSince === undefined) return;
-    log.info(`${this.name} answers again`, { stalled_ms: Date.now() - this.#stalledSince });
+    if (this.#silent) log.info(`${this.name} answers again`, { stalled_ms: Date.now() - this.#stalledSince });
     this.#stalledSince = undefined;
+    this.#silent = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
-  #schedule(): void {
+  #schedule(delay = PROBE_EVERY_MS): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#probeOnce(), PROBE_EVERY_MS);
+    this.#timer = setTimeout(() => void this.#probeOnce(), delay);
     this.#timer.unref();
   }
 
@@ -149,6 +158,10 @@ export class StoreGuard {
     ]);
     clearTimeout(timer);
     if (ok) this.#recover();
-    else if (this.#stalledSince !== undefined) this.#schedule();
+    else if (this.#stalledSince !== undefined) {
+      if (!this.#silent) log.warn(`${this.name} does not answer: calls fail at once until it does`, { deadline_ms: this.timeoutMs });
+      this.#silent = true;
+      this.#schedule();
+    }
   }
 }

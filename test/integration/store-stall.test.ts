@@ -253,6 +253,10 @@ describe('the logs and jobs store on a frozen PostgreSQL', () => {
       }
       const h = await health();
       assert.equal(h.dependencies?.logs_store, 'unavailable');
+      // The management API's search is refused, not hung or a 500.
+      const search = await timed('/api/logs');
+      assert.equal(search.status, 503, JSON.stringify(search.body));
+      assert.equal((search.body.error as { code?: string }).code, 'store_unavailable');
       const status = await plugin('logging');
       assert.equal(status.status, 'error');
       assert.match(status.logs.join(' '), /logs store \(PostgreSQL 127\.0\.0\.1:\d+\) has not answered since/);

@@ -1,6 +1,6 @@
 // The deadline every store call runs under (proxy/src/store-guard.ts): a call that gets no answer
-// fails at its deadline, later calls fail at once while the store is silent (nothing more is sent),
-// and the first answer (a probe's, or a late one to an earlier call) ends the stall.
+// fails at its deadline, a probe asks at once, later calls fail at once once the probe is silent too
+// (nothing more is sent), and the first answer (a probe's, or a late one to an earlier call) ends it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { patience } from '../helpers/patience.ts';
@@ -23,7 +23,7 @@ test('SKYBRIDGE_STORE_TIMEOUT_MS: default 2000, whole milliseconds from 50 to 60
   for (const bad of ['0', '49', '60001', '1.5', 'soon']) assert.throws(() => storeTimeoutMs({ SKYBRIDGE_STORE_TIMEOUT_MS: bad }), /SKYBRIDGE_STORE_TIMEOUT_MS must be/);
 });
 
-test('a call without an answer fails at its deadline; then calls fail at once without being sent, until the probe answers', async () => {
+test('a call without an answer fails at its deadline; once the probe misses too, calls fail at once without being sent, until the probe answers', async () => {
   let probeAnswers = false;
   const guard = new StoreGuard({ name: 'test store', timeoutMs: 50, probe: () => (probeAnswers ? Promise.resolve('PONG') : never()) });
   try {
@@ -31,6 +31,8 @@ test('a call without an answer fails at its deadline; then calls fail at once wi
     await assert.rejects(guard.run(never), (err: unknown) => err instanceof StoreTimeoutError && /did not answer within 50 ms/.test(err.message));
     assert.equal(guard.answering, false);
     assert.match(guard.stalled() ?? '', /^test store has not answered since /);
+    // Asked again at once; silent again, calls fail at once.
+    await until(() => guard.failingFast);
     let sent = false;
     await assert.rejects(
       guard.run(() => {
@@ -71,6 +73,7 @@ test('close: a graceful close that does not end within the deadline, or any clos
   assert.equal(destroyed, 1);
   const stalled = new StoreGuard({ name: 'b', timeoutMs: 30, probe: never });
   await assert.rejects(stalled.run(never), StoreTimeoutError);
+  await until(() => stalled.failingFast);
   let graceful = false;
   await stalled.close(async () => void (graceful = true), () => destroyed++);
   assert.equal(graceful, false);
@@ -78,4 +81,16 @@ test('close: a graceful close that does not end within the deadline, or any clos
   const fine = new StoreGuard({ name: 'c', timeoutMs: 1000, probe: never });
   await fine.close(async () => undefined, () => destroyed++);
   assert.equal(destroyed, 2, 'a store that closes in time is not destroyed');
+});
+
+test('one slow answer on a busy server is forgiven when the probe answers in time: calls are not refused', async () => {
+  const guard = new StoreGuard({ name: 'test store', timeoutMs: 30, probe: () => Promise.resolve('PONG') });
+  try {
+    await assert.rejects(guard.run(never), StoreTimeoutError);
+    await until(() => guard.answering);
+    assert.equal(guard.failingFast, false);
+    assert.equal(await guard.run(() => Promise.resolve('served')), 'served');
+  } finally {
+    await guard.close();
+  }
 });

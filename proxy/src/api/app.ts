@@ -17,6 +17,7 @@ import { routingRulesRouter } from './routing-rules.ts';
 import { governanceRouter } from './governance.ts';
 import { allKeysRouter, providersRouter } from './providers.ts';
 import { pluginsRouter } from './plugins.ts';
+import { StoreTimeoutError } from '../store-guard.ts';
 import { configRouter } from './config.ts';
 import { refuseManagedWrites } from './managed.ts';
 import { logsRouter, type LogsApiSource } from './logs.ts';
@@ -192,5 +193,7 @@ function fromExpressError(err: unknown): GatewayError {
   if (e.type === 'entity.too.large') return new GatewayError(413, `the request body is larger than ${BODY_LIMIT}`);
   // Other client errors of express and body-parser (an undecodable path, an unsupported charset).
   if (typeof status === 'number' && status >= 400 && status < 500) return new GatewayError(status, e.message ?? 'bad request');
+  // A store past its deadline (the logs' search, a cache clear): the client may retry, it is not a bug.
+  if (err instanceof StoreTimeoutError) return new GatewayError(503, `${err.message}; retry shortly`, { type: 'service_unavailable', code: 'store_unavailable', retryAfter: 1 });
   return toGatewayError(err);
 }
