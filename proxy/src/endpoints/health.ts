@@ -20,11 +20,11 @@ export function health(ex: Exchange): void {
 
 /**
  * Readiness: 200 once a configuration is served, 503 with the reason before that, while draining,
- * and while the counter store does not answer (governance fails closed: every governed request
- * would be refused here).
+ * and while the counter store does not answer when the configuration has budgets or rate limits
+ * (governance fails closed: every governed request would be refused here).
  */
 export function ready(ex: Exchange): void {
-  const reason = notReadyReason() ?? ex.services.dependencies.unready();
+  const reason = notReadyReason() ?? (ex.snapshot.governance.hasLimits ? ex.services.dependencies.unready() : undefined);
   if (reason) sendJson(ex.res, 503, { status: 'not_ready', reason });
   else sendJson(ex.res, 200, { status: 'ready', config_hash: ex.snapshot.hash });
 }
