@@ -15,6 +15,7 @@ import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
 import { markNotReady, markReady } from './state/readiness.ts';
 import { Dependencies } from './state/dependencies.ts';
+import { storeTimeoutMs } from './store-guard.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
@@ -86,6 +87,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const seedFrom = fromFile ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
   // Redis, the cache's and the logs' stores register here: /health and /ready read them.
   const dependencies = new Dependencies();
+  // Read by each store as it opens; checked here too, so a bad value stops the start even without one.
+  storeTimeoutMs();
   const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;

@@ -278,3 +278,7 @@ describe('the logs and jobs store on a frozen PostgreSQL', () => {
     });
   });
 });
+
+test('a SKYBRIDGE_STORE_TIMEOUT_MS that is not a whole number of milliseconds in range stops the start, naming it', async () => {
+  await assert.rejects(startGateway({ providers: mockProviders(mock.url) }, { env: { SKYBRIDGE_STORE_TIMEOUT_MS: '2s' } }), /SKYBRIDGE_STORE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000, got '2s'/);
+});
