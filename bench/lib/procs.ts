@@ -117,7 +117,8 @@ async function spawnService(o: SpawnOpts): Promise<Proc> {
   return proc;
 }
 
-async function waitReady(p: Proc, path: string, timeoutMs = 20_000): Promise<void> {
+/** A start slower than this is a failed start; a busy machine (a build beside the run) took over 20 s. */
+async function waitReady(p: Proc, path: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (p.child.exitCode !== null) break;

@@ -126,7 +126,10 @@ test('writing to SQLite does not stall the event loop (the connection lives in a
   worst = Math.max(worst, performance.now() - last);
   assert.equal(await count(store), 20_000);
   // On the main thread these inserts stall it for ~450 ms; from the worker only hand-over costs remain.
-  assert.ok(worst < 150, `the event loop stalled for ${worst.toFixed(1)} ms`);
+  // A loaded machine delays every timer tick too (this bound failed at load 10-12 on 2 cores), so the
+  // bound scales with the load, as both figures do.
+  const bound = patience(150);
+  assert.ok(worst < bound, `the event loop stalled for ${worst.toFixed(1)} ms (bound ${bound} ms)`);
   await w.close();
   await store.close();
 });

@@ -58,7 +58,7 @@ function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: Cac
   if (!stored) return undefined;
   // Stored by an in-process call but read over HTTP (or the reverse) cannot happen: the scope names the format.
   m.hits.labels(String(debug.hit_type)).inc();
-  ctx.cacheDebug = debug;
+  ctx.finalExtra = { cache_debug: debug };
   ctx.provider = stored.provider || ctx.provider;
   ctx.model = stored.model || ctx.model;
   ctx.access.provider = ctx.provider;
@@ -168,7 +168,7 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
 
   m.misses.labels(semantic && vector ? 'semantic' : 'direct').inc();
   if (!write) debug.cache_id = '';
-  ctx.cacheDebug = debug;
+  ctx.finalExtra = { cache_debug: debug };
   misses.set(ctx, { runtime, cfg, id, entryId, vector, ttlMs: headers.ttlMs ?? cfg.ttlMs, debug, write, flight, streamed: undefined, bytes: 0 });
   return undefined;
 }

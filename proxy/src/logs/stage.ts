@@ -91,7 +91,9 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     fallback_index: ctx.fallbackIndex,
   };
   if (ctx.parentRequestId) record.parent_request_id = ctx.parentRequestId;
-  if (ctx.cacheDebug) record.cache_debug = ctx.cacheDebug;
+  // What the response cache did, as the answer's last extra_fields carried it.
+  const cacheDebug = ctx.finalExtra?.cache_debug;
+  if (cacheDebug) record.cache_debug = cacheDebug;
   const metadata = loggedHeaders(ctx);
   if (metadata) record.metadata = metadata;
   if (ctx.provider !== 'none') record.provider = ctx.provider;

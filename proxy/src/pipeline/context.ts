@@ -167,8 +167,11 @@ export class RequestContext {
   taps: readonly StreamTap[] = [];
   /** An agent request: what its turns used (its log record carries these sums). */
   turns: TurnTotals | undefined = undefined;
-  /** What the response cache did (the spec's cache_debug), when it ran. */
-  cacheDebug: Record<string, unknown> | undefined = undefined;
+  /**
+   * Members a stage adds to the extra_fields of the answer's last item (the response cache's
+   * cache_debug): a stream's final item carries them, in full.
+   */
+  finalExtra: Record<string, unknown> | undefined = undefined;
 
   constructor(init: ContextInit) {
     this.services = init.services;

@@ -55,10 +55,10 @@ export async function* streamItems<T>(
   let chunkIndex = 0;
   let batch: T[] = [];
   let yielded = false;
-  // A cache miss's cache_debug goes on the stream's final item (the spec: only the final chunk
-  // carries it, in full). The final item is known only once the upstream ended, so the finish and
-  // usage items are held back, as raw capture holds them for its trailing payloads.
-  const hold = opts.rawResponse || ctx.cacheDebug !== undefined;
+  // A stage's final extra_fields (a cache miss's cache_debug: the spec has only the final chunk carry
+  // it, in full) go on the stream's final item. That item is known only once the upstream ended, so
+  // the finish and usage items are held back, as raw capture holds them for its trailing payloads.
+  const hold = opts.rawResponse || ctx.finalExtra !== undefined;
 
   const render = (item: T, raw: string[] | undefined, final = false) => {
     const extra: ExtraFields = { ...opts.extra, chunk_index: chunkIndex };
@@ -67,13 +67,13 @@ export async function* streamItems<T>(
       if (opts.rawRequest !== undefined) extra.raw_request = opts.rawRequest;
     }
     if (raw && raw.length) extra.raw_response = raw.join('\n\n');
-    if (final && ctx.cacheDebug) extra.cache_debug = ctx.cacheDebug;
+    if (final && ctx.finalExtra) Object.assign(extra, ctx.finalExtra);
     chunkIndex++;
     plan.decorate(item, extra);
     batch.push(item);
   };
   // Held items go out in order; the last visible one carries every payload not yet sent (and, at
-  // the end of the stream, the cache_debug).
+  // the end of the stream, the stages' final extra_fields).
   const flushHeld = (end = false) => {
     if (!held.length) return;
     const visible = held.filter((h) => plan.visible(h));
