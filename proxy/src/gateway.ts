@@ -14,6 +14,8 @@ import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
 import { markNotReady, markReady } from './state/readiness.ts';
+import { Dependencies } from './state/dependencies.ts';
+import { storeTimeoutMs } from './store-guard.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
@@ -87,7 +89,11 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const fromFile = file !== undefined && existsSync(file);
   const appDir = resolve(opts.appDir ?? '.');
   const seedFrom = fromFile ? { kind: 'file' as const, source: file } : { kind: 'environment' as const, source: 'the environment' };
-  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom);
+  // Redis, the cache's and the logs' stores register here: /health and /ready read them.
+  const dependencies = new Dependencies();
+  // Read by each store as it opens; checked here too, so a bad value stops the start even without one.
+  storeTimeoutMs();
+  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
   const catalog = new ModelCatalog();
@@ -110,6 +116,12 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     await Promise.allSettled([logs?.close(), closeState()]);
     throw new GatewayStartError((err as Error).message);
   }
+  // Server-backed stores that stop answering say so on /health (their plugins' status too); the
+  // gateway serves on by their outage rules (a cache miss; log records queued, then dropped).
+  const cacheStore = cache?.store;
+  const logStore = logs?.store;
+  if (cacheStore?.unavailable) dependencies.registerStore('cache_store', () => cacheStore.unavailable?.());
+  if (logStore?.unavailable && logStore.kind === 'postgres') dependencies.registerStore('logs_store', () => logStore.unavailable?.());
   // The SQL logs store also holds MCP tool call logs, so /api/mcp-logs on any replica shows every replica's calls.
   const sql = logs?.store instanceof SqlLogStore ? logs.store.driver : undefined;
   const mcp = new McpManager({
@@ -119,7 +131,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     runTurn: (snapshot, request) => execute(services, snapshot, request),
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
-  const services = createServices({ counters, catalog, metrics, events, mcp, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(sql && { videos: new VideoStore(sql) }) });
+  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(sql && { videos: new VideoStore(sql) }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));

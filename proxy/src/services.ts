@@ -15,12 +15,15 @@ import { McpManager } from './mcp/manager.ts';
 import { EventHub } from './logs/live-events.ts';
 import { GuessThrottle } from './governance/guess-throttle.ts';
 import { builtinStages, contextInit } from './builtin-stages.ts';
+import { Dependencies } from './state/dependencies.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
   mcp: McpManager;
   events: EventHub;
   guesses: GuessThrottle;
+  /** What the gateway depends on and can run without for a while (/health, /ready). */
+  dependencies: Dependencies;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -28,7 +31,7 @@ export interface Services extends ContextServices {
 export { PLUGINS };
 
 export function createServices(
-  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub; videos?: ContextServices['videos'] } = {},
+  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub; videos?: ContextServices['videos']; dependencies?: Dependencies } = {},
 ): Services {
   const mcp = opts.mcp ?? new McpManager();
   const services: Services = {
@@ -42,6 +45,7 @@ export function createServices(
     mcp,
     events: opts.events ?? new EventHub(),
     guesses: new GuessThrottle(),
+    dependencies: opts.dependencies ?? new Dependencies(),
     pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), opts.plugins ?? PLUGINS),
     close: async () => {
       await Promise.all([closePools(), mcp.close()]);

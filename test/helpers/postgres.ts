@@ -21,6 +21,29 @@ export interface RunningPostgres {
   createDatabase(name: string): Promise<string>;
   /** Stops the server (fast shutdown, SIGKILL after 5 s) and removes the cluster. */
   stop(): Promise<void>;
+  /**
+   * The postmaster and every process it forked (one backend per connection): SIGSTOP them all to
+   * simulate a server that hangs; the postmaster alone would leave open connections answering.
+   */
+  pids(): number[];
+}
+
+/** `root` and its descendants, from /proc (Linux). */
+function processTree(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parent) if (ppid === out[i]) out.push(pid);
+  return out;
 }
 
 const SUPERUSER = 'postgres';
@@ -140,5 +163,6 @@ export async function startPostgres(bin = postgresBinDir()): Promise<RunningPost
       return name;
     },
     stop,
+    pids: () => (child.pid === undefined || dead ? [] : processTree(child.pid)),
   };
 }

@@ -4,6 +4,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
 import { startRedis, type RunningRedis } from '../helpers/redis.ts';
+import { patience } from '../helpers/patience.ts';
 import { RedisCounterStore } from '../../proxy/src/governance/counters/redis.ts';
 import { CounterStoreUnavailableError, type CounterStore, type Limit } from '../../proxy/src/governance/counters/store.ts';
 
@@ -208,8 +209,9 @@ describe('RedisCounterStore', () => {
     } finally {
       process.kill(redis.pid, 'SIGCONT');
     }
-    // Once Redis answers again, so does the store (the late reply was read and dropped).
-    await sleep(50);
+    // Once Redis answers again, so does the store (the late reply, or the next probe, says so).
+    const deadline = Date.now() + patience(5000);
+    while (!s.isReady && Date.now() < deadline) await sleep(25);
     const r = await s.admit([limit], Date.now());
     assert.ok(r.ok);
   });

@@ -133,3 +133,32 @@ test('writing to SQLite does not stall the event loop (the connection lives in a
   await w.close();
   await store.close();
 });
+
+test('while the store does not answer, records wait in the queue instead of failing a batch at a time; a flush still ends', async () => {
+  const store = await openSqliteStore(':memory:');
+  let silent: string | undefined = 'logs store (PostgreSQL db:5432) has not answered since …';
+  let inserts = 0;
+  const wrapped = Object.create(store) as LogStore;
+  wrapped.insert = (records) => {
+    inserts++;
+    return store.insert(records);
+  };
+  wrapped.unavailable = () => silent;
+  const w = new LogWriter(wrapped, { flushIntervalMs: 10 });
+  for (let i = 0; i < 5; i++) w.enqueue(rec(i));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(inserts, 0, 'no batch is sent to a store that does not answer');
+  assert.equal(w.pending, 5);
+  assert.equal(w.dropped, 0);
+  silent = undefined;
+  const deadline = Date.now() + patience(5000);
+  while (w.written < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(w.written, 5, 'written once it answers again');
+  assert.equal(await count(store), 5);
+  // A flush (shutdown) does not wait for a silent store: it writes, or drops, at once.
+  silent = 'still silent';
+  w.enqueue(rec(99));
+  await w.close();
+  assert.equal(w.pending, 0);
+  await store.close();
+});

@@ -17,6 +17,7 @@ import { routingRulesRouter } from './routing-rules.ts';
 import { governanceRouter } from './governance.ts';
 import { allKeysRouter, providersRouter } from './providers.ts';
 import { pluginsRouter } from './plugins.ts';
+import { StoreTimeoutError } from '../store-guard.ts';
 import { configRouter } from './config.ts';
 import { refuseManagedWrites } from './managed.ts';
 import { logsRouter, type LogsApiSource } from './logs.ts';
@@ -38,6 +39,13 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
+
+/** Why request logging does not run here, or does not reach its store right now (the logging plugin's status). */
+function loggingProblem(logs: LogsApiSource | undefined): string | undefined {
+  if (!logs) return 'no request-log store is open on this gateway (see its start-up log): nothing is logged';
+  const silent = logs.store.unavailable?.();
+  return silent && `${silent}: records wait in the writer's queue and are dropped when it is full`;
+}
 
 export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations, skills?: SkillStore): (req: IncomingMessage, res: ServerResponse) => void {
   // Signed under a key from the shared configuration: a session works on every replica; a logout
@@ -86,7 +94,7 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
   api.use('/providers', providersRouter(service));
   api.use('/keys', allKeysRouter(service));
   // Logging is built, but runs only where a request-log store could be opened.
-  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' && !logs ? 'no request-log store is open on this gateway (see its start-up log): nothing is logged' : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
+  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' ? loggingProblem(logs) : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
   api.use('/cache', cacheRouter(service, cache));
   api.use('/logs', logsRouter(logs));
   if (mcp) {
@@ -189,5 +197,7 @@ function fromExpressError(err: unknown): GatewayError {
   if (e.type === 'entity.too.large') return new GatewayError(413, `the request body is larger than ${BODY_LIMIT}`);
   // Other client errors of express and body-parser (an undecodable path, an unsupported charset).
   if (typeof status === 'number' && status >= 400 && status < 500) return new GatewayError(status, e.message ?? 'bad request');
+  // A store past its deadline (the logs' search, a cache clear): the client may retry, it is not a bug.
+  if (err instanceof StoreTimeoutError) return new GatewayError(503, `${err.message}; retry shortly`, { type: 'service_unavailable', code: 'store_unavailable', retryAfter: 1 });
   return toGatewayError(err);
 }

@@ -86,6 +86,9 @@ async function cacheStats(service: ConfigService, cache: CacheRuntime | undefine
 /** Follows the live config: its namespace is checked (once; the answer is kept) before it is reported usable. */
 export async function cacheProblem(service: ConfigService, cache: CacheRuntime | undefined): Promise<string | undefined> {
   if (!cache) return 'no response cache store is open on this gateway (vector_store is read at start; see the start-up log): nothing is cached';
+  // Before the namespaces: their check would itself wait for a store that does not answer.
+  const silent = cache.store.unavailable?.();
+  if (silent) return `${silent}: lookups miss and answers are not kept until it answers`;
   for (const c of cacheConfigs(service.current().config)) {
     await cache.ready(c.namespace, c.dimension);
     const problem = cache.problem(c);

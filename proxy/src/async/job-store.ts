@@ -5,6 +5,35 @@
 // statement under its single write lock). Every later write names the lease id, so a worker whose
 // lease was taken over cannot overwrite the new holder's job.
 import type { Row, SqlDriver } from '../logs/driver.ts';
+import { StoreTimeoutError } from '../store-guard.ts';
+import { GatewayError } from '../unified/errors.ts';
+
+/** On the request path: the store deadline (SKYBRIDGE_STORE_TIMEOUT_MS), not the statement timeout. */
+const FAST = { fast: true } as const;
+
+/**
+ * A submit or fetch the database cannot answer (silent past the deadline, or unreachable): a 503 the
+ * client can retry, not a 500. SQL errors stay what they are.
+ */
+export function jobStoreUnavailable(err: unknown): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const unreachable = typeof code === 'string' && /^E[A-Z]+$/.test(code);
+  const connectTimeout = err instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(err.message);
+  if (!(err instanceof StoreTimeoutError) && !unreachable && !connectTimeout) return err;
+  return new GatewayError(503, `the async job store does not answer right now (${(err as Error).message}); nothing was stored: retry shortly`, {
+    type: 'service_unavailable',
+    code: 'async_store_unavailable',
+    retryAfter: 1,
+  });
+}
+
+async function onRequestPath<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw jobStoreUnavailable(err);
+  }
+}
 
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed';
 export type WebhookState = 'pending' | 'queued' | 'skipped';
@@ -125,14 +154,15 @@ export class JobStore {
     const expires = j.created_at + j.ttl_seconds * 1000;
     const status = lease ? 'processing' : 'pending';
     const attempts = lease ? 1 : 0;
-    await this.#db.execute(
+    await onRequestPath(this.#db.execute(
       `INSERT INTO async_jobs (id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, attempts, expired, lease_id, lease_owner, lease_until, started_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
       [
         j.id, j.operation, j.path, j.request_type, status, j.virtual_key_id ?? null, j.request_body, j.request_headers, j.webhook ?? null, j.webhook ? 'pending' : null,
         j.created_at, j.ttl_seconds, expires, attempts, lease?.id ?? null, lease?.owner ?? null, lease?.until ?? null, lease ? j.created_at : null,
       ],
-    );
+      FAST,
+    ));
     return {
       ...j,
       status,
@@ -151,7 +181,7 @@ export class JobStore {
   }
 
   async get(id: string): Promise<Job | undefined> {
-    const rows = await this.#db.query(`SELECT ${COLUMNS} FROM async_jobs WHERE id = ?`, [id]);
+    const rows = await onRequestPath(this.#db.query(`SELECT ${COLUMNS} FROM async_jobs WHERE id = ?`, [id], FAST));
     return rows[0] ? toJob(rows[0]) : undefined;
   }
 
@@ -192,7 +222,7 @@ export class JobStore {
     const mine = "COALESCE(virtual_key_id, '') = ?";
     const bytes = 'COALESCE(octet_length(request_body), 0) + COALESCE(octet_length(result), 0) + COALESCE(octet_length(error), 0)';
     const k = virtualKeyId ?? '';
-    const [r] = await this.#db.query(
+    const [r] = await onRequestPath(this.#db.query(
       `SELECT
          SUM(CASE WHEN ${live} THEN 1 ELSE 0 END) AS pending,
          SUM(${bytes}) AS bytes,
@@ -202,7 +232,8 @@ export class JobStore {
          MIN(CASE WHEN ${mine} AND ${finished} THEN expires_at END) AS key_next_expiry
        FROM async_jobs WHERE expired = 0`,
       [k, k, k],
-    );
+      FAST,
+    ));
     const n = (v: unknown) => Number(v ?? 0);
     return {
       pending: n(r?.pending),

@@ -5,10 +5,12 @@ import { isAbsolute, join } from 'node:path';
 import type { VectorStoreConfig } from '../schema/cache.ts';
 import type { CacheStore } from './store.ts';
 import { SqliteCacheStore } from './sqlite-store.ts';
+import { storeTimeoutMs } from '../store-guard.ts';
 
 export const DEFAULT_CACHE_FILE = 'cache.db';
 
-export async function openCacheStore(vectorStore: VectorStoreConfig, appDir: string): Promise<CacheStore> {
+/** `timeoutMs`: the deadline of a server store's calls (SKYBRIDGE_STORE_TIMEOUT_MS). */
+export async function openCacheStore(vectorStore: VectorStoreConfig, appDir: string, timeoutMs = storeTimeoutMs()): Promise<CacheStore> {
   const config = (vectorStore.config ?? {}) as Record<string, unknown>;
   switch (vectorStore.type) {
     case 'sqlite': {
@@ -16,9 +18,9 @@ export async function openCacheStore(vectorStore: VectorStoreConfig, appDir: str
       return new SqliteCacheStore(isAbsolute(path) ? path : join(appDir, path));
     }
     case 'redis':
-      return (await import('./redis-store.ts')).openRedisCacheStore(config);
+      return (await import('./redis-store.ts')).openRedisCacheStore(config, process.env, timeoutMs);
     case 'postgres':
-      return (await import('./pg-store.ts')).openPgCacheStore(config);
+      return (await import('./pg-store.ts')).openPgCacheStore(config, process.env, timeoutMs);
     default:
       throw new Error(`vector_store type '${vectorStore.type}' cannot back the response cache on this gateway (sqlite, redis or postgres)`);
   }

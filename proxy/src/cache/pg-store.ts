@@ -3,9 +3,14 @@
 // index, exact lookups by (scope, hash), and nearest-neighbour lookups by `<=>` filtered by scope
 // and expiry. Direct-only namespaces (dimension 1) have no vector column, so they work on a server
 // without pgvector. Every replica on the same database shares the entries.
+//
+// Lookups and writes run under the store deadline (StoreGuard; SKYBRIDGE_STORE_TIMEOUT_MS), the
+// clears and the sweep under the statement timeout: a server that stops answering without closing
+// its connections turns lookups into misses after the deadline, and at once while it stays silent.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { lazy } from '../lazy.ts';
+import { DEFAULT_STORE_TIMEOUT_MS, StoreGuard } from '../store-guard.ts';
 import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
 import { optInt, optString, reqString, StoreConfigError } from './store-config.ts';
 import { sslOption, SSL_MODES, type PgConnectionConfig } from '../config/postgres.ts';
@@ -36,6 +41,8 @@ export function parsePgStoreConfig(raw: Record<string, unknown> | undefined, env
 
 /** pgvector's HNSW indexes take vectors of at most this many dimensions; larger ones are scanned. */
 const HNSW_MAX_DIMENSIONS = 2000;
+/** Creating a namespace (extension, table, indexes) may wait for another replica's: longer than a lookup. */
+const INIT_TIMEOUT_MS = 10_000;
 /** Any constant: serialises namespace creation by replicas starting together. */
 const INIT_LOCK = 7_301_442_211;
 
@@ -74,9 +81,14 @@ export class PgCacheStore implements CacheStore {
   private readonly pool: pg.Pool;
   private readonly dims = new Map<string, number>();
   private closed = false;
+  private readonly guard: StoreGuard;
+  /** The deadline of the clears and the sweep: the server's statement timeout, and a second to say so. */
+  private readonly slowMs: number;
 
-  constructor(cfg: PgStoreConfig) {
+  constructor(cfg: PgStoreConfig, timeoutMs = DEFAULT_STORE_TIMEOUT_MS) {
     const timeout = cfg.statement_timeout_ms ?? 5000;
+    this.slowMs = timeout + 1000;
+    this.guard = new StoreGuard({ name: `cache store (PostgreSQL ${cfg.host}:${cfg.port})`, timeoutMs, probe: () => this.pool.query('SELECT 1') });
     this.pool = new (pgModule().Pool)({
       host: cfg.host,
       port: Number(cfg.port),
@@ -99,14 +111,24 @@ export class PgCacheStore implements CacheStore {
     this.pool.on('error', () => undefined);
   }
 
-  private async query(sql: string, params: unknown[] = []): Promise<pg.QueryResult<Row>> {
+  private async query(sql: string, params: unknown[] = [], timeoutMs?: number): Promise<pg.QueryResult<Row>> {
     if (this.closed) throw new Error('cache store closed');
-    return this.pool.query<Row>(sql, params);
+    // A query abandoned at the deadline keeps its connection until query_timeout, which then drops it.
+    return this.guard.run(() => this.pool.query<Row>(sql, params), timeoutMs);
   }
 
-  async init(namespace: string, dimension: number): Promise<void> {
+  unavailable(): string | undefined {
+    return this.guard.stalled();
+  }
+
+  init(namespace: string, dimension: number): Promise<void> {
+    return this.guard.run(() => this.create(namespace, dimension), Math.max(this.guard.timeoutMs, INIT_TIMEOUT_MS));
+  }
+
+  private async create(namespace: string, dimension: number): Promise<void> {
     const table = tableName(namespace);
     const client = await this.pool.connect();
+    let failed: Error | undefined;
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [INIT_LOCK]);
@@ -144,10 +166,12 @@ export class PgCacheStore implements CacheStore {
       await client.query('COMMIT');
       this.dims.set(namespace, dimension);
     } catch (err) {
+      failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      // A connection whose query failed (timed out, perhaps still running) is closed, not reused.
+      client.release(failed);
     }
   }
 
@@ -202,9 +226,9 @@ export class PgCacheStore implements CacheStore {
     );
   }
 
-  private async delete(namespace: string, where: string, params: unknown[]): Promise<number> {
+  private async delete(namespace: string, where: string, params: unknown[], timeoutMs = this.slowMs): Promise<number> {
     try {
-      return (await this.query(`DELETE FROM ${pgModule().escapeIdentifier(tableName(namespace))} WHERE ${where}`, params)).rowCount ?? 0;
+      return (await this.query(`DELETE FROM ${pgModule().escapeIdentifier(tableName(namespace))} WHERE ${where}`, params, timeoutMs)).rowCount ?? 0;
     } catch (err) {
       if (isUndefinedTable(err)) return 0;
       throw err;
@@ -212,7 +236,7 @@ export class PgCacheStore implements CacheStore {
   }
 
   deleteById(namespace: string, id: string): Promise<number> {
-    return this.delete(namespace, 'id = $1', [id]);
+    return this.delete(namespace, 'id = $1', [id], this.guard.timeoutMs);
   }
 
   deleteByKey(namespace: string, cacheKey: string): Promise<number> {
@@ -224,17 +248,19 @@ export class PgCacheStore implements CacheStore {
   }
 
   async drop(namespace: string): Promise<void> {
-    await this.query(`DROP TABLE IF EXISTS ${pgModule().escapeIdentifier(tableName(namespace))}`);
+    await this.query(`DROP TABLE IF EXISTS ${pgModule().escapeIdentifier(tableName(namespace))}`, [], this.slowMs);
     this.dims.delete(namespace);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Connections busy on a silent server are dropped by query_timeout; pool.end() waits for them.
+    await this.guard.close();
     await this.pool.end();
   }
 }
 
-export function openPgCacheStore(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env): PgCacheStore {
-  return new PgCacheStore(parsePgStoreConfig(raw, env));
+export function openPgCacheStore(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env, timeoutMs?: number): PgCacheStore {
+  return new PgCacheStore(parsePgStoreConfig(raw, env), timeoutMs);
 }

@@ -14,9 +14,14 @@
 // a sorted set `<namespace>:key:<cache key tag>` lists the entries of a cache key (for
 // clear-by-key), and every key expires with its entry. Semantic mode there is refused at init, with
 // the reason, so the plugin's status says it.
+//
+// Every command runs under the store deadline (StoreGuard): a Redis that stops answering without
+// closing the connection turns lookups into misses and writes into no-ops after the deadline, and
+// at once while it stays silent; `unavailable()` says so in the plugin's status and /health.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from 'redis';
 import { lazy } from '../lazy.ts';
+import { DEFAULT_STORE_TIMEOUT_MS, StoreGuard } from '../store-guard.ts';
 import { parseAddr } from '../governance/counters/redis.ts';
 import { DimensionMismatchError, type CacheEntry, type CacheStore, type SemanticMatch } from './store.ts';
 import { optBool, optInt, optString, reqString, StoreConfigError } from './store-config.ts';
@@ -30,7 +35,7 @@ export interface RedisStoreConfig {
   password?: string;
   db?: number;
   tls?: boolean;
-  /** Per command; default 2000 ms (a search over a large index takes a few ms). */
+  /** Per command; default SKYBRIDGE_STORE_TIMEOUT_MS, 2000 ms (a search over a large index takes a few ms). */
   commandTimeoutMs?: number;
 }
 
@@ -126,10 +131,12 @@ export class RedisCacheStore implements CacheStore {
   private firstWait: Promise<void> | undefined;
   /** Set once init found no search module: direct-only entries without an index. */
   private plain = false;
+  private readonly guard: StoreGuard;
 
   constructor(cfg: RedisStoreConfig) {
     this.addr = cfg.addr.replace(/\/\/[^@/]*@/, '//');
     const target = parseAddr(cfg.addr);
+    const timeoutMs = cfg.commandTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     const socket = {
       connectTimeout: 2000,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) + Math.floor(Math.random() * 50),
@@ -145,8 +152,13 @@ export class RedisCacheStore implements CacheStore {
       RESP: 2,
       // A lookup while Redis is away fails at once (a miss) instead of waiting for its return.
       disableOfflineQueue: true,
-      commandOptions: { timeout: cfg.commandTimeoutMs ?? 2000 },
+      commandOptions: { timeout: timeoutMs },
+      // While Redis hangs, replies stop and commands would pile up: past this many, fail at once.
+      commandsQueueMaxLength: 10_000,
     }) as typeof this.client;
+    // node-redis times out only commands not yet written: one already sent to a Redis that hangs
+    // would wait forever. The guard bounds it; its late reply is still read (and dropped).
+    this.guard = new StoreGuard({ name: `cache store (Redis ${this.addr})`, timeoutMs, probe: () => this.client.ping() });
     // Failed reconnects are reported through the commands that fail meanwhile.
     this.client.on('error', () => undefined);
     this.client.on('ready', () => (this.everReady = true));
@@ -173,7 +185,18 @@ export class RedisCacheStore implements CacheStore {
     // Once connected, a command during an outage fails at once (no offline queue): a miss. Before
     // that, the first commands wait once for the connection; after that wait failed, at once too.
     if (!this.everReady) await (this.firstWait ??= this.connected());
-    return this.client.sendCommand(args);
+    return this.guard.run(() => this.client.sendCommand(args));
+  }
+
+  /** A MULTI transaction under the deadline, like any command. */
+  private async exec(multi: { exec(): Promise<unknown> }): Promise<unknown> {
+    if (!this.everReady) await (this.firstWait ??= this.connected());
+    return this.guard.run(() => multi.exec());
+  }
+
+  unavailable(): string | undefined {
+    if (this.everReady && !this.client.isReady) return `cache store (Redis ${this.addr}) is not connected`;
+    return this.guard.stalled();
   }
 
   async init(namespace: string, dimension: number): Promise<void> {
@@ -240,15 +263,16 @@ export class RedisCacheStore implements CacheStore {
     // One live entry per request hash: the one the pointer named is replaced.
     const old = await this.cmd(['GET', pointer]);
     const older = typeof old === 'string' && old !== entry.id ? [`${namespace}:${old}`] : [];
-    await this.client
-      .multi()
-      .addCommand(['DEL', key, ...older])
-      .addCommand(['HSET', key, ...fields])
-      .addCommand(['PEXPIREAT', key, at])
-      .addCommand(['SET', pointer, entry.id, 'PXAT', at])
-      .addCommand(['ZADD', set, at, entry.id])
-      .addCommand(['ZREMRANGEBYSCORE', set, '-inf', `(${Date.now()}`])
-      .exec();
+    await this.exec(
+      this.client
+        .multi()
+        .addCommand(['DEL', key, ...older])
+        .addCommand(['HSET', key, ...fields])
+        .addCommand(['PEXPIREAT', key, at])
+        .addCommand(['SET', pointer, entry.id, 'PXAT', at])
+        .addCommand(['ZADD', set, at, entry.id])
+        .addCommand(['ZREMRANGEBYSCORE', set, '-inf', `(${Date.now()}`]),
+    );
     // The set lives as long as its longest-lived entry.
     const last = (await this.cmd(['ZRANGE', set, '-1', '-1', 'WITHSCORES'])) as unknown[];
     if (last.length === 2) await this.cmd(['PEXPIREAT', set, String(last[1])]);
@@ -347,7 +371,7 @@ export class RedisCacheStore implements CacheStore {
     const older = same.slice(1).map(String).filter((k) => k !== key);
     // One transaction: a replica never sees the hash without its expiry. DEL first: a replaced
     // entry keeps no field of the old one (a vector it no longer has).
-    await this.client.multi().addCommand(['DEL', key, ...older]).addCommand(['HSET', key, ...fields]).addCommand(['PEXPIREAT', key, String(entry.expiresAt)]).exec();
+    await this.exec(this.client.multi().addCommand(['DEL', key, ...older]).addCommand(['HSET', key, ...fields]).addCommand(['PEXPIREAT', key, String(entry.expiresAt)]));
   }
 
   async deleteById(namespace: string, id: string): Promise<number> {
@@ -408,12 +432,15 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async close(): Promise<void> {
-    if (this.client.isReady) await this.client.close();
-    else this.client.destroy();
+    if (this.client.isReady) await this.guard.close(() => this.client.close(), () => this.client.destroy());
+    else {
+      void this.guard.close();
+      this.client.destroy();
+    }
   }
 }
 
 /** Opens a store from `vector_store.config`; init() then creates or checks each namespace. */
-export function openRedisCacheStore(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env): RedisCacheStore {
-  return new RedisCacheStore(parseRedisStoreConfig(raw, env));
+export function openRedisCacheStore(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env, timeoutMs?: number): RedisCacheStore {
+  return new RedisCacheStore({ ...parseRedisStoreConfig(raw, env), ...(timeoutMs !== undefined && { commandTimeoutMs: timeoutMs }) });
 }

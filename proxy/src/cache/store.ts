@@ -65,4 +65,9 @@ export interface CacheStore {
   /** Removes the namespace and everything in it (cleanup_on_shutdown). */
   drop(namespace: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Why the store does not answer right now (a server store that missed its deadline, or is not
+   * connected), if it does not: the plugin's status and /health say it. An embedded store has none.
+   */
+  unavailable?(): string | undefined;
 }

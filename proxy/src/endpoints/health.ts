@@ -1,6 +1,5 @@
 import type { Exchange } from '../http/exchange.ts';
 import { sendJson } from '../http/respond.ts';
-import { dependencyStates } from '../state/dependencies.ts';
 import { notReadyReason } from '../state/readiness.ts';
 
 /**
@@ -9,7 +8,7 @@ import { notReadyReason } from '../state/readiness.ts';
  * `status: "degraded"` and `dependencies` say which one is away.
  */
 export function health(ex: Exchange): void {
-  const dependencies = dependencyStates();
+  const dependencies = ex.services.dependencies.states();
   const degraded = Object.values(dependencies).some((s) => s !== 'ok');
   sendJson(ex.res, 200, {
     status: degraded ? 'degraded' : 'ok',
@@ -19,9 +18,13 @@ export function health(ex: Exchange): void {
   });
 }
 
-/** Readiness: 200 once a configuration is served, 503 with the reason before that and while draining. */
+/**
+ * Readiness: 200 once a configuration is served, 503 with the reason before that, while draining,
+ * and while the counter store does not answer when the configuration has budgets or rate limits
+ * (governance fails closed: every governed request would be refused here).
+ */
 export function ready(ex: Exchange): void {
-  const reason = notReadyReason();
+  const reason = notReadyReason() ?? (ex.snapshot.governance.hasLimits ? ex.services.dependencies.unready() : undefined);
   if (reason) sendJson(ex.res, 503, { status: 'not_ready', reason });
   else sendJson(ex.res, 200, { status: 'ready', config_hash: ex.snapshot.hash });
 }

@@ -30,15 +30,25 @@ export interface RowsToInsert {
   afterRange?: readonly string[];
 }
 
+export interface QueryOptions {
+  /**
+   * On the request path (an async submit or fetch): a server store gives up after the store
+   * deadline (SKYBRIDGE_STORE_TIMEOUT_MS) rather than the statement timeout.
+   */
+  fast?: boolean;
+}
+
 export interface SqlDriver {
   readonly dialect: Dialect;
   /** Runs a read; `?` placeholders, values bound as parameters. */
-  query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  query(sql: string, params?: readonly unknown[], opts?: QueryOptions): Promise<Row[]>;
   /** Runs a write; resolves with the number of rows changed. */
-  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  execute(sql: string, params?: readonly unknown[], opts?: QueryOptions): Promise<number>;
   /** Inserts all rows in one transaction; a row whose primary key exists is skipped. */
   insert(batches: readonly RowsToInsert[]): Promise<void>;
   /** Applies the migrations not applied yet, in order; concurrent openers of one database take turns. */
   migrate(migrations: readonly Migration[]): Promise<number[]>;
   close(): Promise<void>;
+  /** Why the database does not answer right now (a server that missed its deadline), if it does not. */
+  unavailable?(): string | undefined;
 }

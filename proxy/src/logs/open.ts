@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { logsStoreFromEnv } from './env.ts';
 import { openPostgresStore } from './postgres-store.ts';
+import { storeTimeoutMs } from '../store-guard.ts';
 import { DEFAULT_RETENTION_DAYS, startRetentionSweeper, type RetentionSweeper } from './retention.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { LogStore } from './store.ts';
@@ -48,7 +49,7 @@ export async function openRequestLogs(config: GatewayConfig, appDir: string, wri
   const store =
     target.type === 'sqlite'
       ? await openSqliteStore(target.path)
-      : await openPostgresStore(target.config as Parameters<typeof openPostgresStore>[0]);
+      : await openPostgresStore(target.config as Parameters<typeof openPostgresStore>[0], storeTimeoutMs());
   const writer = new LogWriter(store, writerOpts);
   const sweeper = startRetentionSweeper(store, config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
   return {

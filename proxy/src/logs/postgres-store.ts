@@ -1,8 +1,13 @@
 // The shared log store: PostgreSQL through a `pg` pool, one database for every replica. Queries run
 // under a statement timeout so a slow search cannot hold the API (or a pool connection) for long.
+// Every call also runs under a deadline (StoreGuard): a server that stops answering without closing
+// its connections never cancels anything, so the client gives up: calls on the request path (async
+// job submits and fetches) after SKYBRIDGE_STORE_TIMEOUT_MS, the rest a second after the statement
+// timeout; then every call fails at once until the server answers again.
 import type pg from 'pg';
 import { lazy } from '../lazy.ts';
-import type { Dialect, Row, RowsToInsert, SqlDriver } from './driver.ts';
+import { DEFAULT_STORE_TIMEOUT_MS, StoreGuard } from '../store-guard.ts';
+import type { Dialect, QueryOptions, Row, RowsToInsert, SqlDriver } from './driver.ts';
 import { MIGRATIONS_TABLE, type Migration } from './migrations.ts';
 import { SqlLogStore } from './sql-store.ts';
 import { log } from '../log.ts';
@@ -46,9 +51,14 @@ export class PostgresDriver implements SqlDriver {
   readonly dialect = DIALECT;
   private readonly pool: pg.Pool;
   private closed = false;
+  private readonly guard: StoreGuard;
+  /** The deadline of calls off the request path: the server cancels them itself before. */
+  private readonly slowMs: number;
 
-  constructor(cfg: PostgresLogsConfig) {
+  constructor(cfg: PostgresLogsConfig, timeoutMs = DEFAULT_STORE_TIMEOUT_MS) {
     const timeout = cfg.statement_timeout_ms ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    this.slowMs = timeout + 1000;
+    this.guard = new StoreGuard({ name: `logs store (PostgreSQL ${cfg.host}:${cfg.port})`, timeoutMs, probe: () => this.pool.query('SELECT 1') });
     this.pool = new (pgModule().Pool)({
       host: cfg.host,
       port: Number(cfg.port),
@@ -72,15 +82,29 @@ export class PostgresDriver implements SqlDriver {
     });
   }
 
-  async query(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return (await this.pool.query(numberPlaceholders(sql), params as unknown[])).rows as Row[];
+  /** The store deadline for calls on the request path; `slow` for the others (searches, writes, sweeps). */
+  deadline(fast: boolean): number {
+    return fast ? this.guard.timeoutMs : this.slowMs;
   }
 
-  async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    return (await this.pool.query(numberPlaceholders(sql), params as unknown[])).rowCount ?? 0;
+  unavailable(): string | undefined {
+    return this.guard.stalled();
   }
 
-  async insert(batches: readonly RowsToInsert[]): Promise<void> {
+  async query(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<Row[]> {
+    // A query abandoned at the deadline keeps its connection until query_timeout, which then drops it.
+    return (await this.guard.run(() => this.pool.query(numberPlaceholders(sql), params as unknown[]), this.deadline(opts.fast ?? false))).rows as Row[];
+  }
+
+  async execute(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<number> {
+    return (await this.guard.run(() => this.pool.query(numberPlaceholders(sql), params as unknown[]), this.deadline(opts.fast ?? false))).rowCount ?? 0;
+  }
+
+  insert(batches: readonly RowsToInsert[]): Promise<void> {
+    return this.guard.run(() => this.insertAll(batches), this.slowMs);
+  }
+
+  private async insertAll(batches: readonly RowsToInsert[]): Promise<void> {
     await this.transaction(async (client) => {
       for (const b of batches) {
         // One array parameter per column, spread by unnest: one short statement per batch whatever
@@ -94,16 +118,19 @@ export class PostgresDriver implements SqlDriver {
 
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let failed: Error | undefined;
     try {
       await client.query('BEGIN');
       const out = await fn(client);
       await client.query('COMMIT');
       return out;
     } catch (err) {
+      failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      // A connection whose query failed (timed out, perhaps still running) is closed, not reused.
+      client.release(failed);
     }
   }
 
@@ -127,12 +154,14 @@ export class PostgresDriver implements SqlDriver {
 
   async close(): Promise<void> {
     this.closed = true;
+    // Connections busy on a silent server are dropped by query_timeout; pool.end() waits for them.
+    await this.guard.close();
     await this.pool.end();
   }
 }
 
-export async function openPostgresStore(cfg: PostgresLogsConfig): Promise<SqlLogStore> {
-  const driver = new PostgresDriver(cfg);
+export async function openPostgresStore(cfg: PostgresLogsConfig, timeoutMs?: number): Promise<SqlLogStore> {
+  const driver = new PostgresDriver(cfg, timeoutMs);
   try {
     return await SqlLogStore.open(driver);
   } catch (err) {

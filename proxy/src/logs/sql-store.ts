@@ -221,6 +221,10 @@ export class SqlLogStore implements LogStore {
     return this.db;
   }
 
+  unavailable(): string | undefined {
+    return this.db.unavailable?.();
+  }
+
   /** Opens the store over a connected driver and brings its schema up to date. */
   static async open(db: SqlDriver): Promise<SqlLogStore> {
     await db.migrate(MIGRATIONS);

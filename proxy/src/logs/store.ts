@@ -69,4 +69,6 @@ export interface LogStore {
   /** Deletes records older than `cutoff` (ms) in bounded batches; resolves with how many. */
   deleteOlderThan(cutoff: number): Promise<number>;
   close(): Promise<void>;
+  /** Why the store does not answer right now (a server that missed its deadline), if it does not. */
+  unavailable?(): string | undefined;
 }

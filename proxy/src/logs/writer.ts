@@ -1,6 +1,8 @@
 // The entry point of request logging: `enqueue` after the answer, never awaited. Records wait in a
 // bounded queue and are written in batches off the request path; when the queue is full (the store
-// is slow or down) new records are dropped and counted instead of blocking or growing memory.
+// is slow or down) new records are dropped and counted instead of blocking or growing memory. While
+// the store does not answer (it missed a deadline, store-guard.ts) records wait in the queue rather
+// than failing a batch at a time: a short stall loses none, a long one drops what overflows.
 import { log } from '../log.ts';
 import type { LogRecord } from './record.ts';
 import type { LogStore } from './store.ts';
@@ -75,7 +77,7 @@ export class LogWriter {
   async flush(): Promise<void> {
     for (;;) {
       if (this.writing) await this.writing;
-      else if (this.queue.length > 0) await this.writeBatch();
+      else if (this.queue.length > 0) await this.writeBatch(false);
       else return;
     }
   }
@@ -102,8 +104,13 @@ export class LogWriter {
     this.timer.unref();
   }
 
-  private writeBatch(): Promise<void> {
+  /** `hold`: while the store does not answer, keep the batch queued (a flush writes, or drops, at once). */
+  private writeBatch(hold = true): Promise<void> {
     if (this.writing) return this.writing;
+    if (hold && this.store.unavailable?.() !== undefined && this.queue.length > 0) {
+      this.kick(this.flushIntervalMs);
+      return Promise.resolve();
+    }
     const batch = this.queue.splice(0, this.batchSize);
     if (batch.length === 0) return Promise.resolve();
     this.writing = this.store

@@ -8,7 +8,7 @@
 import type { RedisClientType } from 'redis';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from '../config/store.ts';
 import { GatewayError } from '../unified/errors.ts';
-import { withTimeout, type SharedRedis } from './redis.ts';
+import type { SharedRedis } from './redis.ts';
 import { log } from '../log.ts';
 
 // KEYS[1] document key; ARGV[1] expected revision ('' = any), ARGV[2] new document JSON, ARGV[3] its revision.
@@ -115,9 +115,9 @@ export class RedisConfigStore implements ConfigStore {
   }
 
   async #call<T>(command: () => Promise<T>): Promise<T> {
-    if (!this.#redis.isReady()) throw new ConfigStoreUnavailableError(this.#redis.addr, 'not connected');
+    if (!this.#redis.client.isReady) throw new ConfigStoreUnavailableError(this.#redis.addr, 'not connected');
     try {
-      return await withTimeout(command());
+      return await this.#redis.call(command);
     } catch (err) {
       throw new ConfigStoreUnavailableError(this.#redis.addr, err);
     }

@@ -1,7 +1,8 @@
 // Whether this process should be sent traffic (the readiness probe, /ready), apart from whether it
 // is alive (/health). Not ready while it has no configuration to serve (a Kubernetes proxy started
 // before the operator rendered one, or while the API server is unreachable) and while it drains on
-// shutdown. Process-wide, like the signals that change it.
+// shutdown. Process-wide, like the signals that change it. /ready also asks the gateway's
+// dependencies (dependencies.ts): a counter store that does not answer makes it 503 too.
 let reason: string | undefined = 'starting';
 let draining = false;
 

@@ -1,9 +1,11 @@
 // One Redis connection per process for the config store, from the `redis` section of config.json
 // (or SKYBRIDGE_REDIS_*). Redis is a dependency the gateway can live without for a while: the
 // connection is made in the background and retried forever, commands fail at once while it is away
-// (no offline queue) and within a bounded time when it hangs, and nothing here ever throws at start.
+// (no offline queue) and within a bounded time when it hangs (`call`: a deadline per command, and
+// at once while it stays silent), and nothing here ever throws at start.
 import type { RedisClientType } from 'redis';
 import { lazy } from '../lazy.ts';
+import { StoreGuard, storeTimeoutMs } from '../store-guard.ts';
 import type { RedisConfig } from '../schema/governance.ts';
 import { parseAddr } from '../governance/counters/redis.ts';
 import { log } from '../log.ts';
@@ -11,9 +13,6 @@ import { log } from '../log.ts';
 const redis = lazy<typeof import('redis')>('redis');
 
 export const DEFAULT_KEY_PREFIX = 'skybridge:';
-
-/** A command still unanswered after this long fails (a hung Redis must not hold requests). */
-export const REDIS_COMMAND_TIMEOUT_MS = 1000;
 
 /** How long a start waits for a first answer from Redis before serving without it. */
 export const REDIS_START_WAIT_MS = 3000;
@@ -24,6 +23,10 @@ export interface SharedRedis {
   addr: string;
   /** Connected and answering right now. */
   isReady(): boolean;
+  /** Why commands fail right now (not connected, or connected and silent), if they do. */
+  unavailable(): string | undefined;
+  /** A command under the deadline (SKYBRIDGE_STORE_TIMEOUT_MS); fails at once while Redis is silent. */
+  call<T>(command: () => Promise<T>): Promise<T>;
   /** Resolves true once connected, false at the first failed attempt or after `timeoutMs`. */
   firstAttempt(timeoutMs: number): Promise<boolean>;
   /** Calls `fn` every time the connection becomes ready (after an outage, too). */
@@ -31,7 +34,7 @@ export interface SharedRedis {
   close(): Promise<void>;
 }
 
-export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis {
+export function openRedis(cfg: RedisConfig, name = 'config store', timeoutMs = storeTimeoutMs()): SharedRedis {
   const target = parseAddr(cfg.addr);
   const socket = {
     connectTimeout: 2000,
@@ -46,8 +49,13 @@ export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis 
     database: cfg.db ?? 0,
     // While Redis is away a command fails at once instead of waiting in a queue for its return.
     disableOfflineQueue: true,
-    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    commandOptions: { timeout: timeoutMs },
+    // While Redis hangs, replies stop and commands would pile up: past this many, fail at once.
+    commandsQueueMaxLength: 10_000,
   }) as RedisClientType;
+  // node-redis times out only commands not yet written: one already sent to a Redis that hangs
+  // would wait forever. The guard bounds it; its late reply is still read (and dropped).
+  const guard = new StoreGuard({ name: `${name} (Redis ${cfg.addr.replace(/\/\/[^@/]*@/, '//')})`, timeoutMs, probe: () => client.ping() });
 
   let down = false;
   let connected = false;
@@ -76,7 +84,9 @@ export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis 
   return {
     client,
     addr: cfg.addr,
-    isReady: () => client.isReady,
+    isReady: () => client.isReady && guard.answering,
+    unavailable: () => (client.isReady ? guard.stalled() : `${guard.name} is not connected`),
+    call: (command) => guard.run(command),
     firstAttempt: (timeoutMs) =>
       client.isReady
         ? Promise.resolve(true)
@@ -93,23 +103,14 @@ export function openRedis(cfg: RedisConfig, name = 'config store'): SharedRedis 
     close: async () => {
       if (closed) return;
       closed = true;
-      if (client.isReady) await client.close().catch(() => client.destroy());
-      else client.destroy();
+      if (client.isReady) await guard.close(() => client.close(), () => client.destroy());
+      else {
+        void guard.close();
+        client.destroy();
+      }
       await connecting;
     },
   };
-}
-
-/**
- * `p`, or a rejection after `ms`: node-redis times out only commands not yet written, so one sent to
- * a Redis that hangs would wait forever. Its late reply is still read (and dropped).
- */
-export function withTimeout<T>(p: Promise<T>, ms = REDIS_COMMAND_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

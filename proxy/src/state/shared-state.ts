@@ -10,10 +10,11 @@ import { FileConfigStore, MemoryConfigStore, type ConfigStore, type StoredConfig
 import { ConfigStoreUnavailableError, RedisConfigStore } from './config-redis-store.ts';
 import { DEFAULT_KEY_PREFIX, openRedis, REDIS_START_WAIT_MS, redisFromEnv, type SharedRedis } from './redis.ts';
 import { RedisSessionRevocations, type SessionRevocations } from './session-revocations.ts';
-import { registerDependency } from './dependencies.ts';
+import type { Dependencies } from './dependencies.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import { MemoryCounterStore } from '../governance/counters/memory.ts';
 import { RedisCounterStore } from '../governance/counters/redis.ts';
+import { storeTimeoutMs } from '../store-guard.ts';
 
 /**
  * The config store and counters: in Redis when `redis` is configured (shared by every replica),
@@ -29,7 +30,8 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource): Promise<SharedState> {
+/** `dependencies`: where the Redis connection's probe is registered (/health, /ready). */
+export async function openState(loaded: LoadedConfig, appDir: string | undefined, kube: boolean, seedFrom: SeedSource, dependencies: Dependencies): Promise<SharedState> {
   const redisCfg = loaded.config.redis ?? redisFromEnv();
   let store: ConfigStore;
   let counters: CounterStore;
@@ -37,15 +39,21 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
   let revocations: SessionRevocations | undefined;
   let revocationsRedis: SharedRedis | undefined;
   if (redisCfg) {
-    const redisCounters = new RedisCounterStore(redisCfg);
+    const timeoutMs = storeTimeoutMs();
+    const redisCounters = new RedisCounterStore(redisCfg, { commandTimeoutMs: timeoutMs });
     counters = redisCounters;
     // Kubernetes replicas keep no document in Redis, only counters.
-    redis = kube ? undefined : openRedis(redisCfg);
+    redis = kube ? undefined : openRedis(redisCfg, 'config store', timeoutMs);
     const shared = redis;
-    registerDependency('redis', () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'));
+    // Readiness rests on it: without the counters every governed request is refused (fail closed).
+    dependencies.register('redis', {
+      state: () => (redisCounters.isReady && (shared?.isReady() ?? true) ? 'ok' : 'unavailable'),
+      reason: () => redisCounters.unavailable() ?? shared?.unavailable(),
+      readiness: true,
+    });
     store = shared ? new RedisConfigStore(shared, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX) : new MemoryConfigStore();
     // Dashboard logouts, checked by every replica sharing this Redis.
-    revocationsRedis = shared ? undefined : openRedis(redisCfg, 'session revocations');
+    revocationsRedis = shared ? undefined : openRedis(redisCfg, 'session revocations', timeoutMs);
     revocations = new RedisSessionRevocations(shared ?? revocationsRedis!, redisCfg.key_prefix ?? DEFAULT_KEY_PREFIX);
   } else {
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();

@@ -7,7 +7,9 @@
 // CounterStoreUnavailableError, a 503 the pipeline sends as it is, because a gateway that keeps
 // serving without its limits can overspend a budget without bound. `onUnavailable: 'open'` admits
 // instead (with the last usage seen). record() rejects with the same error; that usage is lost.
-// The client reconnects by itself (backoff to 2 s); commands are not queued while it is away.
+// The client reconnects by itself (backoff to 2 s); commands are not queued while it is away. A
+// Redis that hangs (open socket, no replies) is caught by each command's deadline (StoreGuard):
+// after the first miss, admissions fail at once (closed or open, as above) until it answers again.
 //
 // Windows come from each replica's clock (windows.ts): replicas should run NTP; skew of a few ms
 // only moves which window a request at a boundary counts in.
@@ -16,6 +18,7 @@ import type { createClient as CreateClient, RedisClientOptions } from 'redis';
 import { lazy } from '../../lazy.ts';
 import type { RedisConfig } from '../../schema/governance.ts';
 import { log } from '../../log.ts';
+import { DEFAULT_STORE_TIMEOUT_MS, StoreGuard } from '../../store-guard.ts';
 import type { Window } from './windows.ts';
 import {
   addAmount,
@@ -71,7 +74,7 @@ const ADMIT_SHA = createHash('sha1').update(ADMIT_SCRIPT).digest('hex');
 export interface RedisCounterStoreOptions {
   /** Counters outlive their window by this much (late peeks, replicas' clock skew). Default 60 s. */
   expiryMarginMs?: number;
-  /** A command that takes longer fails (and admit with it). Default 1000 ms. */
+  /** A command that takes longer fails (and admit with it). Default SKYBRIDGE_STORE_TIMEOUT_MS (2000 ms). */
   commandTimeoutMs?: number;
   /** Default 2000 ms. */
   connectTimeoutMs?: number;
@@ -89,7 +92,7 @@ export class RedisCounterStore implements CounterStore {
   readonly #prefix: string;
   readonly #margin: number;
   readonly #failOpen: boolean;
-  readonly #timeoutMs: number;
+  readonly #guard: StoreGuard;
   readonly #cache: UsageCache;
   readonly #ready: Promise<void>;
   #down = false;
@@ -104,9 +107,15 @@ export class RedisCounterStore implements CounterStore {
     this.#prefix = config.key_prefix ?? 'skybridge:';
     this.#margin = options.expiryMarginMs ?? 60_000;
     this.#failOpen = options.onUnavailable === 'open';
-    this.#timeoutMs = options.commandTimeoutMs ?? 1000;
     this.#cache = new UsageCache(options.cacheKeys);
     this.#client = redis().createClient(clientOptions(config, options));
+    // node-redis times out only commands not yet written: one already sent to a Redis that hangs
+    // would wait forever. The guard bounds it; its late reply is still read (and dropped).
+    this.#guard = new StoreGuard({
+      name: `counter store (Redis ${config.addr.replace(/\/\/[^@/]*@/, '//')})`,
+      timeoutMs: options.commandTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+      probe: () => this.#client.ping(),
+    });
     const failing = `limits fail ${this.#failOpen ? 'open' : 'closed'} until it answers`;
     this.#client.on('error', (err: Error) => {
       // Emitted on every failed reconnect attempt: say it once per outage.
@@ -134,8 +143,15 @@ export class RedisCounterStore implements CounterStore {
     return this.#ready;
   }
 
+  /** Connected and answering (a Redis that hangs keeps the connection but stops answering). */
   get isReady(): boolean {
-    return this.#client.isReady;
+    return this.#client.isReady && this.#guard.answering;
+  }
+
+  /** Why the store does not answer right now, if it does not. */
+  unavailable(): string | undefined {
+    if (!this.#client.isReady) return `${this.#guard.name} is not connected`;
+    return this.#guard.stalled();
   }
 
   async admit(limits: readonly Limit[], nowMs: number): Promise<AdmitResult> {
@@ -158,7 +174,7 @@ export class RedisCounterStore implements CounterStore {
     }
     let reply: string[];
     try {
-      reply = await this.#timed(this.#admitScript(keys, args));
+      reply = await this.#guard.run(() => this.#admitScript(keys, args));
     } catch (err) {
       if (this.#failOpen) return { ok: true, usage: limits.map((l) => this.#cache.get(l.key, nowMs) ?? 0) };
       throw new CounterStoreUnavailableError(err);
@@ -187,7 +203,7 @@ export class RedisCounterStore implements CounterStore {
     let replies: unknown[];
     try {
       // One round trip, not a MULTI transaction: each INCRBY is atomic on its own.
-      replies = (await this.#timed(multi.execAsPipeline())) as unknown[];
+      replies = (await this.#guard.run(() => multi.execAsPipeline())) as unknown[];
     } catch (err) {
       throw new CounterStoreUnavailableError(err);
     }
@@ -199,7 +215,7 @@ export class RedisCounterStore implements CounterStore {
     const windows = limits.map((l) => limitWindow(l, nowMs));
     let values: (string | null)[];
     try {
-      values = (await this.#timed(this.#client.mGet(limits.map((l, i) => this.#key(l, windows[i]))))) as (string | null)[];
+      values = (await this.#guard.run(() => this.#client.mGet(limits.map((l, i) => this.#key(l, windows[i]))))) as (string | null)[];
     } catch (err) {
       throw new CounterStoreUnavailableError(err);
     }
@@ -215,21 +231,12 @@ export class RedisCounterStore implements CounterStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#client.isOpen) await this.#client.close().catch(() => this.#client.destroy());
-    else this.#client.destroy();
+    if (this.#client.isOpen) await this.#guard.close(() => this.#client.close(), () => this.#client.destroy());
+    else {
+      void this.#guard.close();
+      this.#client.destroy();
+    }
     await this.#ready;
-  }
-
-  /**
-   * node-redis times out only commands not yet written; one already sent to a Redis that hangs
-   * would wait forever. Its late reply is still read (and dropped), keeping the connection in step.
-   */
-  #timed<T>(p: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
-    });
-    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
   }
 
   #key(limit: Limit, w: Window): string {
@@ -273,7 +280,7 @@ function clientOptions(config: RedisConfig, options: RedisCounterStoreOptions): 
     database: config.db,
     // Fail fast while disconnected instead of queueing admissions until Redis returns.
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
+    commandOptions: { timeout: options.commandTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS },
     // While Redis hangs, replies stop and commands pile up: past this many, fail at once.
     commandsQueueMaxLength: 10_000,
   };
