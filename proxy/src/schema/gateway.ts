@@ -8,6 +8,7 @@ import { LogsStoreSchema } from './logs.ts';
 import { VectorStoreSchema } from './cache.ts';
 import { McpSectionSchema } from './mcp.ts';
 import { WebhookGlobalConfigSchema, WebhooksSectionSchema } from './webhooks.ts';
+import { VaultConfigSchema } from './vault.ts';
 
 /** A string that may be an `env.VAR` reference, resolved at load time. */
 const EnvString = (opts: { minLength?: number; description?: string } = {}) => Type.String(opts);
@@ -223,6 +224,8 @@ export const GatewayConfigSchema = Type.Object(
     encryption_key: Type.Optional(Type.String({ minLength: 1, description: 'Passphrase (env.VAR allowed); an AES-256-GCM key is derived from it with scrypt.' })),
     /** MCP clients and the tool manager (proxy/src/mcp). */
     mcp: Type.Optional(McpSectionSchema),
+    /** Where `vault.<path>#<field>` references are read (docs/vault.md). */
+    vault: Type.Optional(VaultConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
