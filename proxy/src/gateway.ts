@@ -9,6 +9,7 @@ import type { CliOptions } from './cli.ts';
 import { log } from './log.ts';
 import type { LoadedConfig } from './config/check.ts';
 import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
+import { vaultSecrets } from './config/vault.ts';
 import type { ConfigService } from './config/service.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
@@ -129,6 +130,14 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const watcher = fromFile ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc()) : undefined;
   if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
   void catalog.refresh(holder.current());
+  // Vault references are read again every TTL; a rotated value swaps the snapshot like a reload.
+  vaultSecrets.start({
+    onChange: () => service.refreshSecrets(),
+    onRefresh: (ok) => {
+      metrics.vaultUp.set(ok ? 1 : 0);
+      if (!ok) metrics.vaultRefreshFailures.inc();
+    },
+  });
   // Returned, not dropped: an /api write answers once the catalog its `['*']` grants read is filled.
   holder.onSwap((next) => catalog.refresh(next));
 
@@ -164,6 +173,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
+    vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
       services.close(),
