@@ -26,6 +26,13 @@ export interface VaultSettings {
   timeoutMs: number;
 }
 
+/** The settings each auth method takes, and those it needs. */
+const METHOD_FIELDS: Record<'token' | 'approle' | 'kubernetes', { all: string[]; required: string[] }> = {
+  token: { all: ['token'], required: ['token'] },
+  approle: { all: ['role_id', 'secret_id', 'mount'], required: ['role_id', 'secret_id'] },
+  kubernetes: { all: ['role', 'token_path', 'mount'], required: ['role'] },
+};
+
 /**
  * The settings from the `vault` section, else from VAULT_ADDR/VAULT_TOKEN; undefined when neither
  * names a server. Errors name the field (or variable), never a value.
@@ -36,6 +43,7 @@ export function vaultSettings(section: VaultConfig | undefined, env: NodeJS.Proc
   const errors: FieldError[] = [];
   if (!address) errors.push({ path: 'vault.address', message: 'is required (or set VAULT_ADDR)' });
   const read = (ref: string, path: string): string => {
+    if (ref === '') return '';
     const r = readEnvRef(ref, env);
     if ('missing' in r) errors.push({ path, message: `environment variable ${r.missing} is not set` });
     return 'value' in r ? r.value : '';
@@ -46,9 +54,16 @@ export function vaultSettings(section: VaultConfig | undefined, env: NodeJS.Proc
     const token = env.VAULT_TOKEN;
     if (!token) errors.push({ path: 'vault.auth', message: 'is required (or set VAULT_TOKEN for token auth)' });
     login = { method: 'token', token: token ?? '' };
-  } else if (auth.method === 'token') login = { method: 'token', token: read(auth.token, 'vault.auth.token') };
-  else if (auth.method === 'approle') login = { method: 'approle', mount: auth.mount ?? 'approle', roleId: read(auth.role_id, 'vault.auth.role_id'), secretId: read(auth.secret_id, 'vault.auth.secret_id') };
-  else login = { method: 'kubernetes', mount: auth.mount ?? 'kubernetes', role: auth.role, tokenPath: auth.token_path ?? DEFAULT_KUBERNETES_TOKEN_PATH };
+  } else {
+    const fields = METHOD_FIELDS[auth.method];
+    for (const f of Object.keys(auth)) {
+      if (f !== 'method' && !fields.all.includes(f)) errors.push({ path: `vault.auth.${f}`, message: `is not a setting of ${auth.method} auth (it takes ${fields.all.join(', ')})` });
+    }
+    for (const f of fields.required) if ((auth as Record<string, unknown>)[f] === undefined) errors.push({ path: `vault.auth.${f}`, message: `is required for ${auth.method} auth` });
+    if (auth.method === 'token') login = { method: 'token', token: read(auth.token ?? '', 'vault.auth.token') };
+    else if (auth.method === 'approle') login = { method: 'approle', mount: auth.mount ?? 'approle', roleId: read(auth.role_id ?? '', 'vault.auth.role_id'), secretId: read(auth.secret_id ?? '', 'vault.auth.secret_id') };
+    else login = { method: 'kubernetes', mount: auth.mount ?? 'kubernetes', role: auth.role ?? '', tokenPath: auth.token_path ?? DEFAULT_KUBERNETES_TOKEN_PATH };
+  }
   if (errors.length) return { errors };
   return {
     address: address!.replace(/\/+$/, ''),
@@ -104,7 +119,12 @@ export class VaultClient {
       this.#token = undefined;
       res = await once();
     }
-    if (res.status === 404) throw new VaultError(`no secret at ${where} (or no KV v2 mount '${this.settings.mount}')`, false);
+    if (res.status === 404) {
+      // OpenBao and Vault answer an unknown mount with a 404 saying no route handles the path.
+      const errors = (res.body as { errors?: unknown[] } | undefined)?.errors ?? [];
+      const noMount = errors.some((e) => typeof e === 'string' && e.includes('no handler for route'));
+      throw new VaultError(noMount ? `no KV v2 mount '${this.settings.mount}' on the vault (reading ${where})` : `no secret at ${where}`, false);
+    }
     if (res.status === 403) throw new VaultError(`reading ${where}: permission denied`, false);
     if (res.status >= 500) throw new VaultError(`reading ${where}: the vault answered ${res.status}`, true);
     if (res.status !== 200) throw new VaultError(`reading ${where}: the vault answered ${res.status}`, false);

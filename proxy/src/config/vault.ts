@@ -93,7 +93,8 @@ export class VaultSecrets {
     if (!this.#client) return [];
     const paths = new Set<string>();
     for (const { ref } of vaultReferences(document)) if ('path' in ref && !this.#entries.get(ref.path)?.data) paths.add(ref.path);
-    await Promise.all([...paths].map((p) => this.#read(p)));
+    // Failures are recorded per path: the config check reports each against the field naming it.
+    await Promise.allSettled([...paths].map((p) => this.#read(p)));
     return [];
   }
 

@@ -10,8 +10,11 @@ export interface VaultRef {
   field: string;
 }
 
-/** `path` segments and `field`: what a KV v2 path and a JSON key reasonably hold, nothing that needs escaping in a URL. */
-const VAULT_REF = /^vault\.([A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*)#([A-Za-z0-9_.-]+)$/;
+/** An `env.VAR` reference, as a JSON Schema pattern fragment (no anchors). */
+export const ENV_REF_SOURCE = 'env\\.[A-Za-z_][A-Za-z0-9_]*';
+/** A `vault.<path>#<field>` reference, likewise: path segments and a field of what a KV v2 path and a JSON key reasonably hold, nothing a URL would need escaped. */
+export const VAULT_REF_SOURCE = 'vault\\.[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*#[A-Za-z0-9_.-]+';
+const VAULT_REF = new RegExp(`^${VAULT_REF_SOURCE}$`);
 
 export const isEnvRef = (value: string): boolean => value.startsWith('env.');
 export const isVaultRef = (value: string): boolean => value.startsWith('vault.');
@@ -20,8 +23,10 @@ export const isReference = (value: string): boolean => isEnvRef(value) || isVaul
 
 /** The vault reference in `value`, or why it is not one (`value` starts with `vault.`). */
 export function parseVaultRef(value: string): VaultRef | { error: string } {
-  const m = VAULT_REF.exec(value);
-  if (m) return { path: m[1], field: m[2] };
+  if (VAULT_REF.test(value)) {
+    const hash = value.indexOf('#');
+    return { path: value.slice('vault.'.length, hash), field: value.slice(hash + 1) };
+  }
   if (!value.includes('#')) return { error: 'a vault reference is vault.<path>#<field>: the #<field> is missing' };
   return { error: 'a vault reference is vault.<path>#<field>, with path segments and field of letters, digits, _ . - (segments separated by /)' };
 }

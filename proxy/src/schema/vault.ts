@@ -2,33 +2,31 @@
 // HashiCorp Vault API server, KV v2) and how the gateway logs in. The vault's own credentials are
 // `env.VAR` references only: a literal token in config.json would be the one secret no vault guards.
 import { Type, type Static } from '@sinclair/typebox';
+import { ENV_REF_SOURCE } from './env-ref.ts';
 
-const EnvOnly = (what: string) => Type.String({ pattern: '^env\\.[A-Za-z_][A-Za-z0-9_]*$', description: `${what}: an env.VAR reference (never the value itself)` });
+const EnvOnly = (what: string) => Type.String({ pattern: `^${ENV_REF_SOURCE}$`, description: `${what}: an env.VAR reference (never the value itself)` });
 
-export const VaultAuthSchema = Type.Union([
-  Type.Object({ method: Type.Literal('token'), token: EnvOnly('The token') }, { additionalProperties: false }),
-  Type.Object(
-    {
-      method: Type.Literal('approle'),
-      role_id: EnvOnly('The role id'),
-      secret_id: EnvOnly('The secret id'),
-      /** The auth mount (default `approle`). */
-      mount: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$' })),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    {
-      method: Type.Literal('kubernetes'),
-      role: Type.String({ minLength: 1 }),
-      /** The service account token the login presents (default: the pod's projected token). */
-      token_path: Type.Optional(Type.String({ minLength: 1 })),
-      /** The auth mount (default `kubernetes`). */
-      mount: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$' })),
-    },
-    { additionalProperties: false },
-  ),
-]);
+/**
+ * One object for the three methods (a union would answer a mistake with every branch's complaint);
+ * which fields each method needs is checked where the settings are read (config/vault-client.ts).
+ */
+export const VaultAuthSchema = Type.Object(
+  {
+    method: Type.Union([Type.Literal('token'), Type.Literal('approle'), Type.Literal('kubernetes')]),
+    /** token: the token. */
+    token: Type.Optional(EnvOnly('The token')),
+    /** approle: the role id and secret id. */
+    role_id: Type.Optional(EnvOnly('The role id')),
+    secret_id: Type.Optional(EnvOnly('The secret id')),
+    /** kubernetes: the vault role to log in as. */
+    role: Type.Optional(Type.String({ minLength: 1 })),
+    /** kubernetes: the service account token the login presents (default: the pod's projected token). */
+    token_path: Type.Optional(Type.String({ minLength: 1 })),
+    /** approle, kubernetes: the auth mount (default: the method's name). */
+    mount: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$' })),
+  },
+  { additionalProperties: false },
+);
 
 export const VaultConfigSchema = Type.Object(
   {
