@@ -15,7 +15,6 @@ import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
-import { currentVaultLookup } from './vault-lookup.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -40,7 +39,14 @@ const cacheConfigProblems = (v: unknown): FieldError[] | undefined => {
   return Array.isArray(r) ? r : undefined;
 };
 
-export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVaultLookup()): LoadedConfig {
+/** The process's vault values (config/vault.ts sets it once a vault is configured), read by every check. */
+let currentVault: VaultLookup | undefined;
+
+export function setVaultLookup(lookup: VaultLookup | undefined): void {
+  currentVault = lookup;
+}
+
+export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): LoadedConfig {
   // Before anything copies the document: a `__proto__` key would become a prototype on the first copy.
   const unsafe = unsafeJson(raw);
   if (unsafe) throw new ConfigError(source, [unsafe]);

@@ -3,7 +3,7 @@
 // Plain fetch: the vault's address is the deployment's (config.json or VAULT_ADDR), not a caller's.
 // Errors name the path and the status, never a token or a value.
 import { readFile } from 'node:fs/promises';
-import type { VaultConfig } from '../schema/vault.ts';
+import type { VaultConfig } from '../schema/gateway.ts';
 import { readEnvRef } from '../schema/env-ref.ts';
 import type { FieldError } from '../schema/validate.ts';
 

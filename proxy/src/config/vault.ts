@@ -5,10 +5,10 @@
 // stay and the outage is reported once (log, status, metric hooks). One per process: the config
 // check runs in many places (file reload, /api writes, the store's sync) and all read this one.
 import { isVaultRef, parseVaultRef, resolvesEnvRef, vaultKey, type VaultLookup, type VaultRef } from '../schema/env-ref.ts';
-import { VaultConfigSchema } from '../schema/vault.ts';
+import { VaultConfigSchema } from '../schema/gateway.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { VaultClient, VaultError, vaultSettings, type VaultSettings } from './vault-client.ts';
-import { setVaultLookup } from './vault-lookup.ts';
+import { setVaultLookup } from './check.ts';
 import { log } from '../log.ts';
 
 /** What /api/vault/status shows: never a value. */
