@@ -16,9 +16,11 @@ if generation ~= nil and (status.observedGeneration == nil or status.observedGen
 end
 local accepted = nil
 local ready = nil
+local connected = nil
 for _, c in ipairs(status.conditions) do
   if c.type == "Accepted" then accepted = c end
   if c.type == "Ready" then ready = c end
+  if c.type == "Connected" then connected = c end
 end
 local function stale(c)
   return c == nil or (generation ~= nil and c.observedGeneration ~= nil and c.observedGeneration < generation)
@@ -58,6 +60,20 @@ if accepted.reason == "Degraded" then
   hs.status = "Degraded"
   hs.message = describe(accepted)
   return hs
+end
+-- An MCPClient is served only when its server answers: a client that cannot connect on some
+-- replica is Degraded (its tools are missing there), one still connecting is Progressing.
+if connected ~= nil and not stale(connected) then
+  if connected.status == "False" then
+    hs.status = "Degraded"
+    hs.message = describe(connected)
+    return hs
+  end
+  if connected.status ~= "True" then
+    hs.status = "Progressing"
+    hs.message = describe(connected)
+    return hs
+  end
 end
 hs.status = "Healthy"
 hs.message = ready.message or "Rendered"

@@ -18,9 +18,10 @@ import { renderOutput, type AppliedObject } from './render/output.ts';
 import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, type IndexDocument } from './render/contract.ts';
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
-import { currentStatus, desiredConditions, nextStatus, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
+import { currentStatus, desiredConditions, nextStatus, servedProblem, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
 import { ServedTracker } from './served.ts';
 import { forEachLimited } from './pool.ts';
+import { OutageLog } from './outage-log.ts';
 import type { Verdict } from './resources/desired.ts';
 
 export interface ControllerOptions {
@@ -111,9 +112,15 @@ export class Controller {
     this.#opts = opts;
     const { kc, client } = opts;
     const namespaces = opts.watchNamespaces === 'all' ? [undefined] : [...new Set(opts.watchNamespaces)];
+    const watches = new OutageLog('watch failed, restarting');
     const onError = (what: string) => (err: unknown, retryInMs: number) => {
       opts.metrics.errors.inc({ stage: 'informer' });
-      log.warn('watch failed, restarting', { resource: what, error: (err as Error)?.message ?? String(err), retry_in_ms: retryInMs });
+      watches.failed({ resource: what, error: (err as Error)?.message ?? String(err), retry_in_ms: retryInMs });
+    };
+    /** A watch that lists again ends the outage (one line says so) before its own work. */
+    const synced = (then: () => void) => () => {
+      watches.recovered();
+      then();
     };
     for (const info of KINDS) {
       for (const ns of namespaces) {
@@ -121,7 +128,7 @@ export class Controller {
         const informer = new Informer(kc, client, {
           path,
           onEvent: (type, obj) => this.#onResourceEvent(type, obj),
-          onSynced: () => this.#enqueue(),
+          onSynced: synced(() => this.#enqueue()),
           onError: onError(path),
         });
         this.#crInformers.push({ info, informer });
@@ -131,7 +138,7 @@ export class Controller {
     for (const ns of namespaces) {
       const path = resourcePath('v1', 'secrets', ns);
       const secretInformer = (fieldSelector: string, labelSelector?: string) =>
-        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(`${path}?${fieldSelector}`) });
+        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#enqueue(), onSynced: synced(() => this.#enqueue()), onError: onError(`${path}?${fieldSelector}`) });
       const informers = selection.names?.length
         ? [...new Set(selection.names)].sort().map((name) => secretInformer(`metadata.name=${name}`))
         : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
@@ -141,7 +148,7 @@ export class Controller {
       const path = resourcePath('v1', plural, opts.namespace);
       // Each rendered Secret shard by its fixed name: RBAC can then grant exactly them (no list of every Secret).
       const fieldSelector = name ? `metadata.name=${name}` : undefined;
-      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: () => this.#enqueue(), onError: onError(path) });
+      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: synced(() => this.#enqueue()), onError: onError(path) });
     };
     this.#output = { configMaps: outputInformer('configmaps'), secrets: SECRET_SHARD_NAMES.map((n) => outputInformer('secrets', n)) };
     if ((opts.readyWhen ?? 'served') === 'served') {
@@ -154,7 +161,7 @@ export class Controller {
           if (this.#served.observe(type, obj)) this.#enqueueStatus();
           this.#armExpiry();
         },
-        onSynced: () => this.#enqueueStatus(),
+        onSynced: synced(() => this.#enqueueStatus()),
         onError: onError(path),
       });
     }
@@ -534,15 +541,18 @@ export class Controller {
         firstError ??= err as Error;
         return;
       }
-      // A refused or degraded CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
+      // A refused, degraded or unserved CR gets its own Event (best effort); a failed write is one Event on the index, not one per CR.
       try {
-        if (verdict.accepted && verdict.reason === 'Valid') {
-          guard();
+        const valid = verdict.accepted && verdict.reason === 'Valid';
+        const problem = valid ? servedProblem(conditions) : { reason: verdict.reason, note: verdict.message, action: 'Validate' };
+        guard();
+        if (!problem) {
           await events.clear(target);
           return;
         }
-        guard();
-        if (await events.warn(target, verdict.reason, `${ref}: ${verdict.message}`, 'Validate')) log.warn(verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: verdict.reason, message: verdict.message });
+        if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
+          log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
+        }
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });

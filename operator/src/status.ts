@@ -106,6 +106,18 @@ function connectedCondition(verdict: Verdict, { count, mcp = [] }: ServedView): 
   return { type: 'Connected', status: 'Unknown', reason: 'Connecting', message: `Connected on ${connected} of ${replicas(count.live)}.` };
 }
 
+/** Reasons of the served side that a user must act on: each gets a Warning Event, like a refusal. */
+const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImplemented', 'ConnectionFailed']);
+
+/**
+ * The problem of an accepted resource that the proxies report (a replica refused the rendering, no
+ * replica acts on its kind, its MCP server cannot be reached), as an Event says it; none when served.
+ */
+export function servedProblem(conditions: readonly DesiredCondition[]): { reason: string; note: string; action: string } | undefined {
+  const c = conditions.find((x) => x.status === 'False' && SERVED_PROBLEMS.has(x.reason));
+  return c && { reason: c.reason, note: c.message, action: c.type === 'Connected' ? 'Connect' : 'Serve' };
+}
+
 /** The flat fields for `conditions` and the served view. */
 export function statusFields(conditions: readonly DesiredCondition[], served?: ServedView): StatusFields {
   const by = (t: string) => conditions.find((c) => c.type === t);
@@ -119,8 +131,10 @@ export function statusFields(conditions: readonly DesiredCondition[], served?: S
   else if (ready?.status === 'True' && accepted?.reason === 'Degraded') reason = 'Degraded';
   const fields: StatusFields = { ...(reason ? { reason } : {}) };
   if (served) {
-    fields.served = `${served.count.serving}/${served.count.live}`;
-    fields.servedReplicas = served.count.serving;
+    // A refused generation is rendered nowhere, whatever a replica still serves of an older one.
+    const serving = accepted && accepted.status !== 'True' ? 0 : served.count.serving;
+    fields.served = `${serving}/${served.count.live}`;
+    fields.servedReplicas = serving;
     fields.replicas = served.count.live;
   }
   if (served?.mcp) {

@@ -27,6 +27,9 @@ import type { CacheRuntime } from './cache/runtime.ts';
 import { startWebhooks, type Webhooks } from './webhooks/start.ts';
 import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
 import { asyncRoutes } from './endpoints/async.ts';
+import { skillsRoutes } from './endpoints/skills.ts';
+import { openaiSkillsRoutes } from './endpoints/openai-skills.ts';
+import { SkillStore } from './skills/store.ts';
 import { McpManager } from './mcp/manager.ts';
 import { SqlMcpCallStore } from './mcp/call-store.ts';
 import { createGatewayServer, listen } from './http/server.ts';
@@ -150,6 +153,12 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
+  // The skills repository lives there too: /api/skills manages it, /skills/* serves it to agents.
+  const skills = sql ? new SkillStore(sql) : undefined;
+  for (const set of [skillsRoutes(skills), openaiSkillsRoutes(skills)]) {
+    Object.assign(routes, set.routes);
+    patterns.push(...set.patterns);
+  }
   warnIfOpen(service.current());
   // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
   const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
@@ -157,8 +166,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
-      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined }),
-    }, services.guesses, revocations),
+      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined }),
+    }, services.guesses, revocations, skills),
   );
   // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
   // serving: nothing is checked per request), and the inference port answers them 404.

@@ -475,12 +475,14 @@ describe('helm chart: the secure install', () => {
       'gateway.client.allowed_origins={https://console.example.com}',
       'gateway.client.max_request_body_size_mb=8',
       'gateway.mcp.tool_manager_config.tool_execution_timeout=20',
+      'gateway.skills.serving=virtual_key',
     ];
     const { docs, text } = await template(sets);
     await conform(text, 'management-auth');
     const env = envOf(docs);
     assert.deepEqual(JSON.parse(env.SKYBRIDGE_CLIENT as string), { enforce_auth_on_inference: true, allowed_origins: ['https://console.example.com'], max_request_body_size_mb: 8 });
     assert.deepEqual(JSON.parse(env.SKYBRIDGE_MCP as string), { tool_manager_config: { tool_execution_timeout: 20 } });
+    assert.deepEqual(JSON.parse(env.SKYBRIDGE_SKILLS as string), { serving: 'virtual_key' });
     assert.deepEqual(env.SKYBRIDGE_ADMIN_USERNAME, { secretKeyRef: { name: 'skybridge-admin', key: 'username' } });
     assert.deepEqual(env.SKYBRIDGE_ADMIN_PASSWORD, { secretKeyRef: { name: 'skybridge-admin', key: 'password' } });
     assert.deepEqual(env.SKYBRIDGE_ADMIN_API_KEYS, { secretKeyRef: { name: 'skybridge-admin', key: 'api-keys' } });
@@ -527,11 +529,14 @@ describe('helm chart: the secure install', () => {
   test('values.schema.json: gateway.client is the proxy’s own client schema, and bad new values are refused by name', async () => {
     const { ClientConfigSchema } = await import('../../proxy/src/schema/gateway.ts');
     const { McpSettingsSchema } = await import('../../proxy/src/config/env-settings.ts');
-    const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as { properties: { gateway: { properties: { client: Record<string, unknown>; mcp: Record<string, unknown> } } } };
+    const { SkillsConfigSchema } = await import('../../proxy/src/schema/gateway.ts');
+    const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as { properties: { gateway: { properties: { client: Record<string, unknown>; mcp: Record<string, unknown>; skills: Record<string, unknown> } } } };
     const { description: _c, ...client } = schema.properties.gateway.properties.client;
     const { description: _m, ...mcp } = schema.properties.gateway.properties.mcp;
     assert.deepEqual(client, JSON.parse(JSON.stringify(ClientConfigSchema)), 'regenerate values.schema.json gateway.client from ClientConfigSchema');
     assert.deepEqual(mcp, JSON.parse(JSON.stringify(McpSettingsSchema)));
+    const { description: _s, ...skills } = schema.properties.gateway.properties.skills;
+    assert.deepEqual(skills, JSON.parse(JSON.stringify(SkillsConfigSchema)), 'regenerate values.schema.json gateway.skills from SkillsConfigSchema');
     const bad: [string[], RegExp][] = [
       [['gateway.client.enforce_auth_on_inference=maybe'], /enforce_auth_on_inference/],
       [['gateway.client.no_such_setting=1'], /no_such_setting/],
@@ -540,6 +545,7 @@ describe('helm chart: the secure install', () => {
       [['proxy.adminPort=70000'], /adminPort/],
       [['proxy.topologySpread.whenUnsatisfiable=Sometimes'], /whenUnsatisfiable/],
       [['gateway.mcp.tool_manager_config.max_agent_depth=0'], /max_agent_depth/],
+      [['gateway.skills.serving=everyone'], /serving/],
     ];
     for (const [sets, message] of bad) {
       const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));

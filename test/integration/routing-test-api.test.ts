@@ -85,6 +85,9 @@ test('validate answers valid, or the create\'s own compile error with the column
   assert.equal(bad.body.valid, false);
   assert.match(bad.body.error.message, /invalid CEL syntax/);
   assert.equal(bad.body.error.position?.column, 9);
+  const typed = await api<{ valid: boolean; error: { message: string } }>('POST', '/api/routing/rules/validate', { cel_expression: 'budget_used > "80"' });
+  assert.equal(typed.body.valid, false);
+  assert.match(typed.body.error.message, /^Failed to compile rule: CEL type check failed: no such overload/);
 
   const unknown = await api<{ valid: boolean; error: { message: string } }>('POST', '/api/routing/rules/validate', { cel_expression: 'colour == "red"' });
   assert.equal(unknown.body.valid, false);

@@ -25,6 +25,7 @@ test('client and MCP settings merge over the rendered sections; management auth 
   const settings = gatewaySettingsFromEnv({
     SKYBRIDGE_CLIENT: '{"enforce_auth_on_inference":true,"allowed_origins":["https://a.example"]}',
     SKYBRIDGE_MCP: '{"tool_manager_config":{"tool_execution_timeout":12}}',
+    SKYBRIDGE_SKILLS: '{"serving":"virtual_key","max_files":32}',
     SKYBRIDGE_ADMIN_USERNAME: 'admin',
     SKYBRIDGE_ADMIN_PASSWORD: 'pa55word-from-secret',
     SKYBRIDGE_ADMIN_API_KEYS: 'mgmt-key-aaaaaaaaaaaa, mgmt-key-bbbbbbbbbbbb\n',
@@ -33,6 +34,7 @@ test('client and MCP settings merge over the rendered sections; management auth 
   const doc = merged.document as Record<string, Record<string, unknown>>;
   assert.deepEqual(doc.client, { max_request_body_size_mb: 4, enforce_auth_on_inference: true, allowed_origins: ['https://a.example'] });
   assert.deepEqual(doc.mcp, { client_configs: [], tool_manager_config: { tool_execution_timeout: 12 } });
+  assert.deepEqual(doc.skills, { serving: 'virtual_key', max_files: 32 });
   // The rendered virtual keys stay; the credentials are references, never values, in the document.
   assert.equal((doc.governance.virtual_keys as unknown[]).length, 1);
   assert.ok(!JSON.stringify(merged.document).includes('pa55word-from-secret'));
@@ -41,6 +43,7 @@ test('client and MCP settings merge over the rendered sections; management auth 
   assert.deepEqual(config.governance?.auth_config?.api_keys, ['mgmt-key-aaaaaaaaaaaa', 'mgmt-key-bbbbbbbbbbbb']);
   assert.equal(config.governance?.auth_config?.is_enabled, true);
   assert.equal(compileSnapshot(config).config.client?.enforce_auth_on_inference, true);
+  assert.equal(compileSnapshot(config).config.skills?.serving, 'virtual_key');
   // The input is not modified (the source keeps comparing what it read).
   assert.equal((rendered.document.client as Record<string, unknown>).enforce_auth_on_inference, undefined);
 });
@@ -63,6 +66,7 @@ test('a bad setting is refused naming the variable and the field', () => {
     [{ SKYBRIDGE_CLIENT: '[]' }, /^SKYBRIDGE_CLIENT must be a JSON object/],
     [{ SKYBRIDGE_MCP: '{"client_configs":[]}' }, /^SKYBRIDGE_MCP: .*client_configs/],
     [{ SKYBRIDGE_MCP: '{"tool_manager_config":{"max_agent_depth":0}}' }, /^SKYBRIDGE_MCP: tool_manager_config\.max_agent_depth: /],
+    [{ SKYBRIDGE_SKILLS: '{"serving":"everyone"}' }, /^SKYBRIDGE_SKILLS: serving: /],
     [{ SKYBRIDGE_ADMIN_USERNAME: 'admin' }, /SKYBRIDGE_ADMIN_USERNAME and SKYBRIDGE_ADMIN_PASSWORD must be set together/],
     [{ SKYBRIDGE_ADMIN_API_KEYS: 'short' }, /SKYBRIDGE_ADMIN_API_KEYS: governance\.auth_config\.api_keys\[0\]: /],
   ];

@@ -80,6 +80,30 @@ test('a refusal for an older generation is Progressing: the fix just applied is 
   assert.equal(health(recorded(7, 6, { accepted: false, reason: 'SecretNotFound', message: 'x' })).status, 'Progressing');
 });
 
+test('an MCPClient that cannot connect is Degraded, one still connecting Progressing, one connected everywhere Healthy', () => {
+  const client = (states: { state: string; error?: string }[]) => ({
+    apiVersion: 'gateway.skybridge.dev/v1alpha1',
+    kind: 'MCPClient',
+    metadata: { name: 'search', namespace: 'skybridge', generation: 2 },
+    spec: {},
+    status: nextStatus(
+      undefined,
+      desiredConditions(VALID, RENDERED, {
+        kind: 'MCPClient',
+        count: { live: states.length, implementing: states.length, serving: states.length, waiting: [] },
+        mcp: states.map((c, i) => ({ identity: `proxy-${i}`, client: { tools: c.state === 'connected' ? 2 : 0, ...c } })),
+      }),
+      2,
+      now,
+    ),
+  });
+  const failed = health(client([{ state: 'connected' }, { state: 'error', error: 'connect ECONNREFUSED 10.0.0.9:443' }]));
+  assert.equal(failed.status, 'Degraded');
+  assert.match(failed.message, /^ConnectionFailed: proxy-1: connect ECONNREFUSED/);
+  assert.equal(health(client([{ state: 'connected' }, { state: 'connecting' }])).status, 'Progressing');
+  assert.equal(health(client([{ state: 'connected' }, { state: 'connected' }])).status, 'Healthy');
+});
+
 test('health.yaml ships the same script for every kind, under the key Argo CD looks up', () => {
   const doc = parse(readFileSync(`${ROOT}deploy/argocd/health.yaml`, 'utf8')) as { data: Record<string, string> };
   assert.deepEqual(Object.keys(doc.data).sort(), KINDS.map((k) => `resource.customizations.health.gateway.skybridge.dev_${k.kind}`).sort());

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServedTracker } from '../../operator/src/served.ts';
-import { desiredConditions, statusFields } from '../../operator/src/status.ts';
+import { desiredConditions, servedProblem, statusFields } from '../../operator/src/status.ts';
 import { forEachLimited } from '../../operator/src/pool.ts';
 import { encodeServedReport, parseServedReport, scrubError } from '../../proxy/src/state/served-contract.ts';
 
@@ -102,6 +102,9 @@ test('Ready from the count: Served only when every live replica serves it; NoRep
   // The actionable reason: Accepted's when refused, Connected's when an MCP client fails.
   const refused = desiredConditions({ accepted: false, reason: 'SecretNotFound', message: 'x' }, ok, { kind: 'Provider', count: { live: 1, implementing: 1, serving: 0, waiting: [] } });
   assert.equal(statusFields(refused).reason, 'SecretNotFound');
+  // Both replicas still serve the generation before the refused one: the refused one is served by none.
+  const view = { kind: 'Provider', count: { live: 2, implementing: 2, serving: 2, waiting: [] } };
+  assert.deepEqual(statusFields(refused, view), { reason: 'SecretNotFound', served: '0/2', servedReplicas: 0, replicas: 2 });
   const mcpView = { kind: 'MCPClient', count: { live: 2, implementing: 2, serving: 2, waiting: [] }, mcp: [{ identity: 'p1', client: { state: 'connected', tools: 3 } }, { identity: 'p2', client: { state: 'error', tools: 0, error: 'spawn ENOENT' } }] };
   const mcp = desiredConditions(valid, ok, mcpView);
   assert.deepEqual(mcp.find((c) => c.type === 'Connected'), { type: 'Connected', status: 'False', reason: 'ConnectionFailed', message: 'p2: spawn ENOENT' });
@@ -158,4 +161,19 @@ test('a flat status field no longer set is removed by the merge patch (lastError
   assert.equal(patch.toolCount, 3);
   // Same fields again: nothing to write.
   assert.equal(statusChanged(fixed, nextStatus(fixed, [{ type: 'Connected', status: 'True', reason: 'Connected', message: 'ok' }], 1, now, { reason: 'Served', toolCount: 3, served: '1/1' })), false);
+});
+
+test('served problems a user must act on become Events: a replica refusing, no replica acting, an MCP server unreachable', () => {
+  const valid = { accepted: true, reason: 'Valid', message: 'ok' };
+  const ok = { ok: true, revision: 'r' } as const;
+  const view = (count: { live: number; implementing: number; serving: number; waiting: string[]; problem?: string }, kind = 'Webhook', mcp?: { identity: string; client: { state: string; tools: number; error?: string } }[]) => ({ kind, count, ...(mcp && { mcp }) });
+  const rejected = servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 2, serving: 1, waiting: ['p2'], problem: 'p2: config rejected' })));
+  assert.deepEqual(rejected && [rejected.reason, rejected.action], ['RejectedByProxy', 'Serve']);
+  assert.match(rejected!.note, /p2: config rejected/);
+  assert.equal(servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 0, serving: 0, waiting: [] })))?.reason, 'NotImplemented');
+  const down = servedProblem(desiredConditions(valid, ok, view({ live: 1, implementing: 1, serving: 1, waiting: [] }, 'MCPClient', [{ identity: 'p1', client: { state: 'error', tools: 0, error: 'ECONNREFUSED' } }])));
+  assert.deepEqual(down && [down.reason, down.action, down.note], ['ConnectionFailed', 'Connect', 'p1: ECONNREFUSED']);
+  // Served, or on its way: nothing to say.
+  assert.equal(servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 2, serving: 2, waiting: [] }))), undefined);
+  assert.equal(servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 2, serving: 1, waiting: ['p2'] }))), undefined);
 });

@@ -173,7 +173,10 @@ test('validateRuleForWrite: CEL that does not compile, with the spec message and
   assert.equal(errors[0].path, 'cel_expression');
   assert.ok(errors[0].message.startsWith('Failed to compile rule: invalid CEL syntax: '), errors[0].message);
   const typed = validateRuleForWrite({ ...valid, cel_expression: 'budget_used > "80"' });
-  assert.match(typed[0].message, /^Failed to compile rule: invalid CEL syntax: no such overload: double > string/);
+  // A type mismatch parses: it is named a type error, not a syntax error.
+  assert.match(typed[0].message, /^Failed to compile rule: CEL type check failed: no such overload: double > string/);
+  const unknown = validateRuleForWrite({ ...valid, cel_expression: 'tier == "gold"' });
+  assert.match(unknown[0].message, /^Failed to compile rule: CEL type check failed: /);
 });
 
 test('validateRuleForWrite: schema errors come with their paths, and bad CEL is still reported', () => {

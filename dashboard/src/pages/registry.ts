@@ -11,6 +11,7 @@ import { RoutingPage } from './routing.tsx';
 import { CachePage } from './cache.tsx';
 import { WebhooksPage } from './webhooks.tsx';
 import { McpPage } from './mcp.tsx';
+import { SkillsPage } from './skills.tsx';
 
 export const PAGES: readonly PageDef[] = [
   { path: 'overview', title: 'Overview', component: OverviewPage },
@@ -24,4 +25,5 @@ export const PAGES: readonly PageDef[] = [
   { path: 'cache', title: 'Plugins & cache', component: CachePage },
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { path: 'mcp', title: 'MCP', component: McpPage },
+  { path: 'skills', title: 'Skills', component: SkillsPage },
 ];

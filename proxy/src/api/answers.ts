@@ -22,6 +22,8 @@ export interface DashboardFeatures {
   mcp: boolean;
   webhooks: boolean;
   async: boolean;
+  /** The skills repository (/api/skills): it lives in the logs store. */
+  skills: boolean;
 }
 
 export interface GatewayInfo {
@@ -343,4 +345,53 @@ export interface McpFilterDataView {
   tool_names: string[];
   server_labels: string[];
   virtual_keys: { id: string }[];
+}
+
+// ---- /api/skills (api/skills.ts; the store in skills/store.ts) ----
+
+/** A file of a skill: UTF-8 text as it is, anything else base64. */
+export interface SkillFileView {
+  path: string;
+  size: number;
+  encoding: 'utf8' | 'base64';
+  content: string;
+}
+
+export interface SkillVersionView {
+  version: string;
+  description: string;
+  size: number;
+  file_count: number;
+  /** sha256 over the version's paths and bytes. */
+  digest: string;
+  created_at: string;
+}
+
+export interface SkillSummary {
+  name: string;
+  description: string;
+  /** The version served when a client names none: default_version when set, else the highest. */
+  current_version: string | null;
+  default_version: string | null;
+  latest_version: string | null;
+  versions: SkillVersionView[];
+  draft_size: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SkillList {
+  skills: SkillSummary[];
+  count: number;
+}
+
+/** GET /api/skills/{name}: the summary with the draft's files. */
+export interface SkillDetail extends SkillSummary {
+  draft: SkillFileView[];
+}
+
+/** GET /api/skills/{name}/versions/{version}. */
+export interface SkillVersionDetail extends SkillVersionView {
+  skill: string;
+  files: SkillFileView[];
 }

@@ -30,6 +30,8 @@ import { usageRouter } from './usage.ts';
 import type { CounterStore } from '../governance/counters/store.ts';
 import type { SessionRevocations } from '../state/session-revocations.ts';
 import { dashboardRouter, type DashboardApi } from './dashboard.ts';
+import { skillsRouter } from './skills.ts';
+import type { SkillStore } from '../skills/store.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -37,7 +39,7 @@ const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login'
 const BODY_LIMIT = '10mb';
 export const WWW_AUTHENTICATE = 'Basic realm="skybridge"';
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations): (req: IncomingMessage, res: ServerResponse) => void {
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations, skills?: SkillStore): (req: IncomingMessage, res: ServerResponse) => void {
   // Signed under a key from the shared configuration: a session works on every replica; a logout
   // is written to the shared revocation list (Redis) every replica checks.
   const sessions = new SessionStore(() => credentialKey(service.current()), undefined, revocations);
@@ -92,6 +94,8 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
     api.use('/mcp-logs', mcpLogsRouter(mcp));
   }
   api.use('/webhooks', webhooksRouter(service, webhooks));
+  // The skills repository lives in the logs store: without one its routes answer 503 naming it.
+  api.use('/skills', skillsRouter(service, skills));
   api.use('/', configRouter(service));
   app.use('/api', api);
 

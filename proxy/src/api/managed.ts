@@ -16,6 +16,8 @@ const SESSION_PATH = /^\/api\/session(\/|$)/;
 /** Writes that change no configuration: a webhook test delivery, a redelivery, a routing rule check, clearing cache entries. */
 const ACTION_PATH = /^\/api\/(webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)|(routing\/rules|governance\/routing-rules)\/(validate|test)|cache\/(clear|clear-by-key)\/[^/]+)$/;
 
+/** Data kept in the logs store, not configuration: the skills repository is written through /api in every mode. */
+const DATA_PATH = /^\/api\/skills(\/|$)/;
 /** The API's collection paths → the document section named in index.json `sources`. */
 const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^\/api\/providers\/([^/]+)/, 'providers', 'provider'],
@@ -67,7 +69,7 @@ export function refuseManagedWrites(service: ConfigService) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const origin = service.origin();
     const path = req.originalUrl.split('?')[0];
-    if (SAFE_METHODS.has(req.method) || SESSION_PATH.test(path) || ACTION_PATH.test(path)) return next();
+    if (SAFE_METHODS.has(req.method) || SESSION_PATH.test(path) || ACTION_PATH.test(path) || DATA_PATH.test(path)) return next();
     if (!origin) return refuseSeedObject(service, req, path, next);
     req.resume();
     for (const [pattern, section, label] of SECTIONS) {

@@ -10,8 +10,8 @@ import type { GatewayConfig } from '../schema/gateway.ts';
 import type { RoutingRule } from '../schema/governance.ts';
 import type { FieldError } from '../schema/validate.ts';
 import { keyId } from '../schema/key-id.ts';
-import { CelCompileError, compileCel } from '../routing/cel.ts';
-import { CEL_COMPILE_ERROR, compileRules } from '../routing/rules.ts';
+import { compileCel } from '../routing/cel.ts';
+import { celCompileMessage, compileRules } from '../routing/rules.ts';
 import type { Capacity, RoutingStep } from '../routing/decide.ts';
 import { COMPLEXITY_TIERS, type ComplexityTier } from '../schema/complexity.ts';
 import { chooseTargets, type TargetChoice } from '../governance/targets.ts';
@@ -42,11 +42,11 @@ export function validateCel(expression: string): CelValidation {
     compileCel(expression);
     return { valid: true };
   } catch (err) {
-    const detail = err instanceof CelCompileError ? err.detail : String(err);
-    const column = /\(at column (\d+)\)/.exec(detail);
+    const message = celCompileMessage(err);
+    const column = /\(at column (\d+)\)/.exec(message);
     return {
       valid: false,
-      error: { message: `${CEL_COMPILE_ERROR}: ${detail}`, ...(column && { position: { column: Number(column[1]), offset: Number(column[1]) - 1 } }) },
+      error: { message, ...(column && { position: { column: Number(column[1]), offset: Number(column[1]) - 1 } }) },
     };
   }
 }

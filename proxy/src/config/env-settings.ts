@@ -10,9 +10,10 @@
 //   SKYBRIDGE_ADMIN_PASSWORD  governance.auth_config.admin_password  } turns management auth on
 //   SKYBRIDGE_ADMIN_API_KEYS  governance.auth_config.api_keys, comma- or newline-separated
 //   SKYBRIDGE_MCP             JSON object: mcp.tool_manager_config and mcp.tool_sync_interval
+//   SKYBRIDGE_SKILLS          JSON object: the `skills` section (who may read /skills/*, limits)
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ClientConfigSchema, type ClientConfig } from '../schema/gateway.ts';
+import { ClientConfigSchema, SkillsConfigSchema, type ClientConfig, type SkillsConfig } from '../schema/gateway.ts';
 import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from '../schema/mcp.ts';
 import type { AuthConfig } from '../schema/governance.ts';
 import { validator } from '../schema/validate.ts';
@@ -36,6 +37,7 @@ export interface GatewaySettings {
    */
   auth?: AuthConfig;
   mcp?: { tool_manager_config?: Record<string, unknown>; tool_sync_interval?: string };
+  skills?: SkillsConfig;
   /** What the references in `auth` resolve against. */
   env: Record<string, string>;
 }
@@ -44,6 +46,7 @@ export interface GatewaySettings {
 function variableOf(path: string): string {
   if (path.startsWith('client')) return 'SKYBRIDGE_CLIENT';
   if (path.startsWith('mcp')) return 'SKYBRIDGE_MCP';
+  if (path.startsWith('skills')) return 'SKYBRIDGE_SKILLS';
   if (path.includes('admin_username')) return 'SKYBRIDGE_ADMIN_USERNAME';
   if (path.includes('admin_password')) return 'SKYBRIDGE_ADMIN_PASSWORD';
   if (path.includes('api_keys')) return 'SKYBRIDGE_ADMIN_API_KEYS';
@@ -65,6 +68,7 @@ function json<T>(name: string, text: string, check: (v: unknown) => ReturnType<R
 
 const checkClient = validator(ClientConfigSchema);
 const checkMcp = validator(McpSettingsSchema);
+const checkSkills = validator(SkillsConfigSchema);
 
 /**
  * Reads and validates the settings (a bad value throws, naming the variable and the field: start-up
@@ -74,6 +78,7 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
   const settings: GatewaySettings = { env: {} };
   if (env.SKYBRIDGE_CLIENT) settings.client = json<ClientConfig>('SKYBRIDGE_CLIENT', env.SKYBRIDGE_CLIENT, checkClient);
   if (env.SKYBRIDGE_MCP) settings.mcp = json<GatewaySettings['mcp']>('SKYBRIDGE_MCP', env.SKYBRIDGE_MCP, checkMcp);
+  if (env.SKYBRIDGE_SKILLS) settings.skills = json<SkillsConfig>('SKYBRIDGE_SKILLS', env.SKYBRIDGE_SKILLS, checkSkills);
   const user = env.SKYBRIDGE_ADMIN_USERNAME || undefined;
   const pass = env.SKYBRIDGE_ADMIN_PASSWORD || undefined;
   if ((user === undefined) !== (pass === undefined)) throw new Error('SKYBRIDGE_ADMIN_USERNAME and SKYBRIDGE_ADMIN_PASSWORD must be set together (Basic auth needs both)');
@@ -92,7 +97,7 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
     if (keys.length > 0) auth.api_keys = keys.map((k, i) => ref(`SKYBRIDGE_ADMIN_API_KEYS_${i}`, k));
     settings.auth = auth;
   }
-  if (!settings.client && !settings.mcp && !settings.auth) return undefined;
+  if (!settings.client && !settings.mcp && !settings.skills && !settings.auth) return undefined;
   // The semantic rules too (an API key shorter than 16 characters...), once, against an empty document.
   const probe = withGatewaySettings({ document: {}, env: {} }, settings);
   try {
@@ -105,7 +110,7 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
 }
 
 /** The deployment settings variables: read with --kube-namespace only. */
-const SETTINGS_VARIABLES = ['SKYBRIDGE_CLIENT', 'SKYBRIDGE_ADMIN_USERNAME', 'SKYBRIDGE_ADMIN_PASSWORD', 'SKYBRIDGE_ADMIN_API_KEYS', 'SKYBRIDGE_MCP'];
+const SETTINGS_VARIABLES = ['SKYBRIDGE_CLIENT', 'SKYBRIDGE_ADMIN_USERNAME', 'SKYBRIDGE_ADMIN_PASSWORD', 'SKYBRIDGE_ADMIN_API_KEYS', 'SKYBRIDGE_MCP', 'SKYBRIDGE_SKILLS'];
 
 /**
  * Outside Kubernetes, config.json holds these sections and the variables are not read; a deployment
@@ -116,7 +121,7 @@ export function ignoredSettingsWarning(env: NodeJS.ProcessEnv = process.env): st
   const set = SETTINGS_VARIABLES.filter((v) => env[v]);
   if (!set.length) return undefined;
   const auth = set.some((v) => v.startsWith('SKYBRIDGE_ADMIN_'));
-  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but read only with --kube-namespace and ignored here: ${auth ? '/api is NOT protected by them; ' : ''}put the same settings in config.json (governance.auth_config, client, mcp) instead`;
+  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but read only with --kube-namespace and ignored here: ${auth ? '/api is NOT protected by them; ' : ''}put the same settings in config.json (governance.auth_config, client, mcp, skills) instead`;
 }
 
 let cached: { settings: GatewaySettings | undefined } | undefined;
@@ -141,6 +146,7 @@ export function withGatewaySettings<T extends { document: unknown; env: Record<s
   const document: Record<string, unknown> = { ...d };
   if (settings.client) document.client = { ...section('client'), ...settings.client };
   if (settings.mcp) document.mcp = { ...section('mcp'), ...settings.mcp };
+  if (settings.skills) document.skills = { ...section('skills'), ...settings.skills };
   if (settings.auth) document.governance = { ...section('governance'), auth_config: settings.auth };
   return { ...doc, document, env: { ...doc.env, ...settings.env } };
 }

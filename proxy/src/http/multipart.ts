@@ -16,8 +16,12 @@ export function isMultipart(req: IncomingMessage): boolean {
   return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
 }
 
-/** The form's parts in arrival order; a body over `maxBytes` is a 413, a malformed one a 400. */
-export function readForm(req: IncomingMessage, maxBytes: number): Promise<FormPart[]> {
+/**
+ * The form's parts in arrival order; a body over `maxBytes` is a 413, a malformed one a 400.
+ * `preservePath` keeps a file part's filename as sent (`dir/file`) instead of its last segment:
+ * for uploads whose filenames are paths (a skill directory), checked by whoever reads them.
+ */
+export function readForm(req: IncomingMessage, maxBytes: number, opts: { preservePath?: boolean } = {}): Promise<FormPart[]> {
   return new Promise((resolve, reject) => {
     if (!isMultipart(req)) {
       req.resume();
@@ -29,7 +33,7 @@ export function readForm(req: IncomingMessage, maxBytes: number): Promise<FormPa
     }
     let bb: busboy.Busboy;
     try {
-      bb = parser()({ headers: req.headers, limits: { fileSize: maxBytes } });
+      bb = parser()({ headers: req.headers, limits: { fileSize: maxBytes }, ...(opts.preservePath && { preservePath: true }) });
     } catch (err) {
       req.resume();
       return reject(invalidRequest(`malformed multipart/form-data request: ${(err as Error).message}`));

@@ -2,6 +2,7 @@
 // store records the versions it applied (logs_schema_migrations) and applies only the missing ones.
 import type { Migration } from './driver.ts';
 import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
+import { SKILLS_MIGRATION } from './skills-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -181,4 +182,5 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'roll-ups count top-level records only: a child record (an agent turn) is part of its parent request',
     statements: (d) => topLevelRollupStatements(d),
   },
+  SKILLS_MIGRATION,
 ];

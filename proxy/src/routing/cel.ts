@@ -51,10 +51,13 @@ export const VARIABLE_TYPES: Readonly<Record<CelVarName, string>> = {
 export class CelCompileError extends Error {
   /** The library's one-line reason, without our prefix. */
   readonly detail: string;
-  constructor(detail: string) {
+  /** `syntax`: the expression does not parse (or its regex does not compile); `type`: it parses but does not type-check. */
+  readonly kind: 'syntax' | 'type';
+  constructor(detail: string, kind: 'syntax' | 'type' = 'syntax') {
     super(detail);
     this.name = 'CelCompileError';
     this.detail = detail;
+    this.kind = kind;
   }
 }
 
@@ -215,10 +218,10 @@ function parseChecked(expr: string): Program {
     throw new CelCompileError(summary(err));
   }
   const checked = program.check();
-  if (!checked.valid) throw new CelCompileError(summary(checked.error));
+  if (!checked.valid) throw new CelCompileError(summary(checked.error), 'type');
   // `dyn` can still be a boolean at run time; anything else never is.
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
-    throw new CelCompileError(`expression must return a boolean, not ${checked.type}`);
+    throw new CelCompileError(`expression must return a boolean, not ${checked.type}`, 'type');
   }
   return program;
 }

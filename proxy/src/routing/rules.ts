@@ -10,6 +10,14 @@ import { CelCompileError, compileCel, type CompiledExpression } from './cel.ts';
 /** Weights of one rule must sum to 1 within this tolerance. */
 export const WEIGHT_TOLERANCE = 1e-6;
 export const CEL_COMPILE_ERROR = 'Failed to compile rule: invalid CEL syntax';
+/** An expression that parses but does not type-check (the spec: a type mismatch skips the rule with a warning). */
+export const CEL_TYPE_ERROR = 'Failed to compile rule: CEL type check failed';
+
+/** What a rule whose expression does not compile is reported as: a syntax error or a type error, and why. */
+export function celCompileMessage(err: unknown): string {
+  if (!(err instanceof CelCompileError)) return `${CEL_COMPILE_ERROR}: ${String(err)}`;
+  return `${err.kind === 'type' ? CEL_TYPE_ERROR : CEL_COMPILE_ERROR}: ${err.detail}`;
+}
 
 /**
  * A routing rule's id: its own, or (a rule written in config.json without one) a stable id derived
@@ -138,9 +146,9 @@ function compileRule(rule: RoutingRule, opts: CompileRulesOptions): CompiledRule
       onEvalError: (msg) => opts.warn(`${label} [${rule.cel_expression ?? ''}]: ${msg}; the rule does not match`),
     });
   } catch (err) {
-    const detail = err instanceof CelCompileError ? err.detail : String(err);
-    opts.warn(`${label} skipped: ${CEL_COMPILE_ERROR}: ${detail}`);
-    return `${CEL_COMPILE_ERROR}: ${detail}`;
+    const message = celCompileMessage(err);
+    opts.warn(`${label} skipped: ${message}`);
+    return message;
   }
 
   let sum = 0;
@@ -227,8 +235,7 @@ function celErrors(expr: string): FieldError[] {
     compileCel(expr);
     return [];
   } catch (err) {
-    const detail = err instanceof CelCompileError ? err.detail : String(err);
-    return [{ path: 'cel_expression', message: `${CEL_COMPILE_ERROR}: ${detail}` }];
+    return [{ path: 'cel_expression', message: celCompileMessage(err) }];
   }
 }
 

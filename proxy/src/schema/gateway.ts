@@ -249,6 +249,29 @@ export const UNBUILT_CLIENT_FIELDS = Object.entries(ClientConfigSchema.propertie
   .filter(([, s]) => !('type' in (s as TSchema)))
   .map(([k]) => k);
 
+/**
+ * `skills`: the skills repository's settings (a Skybridge extension; the skills themselves live in
+ * the logs store, managed through /api/skills). Who may read the public serving routes (/skills/*),
+ * the marketplace's name and owner, and the limits an upload is held to. Here rather than in a file
+ * of its own: the operator loads this floor, and keeps to a small count of files.
+ */
+export const SkillsConfigSchema = Type.Object(
+  {
+    serving: Type.Optional(
+      Type.Union([Type.Literal('public'), Type.Literal('virtual_key')], {
+        description: "Who may read /skills/* (marketplace manifests, archives, the git repository): 'public' (default) anyone; 'virtual_key' only callers presenting an active virtual key (x-bf-vk, Bearer, x-api-key, or as the Basic password, which git sends). Management (/api/skills) always needs the management credentials.",
+      }),
+    ),
+    marketplace_name: Type.Optional(Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64, description: "The marketplace's name in the manifests Claude Code and Codex read (default skybridge-skills); plugins install as <skill>@<marketplace_name>." })),
+    owner: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "The marketplace owner's name in the Claude Code manifest (default Skybridge)." })),
+    max_files: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Files one skill may hold (default 256).' })),
+    max_file_size_kb: Type.Optional(Type.Integer({ minimum: 1, maximum: 7168, description: 'KiB one file may hold (default 1024).' })),
+    max_total_size_kb: Type.Optional(Type.Integer({ minimum: 1, maximum: 7168, description: "KiB all of a skill's files may hold together (default 4096); an /api body is also capped at 10 MB, and base64 content takes 4/3 of its size there." })),
+  },
+  { additionalProperties: false },
+);
+
+
 export const GatewayConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -271,6 +294,8 @@ export const GatewayConfigSchema = Type.Object(
     mcp: Type.Optional(McpSectionSchema),
     /** Where `vault.<path>#<field>` references are read (docs/vault.md). */
     vault: Type.Optional(VaultConfigSchema),
+    /** The skills repository's serving rule, marketplace name and limits (proxy/src/skills). */
+    skills: Type.Optional(SkillsConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
@@ -286,3 +311,4 @@ export type ClientConfig = Static<typeof ClientConfigSchema>;
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;
 export type VaultAuthConfig = Static<typeof VaultAuthSchema>;
 export type VaultConfig = Static<typeof VaultConfigSchema>;
+export type SkillsConfig = Static<typeof SkillsConfigSchema>;

@@ -120,6 +120,10 @@ export type McpVirtualKeyConfig = Static<typeof McpVirtualKeyConfigSchema>;
 /** Client names are tool-name prefixes (`<client>-<tool>`) and code-mode globals: a safe identifier. */
 export const MCP_CLIENT_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
+// HTTP clients refuse a URL with userinfo (fetch throws before connecting), so such a client could
+// never connect; and a URL is configuration, stored in ConfigMaps and shown, not a secret store.
+const URL_CREDENTIALS = 'must not carry credentials (user:password@host): fetch refuses such a URL, so the client could never connect; send them in headers, with an env. or Secret reference';
+
 /**
  * Rules the schema cannot say: names and ids unique, names usable as identifiers, what each
  * connection type needs, URLs that parse. Used by config loading and /api/mcp writes alike.
@@ -140,14 +144,16 @@ export function mcpConfigErrors(section: McpSection | undefined): { path: string
       if (!alternatives.some((f) => (c as Record<string, unknown>)[f] !== undefined)) errors.push({ path: `${at}.${alternatives[0]}`, message: `is required for connection_type ${c.connection_type}` });
     }
     const url = c.connection_string ?? c.http_config?.url;
+    const urlPath = c.connection_string !== undefined ? `${at}.connection_string` : `${at}.http_config.url`;
     if (url !== undefined && (c.connection_type === 'http' || c.connection_type === 'sse')) {
-      let ok = false;
+      let parsed: URL | undefined;
       try {
-        ok = ['http:', 'https:'].includes(new URL(url).protocol);
+        parsed = new URL(url);
       } catch {
-        ok = false;
+        parsed = undefined;
       }
-      if (!ok) errors.push({ path: `${at}.connection_string`, message: 'must be an absolute http(s) URL' });
+      if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) errors.push({ path: urlPath, message: 'must be an absolute http(s) URL' });
+      else if (parsed.username || parsed.password) errors.push({ path: urlPath, message: URL_CREDENTIALS });
     }
   });
   return errors;
