@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { parseVaultRef, readRef, type VaultLookup } from '../../proxy/src/schema/env-ref.ts';
 import { loginRequest, vaultSettings } from '../../proxy/src/config/vault-client.ts';
 import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
+import { VaultSecrets } from '../../proxy/src/config/vault.ts';
 
 test('vault.<path>#<field> parses into a path and a field; a missing #field or an odd character is said so', () => {
   assert.deepEqual(parseVaultRef('vault.team-a/openai.prod#api_key'), { path: 'team-a/openai.prod', field: 'api_key' });
@@ -57,4 +58,17 @@ test('login requests: AppRole posts role_id and secret_id; Kubernetes posts the 
   await loginRequest(login, read);
   assert.equal(reads, 2);
   await assert.rejects(loginRequest({ ...login, tokenPath: '/nonexistent/skybridge/token' }), /cannot read the service account token at \/nonexistent\/skybridge\/token \(ENOENT\)/);
+});
+
+test('VAULT_ADDR alone configures no vault while no reference needs one; a reference without a token is an error naming vault.auth', async () => {
+  const secrets = new VaultSecrets();
+  try {
+    const env = { VAULT_ADDR: 'http://127.0.0.1:1' };
+    assert.deepEqual(await secrets.prime({ providers: { openai: { keys: [{ name: 'k', value: 'sk-plain', weight: 1 }] } } }, env), []);
+    assert.equal(secrets.status().state, 'off');
+    const errors = await secrets.prime({ providers: { openai: { keys: [{ name: 'k', value: 'vault.a/b#c', weight: 1 }] } } }, env);
+    assert.deepEqual(errors, [{ path: 'vault.auth', message: 'is required (or set VAULT_TOKEN for token auth)' }]);
+  } finally {
+    secrets.reset();
+  }
 });

@@ -87,12 +87,14 @@ export class VaultSecrets {
   async prime(document: unknown, env: NodeJS.ProcessEnv = process.env): Promise<FieldError[]> {
     const section = (document as { vault?: unknown } | null)?.vault;
     if (section !== undefined && Array.isArray(validateSection(section))) return []; // the config check reports the schema's errors
-    const settings = vaultSettings(section as Parameters<typeof vaultSettings>[0], env);
+    const refs = vaultReferences(document);
+    // VAULT_ADDR alone (set for other tools) configures nothing while no reference needs the vault.
+    const settings = section === undefined && refs.length === 0 ? undefined : vaultSettings(section as Parameters<typeof vaultSettings>[0], env);
     if (settings && 'errors' in settings) return settings.errors;
     this.#configure(settings);
     if (!this.#client) return [];
     const paths = new Set<string>();
-    for (const { ref } of vaultReferences(document)) if ('path' in ref && !this.#entries.get(ref.path)?.data) paths.add(ref.path);
+    for (const { ref } of refs) if ('path' in ref && !this.#entries.get(ref.path)?.data) paths.add(ref.path);
     // Failures are recorded per path: the config check reports each against the field naming it.
     await Promise.allSettled([...paths].map((p) => this.#read(p)));
     return [];
