@@ -145,6 +145,9 @@ test('a vault outage keeps the last good values and is reported (status, metrics
   try {
     await eventually(async () => assert.equal((await status()).state, 'down'), patience(10_000));
     assert.equal(await metric('skybridge_vault_up'), 0);
+    const health = (await (await fetch(`${gw!.url}/health`)).json()) as { status: string; dependencies?: Record<string, string> };
+    assert.equal(health.status, 'degraded');
+    assert.equal(health.dependencies?.vault, 'unavailable');
     // Several refreshes fail while it is down…
     await eventually(async () => assert.ok((await metric('skybridge_vault_refresh_failures_total')) >= failuresBefore + 2), patience(10_000));
     // …and requests keep working with the last good key.
@@ -159,6 +162,7 @@ test('a vault outage keeps the last good values and is reported (status, metrics
   }
   await eventually(async () => assert.equal((await status()).state, 'up'), patience(10_000));
   assert.equal(await metric('skybridge_vault_up'), 1);
+  assert.equal(((await (await fetch(`${gw!.url}/health`)).json()) as { dependencies?: Record<string, string> }).dependencies?.vault, 'ok');
   await chat('after the outage');
   assert.equal(lastKey(), `Bearer ${KEY_2}`);
 });
