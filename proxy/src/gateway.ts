@@ -27,6 +27,7 @@ import { startResponseCache, stopResponseCache } from './cache/start.ts';
 import type { CacheRuntime } from './cache/runtime.ts';
 import { startWebhooks, type Webhooks } from './webhooks/start.ts';
 import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
+import { VideoStore } from './state/videos.ts';
 import { asyncRoutes } from './endpoints/async.ts';
 import { skillsRoutes } from './endpoints/skills.ts';
 import { openaiSkillsRoutes } from './endpoints/openai-skills.ts';
@@ -119,7 +120,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
   });
-  const services = createServices({ counters, catalog, metrics, events, mcp, ...(logs && { logs: logs.writer }), ...(cache && { cache }) });
+  // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
+  const services = createServices({ counters, catalog, metrics, events, mcp, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(sql && { videos: new VideoStore(sql) }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));

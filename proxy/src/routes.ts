@@ -10,20 +10,30 @@ import { health, metrics, ready } from './endpoints/health.ts';
 import { PASSTHROUGH_PATTERN } from './endpoints/passthrough.ts';
 import { anthropicMessages, anthropicModels } from './endpoints/native/anthropic.ts';
 import { GENAI_PATTERNS, genaiModels } from './endpoints/native/genai.ts';
+import { GENAI_VIDEO_PATTERNS } from './endpoints/native/genai-video.ts';
 import { anthropicCountTokens, COUNT_TOKENS_PATTERNS } from './endpoints/native/count-tokens.ts';
 import { anthropicComplete } from './endpoints/native/anthropic-complete.ts';
 import { BEDROCK_PATTERNS } from './endpoints/native/bedrock.ts';
 import { cohereChat, cohereEmbed, cohereRerank } from './endpoints/native/cohere.ts';
 import { RESOURCE_PATTERNS, RESOURCE_ROUTES } from './endpoints/resource-routes.ts';
+import { VIDEO_PATTERNS, VIDEO_ROUTES } from './endpoints/videos.ts';
 import { AZURE_PATTERNS, AZURE_ROUTES } from './endpoints/native/azure.ts';
 import { mcpToolExecute } from './endpoints/mcp-execute.ts';
 import { MCP_SERVER_ROUTE } from './endpoints/mcp-server.ts';
 
-const OPENAI_SET: Routes = {
-  ...Object.fromEntries(OPERATIONS.map((op) => [`/${op.path}`, { POST: operationHandler(op.name) }])),
-  '/models': { GET: listModels },
-  ...RESOURCE_ROUTES,
-};
+/** Route sets with the methods of a path joined (POST /videos is an operation, GET /videos the list). */
+function merged(...sets: Routes[]): Routes {
+  const out: Routes = {};
+  for (const set of sets) for (const [path, methods] of Object.entries(set)) out[path] = { ...out[path], ...methods };
+  return out;
+}
+
+const OPENAI_SET: Routes = merged(
+  Object.fromEntries(OPERATIONS.map((op) => [`/${op.path}`, { POST: operationHandler(op.name) }])),
+  { '/models': { GET: listModels } },
+  RESOURCE_ROUTES,
+  VIDEO_ROUTES,
+);
 
 /** Provider-native route sets, served at their prefix and under each framework prefix. */
 export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
@@ -37,7 +47,7 @@ export const NATIVE_ROUTES: { exact: Routes; patterns: [string, Methods][] } = {
     '/cohere/v2/embed': { POST: cohereEmbed },
     '/cohere/v2/rerank': { POST: cohereRerank },
   },
-  patterns: [...GENAI_PATTERNS, ...COUNT_TOKENS_PATTERNS, ...BEDROCK_PATTERNS],
+  patterns: [...GENAI_PATTERNS, ...GENAI_VIDEO_PATTERNS, ...COUNT_TOKENS_PATTERNS, ...BEDROCK_PATTERNS],
 };
 
 function under(prefix: string, set: Routes): Routes {
@@ -62,7 +72,7 @@ export function buildRoutes(native: { exact: Routes; patterns: [string, Methods]
     for (const [source, methods] of native.patterns) patterns.push([new RegExp(`^${prefix}${source}$`), methods]);
   }
   for (const prefix of OPENAI_PREFIXES) {
-    for (const [source, methods] of RESOURCE_PATTERNS) patterns.push([new RegExp(`^${prefix}${source}$`), methods]);
+    for (const [source, methods] of [...RESOURCE_PATTERNS, ...VIDEO_PATTERNS]) patterns.push([new RegExp(`^${prefix}${source}$`), methods]);
   }
   patterns.push(...AZURE_PATTERNS);
   patterns.push(PASSTHROUGH_PATTERN);

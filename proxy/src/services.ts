@@ -28,13 +28,14 @@ export interface Services extends ContextServices {
 export { PLUGINS };
 
 export function createServices(
-  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub } = {},
+  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub; videos?: ContextServices['videos'] } = {},
 ): Services {
   const mcp = opts.mcp ?? new McpManager();
   const services: Services = {
     initContext: contextInit(),
     ...(opts.logs && { logs: opts.logs }),
     ...(opts.cache && { cache: opts.cache }),
+    ...(opts.videos && { videos: opts.videos }),
     counters: opts.counters ?? new MemoryCounterStore(),
     catalog: opts.catalog ?? new ModelCatalog(),
     metrics: opts.metrics ?? new Metrics(),

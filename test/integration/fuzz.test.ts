@@ -13,7 +13,7 @@ import { connect as netConnect } from 'node:net';
 import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
-import { mockProviders } from '../helpers/providers.ts';
+import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/setup.ts';
 import { eventually } from '../helpers/patience.ts';
 
@@ -31,7 +31,8 @@ const stats = { healthMaxMs: 0, requests: 0, statuses: {} as Record<number, numb
 before(async () => {
   process.stdout.write(`# fuzz seed ${SEED} (FUZZ_SEED=${SEED} reproduces), ${RUNS} runs per property\n`);
   // Request logging on, so /api/logs (and the logging stage) are fuzzed too.
-  stack = await startStack((u) => ({ providers: mockProviders(u), client: { enable_logging: true } }));
+  // Mistral (OCR) and Ollama (System One decisions) too, so those translations are fuzzed.
+  stack = await startStack((u) => ({ providers: { ...mockProviders(u), mistral: mockProvider(u, 'mistral'), ollama: mockProvider(u, 'ollama') }, client: { enable_logging: true } }));
   session = h2connect(stack.gateway.url);
   session.on('error', () => undefined);
 });
@@ -235,6 +236,12 @@ const EXAMPLES: [RegExp, unknown][] = [
   [/\/embeddings$|\/embed$/, { model: 'openai/text-embedding-3-small', input: ['a', 'b'], texts: ['a'], input_type: 'search_document', embedding_types: ['float'], dimensions: 8 }],
   [/\/rerank$/, { model: 'openai/rerank-1', query: 'q', documents: ['a', { text: 'b' }], top_n: 1 }],
   [/\/moderations$/, { model: 'openai/omni-moderation-latest', input: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }],
+  [/\/videos$/, { model: 'openai/sora-2', prompt: 'a cat', seconds: '4', size: '720x1280', input_reference: { image_url: `data:image/png;base64,${PNG}` }, fallbacks: ['gemini/veo-3.1-generate-preview'] }],
+  [/\/videos\/[^/]+\/remix$/, { prompt: 'again at night' }],
+  [/\/videos\/(edits|extensions)$/, { prompt: 'again', video: { id: 'video_0123456789abcdef0123456789abcdef' }, seconds: '4' }],
+  [/\/ocr$/, { model: 'mistral/mistral-ocr-latest', document: { type: 'document_url', document_url: 'data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvUGFnZSA+PgplbmRvYmoK' }, pages: '0', include_image_base64: true, image_limit: 2 }],
+  [/\/decisions$/, { model: 'ollama/nimble', input: [{ role: 'user', content: [{ type: 'input_text', text: 'refund please' }, { type: 'input_json', data: { order: 1 } }] }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'ok' }], questions: [{ type: 'predicate', name: 'p', instructions: 'refund?' }, { type: 'choice', instructions: [{ type: 'input_text', text: 'which?' }], choices: [{ value: 'a' }, { value: false, description: 'no' }] }, { type: 'score', instructions: 'how?', levels: [{ label: 'low' }, { label: 'high' }] }] }],
+  [/\/systemone$/, { model: 'openai/gpt-6-luna', state: { ticket: 'refund please' }, questions: { p: { type: 'noul', instructions: 'refund?', criteria: { true: 'yes' } }, c: { type: 'choice', instructions: 'which?', criteria: { a: null, b: 'bee' } }, s: { type: 'score', instructions: 'how?', criteria: ['low', 'high'] } } }],
   [/\/images\/generations$/, { model: 'openai/dall-e-3', prompt: 'a cat', n: 1, size: '1024x1024', response_format: 'b64_json' }],
   [/\/audio\/speech$/, { model: 'openai/tts-1', input: 'hi', voice: 'alloy', response_format: 'mp3' }],
   [/\/messages(\/count_tokens)?$|\/invoke(-with-response-stream)?$/, { model: 'claude-sonnet-4-5', anthropic_version: 'bedrock-2023-05-31', max_tokens: 5, system: [{ type: 'text', text: 's' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }], tools: [{ name: 'f', input_schema: { type: 'object' } }], thinking: { type: 'enabled', budget_tokens: 1024 }, stream: false }],

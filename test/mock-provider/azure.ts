@@ -42,7 +42,7 @@ function withContentFilters(reply: Reply): Reply {
     const first = dataEvent({ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: PROMPT_FILTERS });
     return { ...reply, events: [first, ...reply.events] };
   }
-  if (reply.status !== 200) return reply;
+  if (reply.kind !== 'json' || reply.status !== 200) return reply;
   const body = JSON.parse(reply.body) as { choices?: Record<string, unknown>[] };
   for (const c of body.choices ?? []) c.content_filter_results = FILTERS;
   return { ...reply, body: JSON.stringify({ ...body, prompt_filter_results: PROMPT_FILTERS }) };

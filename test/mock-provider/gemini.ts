@@ -10,6 +10,7 @@ import {
   countWords, embed, isObject, replyText, splitWords, stopList, thinkingText, toolReplyText, truncate,
 } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
+import { geminiVideoRoute } from './videos.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -534,6 +535,8 @@ function header(ctx: RequestContext, name: string): string | undefined {
 export const gemini: FormatModule = {
   format: 'gemini',
   route(method, path): Route | undefined {
+    const video = geminiVideoRoute(method, path, geminiError);
+    if (video) return video;
     const m = MODELS_PATH.exec(path);
     if (!m) return undefined;
     const version = m[1];

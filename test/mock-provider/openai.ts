@@ -1,6 +1,6 @@
 // OpenAI wire format: Chat Completions, Completions, Embeddings, Responses (and its input token count), Models;
 // Files and Batches live in openai-files.ts, Containers in openai-containers.ts, Images and Audio in openai-media.ts,
-// Moderations in openai-moderation.ts.
+// Moderations in openai-moderation.ts, Decisions in openai-decisions.ts, Videos in videos.ts.
 
 import { isNonexistentModel, OPENAI_MODELS, OPENAI_MODELS_BODY } from './models.ts';
 import { modelDimensions } from './embeddings.ts';
@@ -15,6 +15,8 @@ import { openaiFilesRoute } from './openai-files.ts';
 import { openaiContainersRoute } from './openai-containers.ts';
 import { openaiMediaHandler } from './openai-media.ts';
 import { moderations } from './openai-moderation.ts';
+import { openaiVideoRoute } from './videos.ts';
+import { decisions } from './openai-decisions.ts';
 
 // ---------------------------------------------------------------- errors
 
@@ -785,6 +787,7 @@ const POST_ROUTES = new Map<string, (ctx: RequestContext) => Reply>([
   ['/v1/responses', responses],
   ['/v1/responses/input_tokens', inputTokens],
   ['/v1/moderations', moderations],
+  ['/v1/decisions', decisions],
 ]);
 /** What batch lines may call. */
 const BATCH_ENDPOINTS = new Map([...POST_ROUTES].filter(([p]) => p !== '/v1/responses/input_tokens'));
@@ -796,6 +799,8 @@ export const openai: FormatModule = {
     if (files) return files;
     const containers = openaiContainersRoute(method, path, openaiError);
     if (containers) return containers;
+    const video = openaiVideoRoute(method, path, openaiError);
+    if (video) return video;
     if (method === 'POST') {
       const handle = POST_ROUTES.get(path) ?? openaiMediaHandler(path);
       return handle ? { model: bodyModel(body), handle } : undefined;

@@ -12,6 +12,8 @@ import { FaultQueue } from './faults.ts';
 import { gemini } from './gemini.ts';
 import { isMultipart, parseMultipart } from './multipart.ts';
 import { openai } from './openai.ts';
+import { mistral } from './mistral.ts';
+import { ollama } from './ollama.ts';
 import { vertex } from './vertex.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
@@ -36,6 +38,8 @@ function resolveFormat(pathname: string): { module: FormatModule; sub: string } 
   if (pathname.startsWith('/bedrock/')) return { module: bedrock, sub: pathname.slice(8) };
   if (pathname.startsWith('/azure/')) return { module: azure, sub: pathname.slice(6) };
   if (pathname.startsWith('/vertex/')) return { module: vertex, sub: pathname.slice(7) };
+  if (pathname.startsWith('/mistral/')) return { module: mistral, sub: pathname.slice(8) };
+  if (pathname.startsWith('/ollama/')) return { module: ollama, sub: pathname.slice(7) };
   if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
   return undefined;
 }
@@ -146,12 +150,48 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     pump();
   }
 
+  /** A bytes reply written 64 KiB at a time as the client reads; `resetAfter` pieces, then the socket is cut. */
+  function writeBytes(x: Exchange, reply: Extract<Reply, { kind: 'bytes' }>, resetAfter: number | undefined): void {
+    const { res, rec } = x;
+    res.writeHead(reply.status, { 'content-length': String(reply.length), ...reply.headers });
+    rec.status = reply.status;
+    const PIECE = 64 * 1024;
+    let offset = 0;
+    let pieces = 0;
+    const note = () => (rec.responseBody = `(${offset} of ${reply.length} bytes written)`);
+    note();
+    res.once('close', note);
+    const pump = (): void => {
+      while (offset < reply.length && !res.destroyed) {
+        if (resetAfter !== undefined && pieces >= resetAfter) {
+          x.cut = true;
+          setImmediate(() => resetSocket(res));
+          return;
+        }
+        const size = Math.min(PIECE, reply.length - offset);
+        const ok = res.write(reply.piece(offset, size));
+        offset += size;
+        pieces++;
+        if (!ok) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  }
+
   function send(x: Exchange, reply: Reply, delayMs: number, resetAfter: number | undefined): void {
     const go = (): void => {
       const { res, rec } = x;
       if (res.destroyed) return;
       if (reply.kind === 'sse') {
         writeStream(x, reply, resetAfter);
+        return;
+      }
+      if (reply.kind === 'bytes') {
+        writeBytes(x, reply, resetAfter);
         return;
       }
       if (resetAfter !== undefined) {

@@ -1,6 +1,6 @@
 // Public and internal types of the mock upstream provider.
 
-export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama';
 
 export interface RecordedRequest {
   format: Format;
@@ -80,7 +80,9 @@ export type Headers = Record<string, string>;
 /** What a format handler answers; the server does the transport (latency, chunk delays, faults). */
 export type Reply =
   | { kind: 'json'; status: number; body: string; headers?: Headers }
-  | { kind: 'sse'; events: string[]; headers?: Headers; /** `latin1` for binary framing (Bedrock event-stream). */ encoding?: BufferEncoding };
+  | { kind: 'sse'; events: string[]; headers?: Headers; /** `latin1` for binary framing (Bedrock event-stream). */ encoding?: BufferEncoding }
+  /** A binary body of `length` bytes made piece by piece as the client reads it (video content): never held whole. */
+  | { kind: 'bytes'; status: number; length: number; headers: Headers; piece: (offset: number, size: number) => Buffer };
 
 export interface RequestContext {
   method: string;

@@ -2,8 +2,9 @@
 // JWT-bearer grant, assertions verified against the account's public key), and the regional
 // aiplatform API for Gemini (`publishers/google/models/{m}:generateContent`, `:streamGenerateContent`,
 // `:countTokens`, text-embedding `:predict`) and Claude (`publishers/anthropic/models/{m}:rawPredict`,
-// `:streamRawPredict`). Model calls need `Authorization: Bearer <issued token>`; Gemini models also
-// take a Vertex API key. The generation itself is the Gemini and Anthropic mocks' own handlers.
+// `:streamRawPredict`) and Mistral's OCR model (`publishers/mistralai/models/{m}:rawPredict`, data
+// URLs only). Model calls need `Authorization: Bearer <issued token>`; Gemini models also take a
+// Vertex API key. The work itself is the Gemini, Anthropic and Mistral mocks' own handlers.
 //
 // Service accounts exist only at test time: `createServiceAccount(mockUrl)` makes a key pair,
 // trusts its public key and returns the key file a gateway would be configured with.
@@ -12,10 +13,12 @@ import { generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:c
 import { anthropic, anthropicError } from './anthropic.ts';
 import { gemini, geminiError } from './gemini.ts';
 import { isNonexistentModel } from './models.ts';
+import { ocr as mistralOcr } from './mistral.ts';
 import { json } from './reply.ts';
 import { modelDimensions } from './embeddings.ts';
 import { countWords, embed, isObject } from './text.ts';
 import type { ErrorExtra, FormatModule, JsonObject, Reply, RequestContext, Route } from './types.ts';
+import { vertexVideoMethod } from './videos.ts';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -261,9 +264,28 @@ function claudeMethod(method: string, model: string): Route | undefined {
   };
 }
 
+// ---------------------------------------------------------------- Mistral OCR on Vertex
+
+/**
+ * Mistral's OCR request and answer behind rawPredict (the model in the URL and the body). Vertex
+ * has no internet access and no Files API: a document must be inline, as a data URL.
+ */
+function mistralMethod(method: string, model: string): Route | undefined {
+  if (method !== 'rawPredict') return undefined;
+  return {
+    model,
+    handle: (ctx) => {
+      const doc = isObject(ctx.body) && isObject(ctx.body.document) ? ctx.body.document : undefined;
+      const url = doc && (doc.document_url ?? (isObject(doc.image_url) ? doc.image_url.url : doc.image_url));
+      if (typeof url !== 'string' || !url.startsWith('data:')) return vertexError(400, 'Only base64-encoded documents (data URIs) are supported.');
+      return mistralOcr(ctx);
+    },
+  };
+}
+
 // ---------------------------------------------------------------- module
 
-const MODEL_PATH = /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
+const MODEL_PATH = /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic|mistralai)\/models\/([^/:]+):([A-Za-z]+)$/;
 
 function notFoundModel(path: string): Reply {
   const name = path.slice(path.indexOf('/projects/') + 1, path.lastIndexOf(':'));
@@ -278,7 +300,8 @@ export const vertex: FormatModule = {
     if (!m || method !== 'POST') return undefined;
     const publisher = m[4];
     const model = decodeURIComponent(m[5]);
-    const route = publisher === 'google' ? geminiMethod(m[6], model, body) : claudeMethod(m[6], model);
+    const video = publisher === 'google' ? vertexVideoMethod(m[6], model, `projects/${m[2]}/locations/${m[3]}`, vertexError) : undefined;
+    const route = video ?? (publisher === 'google' ? geminiMethod(m[6], model, body) : publisher === 'mistralai' ? mistralMethod(m[6], model) : claudeMethod(m[6], model));
     if (!route) return undefined;
     return { model, handle: (ctx) => (isNonexistentModel(model) ? notFoundModel(path) : route.handle(ctx)) };
   },

@@ -152,6 +152,24 @@ test('costOf: cached tokens are part of the prompt and priced at their own rate'
   assert.equal(costOf(gpt, { prompt_tokens: -5, completion_tokens: 0 }), 0);
 });
 
+test('OCR is priced per page: Mistral list prices, dated ids by prefix, and ocr_cost_per_page overrides', async () => {
+  const { pagePriceOf } = await import('../../proxy/src/governance/pricing/pricing.ts');
+  assert.equal(pagePriceOf('mistral', 'mistral-ocr-latest'), 0.002);
+  assert.equal(pagePriceOf('mistral', 'mistral-ocr-2505'), 0.001);
+  assert.equal(pagePriceOf('mistral', 'mistral-ocr-2505-completion'), 0.001);
+  assert.equal(pagePriceOf('mistral', 'mistral-large-latest'), undefined, 'a chat model has no page price');
+  // A host of Mistral's model without a table of its own gets Mistral's price; self-hosted ones none.
+  assert.equal(pagePriceOf('vertex', 'mistral-ocr-2505'), 0.001);
+  assert.equal(pagePriceOf('vllm', 'mistral-ocr-2505'), undefined);
+  const overrides: PricingOverride[] = [
+    { model_pattern: 'mistral-ocr-*', match_type: 'wildcard', input_cost_per_token: 1 },
+    { model_pattern: 'mistral-ocr-*', match_type: 'wildcard', request_types: ['ocr'], ocr_cost_per_page: 0.004 },
+  ];
+  // The first override that sets a page price wins; one that sets only token prices does not count.
+  assert.equal(pagePriceOf('mistral', 'mistral-ocr-latest', overrides, 'ocr'), 0.004);
+  assert.equal(pagePriceOf('mistral', 'mistral-ocr-latest', overrides, 'chat_completion'), 0.002);
+});
+
 describe('container sessions', () => {
   test("a created container costs OpenAI's 5-minute minimum at its memory tier's per-minute rate", () => {
     // $0.03 / $0.12 / $0.48 / $1.92 per 20 minutes, so per minute a twentieth of that.
@@ -166,3 +184,4 @@ describe('container sessions', () => {
     assert.equal(containerSessionCost('azure', '1g'), undefined);
   });
 });
+

@@ -77,11 +77,12 @@ export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, si
   const caller = submitter(job, snapshot);
   if (caller instanceof GatewayError) return failed(caller, job.request_type);
   const stored = JSON.parse(job.request_body ?? 'null') as unknown;
-  const body = OPERATION_BY_NAME.get(job.operation)?.body === 'form' ? decodeForm(stored) : stored;
+  // A form's parts were stored as a list (an operation reading either kind keeps what came).
+  const body = OPERATION_BY_NAME.get(job.operation)?.body !== 'json' && Array.isArray(stored) ? decodeForm(stored) : stored;
   const headers = JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders;
   let outcome: Outcome;
   try {
-    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal, caller });
+    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal, caller, untilDone: true });
   } catch (err) {
     return failed(err instanceof GatewayError ? err : new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' }), job.request_type);
   }

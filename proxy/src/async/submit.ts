@@ -34,7 +34,7 @@ export interface JobSubmission {
 /** Streaming has no one to stream to: refused with the field that asked for it. */
 export function refuseStreaming(op: AsyncOperation, input: unknown): void {
   const refuse = (param: string) => invalidRequest(`'${param}' asks for a stream, which async jobs do not support: submit without it and poll the job (or name a webhook in ${WEBHOOK_HEADER})`, param);
-  if (op.body === 'form') {
+  if (Array.isArray(input)) {
     let stream: string | undefined;
     for (const p of input as FormPart[]) if (p.name === 'stream' && !('data' in p)) stream = p.value;
     if (stream?.trim().toLowerCase() === 'true') throw refuse('stream');
@@ -67,7 +67,7 @@ function submitAccept(jobs: AsyncJobs, s: JobSubmission): Accept {
       if (refused) throw refused;
     }
     // Bounded per key and in all before the limits count the request (a refused submit uses none).
-    const requestBody = JSON.stringify(op.body === 'form' ? encodeForm(input as FormPart[]) : input);
+    const requestBody = JSON.stringify(Array.isArray(input) ? encodeForm(input as FormPart[]) : input);
     const requestHeaders = JSON.stringify(keptHeaders(s.headers));
     const key = c.vk ? { id: c.vk.record.id, name: c.vk.record.name } : undefined;
     const full = await overBound(jobs.store, asyncSettings(c.snapshot.config), key, Buffer.byteLength(requestBody) + Buffer.byteLength(requestHeaders));

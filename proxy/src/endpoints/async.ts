@@ -5,7 +5,7 @@
 // credential, can read a job. Jobs need a logs store; without one every call is a 503 naming it.
 import type { Exchange } from '../http/exchange.ts';
 import { readBody, parseJson } from '../http/body.ts';
-import { readForm } from '../http/multipart.ts';
+import { isMultipart, readForm } from '../http/multipart.ts';
 import { respond, sendError, sendJson } from '../http/respond.ts';
 import type { Methods, PatternRoutes, Routes } from '../http/server.ts';
 import { authenticate, managementAuth, SessionStore } from '../api/auth.ts';
@@ -56,7 +56,8 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
     try {
       if (!jobs) throw noStore();
       // The whole request is read first (as the sync routes do), so a refusal never cuts off an upload.
-      input = op.body === 'form' ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
+      const form = op.body === 'form' || (op.body === 'json_or_form' && isMultipart(ex.req));
+      input = form ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
       refuseStreaming(op, input);
       ttl = ttlOf(ex);
       webhook = header(ex, WEBHOOK_HEADER);

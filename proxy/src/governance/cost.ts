@@ -2,12 +2,17 @@
 // complete) and read by both the limits stage (budgets) and the logging stage (the record's cost,
 // an agent's turn totals).
 import type { RequestContext } from '../pipeline/context.ts';
-import { costOf, priceOf } from './pricing/pricing.ts';
+import { costOf, pagePriceOf, priceOf } from './pricing/pricing.ts';
 
 declare module '../pipeline/context.ts' {
   interface RequestContext {
     /** answerCost's memo: undefined until read, null when the answer has no usage or no known price. */
     costMemo: number | null | undefined;
+    /**
+     * A price the operation settled itself instead of a token price: a video job that finished
+     * during this request (seconds × its per-second price; 0 for a failed job).
+     */
+    settledCost: number | undefined;
   }
 }
 
@@ -28,9 +33,16 @@ export function chargeFixedCost(ctx: RequestContext, usd: number | undefined): v
 }
 
 function priced(ctx: RequestContext): number | undefined {
+  if (ctx.settledCost !== undefined) return ctx.settledCost;
   const usage = ctx.usage;
   if (!usage) return undefined;
-  const price = priceOf(ctx.provider, ctx.model ?? '', ctx.snapshot.governance.pricingOverrides.get(ctx.provider), ctx.requestType);
+  const overrides = ctx.snapshot.governance.pricingOverrides.get(ctx.provider);
+  // Billed per page (OCR): the pages at the page price, no token price.
+  if (usage.pages !== undefined) {
+    const perPage = pagePriceOf(ctx.provider, ctx.model ?? '', overrides, ctx.requestType);
+    return perPage === undefined ? undefined : perPage * usage.pages;
+  }
+  const price = priceOf(ctx.provider, ctx.model ?? '', overrides, ctx.requestType);
   if (!price) return undefined;
   return costOf(price, {
     prompt_tokens: usage.prompt_tokens,

@@ -61,6 +61,7 @@ export function initGovernanceFields(ctx: RequestContext): void {
   ctx.routing = undefined;
   ctx.limits = NO_LIMITS;
   ctx.costMemo = undefined;
+  ctx.settledCost = undefined;
 }
 
 const denied = (message: string, code: string) => new GatewayError(403, message, { type: 'permission_error', code, param: null });

@@ -3,6 +3,7 @@
 import type { Migration } from './driver.ts';
 import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
 import { SKILLS_MIGRATION } from './skills-migration.ts';
+import { VIDEOS_MIGRATION } from './videos-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -183,4 +184,5 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: (d) => topLevelRollupStatements(d),
   },
   SKILLS_MIGRATION,
+  VIDEOS_MIGRATION,
 ];

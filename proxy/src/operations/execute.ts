@@ -39,6 +39,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
     ...(request.turnOf && { turnOf: request.turnOf }),
     ...(request.caller && { caller: request.caller }),
+    ...(request.untilDone && { untilDone: true }),
   });
   return services.pipeline.run(ctx, acceptOf(request.operation), true);
 }

@@ -13,7 +13,7 @@ import { answerObject } from '../unified/answer-shape.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import type { Operation } from '../unified/operations.ts';
-import type { OperationRow } from '../unified/operations.ts';
+import type { OperationName, OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
@@ -35,6 +35,8 @@ export interface InferenceSpec<TOut, TItem> {
   parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut;
   /** Reads the answer's `usage` member (each API shapes it its own way). */
   usage(usage: unknown): Usage | undefined;
+  /** Where the usage is not the answer's `usage` member (OCR's `usage_info` in pages): read from the whole answer instead. */
+  answerUsage?(answer: unknown): Usage | undefined;
   /**
    * True when the upstream answer is already the client's format (OpenAI upstream, same operation):
    * then the body passes through as text with extra_fields appended, unparsed.
@@ -76,11 +78,17 @@ export interface OperationSpec<R extends ModelRequest> {
   read(ctx: RequestContext): Promise<R>;
   /** How to call for it (called once the targets are planned). */
   spec(req: R, ctx: RequestContext): InferenceSpec<object, unknown>;
+  /**
+   * Runs the call itself instead of executeInference, for an operation whose answer is not one
+   * upstream answer (a video job: started, recorded, and in an async run waited for).
+   */
+  run?(req: R, ctx: RequestContext): Promise<Outcome>;
 }
 
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
 export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R> {
-  operation: Operation;
+  /** The metrics `operation` label: a table row's name, or the capability a native front door runs. */
+  operation: Operation | OperationName;
   /** The table row, for a table operation (native front doors have none). */
   op?: OperationRow;
   /** The request type before the call (errors, pricing, routing rules). */
@@ -92,7 +100,8 @@ export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R>
 /** The route's accept step; built once per route, shared by every request. */
 export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>): Accept {
   const early = { request_type: route.requestType };
-  const execute: Execute = (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
+  const run = route.run;
+  const execute: Execute = run ? (ctx) => run(ctx.request as R, ctx) : (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
   return async (ctx) => {
     ctx.requestType = route.requestType;
     ctx.errorExtra = early;
@@ -184,7 +193,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       // Already the client's format and checked above: sent as received, extra_fields spliced in.
       const spliced = appendMember(text, 'extra_fields', extraJson());
       if (spliced !== undefined) {
-        ctx.usage = spec.usage((body as { usage?: unknown }).usage);
+        ctx.usage = spec.answerUsage ? spec.answerUsage(body) : spec.usage((body as { usage?: unknown }).usage);
         return { kind: 'text', status: 200, text: spliced };
       }
     }
@@ -193,7 +202,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
       ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
     };
-    ctx.usage = spec.usage((out as { usage?: unknown }).usage);
+    ctx.usage = spec.answerUsage ? spec.answerUsage(out) : spec.usage((out as { usage?: unknown }).usage);
     return { kind: 'json', status: 200, value: out };
   } catch (err) {
     const e = toGatewayError(err);

@@ -11,6 +11,9 @@ import { inputTokensSpec } from './count-tokens.ts';
 import { imageEditSpec, imageGenerationSpec, imageVariationSpec } from './images.ts';
 import { speechSpec, transcriptionSpec } from './audio.ts';
 import { moderationSpec } from './moderation.ts';
+import { videoGenerationSpec } from './video.ts';
+import { ocrSpec } from './ocr.ts';
+import { decisionsSpec, systemOneSpec } from './decisions.ts';
 
 const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   chat: chatSpec,
@@ -25,6 +28,10 @@ const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   speech: speechSpec,
   transcription: transcriptionSpec,
   moderation: moderationSpec,
+  video_generation: videoGenerationSpec,
+  ocr: ocrSpec,
+  decisions: decisionsSpec,
+  systemone: systemOneSpec,
 };
 
 /** Each operation's spec with its name (the metrics label) and request type from the table. */

@@ -91,6 +91,8 @@ export interface ContextInit {
   turnOf?: TurnTotals;
   /** The caller, when already identified (in-process callers only: an HTTP request is identified from its headers). */
   caller?: KnownCaller;
+  /** An async job's run: an operation whose answer is a provider job (a video) waits for the job to finish. */
+  untilDone?: boolean;
 }
 
 /**
@@ -108,6 +110,8 @@ export interface InProcessOrigin {
   turnOf?: TurnTotals;
   /** Who calls, identified and perhaps admitted already (an async job's submitter, an agent request's caller): `headers` then carry no key. */
   caller?: KnownCaller;
+  /** An async job's run: a provider job (a video) is waited for, so the answer is the finished job. */
+  untilDone?: boolean;
 }
 
 export class RequestContext {
@@ -132,6 +136,7 @@ export class RequestContext {
   readonly parentRequestId: string | undefined;
   readonly turnOf: TurnTotals | undefined;
   readonly caller: KnownCaller | undefined;
+  readonly untilDone: boolean;
   #id: string | undefined;
 
   /** The request as read and validated (the unified request of an inference route). */
@@ -189,6 +194,7 @@ export class RequestContext {
     this.parentRequestId = init.parentRequestId;
     this.turnOf = init.turnOf;
     this.caller = init.caller;
+    this.untilDone = init.untilDone === true;
     init.services.initContext?.(this);
   }
 

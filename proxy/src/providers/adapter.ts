@@ -5,6 +5,10 @@ import type { ChatRequest, ChatResponse } from '../unified/chat.ts';
 import type { EmbeddingRequest, EmbeddingResponse } from '../unified/embeddings.ts';
 import type { RerankRequest, RerankResponse } from '../unified/rerank.ts';
 import type { ModerationRequest } from '../unified/moderation.ts';
+import type { VideoCreateRequest, VideoJobState, VideoContentRef, VideoVariant } from '../unified/video.ts';
+import type { FormPart } from '../unified/form.ts';
+import type { OcrRequest } from '../unified/ocr.ts';
+import type { DecisionRequest, DecisionResponse } from '../unified/decisions.ts';
 import type { FormOperation, FormRequest, ImageGenerationRequest, ImageResponse, SpeechRequest } from '../unified/media.ts';
 import type { TextRequest } from '../unified/text.ts';
 import type { TokenCount } from '../unified/count-tokens.ts';
@@ -79,6 +83,13 @@ export interface FormatAdapter {
   rerankResponse?(body: unknown, req: RerankRequest, model: string): RerankResponse;
   /** Moderation, where the provider speaks OpenAI's moderation API (the answer is OpenAI's shape). */
   moderationRequest?(req: ModerationRequest, model: string): UpstreamRequest;
+  /** Video generation jobs, where the provider has them (OpenAI's Videos API, Veo's long-running operations). */
+  video?: VideoAdapter;
+  /** Document OCR, where the provider speaks Mistral's OCR API (the answer is the unified OCR shape). */
+  ocrRequest?(req: OcrRequest, model: string): UpstreamRequest;
+  /** Decisions in the provider's shape: OpenAI's Decisions API or System One's. */
+  decisionRequest?(req: DecisionRequest, model: string, shape: 'openai' | 'systemone'): UpstreamRequest;
+  decisionResponse?(body: unknown, req: DecisionRequest, shape: 'openai' | 'systemone'): DecisionResponse;
   /** Token counting, where the provider has an endpoint for it. */
   countTokensRequest?(req: ChatRequest, model: string): UpstreamRequest;
   countTokensResponse?(body: unknown): TokenCount;
@@ -101,4 +112,27 @@ export interface FormatAdapter {
   authRejected?(key: ProviderKey | undefined, sent: Record<string, string>): boolean;
   /** Stream framing other than SSE; one frame may hold at most `maxEventBytes`. */
   decodeStream?(opts: { maxEventBytes: number; provider: string }): StreamDecoder;
+}
+
+/**
+ * A provider's video jobs: how to start one, ask where it stands and fetch its bytes, and what its
+ * answers say in the unified job shape (unified/video.ts). The management calls only OpenAI's
+ * Videos API has (remix, edits, extensions, delete, characters) are optional.
+ */
+export interface VideoAdapter {
+  create(req: VideoCreateRequest, model: string): UpstreamRequest;
+  /** A create or poll answer as the job's state (throws when it is not one). */
+  state(body: unknown): VideoJobState;
+  /** Where the job stands: `upstreamId` is what `state` read from the create answer. */
+  retrieve(upstreamId: string, model: string): UpstreamRequest;
+  /** The finished video's bytes (undefined: this variant does not exist here; inline content is decoded by the caller). */
+  content(upstreamId: string, variant: VideoVariant, ref: VideoContentRef | undefined): UpstreamRequest | undefined;
+  /** Deletes the provider's copy; without it, deleting forgets the gateway's record only. */
+  delete?(upstreamId: string): UpstreamRequest;
+  remix?(upstreamId: string, prompt: string, extra: Readonly<Record<string, string>>): UpstreamRequest;
+  edit?(upstreamId: string, prompt: string, extra: Readonly<Record<string, string>>): UpstreamRequest;
+  extend?(upstreamId: string, prompt: string, seconds: string, extra: Readonly<Record<string, string>>): UpstreamRequest;
+  /** Characters: a reference video uploaded under a name (the client's form as sent). */
+  createCharacter?(parts: readonly FormPart[]): UpstreamRequest;
+  getCharacter?(id: string): UpstreamRequest;
 }

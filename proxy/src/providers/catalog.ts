@@ -16,6 +16,8 @@ export interface ProviderKind {
   keyless: boolean;
   operations: ReadonlySet<Operation>;
   nativeResponses: boolean;
+  /** Which wire shape its decisions API speaks: OpenAI's Decisions API, or System One (`state` and a map of questions). */
+  decisionsShape?: 'openai' | 'systemone';
 }
 
 const CHAT: Operation[] = ['chat', 'responses', 'models'];
@@ -34,18 +36,22 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'decisions', 'video_generation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
   anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
-  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens']),
+  // Veo video generation (predictLongRunning), as on Vertex.
+  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens', 'video_generation']),
   // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).
   groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', ['files', 'batches', 'speech', 'transcription']),
-  mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings', 'transcription']),
-  ollama: kind('openai', 'http://localhost:11434', 'OLLAMA_API_KEY', ['text', 'embeddings'], { keyless: true }),
+  // Mistral's document OCR (/v1/ocr) is the unified OCR shape.
+  mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings', 'transcription', 'ocr']),
+  // Ollama serves System One decision models at /v1/systemone (v0.35+).
+  ollama: kind('openai', 'http://localhost:11434', 'OLLAMA_API_KEY', ['text', 'embeddings', 'decisions'], { keyless: true, decisionsShape: 'systemone' }),
   openrouter: kind('openai', 'https://openrouter.ai/api', 'OPENROUTER_API_KEY', ['text']),
   xai: kind('openai', 'https://api.x.ai', 'XAI_API_KEY', ['image_generation'], { nativeResponses: true }),
   cerebras: kind('openai', 'https://api.cerebras.ai', 'CEREBRAS_API_KEY', ['text']),
   perplexity: kind('openai', 'https://api.perplexity.ai', 'PERPLEXITY_API_KEY', [], { pathPrefix: '' }),
-  fireworks: kind('openai', 'https://api.fireworks.ai/inference', 'FIREWORKS_API_KEY', ['text', 'embeddings']),
+  // Fireworks serves System One models in OpenAI's Decisions shape at /inference/v1/decisions.
+  fireworks: kind('openai', 'https://api.fireworks.ai/inference', 'FIREWORKS_API_KEY', ['text', 'embeddings', 'decisions']),
   deepseek: kind('openai', 'https://api.deepseek.com', 'DEEPSEEK_API_KEY', [], { pathPrefix: '' }),
   vllm: kind('openai', 'http://localhost:8000', 'VLLM_API_KEY', ['text', 'embeddings', 'transcription'], { keyless: true }),
   // Paths carry their own version (chat/embed/rerank under /v2, the models list under /v1).
@@ -54,7 +60,8 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   bedrock: kind('bedrock', 'https://bedrock-runtime.us-east-1.amazonaws.com', 'AWS_BEARER_TOKEN_BEDROCK', [], { pathPrefix: '', operations: new Set(['chat', 'responses']) }),
   // Gemini and Claude on Google Cloud; host from the first key's vertex_key_config region (base_url overrides),
   // project and location from each key. No config from plain environment variables (see load.ts).
-  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings']) }),
+  // OCR is Mistral's OCR model served as a partner model (publishers/mistralai).
+  vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings', 'ocr', 'video_generation']) }),
   // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
   // Containers are served by Azure's v1 API only (`/openai/v1/containers`, see azure/paths.ts).

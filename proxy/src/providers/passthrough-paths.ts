@@ -23,7 +23,7 @@ const SEG = '[^/]+';
 const rule = (methods: ReadonlySet<Method>, source: string): PathRule => ({ methods, path: new RegExp(`^${source}/?$`) });
 
 const OPENAI: readonly PathRule[] = [
-  rule(POST, `${V}/(?:chat/completions|completions|embeddings|responses|moderations|responses/input_tokens)`),
+  rule(POST, `${V}/(?:chat/completions|completions|embeddings|responses|moderations|responses/input_tokens|ocr|decisions|systemone)`),
   rule(POST, `${V}/audio/(?:speech|transcriptions|translations)`),
   rule(POST, `${V}/images/(?:generations|edits|variations)`),
   rule(READ, `${V}/models(?:/${SEG})?`),

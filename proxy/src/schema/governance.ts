@@ -204,6 +204,8 @@ export const PricingOverrideSchema = Type.Object(
     output_cost_per_token: Type.Optional(Type.Number({ minimum: 0 })),
     cache_read_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
     cache_creation_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
+    /** Document OCR, USD per page processed (LiteLLM's name for it). */
+    ocr_cost_per_page: Type.Optional(Type.Number({ minimum: 0 })),
   },
   // The reference lists many more price dimensions (images, audio, tiers): accepted, not applied.
   { additionalProperties: true },

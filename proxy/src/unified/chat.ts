@@ -141,6 +141,8 @@ export interface Usage {
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number };
+  /** Pages processed, for operations billed per page (OCR) rather than per token. */
+  pages?: number;
 }
 
 /** Gateway metadata on every response and chunk. */

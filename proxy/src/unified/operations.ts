@@ -5,7 +5,7 @@
 // data only, on the ground floor beside the unified types, so the snapshot, the pipeline and the
 // stages read it without loading operation code. Providers declare which of these operations they offer.
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'files' | 'batches' | 'containers' | MediaOperation;
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'ocr' | 'decisions' | 'video_generation' | 'files' | 'batches' | 'containers' | MediaOperation;
 /** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
 export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 
@@ -27,8 +27,8 @@ export interface OperationRow {
   readonly azure: boolean;
   /** The log record's request_type before the call (the spec may name a `_stream` variant); also the reference gateway's `allowed_requests` key. */
   readonly requestType: string;
-  /** How the request arrives: a JSON body, or a multipart form (in process: its parts). */
-  readonly body: 'json' | 'form';
+  /** How the request arrives: a JSON body, or a multipart form (in process: its parts), or either (by its content type). */
+  readonly body: 'json' | 'form' | 'json_or_form';
   /** Served under /v1/async/<path> as a job. */
   readonly async: boolean;
   /** Its answers may be kept by the response cache. */
@@ -59,6 +59,17 @@ export const OPERATIONS = [
   // A moderation is a quick gate its callers wait for (bulk moderation goes through the Batch API):
   // not async; a safety verdict is the classifier's current one: not cached.
   row({ name: 'moderation', path: 'moderations', azure: false, requestType: 'moderation', body: 'json', async: false, cache: false, capability: 'moderation' }),
+  // OCR of a long document takes long: async. Not cached: a URL's or a file's content may change.
+  row({ name: 'ocr', path: 'ocr', azure: false, requestType: 'ocr', body: 'json', async: true, cache: false, capability: 'ocr' }),
+  // Decisions in OpenAI's shape, and the same operation in the System One shape (`state` and a map
+  // of questions) that other decision providers and clients speak; both are request type `decision`.
+  row({ name: 'decisions', path: 'decisions', azure: false, requestType: 'decision', body: 'json', async: true, cache: false, capability: 'decisions' }),
+  row({ name: 'systemone', path: 'systemone', azure: false, requestType: 'decision', body: 'json', async: true, cache: false, capability: 'decisions' }),
+  // A video is a job at the provider: the answer is the job (queued), polled at /videos/{id}; the
+  // async variant waits for the job to finish. Not cached: each call starts (and pays for) a job.
+  // JSON or the multipart form the openai SDK sends. Management (retrieve, list, delete, content,
+  // remix, edits, extensions, characters) acts on a stored video: endpoints/videos.ts.
+  row({ name: 'video_generation', path: 'videos', azure: false, requestType: 'video_generation', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
 ] as const satisfies readonly OperationRow[];
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];

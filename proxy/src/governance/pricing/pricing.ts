@@ -11,7 +11,7 @@
 //    price; `openai/gpt-4o` via an aggregator is OpenAI's). Self-hosted ollama/vllm are not.
 // Unknown: undefined (the caller charges 0 and warns).
 import type { PricingOverride } from '../../schema/governance.ts';
-import { FIRST_PARTY, PRICES, SELF_HOSTED, type PriceRow } from './table.ts';
+import { FIRST_PARTY, PAGE_PRICES, PRICES, SELF_HOSTED, type PriceRow } from './table.ts';
 
 /** USD per token. */
 export interface Price {
@@ -168,4 +168,22 @@ export function costOf(price: Price, usage: TokenUsage): number {
   const write = Math.min(n(usage.cached_write_tokens), prompt - read);
   const fresh = prompt - read - write;
   return fresh * price.input + read * price.cacheRead + write * price.cacheWrite + n(usage.completion_tokens) * price.output;
+}
+
+/**
+ * USD per page of document OCR for provider/model: the first matching override's
+ * `ocr_cost_per_page`, else the built-in price (PAGE_PRICES; a dated id falls back to its longest
+ * listed prefix, a provider without a table of its own to the first-party one that lists the model).
+ */
+export function pagePriceOf(provider: string, model: string, overrides?: readonly PricingOverride[], requestType?: string): number | undefined {
+  const o = overrides?.find((x) => x.ocr_cost_per_page !== undefined && overrideMatches(x, model, requestType));
+  if (o) return o.ocr_cost_per_page;
+  const id = model.toLowerCase();
+  const tables = Object.hasOwn(PAGE_PRICES, provider) ? [PAGE_PRICES[provider]] : SELF_HOSTED.has(provider) ? [] : Object.values(PAGE_PRICES);
+  for (const table of tables) {
+    const names = Object.keys(table).sort((a, b) => b.length - a.length);
+    const hit = names.find((n) => n === id || (id.startsWith(n) && SEPARATORS.has(id[n.length])));
+    if (hit) return table[hit] / 1000;
+  }
+  return undefined;
 }

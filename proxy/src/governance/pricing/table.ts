@@ -159,6 +159,20 @@ export const PRICES: Readonly<Record<string, Readonly<Record<string, PriceRow>>>
   },
 };
 
+/**
+ * Per-page prices of document OCR, USD per 1,000 pages (standard, not batch). Mistral
+ * (mistral.ai/pricing and the OCR 3 launch, read 2026-11): OCR 25.05 at $1, OCR 3 (25.12) at $2;
+ * `mistral-ocr-latest` is priced as OCR 3. Newer models or prices: `ocr_cost_per_page` overrides.
+ */
+export const PAGE_PRICES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  mistral: {
+    'mistral-ocr-latest': 2,
+    'mistral-ocr-2512': 2,
+    'mistral-ocr-2505': 1,
+    'mistral-ocr-2503': 1,
+  },
+};
+
 /** Providers whose own list prices apply to first-party model ids served elsewhere (Vertex, Azure, custom providers). */
 export const FIRST_PARTY = ['openai', 'anthropic', 'gemini', 'mistral', 'xai', 'deepseek', 'cohere'] as const;
 

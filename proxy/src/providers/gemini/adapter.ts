@@ -7,10 +7,12 @@ import { fromGeminiError } from './error.ts';
 import { fromGeminiModels } from './models.ts';
 import { fromGeminiCountTokens, toGeminiCountTokensRequest } from './count-tokens.ts';
 import type { GeminiGenerateContentResponse } from './types.ts';
+import { geminiVideo } from './video.ts';
 
 const modelPath = (model: string) => `/models/${encodeURIComponent(model)}`;
 
 export const geminiAdapter: FormatAdapter = {
+  video: geminiVideo,
   authHeaders: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
   chatRequest: (req, model, stream) => ({
     method: 'POST',

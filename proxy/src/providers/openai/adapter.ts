@@ -9,8 +9,10 @@ import type { TextRequest } from '../../unified/text.ts';
 import { fromOpenAICountTokens, toOpenAICountTokensRequest } from './count-tokens.ts';
 import { toOpenAIForm, toOpenAIImageGeneration, toOpenAISpeech } from './media.ts';
 import { toUpstreamBody } from './body.ts';
+import { toOpenAIDecisionRequest, fromOpenAIDecisionResponse } from './decisions.ts';
 import { checkOpenAIChat, checkOpenAIChunk, isObject, objectList, ShapeError } from '../../unified/answer-shape.ts';
 import { GatewayError } from '../../unified/errors.ts';
+import { openaiVideo } from './video.ts';
 
 export { toUpstreamBody };
 
@@ -37,7 +39,7 @@ export function toOpenAITextRequest(req: TextRequest, model: string, stream: boo
 }
 
 export function fromOpenAIError(status: number, body: unknown): UpstreamErrorDetail {
-  const e = (body as { error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
+  const e = (body as { error?: string | { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
   if (e && typeof e === 'object') {
     return {
       message: typeof e.message === 'string' ? e.message : `upstream returned HTTP ${status}`,
@@ -46,8 +48,27 @@ export function fromOpenAIError(status: number, body: unknown): UpstreamErrorDet
       ...(typeof e.param === 'string' ? { param: e.param } : {}),
     };
   }
+  // OpenAI-compatible servers that shape errors their own way: Ollama's `{"error": "..."}`, and
+  // Mistral's `{object: "error", message, type}` whose message is FastAPI's `{detail: [{loc, msg}]}` on a 422.
+  if (typeof e === 'string' && e) return { message: e.slice(0, 1000), type: 'upstream_error' };
+  const own = fromMessageError(body);
+  if (own) return own;
   if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 1000), type: 'upstream_error' };
   return { message: `upstream returned HTTP ${status}`, type: 'upstream_error' };
+}
+
+function fromMessageError(body: unknown): UpstreamErrorDetail | undefined {
+  if (!isObject(body)) return undefined;
+  const type = typeof body.type === 'string' ? body.type : 'upstream_error';
+  if (typeof body.message === 'string' && body.message) return { message: body.message.slice(0, 1000), type };
+  const detail = isObject(body.message) && Array.isArray(body.message.detail) ? body.message.detail.filter(isObject) : [];
+  if (detail.length === 0) return undefined;
+  const first = detail[0];
+  // `loc` is ['body', 'document', 'document_url']: the field is what follows 'body'.
+  const loc = Array.isArray(first.loc) ? first.loc.filter((x): x is string | number => typeof x === 'string' || typeof x === 'number') : [];
+  const param = (loc[0] === 'body' ? loc.slice(1) : loc).join('.');
+  const message = detail.map((d) => `${Array.isArray(d.loc) ? d.loc.join('.') : ''}: ${typeof d.msg === 'string' ? d.msg : 'invalid'}`).join('; ');
+  return { message: message.slice(0, 1000), type, ...(param ? { param } : {}) };
 }
 
 /**
@@ -79,6 +100,7 @@ export function fromOpenAIModels(body: unknown): ProviderModelPage {
 }
 
 export const openaiAdapter: FormatAdapter = {
+  video: openaiVideo,
   authHeaders: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
   chatRequest: (req, model, stream) => ({
     method: 'POST',
@@ -120,6 +142,9 @@ export const openaiAdapter: FormatAdapter = {
     body: toUpstreamBody(req, model),
     stream: false,
   }),
+  ocrRequest: (req, model) => ({ method: 'POST', path: '/ocr', requestType: 'ocr', body: toUpstreamBody(req, model), stream: false }),
+  decisionRequest: toOpenAIDecisionRequest,
+  decisionResponse: fromOpenAIDecisionResponse,
   imageGenerationRequest: toOpenAIImageGeneration,
   formRequest: toOpenAIForm,
   speechRequest: toOpenAISpeech,

@@ -1,5 +1,5 @@
 // Vertex AI: Gemini models through Google's generateContent, Claude models through Anthropic's
-// Messages API behind rawPredict. The Gemini and Anthropic translators do the translation; only
+// Messages API behind rawPredict, Mistral's OCR model behind rawPredict (ocr.ts). The Gemini and Anthropic translators do the translation; only
 // paths, two body tweaks for Claude and authentication differ.
 import type { FormatAdapter, UpstreamRequest } from '../adapter.ts';
 import type { ChatRequest } from '../../unified/chat.ts';
@@ -16,7 +16,9 @@ import { fromAnthropicError } from '../anthropic/error.ts';
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../anthropic/types.ts';
 import { publisherFor, publisherModelPath } from './paths.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embeddings.ts';
+import { toVertexOcrRequest } from './ocr.ts';
 import { signVertex, vertexAuthRejected } from './auth.ts';
+import { vertexVideo } from './video.ts';
 
 /** The Messages API version Vertex serves Claude under; it goes in the body, not a header. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -61,6 +63,7 @@ function vertexError(status: number, body: unknown): UpstreamErrorDetail {
 }
 
 export const vertexAdapter: FormatAdapter = {
+  video: vertexVideo,
   // Authentication is per request (a cached OAuth token or an API key, and the key's project), done in `sign`.
   authHeaders: () => ({}),
   sign: signVertex,
@@ -83,6 +86,7 @@ export const vertexAdapter: FormatAdapter = {
     return { method: 'POST', path: publisherModelPath('google', model, 'predict'), requestType: 'embedding', body: toVertexEmbedRequest(req), stream: false };
   },
   embeddingsResponse: (body, req, model) => fromVertexEmbedResponse(body, model, req.encoding_format),
+  ocrRequest: toVertexOcrRequest,
   // Listing models needs the Model Garden API (v1beta1 publishers.models.list): not offered yet.
   modelsRequest: () => {
     throw unsupportedOperation('vertex', 'list_models');

@@ -18,7 +18,8 @@ export async function signVertex(req: SignableRequest, key: ProviderKey | undefi
   const path = scopedPath(req.path, cfg);
   const headers = { ...req.headers };
   if (cfg.auth_credentials) headers.authorization = `Bearer ${await tokens.token(accountOf(key, cfg.auth_credentials))}`;
-  else if (key.value && !path.includes('/publishers/anthropic/')) headers['x-goog-api-key'] = key.value;
+  // An API key reaches Google's own models only; partner models (Anthropic, Mistral) need OAuth.
+  else if (key.value && !/\/publishers\/(anthropic|mistralai)\//.test(path)) headers['x-goog-api-key'] = key.value;
   else headers.authorization = `Bearer ${await defaultCredentialsToken()}`;
   // Each key reaches its own region's host, unless base_url points somewhere other than Google (a proxy, a test server).
   const origin = GOOGLE_HOST.test(new URL(req.origin).hostname) ? vertexOrigin(cfg.region) : req.origin;

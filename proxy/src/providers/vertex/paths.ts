@@ -2,7 +2,8 @@
 // project/location scope a key adds to the path.
 import type { VertexKeyConfig } from '../../schema/gateway.ts';
 
-export type Publisher = 'google' | 'anthropic';
+/** `mistralai`: Mistral's partner models (OCR through rawPredict), addressed by the operations that use them. */
+export type Publisher = 'google' | 'anthropic' | 'mistralai';
 
 /** Claude models are served by the Anthropic publisher (rawPredict); everything else by Google. */
 export function publisherFor(model: string): Publisher {
@@ -26,7 +27,7 @@ export function publisherModelPath(publisher: Publisher, model: string, method: 
   return `/publishers/${publisher}/models/${encodeModel(model)}:${method}`;
 }
 
-const MODEL_SEGMENT = /\/publishers\/(google|anthropic)\/models\/([^/:?]+)(:[^/]*)$/;
+const MODEL_SEGMENT = /\/publishers\/(google|anthropic|mistralai)\/models\/([^/:?]+)(:[^/]*)$/;
 
 /**
  * Adds `/projects/{project}/locations/{region}` in front of the publisher path and applies the

@@ -1,0 +1,130 @@
+// What every video call shares once a job exists: asking the provider where it stands (with the key
+// that made it: the video lives in that key's account), writing that to the store, and settling a
+// finished job exactly once: seconds × the per-second price at its resolution for a completed video,
+// 0 for a failed one. The request that settles it carries the cost (its log record, the budgets of
+// the caller's key); no other request is charged for it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
+import type { FormatAdapter, UpstreamRequest, VideoAdapter } from '../providers/adapter.ts';
+import { ADAPTERS } from '../providers/registry.ts';
+import { scrubProvider } from '../providers/scrub.ts';
+import { sendUpstream, type UpstreamAnswer } from '../pipeline/upstream-call.ts';
+import { parseAnswerJson } from '../pipeline/answer-body.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { videoCost } from '../governance/pricing/video.ts';
+import { asUpstreamFault, GatewayError, unsupportedOperation } from '../unified/errors.ts';
+import type { VideoJobState } from '../unified/video.ts';
+import { isFinished, type VideoRecord, type VideoStore } from '../state/videos.ts';
+import { log } from '../log.ts';
+
+export const noVideoStore = (): GatewayError =>
+  new GatewayError(503, 'video jobs need a logs store: configure logs_store (sqlite or postgres) or client.enable_logging, then restart', {
+    type: 'service_unavailable',
+    code: 'video_store_unavailable',
+  });
+
+export function videoStore(ctx: RequestContext): VideoStore {
+  const store = ctx.services.videos;
+  if (!store) throw noVideoStore();
+  return store;
+}
+
+export const videoNotFound = (id: string, param = 'video_id'): GatewayError => new GatewayError(404, `video '${id}' not found`, { type: 'invalid_request_error', code: 'video_not_found', param });
+
+/** The provider's video side, or the unsupported-operation 400. */
+export function videoAdapterOf(provider: ProviderRuntime): { adapter: FormatAdapter; video: VideoAdapter } {
+  const adapter = ADAPTERS[provider.kind.format];
+  if (!provider.operations.has('video_generation') || !adapter.video) throw unsupportedOperation(provider.name, 'video_generation');
+  return { adapter, video: adapter.video };
+}
+
+/**
+ * The key a video's calls use: the one that made it, while it is configured and the caller may use
+ * it; else the first enabled key the caller may use (a replaced key of the same account still
+ * reaches the video).
+ */
+export function videoKey(provider: ProviderRuntime, keyId: string | undefined, allowed: ReadonlySet<string> | undefined): ProviderKey | undefined {
+  const usable = provider.keys.filter((k) => k.weight > 0 && (!allowed || allowed.has(k.id)));
+  const key = usable.find((k) => k.id === keyId) ?? usable.find((k) => k.models === null) ?? usable[0];
+  if (!key && !provider.keyless) throw new GatewayError(500, `provider '${provider.name}' has no enabled keys`, { provider: provider.name, code: 'no_keys' });
+  return key;
+}
+
+/** One call to the provider about a video, as the record's key. */
+export async function callVideo(ctx: RequestContext, provider: ProviderRuntime, rec: Pick<VideoRecord, 'key_id'>, up: UpstreamRequest): Promise<UpstreamAnswer> {
+  const key = videoKey(provider, rec.key_id, ctx.keyIds);
+  ctx.keyId = key?.id;
+  return sendUpstream(provider, ADAPTERS[provider.kind.format], key, up, up.body === undefined ? undefined : JSON.stringify(up.body), ctx.signal);
+}
+
+/** A provider answer about a job, read (bounded) and checked as the job's state. */
+export async function readJobState(answer: UpstreamAnswer, provider: ProviderRuntime, video: VideoAdapter): Promise<VideoJobState> {
+  const body = parseAnswerJson(scrubProvider(await answer.text(), provider), provider.name);
+  try {
+    return video.state(body);
+  } catch (err) {
+    throw asUpstreamFault(err, provider.name);
+  }
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** Settles a finished video if no request has yet; this request then carries its cost. */
+export async function settleVideo(ctx: RequestContext, store: VideoStore, rec: VideoRecord): Promise<VideoRecord> {
+  if (!isFinished(rec.status) || rec.settled) return rec;
+  const cost = rec.status === 'completed' ? priceOf(ctx, rec) : 0;
+  if (!(await store.settle(rec.id, cost))) return { ...rec, settled: true };
+  ctx.provider = rec.provider;
+  ctx.model = rec.model;
+  ctx.settledCost = cost;
+  // The limits stage charges budgets after a request with usage; a video uses no tokens.
+  ctx.usage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  return { ...rec, settled: true, cost };
+}
+
+const unpriced = new Set<string>();
+
+function priceOf(ctx: RequestContext, rec: VideoRecord): number {
+  const cost = videoCost(rec.provider, rec.model, rec.seconds, rec.size, rec.request_type, ctx.snapshot.governance.pricingOverrides.get(rec.provider));
+  if (cost !== undefined) return cost;
+  const id = `${rec.provider}/${rec.model}`;
+  if (!unpriced.has(id)) {
+    unpriced.add(id);
+    log.warn('no video price known for this model: its videos cost 0 against budgets (add providers.<name>.pricing_overrides)', { model: id });
+  }
+  return 0;
+}
+
+/** Asks the provider where the job stands, records it, and settles it once it is finished. */
+export async function refreshVideo(ctx: RequestContext, store: VideoStore, provider: ProviderRuntime, rec: VideoRecord): Promise<VideoRecord> {
+  if (isFinished(rec.status)) return settleVideo(ctx, store, rec);
+  const { video } = videoAdapterOf(provider);
+  const state = await readJobState(await callVideo(ctx, provider, rec, video.retrieve(rec.upstream_id, rec.model)), provider, video);
+  return settleVideo(ctx, store, await store.update(rec, state, nowSeconds()));
+}
+
+/** The first poll's delay; each next one doubles, up to MAX_POLL_MS. */
+const FIRST_POLL_MS = 250;
+const MAX_POLL_MS = 10_000;
+
+/**
+ * Polls until the job is finished (an async job's run: its result is the finished video, and its
+ * webhook fires then). The run's signal ends the wait (the job's lease lost, the gateway closing).
+ */
+export async function waitForVideo(ctx: RequestContext, store: VideoStore, provider: ProviderRuntime, rec: VideoRecord): Promise<VideoRecord> {
+  let delay = FIRST_POLL_MS;
+  let current = rec;
+  while (!isFinished(current.status)) {
+    await sleep(delay, undefined, { signal: ctx.signal });
+    delay = Math.min(delay * 2, MAX_POLL_MS);
+    current = await refreshVideo(ctx, store, provider, current);
+  }
+  return settleVideo(ctx, store, current);
+}
+
+/** A record's provider as configured now (a provider removed since: the video cannot be reached). */
+export function providerOf(ctx: RequestContext, rec: VideoRecord): ProviderRuntime {
+  const provider = ctx.snapshot.providers.get(rec.provider);
+  if (!provider) throw new GatewayError(409, `video '${rec.id}' was made by provider '${rec.provider}', which is no longer configured`, { code: 'provider_not_configured', param: 'video_id' });
+  return provider;
+}
