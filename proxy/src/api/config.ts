@@ -10,6 +10,7 @@ import { log } from '../log.ts';
 import { maskTree } from './mask.ts';
 import { queryParam, reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import { vaultSecrets } from '../config/vault.ts';
 
 /** Routing rules' query-builder trees carry `value` fields that are not secrets. */
 const notSecret = (path: string) => /^governance\.routing_rules\[\d+\]\.query$/.test(path);
@@ -49,6 +50,13 @@ export function configRouter(service: ConfigService): Router {
   router
     .route('/config/status')
     .get((_req: Request, res: Response) => reply(res, 200, service.status()))
+    .all(methodNotAllowed);
+
+  // Where vault references are read from and whether it answers (`state: down`: the last good
+  // values are served); paths and errors only, never a value.
+  router
+    .route('/vault/status')
+    .get((_req: Request, res: Response) => reply(res, 200, vaultSecrets.status()))
     .all(methodNotAllowed);
 
   // The reference answers a bare JSON string.

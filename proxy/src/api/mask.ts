@@ -3,6 +3,7 @@
 // unchanged in a write means "keep what is stored". Credentials inside URLs (`https://user:pass@`)
 // are masked wherever a URL appears.
 import { maskUrlCredentials } from '../upstream/egress.ts';
+import { isReference } from '../schema/env-ref.ts';
 
 export const REDACTED = '<redacted>';
 
@@ -10,14 +11,14 @@ export const REDACTED = '<redacted>';
 const MIN_PARTIAL = 16;
 
 export function maskSecret(value: string): string {
-  if (value.startsWith('env.')) return value;
+  if (isReference(value)) return value;
   if (value.length >= MIN_PARTIAL) return `${value.slice(0, 3)}...${value.slice(-4)}`;
   return REDACTED;
 }
 
 /** Passwords and credential blobs: nothing of them is shown. */
 export function redact(value: string): string {
-  return value.startsWith('env.') ? value : REDACTED;
+  return isReference(value) ? value : REDACTED;
 }
 
 /** Field names whose string values are secrets, wherever they appear. */

@@ -45,7 +45,7 @@ function maskClient(c: McpClientConfig): McpClientConfig {
   // A URL's userinfo and credential query parameters (masked forms sent back keep the stored URL).
   if (c.connection_string) out.connection_string = maskUrlCredentials(c.connection_string);
   if (c.http_config) out.http_config = { ...c.http_config, url: maskUrlCredentials(c.http_config.url) };
-  if (c.headers) out.headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, v.startsWith('env.') ? v : maskSecret(v)]));
+  if (c.headers) out.headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, maskSecret(v)]));
   if (c.stdio_config?.envs) out.stdio_config = { ...c.stdio_config, envs: c.stdio_config.envs.map(maskEnv) };
   return out;
 }

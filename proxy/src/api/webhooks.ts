@@ -5,6 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { SAFE_ID, SAFE_ID_RULE } from '../schema/names.ts';
+import { isReference, isVaultRef } from '../schema/env-ref.ts';
 import { WEBHOOK_EVENTS, WebhookApiBodySchema, withDefaults, type WebhookEndpoint, type WebhookEvent, type WebhookSettings } from '../schema/webhooks.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { Row } from '../logs/driver.ts';
@@ -63,7 +64,7 @@ function sealHeaders(headers: Record<string, string> | undefined, key: string | 
     Object.entries(headers).map(([k, v]) => {
       // A redacted value sent back unchanged keeps what is stored.
       if (v === REDACTED && Object.hasOwn(stored, k)) return [k, stored[k]];
-      return [k, v.startsWith('env.') ? v : seal(v, key)];
+      return [k, isReference(v) ? v : seal(v, key)];
     }),
   );
 }
@@ -279,7 +280,7 @@ export function webhooksRouter(service: ConfigService, dispatcher: Dispatcher | 
     const id = idParam(req);
     const e = find(id);
     if (e.secret !== undefined) {
-      const from = e.secret.startsWith('env.') ? `the environment variable ${e.secret.slice(4)}` : 'config.json';
+      const from = e.secret.startsWith('env.') ? `the environment variable ${e.secret.slice(4)}` : isVaultRef(e.secret) ? `the vault (${e.secret})` : 'config.json';
       throw conflict(`the secret of webhook '${id}' comes from ${from}: change it there`, 'secret');
     }
     const secret = await need().secrets.replace(id, encryptionKey(service.current()));

@@ -5,7 +5,7 @@
 // (names, or prefixes ending in `*`, separated by commas); any other would copy the gateway's own
 // environment (a database password, a cloud token) to a URL of the caller's choosing.
 import type { FieldError } from '../schema/validate.ts';
-import { resolvesEnvRef } from '../schema/env-ref.ts';
+import { isVaultRef, parseVaultRef, resolvesEnvRef } from '../schema/env-ref.ts';
 
 export const API_ENV_REFS_VARIABLE = 'SKYBRIDGE_API_ENV_REFS';
 
@@ -20,6 +20,32 @@ export function envReferences(document: unknown): { path: string; name: string }
   };
   walk(document, '');
   return out;
+}
+
+/** Every vault path the document's `vault.` references name, with where. */
+function vaultPaths(document: unknown): { path: string; vault: string }[] {
+  const out: { path: string; vault: string }[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === 'string') {
+      const ref = isVaultRef(v) && resolvesEnvRef(path) ? parseVaultRef(v) : undefined;
+      if (ref && 'path' in ref) out.push({ path, vault: ref.path });
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(document, '');
+  return out;
+}
+
+/**
+ * The same rule for `vault.<path>#<field>`: an /api write may name only a secret path the
+ * configuration already reads (whose other fields are then readable too, as the policy allows
+ * the gateway), never a new one; config.json chooses the paths.
+ */
+export function unallowedVaultReferences(before: unknown, after: unknown): FieldError[] {
+  const known = new Set(vaultPaths(before).map((r) => r.vault));
+  return vaultPaths(after)
+    .filter((r) => !known.has(r.vault))
+    .map((r) => ({ path: r.path, message: `vault path ${r.vault} is not one this configuration already reads: an /api write cannot name a new vault secret (add the reference to config.json)` }));
 }
 
 /** The references `after` adds that neither `before` has nor the allow-list permits, as field errors. */

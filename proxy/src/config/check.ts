@@ -1,6 +1,6 @@
 // The check every configuration document passes, wherever it comes from: config.json, the config
 // store, a management API write, a Kubernetes rendering, and the operator (through contract.ts)
-// before it renders one. Validate against the schema, resolve env.VAR references, then the rules a
+// before it renders one. Validate against the schema, resolve env.VAR and vault references, then the rules a
 // schema cannot say. Built from the schema floor and each part's own checks, so it loads no stage.
 // Every problem is reported with its JSON path.
 import { mcpConfigErrors, vkMcpErrors } from '../schema/mcp.ts';
@@ -14,7 +14,7 @@ import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
-import { readEnvRef, resolvesEnvRef } from '../schema/env-ref.ts';
+import { isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -39,31 +39,45 @@ const cacheConfigProblems = (v: unknown): FieldError[] | undefined => {
   return Array.isArray(r) ? r : undefined;
 };
 
-export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+/** The process's vault values (config/vault.ts sets it once a vault is configured), read by every check. */
+let currentVault: VaultLookup | undefined;
+
+export function setVaultLookup(lookup: VaultLookup | undefined): void {
+  currentVault = lookup;
+}
+
+export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): LoadedConfig {
   // Before anything copies the document: a `__proto__` key would become a prototype on the first copy.
   const unsafe = unsafeJson(raw);
   if (unsafe) throw new ConfigError(source, [unsafe]);
   const result = validateConfig(raw);
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
-  const config = resolveEnvRefs(result, '', env, errors) as GatewayConfig;
+  const config = resolveRefs(result, '', { env, vault }, errors) as GatewayConfig;
   errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config)] };
 }
 
-/** `env.VAR` in a secret-bearing section reads the environment; a missing variable is an error. */
-function resolveEnvRefs(value: unknown, path: string, env: NodeJS.ProcessEnv, errors: FieldError[]): unknown {
+/**
+ * `env.VAR` and `vault.<path>#<field>` in a secret-bearing section are read; one that cannot be is an
+ * error naming the field and the variable or path (never a value). Elsewhere a well-formed vault
+ * reference is refused rather than used as a literal: it would be sent or shown as written.
+ */
+function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
-    if (!resolvesEnvRef(path)) return value;
-    const ref = readEnvRef(value, env);
-    if ('missing' in ref) errors.push({ path, message: `environment variable ${ref.missing} is not set` });
-    return 'value' in ref ? ref.value : '';
+    if (!resolvesEnvRef(path)) {
+      if (isVaultRef(value) && !('error' in parseVaultRef(value))) errors.push({ path, message: 'a vault reference is not read here: only provider keys and settings, virtual keys, auth settings, redis, store configs, MCP clients, webhooks and encryption_key take references' });
+      return value;
+    }
+    const r = readRef(value, refs.env, refs.vault);
+    if ('error' in r) errors.push({ path, message: r.error });
+    return 'value' in r ? r.value : '';
   }
-  if (Array.isArray(value)) return value.map((v, i) => resolveEnvRefs(v, `${path}[${i}]`, env, errors));
+  if (Array.isArray(value)) return value.map((v, i) => resolveRefs(v, `${path}[${i}]`, refs, errors));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, path ? `${path}.${k}` : k, env, errors)]),
+      Object.entries(value).map(([k, v]) => [k, resolveRefs(v, path ? `${path}.${k}` : k, refs, errors)]),
     );
   }
   return value;

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { vertexFromEnv } from '../providers/vertex/config.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
+import { vaultSecrets } from './vault.ts';
 
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let text: string;
@@ -13,6 +14,27 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     throw new ConfigError(file, [{ path: '(file)', message: (err as Error).message }]);
   }
   return parseConfig(text, file, env);
+}
+
+/**
+ * loadConfigFile after reading, from the vault, every secret the file references (the check itself
+ * is synchronous and reads what was read). A vault section that cannot be used is an error here.
+ */
+export async function loadConfigWithSecrets(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  await primeVault(file, env);
+  return loadConfigFile(file, env);
+}
+
+/** Reads the vault secrets config.json references; unreadable JSON is left for the check to report. */
+export async function primeVault(file: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return;
+  }
+  const errors = await vaultSecrets.prime(raw, env);
+  if (errors.length) throw new ConfigError(file, errors);
 }
 
 export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

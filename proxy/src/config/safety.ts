@@ -4,6 +4,7 @@
 // but do nothing yet, each named, so no setting is silently ignored.
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { FieldError } from '../schema/validate.ts';
+import { isReference } from '../schema/env-ref.ts';
 import { blockedHost } from '../upstream/egress.ts';
 import { BUILT_PLUGINS, pluginNotBuilt } from '../schema/plugins.ts';
 import { HEADER_NAME, KEY_NAME, KEY_NAME_RULE, PROVIDER_NAME, PROVIDER_NAME_RULE, SAFE_ID, SAFE_ID_RULE, nameProblem } from '../schema/names.ts';
@@ -115,7 +116,7 @@ export function safetyErrors(config: GatewayConfig, raw: GatewayConfig): FieldEr
     (auth?.api_keys ?? []).forEach((key, i) => {
       if (key.length >= MIN_MANAGEMENT_KEY_LENGTH) return;
       const ref = rawAuth?.api_keys?.[i];
-      const from = ref?.startsWith('env.') ? ` (the value of ${ref} has ${key.length})` : '';
+      const from = ref !== undefined && isReference(ref) ? ` (the value of ${ref} has ${key.length})` : '';
       errors.push({ path: `${at}.api_keys[${i}]`, message: `must be at least ${MIN_MANAGEMENT_KEY_LENGTH} characters${from}` });
     });
   }

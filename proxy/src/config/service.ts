@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { checkConfig, ConfigError } from './check.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import type { FieldError } from '../schema/validate.ts';
-import { API_ENV_REFS_VARIABLE, unallowedEnvReferences } from './api-env-refs.ts';
+import { API_ENV_REFS_VARIABLE, unallowedEnvReferences, unallowedVaultReferences } from './api-env-refs.ts';
 import { compileSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { SnapshotHolder } from './holder.ts';
@@ -169,7 +169,7 @@ export class ConfigService {
         const draft = structuredClone(before.document);
         change(draft);
         this.#checkSeedObjects(before.document, draft);
-        const foreign = unallowedEnvReferences(this.#stored.document, draft, process.env[API_ENV_REFS_VARIABLE]);
+        const foreign = [...unallowedEnvReferences(this.#stored.document, draft, process.env[API_ENV_REFS_VARIABLE]), ...unallowedVaultReferences(this.#stored.document, draft)];
         if (foreign.length) throw new ConfigError('the request', foreign);
         const { config, warnings } = checkConfig(draft, 'the request');
         const next = compileSnapshot(config);
@@ -280,6 +280,19 @@ export class ConfigService {
       if (next.hash === this.holder.current().hash) return this.holder.current();
       await this.holder.swap(next);
       return next;
+    });
+  }
+
+  /**
+   * The vault's values changed (a rotation): the stored document is checked again with them and
+   * swapped in like a reload. Requests in flight finish on the snapshot they started with.
+   */
+  refreshSecrets(): Promise<void> {
+    return this.#serial(async () => {
+      const next = compileSnapshot(checkConfig(this.#stored.document, 'the configuration with rotated vault values').config);
+      if (next.hash === this.holder.current().hash) return;
+      await this.holder.swap(next);
+      log.info('configuration updated: vault values rotated', { config_hash: next.hash });
     });
   }
 

@@ -1,7 +1,7 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import { loadConfigFile } from './load.ts';
+import { loadConfigFile, primeVault } from './load.ts';
 import { ConfigError } from './check.ts';
 import { seedDigest, type ConfigService } from './service.ts';
 import { log } from '../log.ts';
@@ -21,6 +21,8 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
   let last = seedDigest(loadConfigFile(file).raw);
   const reload = async () => {
     try {
+      // A newly referenced vault secret is read before the check needs it.
+      await primeVault(file);
       const { raw, warnings } = loadConfigFile(file);
       const digest = seedDigest(raw);
       if (digest === last) return;

@@ -142,6 +142,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly vaultUp = new Gauge({
+    name: 'skybridge_vault_up',
+    help: 'Whether the last refresh of the vault references read every secret (1), or the last good values are served (0).',
+    registers: [this.registry],
+  });
+
+  readonly vaultRefreshFailures = new Counter({
+    name: 'skybridge_vault_refresh_failures_total',
+    help: 'Background refreshes of the vault references in which a secret could not be read.',
+    registers: [this.registry],
+  });
+
   readonly configReloadErrors = new Counter({
     name: 'skybridge_config_reload_errors_total',
     help: 'Configuration updates rejected (the last good configuration kept serving).',

@@ -2,6 +2,7 @@
 // the global `client.webhook_config`. The single source of truth for this resource: ajv validates
 // config and /api bodies with it, `Static` gives the types, and the Webhook CRD is generated from it.
 import { Type, type Static } from '@sinclair/typebox';
+import { ENV_REF_SOURCE, VAULT_REF_SOURCE } from './env-ref.ts';
 
 export const WEBHOOK_EVENTS = ['async_job.completed', 'async_job.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -19,8 +20,8 @@ export function isHopByHopHeader(lower: string): boolean {
   return (HOP_BY_HOP_HEADERS as readonly string[]).includes(lower) || lower.startsWith('proxy-');
 }
 
-/** A signing secret in the Standard Webhooks format, or an `env.VAR` reference to one. */
-export const WEBHOOK_SECRET_PATTERN = '^(whsec_[A-Za-z0-9+/]+={0,2}|env\\.[A-Za-z_][A-Za-z0-9_]*)$';
+/** A signing secret in the Standard Webhooks format, or a reference (`env.VAR`, `vault.<path>#<field>`) to one. */
+export const WEBHOOK_SECRET_PATTERN = `^(whsec_[A-Za-z0-9+/]+={0,2}|${ENV_REF_SOURCE}|${VAULT_REF_SOURCE})$`;
 
 /** Defaults of the optional fields (spec: "Webhook endpoint" and "Limits"). */
 export const WEBHOOK_DEFAULTS = {
