@@ -10,7 +10,6 @@ import { log } from './log.ts';
 import type { LoadedConfig } from './config/check.ts';
 import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
 import { vaultSecrets } from './config/vault.ts';
-import { registerDependency } from './state/dependencies.ts';
 import type { ConfigService } from './config/service.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
@@ -150,7 +149,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   void catalog.refresh(holder.current());
   // Vault references are read again every TTL; a rotated value swaps the snapshot like a reload.
   // /health says `degraded` while the vault cannot answer (the last good values serve meanwhile).
-  if (vaultSecrets.status().configured) registerDependency('vault', () => (vaultSecrets.status().state === 'down' ? 'unavailable' : 'ok'));
+  if (vaultSecrets.status().configured) dependencies.registerStore('vault', () => (vaultSecrets.status().state === 'down' ? (vaultSecrets.status().last_error ?? 'the vault does not answer') : undefined));
   vaultSecrets.start({
     onChange: () => service.refreshSecrets(),
     onRefresh: (ok) => {
