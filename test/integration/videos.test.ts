@@ -362,6 +362,14 @@ describe('refusals', () => {
     const ext = await errorOf(client().videos.extend({ prompt: 'more', video: { id: v.id } } as unknown as OpenAI.Videos.VideoExtendParams));
     assert.equal(ext.status, 400);
     assert.equal((ext.error as { param?: string }).param, 'seconds');
+    // A JSON body that is not an object (found by the fuzz suite: a 500 on the async route) is a 400 on both.
+    for (const path of ['/v1/videos', '/v1/async/videos']) {
+      for (const body of ['["A)R"]', '"text"', '42', 'null']) {
+        const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${VK}` }, body });
+        assert.equal(res.status, 400, `${path} ${body}: ${await res.clone().text()}`);
+        assert.match(((await res.json()) as { error: { message: string } }).error.message, /JSON object/);
+      }
+    }
   });
 
   test('a video belongs to the key that made it: another key gets a 404', async () => {

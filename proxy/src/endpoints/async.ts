@@ -58,6 +58,9 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
       // The whole request is read first (as the sync routes do), so a refusal never cuts off an upload.
       const form = op.body === 'form' || (op.body === 'json_or_form' && isMultipart(ex.req));
       input = form ? await readForm(ex.req, ex.snapshot.maxBodyBytes) : parseJson(await readBody(ex.req, ex.snapshot.maxBodyBytes));
+      // A JSON body is an object, as the sync twin's validation says; an array here would be taken
+      // for a form's parts further on (the job's run tells a form from JSON that way).
+      if (!form && (input === null || typeof input !== 'object' || Array.isArray(input))) throw invalidRequest('request body must be a JSON object');
       refuseStreaming(op, input);
       ttl = ttlOf(ex);
       webhook = header(ex, WEBHOOK_HEADER);
