@@ -14,6 +14,7 @@ import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { compat } from '../helpers/compat.ts';
+import { errorOf } from '../helpers/openai-errors.ts';
 
 const VK = 'sk-bf-containers-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-containers-chat-only-0123';
@@ -60,15 +61,6 @@ after(() => stack.close());
 const client = (key = VK, base = '/v1') =>
   new OpenAI({ baseURL: `${stack.gateway.url}${base}`, apiKey: 'none', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) });
 
-async function errorOf(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof OpenAI.APIError) return err;
-    throw err;
-  }
-  assert.fail('the call succeeded');
-}
 
 /** The last Containers or Files API call the mock got (the gateway's own model-list refreshes are not). */
 function lastUpstream() {

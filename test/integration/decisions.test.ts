@@ -12,6 +12,7 @@ import { startGateway, type InProcessGateway } from '../helpers/in-process-gatew
 import { eventually } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { compat } from '../helpers/compat.ts';
+import { errorOf } from '../helpers/openai-errors.ts';
 
 const VK = 'sk-bf-decisions-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-decisions-chat-only-0123';
@@ -69,15 +70,6 @@ const QUESTIONS: OpenAI.DecisionCreateParams['questions'] = [
   { type: 'predicate', instructions: 'REFUSE to say whether this is fine' },
 ];
 
-async function errorOf(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof OpenAI.APIError) return err;
-    throw err;
-  }
-  assert.fail('the call succeeded');
-}
 
 async function post(path: string, body: unknown, key = VK): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bf-vk': key }, body: JSON.stringify(body) });

@@ -10,6 +10,7 @@ import { startGateway, type InProcessGateway } from '../helpers/in-process-gatew
 import { eventually } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { errorOf } from '../helpers/openai-errors.ts';
 
 const VK = 'sk-bf-moderation-vk-0123456789';
 const CHAT_ONLY_VK = 'sk-bf-moderation-chat-only-0123';
@@ -51,15 +52,6 @@ after(async () => {
 
 const client = (key?: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'none', maxRetries: 0, ...(key && { defaultHeaders: { 'x-bf-vk': key } }) });
 
-async function errorOf(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof OpenAI.APIError) return err;
-    throw err;
-  }
-  assert.fail('the call succeeded');
-}
 
 interface LogEntry {
   object: string;

@@ -19,6 +19,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { createServiceAccount } from '../mock-provider/vertex.ts';
 import { videoByte } from '../mock-provider/videos.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { errorOf } from '../helpers/openai-errors.ts';
 
 const VK = 'sk-bf-video-main-0123456789';
 const OTHER_VK = 'sk-bf-video-other-0123456789';
@@ -95,15 +96,6 @@ after(async () => {
 const client = (key = VK, prefix = '/v1') => new OpenAI({ baseURL: `${gw.url}${prefix}`, apiKey: key, maxRetries: 0 });
 const api = () => apiClient(gw, { authorization: `Basic ${Buffer.from('admin:video-admin-password').toString('base64')}` });
 
-async function errorOf(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof OpenAI.APIError) return err;
-    throw err;
-  }
-  assert.fail('the call succeeded');
-}
 
 /** Retrieves until the job is finished (the mock moves one step per poll). */
 async function finished(c: OpenAI, id: string): Promise<OpenAI.Videos.Video> {
