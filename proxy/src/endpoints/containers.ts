@@ -9,11 +9,12 @@
 import { isFile, isMultipart, readForm, type FormPart } from '../http/multipart.ts';
 import { parseJson, readBody, validated } from '../http/body.ts';
 import { encodeMultipart } from '../upstream/form-encode.ts';
+import { fieldValue } from '../unified/form.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import { ContainerCreateSchema, ContainerFileRefSchema } from '../unified/containers.ts';
 import { containerSessionCost } from '../governance/pricing/containers.ts';
 import type { RequestContext } from '../pipeline/context.ts';
-import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute, type ResourceCall } from './provider-resources.ts';
+import { chooseProvider, providerParts, forwardedQuery, httpRequestOf, namedProvider, resourceRoute, type ResourceCall } from './provider-resources.ts';
 
 const parseCreate = validated(ContainerCreateSchema);
 const parseFileRef = validated(ContainerFileRefSchema);
@@ -75,13 +76,6 @@ export const listContainerFiles = resourceRoute('containers', 'container_file_li
   return { provider, up: { method: 'GET', path, requestType: 'container_file_list', stream: false } };
 });
 
-/** Form fields that are the gateway's, not the provider's. */
-const GATEWAY_FIELDS = new Set(['provider']);
-
-function fieldValue(parts: readonly FormPart[], name: string): string | undefined {
-  const p = parts.find((x) => x.name === name);
-  return p && !isFile(p) ? p.value : undefined;
-}
 
 function checkUpload(parts: readonly FormPart[]): void {
   const file = parts.find((p) => p.name === 'file');
@@ -100,7 +94,7 @@ export const createContainerFile = resourceRoute('containers', 'container_file_c
     const parts = await readForm(req, ctx.snapshot.maxBodyBytes);
     const provider = chooseProvider(ctx, 'containers', namedProvider(ctx, fieldValue(parts, 'provider')));
     checkUpload(parts);
-    const payload = encodeMultipart(parts.filter((p) => !GATEWAY_FIELDS.has(p.name)));
+    const payload = encodeMultipart(providerParts(parts));
     return { provider, up: { method: 'POST', path, requestType: 'container_file_create', payload, stream: false } };
   }
   const ref = parseFileRef(await readJsonBody(ctx));

@@ -4,16 +4,10 @@
 // gateway can check them and take its own `provider` field out before sending them on.
 import { isFile, readForm, type FormPart } from '../http/multipart.ts';
 import { encodeMultipart } from '../upstream/form-encode.ts';
+import { fieldValue } from '../unified/form.ts';
 import { invalidRequest } from '../unified/errors.ts';
-import { chooseProvider, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
+import { chooseProvider, providerParts, forwardedQuery, httpRequestOf, namedProvider, resourceRoute } from './provider-resources.ts';
 
-/** Form fields that are the gateway's, not the provider's. */
-const GATEWAY_FIELDS = new Set(['provider']);
-
-function fieldValue(parts: readonly FormPart[], name: string): string | undefined {
-  const p = parts.find((x) => x.name === name);
-  return p && !isFile(p) ? p.value : undefined;
-}
 
 function checkUpload(parts: readonly FormPart[]): void {
   const file = parts.find((p) => p.name === 'file');
@@ -29,7 +23,7 @@ export const uploadFile = resourceRoute('files', 'file_upload', async (ctx) => {
   const parts = await readForm(httpRequestOf(ctx), ctx.snapshot.maxBodyBytes);
   const provider = chooseProvider(ctx, 'files', namedProvider(ctx, fieldValue(parts, 'provider')));
   checkUpload(parts);
-  const payload = encodeMultipart(parts.filter((p) => !GATEWAY_FIELDS.has(p.name)));
+  const payload = encodeMultipart(providerParts(parts));
   return { provider, up: { method: 'POST', path: '/files', requestType: 'file_upload', payload, stream: false } };
 });
 

@@ -14,6 +14,7 @@ import type { Accept, Execute } from '../pipeline/runner.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { GatewayError, invalidRequest, requireOperation } from '../unified/errors.ts';
 import { appendMember } from '../unified/json-splice.ts';
+import type { FormPart } from '../unified/form.ts';
 import { chargeFixedCost } from '../governance/cost.ts';
 import { httpRoute } from './serve.ts';
 
@@ -159,4 +160,12 @@ function relayedHeaders(upstream: Record<string, string | string[] | undefined>)
     if (typeof v === 'string') headers[h] = v;
   }
   return headers;
+}
+
+/** Form fields that are the gateway's (which provider), not the provider's: never sent on. */
+const GATEWAY_FIELDS = new Set(['provider']);
+
+/** A form's parts as the provider gets them: without the gateway's own fields. */
+export function providerParts(parts: readonly FormPart[]): FormPart[] {
+  return parts.filter((p) => !GATEWAY_FIELDS.has(p.name));
 }

@@ -17,3 +17,9 @@ export type FormPart = FormField | FormFile;
 export function isFile(p: FormPart): p is FormFile {
   return 'data' in p;
 }
+
+/** The value of a form's text field `name` (undefined when absent, or when it is a file). */
+export function fieldValue(parts: readonly FormPart[], name: string): string | undefined {
+  const p = parts.find((x) => x.name === name);
+  return p && !isFile(p) ? p.value : undefined;
+}
