@@ -19,7 +19,7 @@ import type { UpstreamRequest } from '../providers/adapter.ts';
 import { GatewayError, invalidRequest, unsupportedOperation } from '../unified/errors.ts';
 import { isFile, type FormPart } from '../unified/form.ts';
 import { formAsBody, VIDEO_VARIANTS, VideoCharacterSchema, VideoDeriveSchema, VideoRemixSchema, type VideoVariant } from '../unified/video.ts';
-import { isFinished, newVideoId, videoView, type VideoRecord, type VideoStore } from '../state/videos.ts';
+import { firstJobFields, newVideoId, videoView, type VideoRecord, type VideoStore } from '../state/videos.ts';
 import {
   callVideo, providerOf, readJobState, refreshVideo, settleVideo, videoAdapterOf, videoKey, videoNotFound, videoStore,
 } from '../operations/video-jobs.ts';
@@ -246,16 +246,8 @@ async function derive(ctx: RequestContext, call: VideoCall<Derive>, requestType:
     prompt: input.prompt,
     seconds: state.seconds ?? input.seconds ?? source.seconds,
     size: state.size ?? source.size,
-    status: state.status,
-    progress: state.progress,
-    error: state.error,
-    content: state.content,
+    ...firstJobFields(state, now),
     remixed_from: source.id,
-    created_at: now,
-    completed_at: isFinished(state.status) ? (state.completedAt ?? now) : undefined,
-    expires_at: state.expiresAt,
-    settled: false,
-    cost: undefined,
   };
   await store.insert(rec);
   rec = await settleVideo(ctx, store, rec);

@@ -18,7 +18,7 @@ import type { Target } from '../pipeline/target.ts';
 import { asUpstreamFault, invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
 import { createRequestOf, formAsBody, VideoCreateSchema, type VideoCreateRequest, type VideoJobState } from '../unified/video.ts';
-import { isFinished, newVideoId, videoView, type VideoRecord } from '../state/videos.ts';
+import { firstJobFields, newVideoId, videoView, type VideoRecord } from '../state/videos.ts';
 import { readJson, type OperationSpec } from './inference.ts';
 import { settleVideo, videoStore, waitForVideo } from './video-jobs.ts';
 
@@ -95,16 +95,8 @@ export async function createVideo(req: VideoCreateRequest, ctx: RequestContext):
       prompt: req.prompt,
       seconds: state.seconds ?? asked.seconds,
       size: state.size ?? asked.size,
-      status: state.status,
-      progress: state.progress,
-      error: state.error,
-      content: state.content,
+      ...firstJobFields(state, now),
       remixed_from: undefined,
-      created_at: now,
-      completed_at: isFinished(state.status) ? (state.completedAt ?? now) : undefined,
-      expires_at: state.expiresAt,
-      settled: false,
-      cost: undefined,
     };
     await store.insert(rec);
     rec = ctx.untilDone ? await waitForVideo(ctx, store, provider, rec) : await settleVideo(ctx, store, rec);

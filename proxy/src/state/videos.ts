@@ -79,6 +79,21 @@ function storedContent(ref: VideoContentRef | undefined): string | null {
   return JSON.stringify(ref);
 }
 
+/** What a new record takes from the provider's first answer about its job (created now, not yet charged). */
+export function firstJobFields(state: VideoJobState, now: number): Pick<VideoRecord, 'status' | 'progress' | 'error' | 'content' | 'created_at' | 'completed_at' | 'expires_at' | 'settled' | 'cost'> {
+  return {
+    status: state.status,
+    progress: state.progress,
+    error: state.error,
+    content: state.content,
+    created_at: now,
+    completed_at: isFinished(state.status) ? (state.completedAt ?? now) : undefined,
+    expires_at: state.expiresAt,
+    settled: false,
+    cost: undefined,
+  };
+}
+
 export function isFinished(status: VideoStatus): boolean {
   return status === 'completed' || status === 'failed';
 }
