@@ -45,13 +45,36 @@ export const USAGE = `Usage: skybridge [options]
   --admin-port N       serve /api, /metrics and the dashboard (/, /assets/*, /ws) on this port (same
                        --host) instead of --port, which then serves only inference, /health and /ready
                        (env SKYBRIDGE_ADMIN_PORT)
+  --version            print the version and exit
   -h, --help           show this help
+The reference gateway's single-dash spellings (-port, -app-dir, -host, -log-level, ...) work too.
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | 'help' {
+/**
+ * The reference gateway (Go's flag package) spells long flags with one dash: `-port 8080`,
+ * `-app-dir=/data`. Those become `--port 8080`, `--app-dir=/data` for parseArgs; a single-letter
+ * flag (`-h`) and a value after a flag are left alone.
+ */
+export function doubleDashed(argv: readonly string[], longNames: readonly string[]): string[] {
+  const known = new Set(longNames);
+  const out: string[] = [];
+  let takesValue = false;
+  for (const arg of argv) {
+    if (!takesValue && /^-[a-z][a-z0-9-]+(=.*)?$/.test(arg) && known.has(arg.slice(1).split('=')[0]!)) out.push(`-${arg}`);
+    else out.push(arg);
+    // The next argument is this flag's value, even when it starts with a dash.
+    takesValue = !takesValue && /^--?[a-z][a-z0-9-]+$/.test(arg) && VALUE_FLAGS.has(arg.replace(/^--?/, ''));
+  }
+  return out;
+}
+
+const VALUE_FLAGS = new Set(['app-dir', 'port', 'host', 'log-level', 'log-style', 'workers', 'kube-namespace', 'headers-timeout', 'request-timeout', 'max-header-size', 'h2-max-streams', 'shutdown-grace', 'admin-port']);
+const LONG_FLAGS = [...VALUE_FLAGS, 'no-dashboard', 'help', 'version'];
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | 'help' | 'version' {
   const { values } = parseArgs({
-    args: argv,
+    args: doubleDashed(argv, LONG_FLAGS),
     options: {
       'app-dir': { type: 'string' },
       port: { type: 'string' },
@@ -68,10 +91,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'no-dashboard': { type: 'boolean' },
       'admin-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
     strict: true,
   });
   if (values.help) return 'help';
+  if (values.version) return 'version';
   const port = Number(values.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0-65535, got '${values.port}'`);
   const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info') as LogLevel;

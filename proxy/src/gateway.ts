@@ -210,12 +210,18 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   let servedReport: { stop(): Promise<void> } | undefined;
   let port: number;
   let adminPort: number | undefined;
+  let binding = { flag: '--port', port: opts.port };
   try {
     port = (await listen(server, opts.port, opts.host)).port;
+    binding = { flag: '--admin-port', port: opts.adminPort ?? 0 };
     adminPort = admin && (await listen(admin, opts.adminPort ?? 0, opts.host)).port;
   } catch (err) {
     server.close();
     await stopAll();
+    // A newcomer's most common start failure: one line naming the port and the way out, no stack.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new GatewayStartError(`port ${binding.port} on ${opts.host} is already in use: stop what listens there, or choose another with ${binding.flag} N`);
+    if (code === 'EACCES') throw new GatewayStartError(`port ${binding.port} on ${opts.host} needs privileges this process lacks: choose a port above 1023 with ${binding.flag} N`);
     throw err;
   }
   // Only once serving: a failure to start must still end the process.

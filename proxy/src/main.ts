@@ -5,6 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cluster from 'node:cluster';
 import { parseCli, USAGE } from './cli.ts';
+import { version } from './version.ts';
 import { configureLog, log } from './log.ts';
 import { configFromEnv, loadConfigWithSecrets } from './config/load.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './config/check.ts';
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
   }
   if (opts === 'help') {
     process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (opts === 'version') {
+    process.stdout.write(`skybridge ${version()}\n`);
     return;
   }
   configureLog({ level: opts.logLevel, style: opts.logStyle });

@@ -36,7 +36,7 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
   if (config !== undefined) writeConfig(config);
   const restoreEnv = setEnv(opts.env ?? {});
   const cli = parseCli(['--app-dir', appDir, '--port', '0', '--host', '127.0.0.1', '--shutdown-grace', '3', ...(opts.args ?? [])], { ...opts.env });
-  if (cli === 'help') throw new Error('--help starts no gateway');
+  if (cli === 'help' || cli === 'version') throw new Error(`--${cli} starts no gateway`);
   const file = configFile(cli);
   let gateway: Gateway;
   try {
