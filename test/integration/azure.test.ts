@@ -257,7 +257,7 @@ describe('(b) AzureOpenAI client to the gateway deployment routes', () => {
     assert.equal(last().path, '/azure/openai/deployments/chat-prod/chat/completions');
     const bad = await azureClient.chat.completions.create({ model: 'nope/model', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     assert.ok(bad instanceof OpenAI.BadRequestError, String(bad));
-    assert.match(bad.message, /'nope\/model' does not name a provider/);
+    assert.match(bad.message, /unknown provider 'nope' in model 'nope\/model'/);
   });
 });
 

@@ -59,9 +59,18 @@ describe('secrets in upstream errors', () => {
   test('a provider echoing the key in its error message: the key is replaced before the client sees it', async () => {
     mock.inject({ format: 'openai', status: 401, message: `Incorrect API key provided: ${OPENAI_KEY}. Check it.` });
     const res = await post('/v1/chat/completions', chat('openai/gpt-4o'));
-    assert.equal(res.status, 401);
     assert.ok(!res.text.includes(OPENAI_KEY), res.text);
     assert.match(res.text, /Incorrect API key provided: \[REDACTED\]/);
+  });
+
+  test("an upstream 401 refuses the gateway's own key: a 502 naming the provider key to fix, not a 401 the client would blame on its own key", async () => {
+    mock.inject({ format: 'openai', status: 401, message: 'Incorrect API key provided.' });
+    const res = await post('/v1/chat/completions', chat('openai/gpt-4o'));
+    assert.equal(res.status, 502);
+    const body = JSON.parse(res.text) as { is_bifrost_error: boolean; error: { code: string; message: string } };
+    assert.equal(body.error.code, 'provider_auth_failed');
+    assert.equal(body.is_bifrost_error, true);
+    assert.match(body.error.message, /provider 'openai' refused the gateway's key .*providers\.openai\.keys/);
   });
 
   test('a plain-text error body with the key, and a stream error event with it, are scrubbed too', async () => {

@@ -241,7 +241,9 @@ function unpriced(provider: string, model: string): number {
 export function limitError(limit: AppliedLimit, retryAfterMs: number): GatewayError {
   const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
   if (limit.kind === 'budget') {
-    return new GatewayError(402, `budget '${limit.id}' is exhausted (limit $${limit.max} per ${limit.duration}); it resets in ${retryAfter}s`, {
+    // The reset as a date too: "resets in 2592000s" tells a person little about a monthly budget.
+    const resetsAt = new Date(Date.now() + retryAfter * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return new GatewayError(402, `budget '${limit.id}' is exhausted (limit $${limit.max} per ${limit.duration}); it resets at ${resetsAt} (in ${retryAfter}s)`, {
       type: 'budget_exceeded',
       code: 'budget_exceeded',
       retryAfter,

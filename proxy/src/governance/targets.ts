@@ -92,26 +92,42 @@ export function resolveTarget(snapshot: Snapshot, model: string, param = 'model'
       return { provider, model: rest };
     }
     if (PROVIDER_KINDS[name]) {
-      throw new GatewayError(400, `provider '${name}' is not configured on this gateway`, { param, code: 'provider_not_configured' });
+      throw new GatewayError(400, `provider '${name}' is not configured on this gateway: ${howToConfigure(name)}`, { param, code: 'provider_not_configured' });
     }
     // Not a provider prefix: an organisation-style model name (`meta-llama/...`), resolved as bare.
   }
   return { provider: bareModelProvider(snapshot, model, param), model };
 }
 
+/** What would configure a built-in provider: its environment variable, or its config.json entry. */
+export function howToConfigure(name: string): string {
+  const kind = PROVIDER_KINDS[name];
+  if (!kind) return `add it under providers in config.json`;
+  if (name === 'vertex') return 'set VERTEX_PROJECT_ID with its credentials, or add providers.vertex to config.json';
+  const variable = kind.keyless ? `${name.toUpperCase()}_BASE_URL` : kind.envKey;
+  return `set ${variable} (without a config.json), or add providers.${name} to config.json`;
+}
+
+const configured = (snapshot: Snapshot): string => [...snapshot.providers.keys()].join(', ');
+
 function bareModelProvider(snapshot: Snapshot, model: string, param: string): ProviderRuntime {
+  const slash = model.indexOf('/');
+  const family = FAMILIES.find(([pattern]) => pattern.test(model))?.[1];
   if (snapshot.providers.size === 0) {
-    throw new GatewayError(400, 'no providers are configured on this gateway', { param, code: 'no_providers' });
+    const fix = family ? howToConfigure(family) : 'set a provider key such as OPENAI_API_KEY or ANTHROPIC_API_KEY, or add providers to config.json';
+    throw new GatewayError(400, `no providers are configured on this gateway: ${fix}`, { param, code: 'no_providers' });
   }
   if (snapshot.providers.size === 1) return snapshot.providers.values().next().value as ProviderRuntime;
-  for (const [pattern, name] of FAMILIES) {
-    const provider = pattern.test(model) ? snapshot.providers.get(name) : undefined;
-    if (provider) return provider;
+  const provider = family ? snapshot.providers.get(family) : undefined;
+  if (provider) return provider;
+  if (family) {
+    throw new GatewayError(400, `model '${model}' is served by provider '${family}', which is not configured on this gateway: ${howToConfigure(family)}`, { param, code: 'provider_not_configured' });
   }
-  throw invalidRequest(
-    `model '${model}' does not name a provider; use '<provider>/<model>' with one of: ${[...snapshot.providers.keys()].join(', ')}`,
-    param,
-  );
+  if (slash > 0) {
+    // `acme/model`: neither a configured nor a built-in provider, and no single provider to send it to.
+    throw new GatewayError(400, `unknown provider '${model.slice(0, slash)}' in model '${model}'; configured providers: ${configured(snapshot)}`, { param, code: 'unknown_provider' });
+  }
+  throw invalidRequest(`model '${model}' does not name a provider; use '<provider>/<model>' with one of: ${configured(snapshot)}`, param);
 }
 
 /** A request fallback as a model name: `provider/` keeps `model`. */

@@ -110,6 +110,16 @@ export async function sendUpstream(
     // Not JSON: the adapter reads the text as it is.
   }
   const detail = adapter.error(res.statusCode, parsed, res.headers);
+  if (res.statusCode === 401) {
+    // The key refused is the gateway's own, not the caller's: answering 401 would send the client
+    // looking at its virtual key. A 502 names the provider's key as the configuration to fix; it is
+    // the gateway's error (not retried with the same key), and a fallback may still serve.
+    throw new GatewayError(
+      502,
+      `provider '${provider.name}' refused the gateway's key${key?.name ? ` '${key.name}'` : ''} (HTTP 401: ${scrubProvider(detail.message, provider)}); fix the key configured for provider '${provider.name}' (its environment variable or providers.${provider.name}.keys in config.json)`,
+      { type: 'provider_auth_error', code: 'provider_auth_failed', provider: provider.name },
+    );
+  }
   throw new GatewayError(res.statusCode, scrubProvider(detail.message, provider), {
     type: detail.type,
     code: detail.code,
