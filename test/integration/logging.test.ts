@@ -257,8 +257,8 @@ describe('the logging plugin named in plugins[]', () => {
     assert.equal(full.raw_response, undefined);
   });
 
-  test('without enable_logging nothing is logged and /api/logs says so', async () => {
-    const g = await gateway(config({}));
+  test('with client.enable_logging false nothing is logged and /api/logs says so', async () => {
+    const g = await gateway(config({ client: { enable_logging: false } }));
     const res = await fetch(`${g.url}/api/logs`);
     assert.equal(res.status, 404);
     assert.ok(!existsSync(join(g.appDir, 'logs.db')));

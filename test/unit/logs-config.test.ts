@@ -29,7 +29,9 @@ test('the reference logs_store shapes are accepted, env references resolved', ()
   assert.deepEqual(logsStoreTarget(lite.config, '/app'), { type: 'sqlite', path: '/app/data/logs.db' });
   const off = checkConfig({ providers, logs_store: { enabled: false, type: 'sqlite', config: { path: '/x.db' } } }, 'test', {});
   assert.equal(logsStoreTarget(off.config, '/app'), undefined);
-  assert.equal(logsStoreTarget(checkConfig({ providers }, 'test', {}).config, '/app'), undefined, 'no logs_store, no logging');
+  assert.deepEqual(logsStoreTarget(checkConfig({ providers }, 'test', {}).config, '/app', {}), { type: 'sqlite', path: '/app/logs.db' }, 'on embedded defaults: SQLite in the app dir');
+  assert.equal(logsStoreTarget(checkConfig({ providers, client: { enable_logging: false } }, 'test', {}).config, '/app', {}), undefined, 'one setting turns it off');
+  assert.equal(logsStoreTarget(checkConfig({ providers }, 'test', {}).config, '/app', {}, false), undefined, 'Kubernetes: no embedded default');
 });
 
 test('logs_store mistakes are refused naming the field', () => {

@@ -56,7 +56,7 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
   const router = Router({ caseSensitive: true });
   if (!source) {
     router.use(() => {
-      throw new GatewayError(404, 'request logs are off: enable logs_store (or client.enable_logging) to use /api/logs', { type: 'not_found_error', code: 'logs_disabled' });
+      throw new GatewayError(404, 'request logs are off on this gateway (client.enable_logging is false, or the logs store could not be opened at start: see its log)', { type: 'not_found_error', code: 'logs_disabled' });
     });
     return router;
   }

@@ -1,5 +1,8 @@
-// Request logging from the configuration: the store `logs_store` names (or an embedded SQLite file in
-// the app directory when only client.enable_logging is set), its writer and its retention sweeper.
+// Request logging from the configuration: the store `logs_store` names, else an embedded SQLite file
+// in the app directory (the working directory without --app-dir), its writer and its retention
+// sweeper. Logging is on by default so a first request shows in the dashboard; client.enable_logging
+// false turns it off. In Kubernetes the store is the deployment's (SKYBRIDGE_LOGS_STORE_*): a pod's
+// working directory is no place for a database, so there it stays off unless one is named.
 import { isAbsolute, join } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { logsStoreFromEnv } from './env.ts';
@@ -25,6 +28,8 @@ export function logsStoreTarget(
   config: GatewayConfig,
   appDir: string,
   env: NodeJS.ProcessEnv = process.env,
+  /** False in Kubernetes mode: no embedded default there. */
+  embedded = true,
 ): { type: 'sqlite'; path: string } | { type: 'postgres'; config: NonNullable<GatewayConfig['logs_store']>['config'] } | undefined {
   const ls = config.logs_store ?? (config.client?.enable_logging === false ? undefined : logsStoreFromEnv(env));
   if (ls) {
@@ -33,7 +38,7 @@ export function logsStoreTarget(
     const path = ls.config?.path ?? DEFAULT_SQLITE_FILE;
     return { type: 'sqlite', path: isAbsolute(path) ? path : join(appDir, path) };
   }
-  const on = config.client?.enable_logging === true || loggingPluginOn(config);
+  const on = config.client?.enable_logging === true || loggingPluginOn(config) || (embedded && config.client?.enable_logging !== false);
   return on ? { type: 'sqlite', path: join(appDir, DEFAULT_SQLITE_FILE) } : undefined;
 }
 
@@ -43,8 +48,8 @@ function loggingPluginOn(config: GatewayConfig): boolean {
   return Array.isArray(plugins) && plugins.some((p) => (p as { name?: unknown })?.name === 'logging' && (p as { enabled?: unknown }).enabled === true);
 }
 
-export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}): Promise<RequestLogs | undefined> {
-  const target = logsStoreTarget(config, appDir);
+export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}, embedded = true): Promise<RequestLogs | undefined> {
+  const target = logsStoreTarget(config, appDir, process.env, embedded);
   if (!target) return undefined;
   const store =
     target.type === 'sqlite'

@@ -64,11 +64,14 @@ export function contentLoggingOff(snapshot: Snapshot): boolean {
   return snapshot.config.client?.disable_content_logging === true;
 }
 
-/** Request logging is on for this snapshot (the store itself is opened at start, from the config or SKYBRIDGE_LOGS_STORE_*). */
-export function loggingEnabled(snapshot: Snapshot, env: NodeJS.ProcessEnv = process.env): boolean {
+/**
+ * Request logging is on for this snapshot: by default, unless client.enable_logging is false or
+ * logs_store is disabled (the store itself is opened at start; without one the stage writes nothing).
+ */
+export function loggingEnabled(snapshot: Snapshot): boolean {
   const c = snapshot.config;
   if (c.client?.enable_logging === false) return false;
-  return c.client?.enable_logging === true || (c.logs_store ? c.logs_store.enabled : env.SKYBRIDGE_LOGS_STORE_TYPE !== undefined);
+  return c.client?.enable_logging === true || (c.logs_store ? c.logs_store.enabled : true);
 }
 
 export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: number | undefined): LogRecord {

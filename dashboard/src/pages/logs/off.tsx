@@ -6,8 +6,8 @@ export function LogsOff(props: { title: string }) {
     <>
       <PageHeader title={props.title} />
       <Banner kind="info">
-        Request logs are off on this gateway, so there is nothing to show here. Turn them on with <code>client.enable_logging: true</code> (SQLite in the app directory) or a <code>logs_store</code> in
-        config.json.
+        Request logs are off on this gateway, so there is nothing to show here. They are on by default (SQLite, <code>logs.db</code> in the app directory): either{' '}
+        <code>client.enable_logging</code> is <code>false</code> in config.json, or the store could not be opened (the gateway's start-up log says why).
       </Banner>
     </>
   );
