@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PageDef } from '../pages/types.ts';
 import { BrandMark } from './brand.tsx';
 import { Notifications } from './notifications.tsx';
+import { NoPasswordHint } from './no-password.tsx';
 import { Banner } from '../ui/components.tsx';
 import type { GatewayInfo } from '../../../proxy/src/api/answers.ts';
 
@@ -62,6 +63,7 @@ export function Layout(props: { info: GatewayInfo; pages: readonly PageDef[]; cu
             <span data-testid="config-notice">{n}</span>
           </Banner>
         ))}
+        <NoPasswordHint authEnabled={props.info.auth_enabled} readOnly={props.info.read_only} />
         {props.children}
       </main>
     </div>
