@@ -4,9 +4,9 @@
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
 import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
-import type { FilterData, IdName, LogEntry, LogStats } from '../logs/record.ts';
+import type { BreakdownBy, FilterData, IdName, LogEntry, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
 
-export type { Budget, Customer, FilterData, IdName, LogEntry, LogStats, PricingOverride, RateLimit };
+export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogStats, McpToolUsage, PricingOverride, RateLimit, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {

@@ -9,7 +9,10 @@ import { objectBody } from './errors.ts';
 import { checkKnownParams, FILTER_PARAMS, PAGE_PARAMS, parseFilters, parsePage, type LogFilters } from '../logs/query.ts';
 import { bucketStarts, histogramWindow, type HistogramWindow } from '../logs/window.ts';
 import type { BucketRow, GroupBy, LatencyRow, LogStore } from '../logs/store.ts';
-import type { FilterData, LogSearch, LogStats } from './answers.ts';
+import type { FilterData, LogSearch, LogStats, UsageBreakdown } from './answers.ts';
+import { DEFAULT_GROUPS, MAX_GROUPS } from '../logs/breakdown.ts';
+import { BREAKDOWN_DIMENSIONS, type BreakdownBy } from '../logs/record.ts';
+import { CONTENT_TYPE, csvHeader, csvLine, EXPORT_FORMATS, jsonLine, type ExportFormat } from '../logs/export.ts';
 
 export interface LogsApiSource {
   store: LogStore;
@@ -18,6 +21,8 @@ export interface LogsApiSource {
 }
 
 const MAX_ID_LENGTH = 256;
+/** Records an export reads per query: its memory is one batch, however many match. */
+const EXPORT_BATCH = 500;
 const MAX_DELETE = 1000;
 const UNKNOWN_GROUP = 'unknown';
 
@@ -192,6 +197,62 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
     buckets: perBucket(w, rows).map(([b, rs]) => ({ timestamp: iso(b), by_provider: Object.fromEntries(rs.map((r) => [label(r.group), latencyStats(r)])) })),
     providers: groups(rows),
   }));
+
+  // Usage by provider, model, virtual key or team over the window (the overview's charts).
+  router
+    .route('/breakdown')
+    .get(async (req: Request, res: Response) => {
+      const filters = filtersOf(req, ['by', 'limit']);
+      const q = req.query as Record<string, unknown>;
+      const by = q.by ?? 'provider';
+      if (typeof by !== 'string' || !(BREAKDOWN_DIMENSIONS as readonly string[]).includes(by)) {
+        throw new GatewayError(400, `invalid query parameter 'by': expected one of ${BREAKDOWN_DIMENSIONS.join(', ')}`, { param: 'by', code: 'invalid_query_parameter' });
+      }
+      const limit = q.limit === undefined ? DEFAULT_GROUPS : Number(q.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUPS) {
+        throw new GatewayError(400, `invalid query parameter 'limit': expected an integer 1-${MAX_GROUPS}`, { param: 'limit', code: 'invalid_query_parameter' });
+      }
+      const w = histogramWindow(filters);
+      reply(res, 200, (await store.breakdown(filters, w, by as BreakdownBy, limit)) satisfies UsageBreakdown);
+    })
+    .all(methodNotAllowed);
+
+  // The current search as a file, streamed batch by batch with backpressure (bounded memory); a
+  // client that goes away stops the reading.
+  router
+    .route('/export')
+    .get(async (req: Request, res: Response) => {
+      const filters = filtersOf(req, ['format', 'sort_by', 'order']);
+      const q = req.query as Record<string, unknown>;
+      const format = q.format ?? 'csv';
+      if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+        throw new GatewayError(400, `invalid query parameter 'format': expected one of ${EXPORT_FORMATS.join(', ')}`, { param: 'format', code: 'invalid_query_parameter' });
+      }
+      const { sort_by, order } = parsePage({ ...(q.sort_by !== undefined && { sort_by: q.sort_by }), ...(q.order !== undefined && { order: q.order }) });
+      const f = format as ExportFormat;
+      const line = f === 'csv' ? csvLine : jsonLine;
+      // Read the first batch before the headers, so a store failure is still a JSON error answer.
+      const batches = store.scan(filters, { sort_by, order }, EXPORT_BATCH)[Symbol.asyncIterator]();
+      let next = await batches.next();
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      res.status(200);
+      res.setHeader('content-type', CONTENT_TYPE[f]);
+      res.setHeader('content-disposition', `attachment; filename="skybridge-logs-${stamp}.${f}"`);
+      res.setHeader('cache-control', 'no-store');
+      let gone = false;
+      res.once('close', () => (gone = true));
+      const write = async (text: string): Promise<void> => {
+        if (!res.write(text) && !gone) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+      };
+      if (f === 'csv') await write(csvHeader());
+      while (!next.done && !gone) {
+        await write(next.value.map(line).join(''));
+        next = await batches.next();
+      }
+      if (gone) await batches.return?.();
+      res.end();
+    })
+    .all(methodNotAllowed);
 
   router
     .route('/:id')

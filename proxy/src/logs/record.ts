@@ -8,6 +8,22 @@ export type LogStatus = (typeof LOG_STATUSES)[number];
 export const ROUTING_ENGINES = ['routing-rule', 'governance', 'loadbalancing'] as const;
 export type RoutingEngine = (typeof ROUTING_ENGINES)[number];
 
+/**
+ * Who a failed request's error belongs to, so a dashboard tells callers' mistakes from provider
+ * trouble and from the gateway's own: `client` (refused or invalid: the caller can fix it),
+ * `upstream` (the provider failed or throttled: 5xx, 429, timeouts), `gateway` (the gateway failed
+ * or is misconfigured, e.g. a provider key the provider refuses).
+ */
+export const ERROR_CLASSES = ['client', 'upstream', 'gateway'] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** The class of an error answered with `status`; `upstream` when the provider reported it. */
+export function errorClass(status: number, upstream: boolean, type?: string): ErrorClass {
+  if (type === 'upstream_timeout' || type === 'upstream_connection_error') return 'upstream';
+  if (upstream && (status >= 500 || status === 429 || status === 408)) return 'upstream';
+  return status >= 500 ? 'gateway' : 'client';
+}
+
 /** Default cap on each of input/output content when content logging is on (characters). */
 export const DEFAULT_CONTENT_CAP = 64 * 1024;
 
@@ -42,6 +58,12 @@ export interface LogRecord {
   /** 0 for the primary target, n for the n-th fallback. */
   fallback_index?: number;
   status: LogStatus;
+  /** The HTTP status answered. */
+  status_code?: number;
+  /** Whose error a failed request's is (see ERROR_CLASSES). */
+  error_class?: ErrorClass;
+  /** Answered from the response cache (its cost is then spend saved, not spent). */
+  cache_hit?: boolean;
   /** The error object answered (status, message, type, code), when status is error. */
   error_details?: unknown;
   stream?: boolean;
@@ -76,6 +98,9 @@ export interface LogEntry {
   model?: string;
   requested_model?: string;
   status: LogStatus;
+  status_code?: number;
+  error_class?: ErrorClass;
+  cache_hit: boolean;
   number_of_retries: number;
   fallback_index: number;
   latency?: number;
@@ -146,4 +171,62 @@ export interface FilterData {
   virtual_keys: IdName[];
   routing_rules: IdName[];
   routing_engines: string[];
+}
+
+// ---- GET /api/logs/breakdown (logs/breakdown.ts) ----
+
+export const BREAKDOWN_DIMENSIONS = ['provider', 'model', 'virtual_key', 'team'] as const;
+export type BreakdownBy = (typeof BREAKDOWN_DIMENSIONS)[number];
+
+/** Sums over some records: the whole window, one group, or one bucket of either. */
+export interface UsageTotals {
+  requests: number;
+  /** Failed requests by whose error it was (ERROR_CLASSES). */
+  client_errors: number;
+  upstream_errors: number;
+  gateway_errors: number;
+  total_tokens: number;
+  /** USD spent: answers from a provider. */
+  cost: number;
+  /** Answers from the response cache, and the spend they saved (their price had a provider answered). */
+  cache_hits: number;
+  saved_cost: number;
+  /** ms, over requests with a latency; estimated from log-spaced bins (within ~17%). Null: none. */
+  p50_latency: number | null;
+  p95_latency: number | null;
+  p99_latency: number | null;
+}
+
+/** One series per UsageTotals field, one value per bucket of `times`. */
+export type UsageSeries = { [K in keyof UsageTotals]: (number | null)[] };
+
+export interface UsageGroup {
+  /** The provider, model, virtual key id or team id; '' for records without one. */
+  id: string;
+  /** A readable name where the records carry one (a virtual key's). */
+  name?: string;
+  totals: UsageTotals;
+  series: UsageSeries;
+}
+
+export interface McpToolUsage {
+  tool: string;
+  calls: number;
+  errors: number;
+}
+
+export interface UsageBreakdown {
+  by: BreakdownBy;
+  start_time: string;
+  end_time: string;
+  bucket_size_seconds: number;
+  /** Bucket starts, oldest first; every bucket of the window, empty ones too. */
+  times: string[];
+  totals: UsageTotals;
+  series: UsageSeries;
+  /** The busiest groups by requests, at most `limit`; the rest summed in `other` when there are more. */
+  groups: UsageGroup[];
+  other?: UsageGroup;
+  /** MCP tool calls in the window: per bucket, and by tool (the busiest first). */
+  mcp: { calls: number[]; errors: number[]; tools: McpToolUsage[] };
 }

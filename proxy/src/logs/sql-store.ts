@@ -4,10 +4,11 @@ import type { Row, SqlDriver } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { buildWhere, cursorCondition, encodeCursor, SORT_COLUMNS, type LogFilters, type Page, type Where } from './query.ts';
 import { binExpr, binPercentile, binsOf, HOUR_MS, LATENCY_BINS, latencyRollupCovers, latencyTable, periodFor, PERIODS, ROLLUP_BIN_SUMS, rollupCovers, rollupTable, rollupWhere, splitHours, sqliteBatchRollups } from './rollup.ts';
-import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type FilterData, type IdName, type LogEntry, type LogRecord, type LogStats, type LogStatus } from './record.ts';
+import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type BreakdownBy, type ErrorClass, type UsageBreakdown, type FilterData, type IdName, type LogEntry, type LogRecord, type LogStats, type LogStatus } from './record.ts';
 import type { BucketRow, GroupBy, LatencyRow, ListSummary, LogStore, SearchResult } from './store.ts';
 import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
+import { breakdownSql, foldBreakdown, mcpUsage, virtualKeyNames } from './breakdown.ts';
 
 const LOG_COLUMNS = [
   'id', 'parent_request_id', 'timestamp', 'created_at', 'object', 'provider', 'model', 'requested_model',
@@ -15,11 +16,11 @@ const LOG_COLUMNS = [
   'routing_rule_id', 'routing_rule_ids', 'routing_rule_name', 'routing_engines', 'routing_engine_logs',
   'number_of_retries', 'fallback_index', 'status', 'error_details', 'stream', 'prompt_tokens',
   'completion_tokens', 'cached_tokens', 'total_tokens', 'cost', 'latency', 'ttft', 'cache_debug', 'metadata',
-  'input_content', 'output_content',
+  'input_content', 'output_content', 'status_code', 'error_class', 'cache_hit',
 ] as const;
 const RULE_COLUMNS = ['rule_id', 'log_id', 'timestamp'] as const;
 const BIGINT_COLUMNS = new Set(['timestamp', 'created_at', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'total_tokens']);
-const INTEGER_COLUMNS = new Set(['routing_engines', 'number_of_retries', 'fallback_index', 'stream']);
+const INTEGER_COLUMNS = new Set(['routing_engines', 'number_of_retries', 'fallback_index', 'stream', 'status_code', 'cache_hit']);
 const DOUBLE_COLUMNS = new Set(['cost', 'latency', 'ttft']);
 const typeOf = (c: string): string => (BIGINT_COLUMNS.has(c) ? 'bigint' : INTEGER_COLUMNS.has(c) ? 'integer' : DOUBLE_COLUMNS.has(c) ? 'double precision' : 'text');
 const LOG_TYPES = LOG_COLUMNS.map(typeOf);
@@ -54,7 +55,7 @@ function logRow(r: LogRecord, now: number): unknown[] {
     rules[0] ?? null, rules.length ? JSON.stringify(rules) : null, str(r.routing_rule_name), enginesToBits(r.routing_engines_used), json(r.routing_engine_logs),
     int(r.number_of_retries), int(r.fallback_index), r.status, json(r.error_details), r.stream ? 1 : 0, prompt,
     completion, int(r.cached_tokens), r.total_tokens === undefined ? prompt + completion : int(r.total_tokens), num(r.cost), num(r.latency), num(r.ttft), json(r.cache_debug), json(r.metadata),
-    str(r.input_content), str(r.output_content),
+    str(r.input_content), str(r.output_content), r.status_code === undefined ? null : int(r.status_code), str(r.error_class), r.cache_hit ? 1 : 0,
   ];
 }
 
@@ -88,6 +89,9 @@ function toEntry(row: Row): LogEntry {
     model: opt(row.model),
     requested_model: opt(row.requested_model),
     status: String(row.status) as LogStatus,
+    status_code: optNum(row.status_code),
+    error_class: opt(row.error_class) as ErrorClass | undefined,
+    cache_hit: n(row.cache_hit) === 1,
     number_of_retries: n(row.number_of_retries),
     fallback_index: n(row.fallback_index),
     latency: optNum(row.latency),
@@ -254,30 +258,36 @@ export class SqlLogStore implements LogStore {
     // NULLs (no latency / unknown cost) sort last either way, on both engines; the (column, id)
     // indexes serve the default descending order (migration 4), an ascending one is sorted.
     const nullable = page.sort_by === 'latency' || page.sort_by === 'cost';
-    const nulls = nullable ? ' NULLS LAST' : '';
     const filtered = Object.keys(filters).length > 0;
     // Few matches: SQLite's planner (no range statistics) would still walk the whole time index for
     // them; the unary + hides that index from the ORDER BY so it reads the filter's index and sorts.
     const few = this.kind === 'sqlite' && opts.matching !== undefined && opts.matching <= COUNT_CAP && filtered;
-    const order = few ? `+${column}` : column;
     // Many matches of a filter without a fitting index (the count was capped): walking the sort
     // column's index finds a page after a few rows per match, where the planner might otherwise
     // collect every match (all trigram candidates of a common term, say) and sort them.
     const manyMatches = opts.many === true || (opts.matching !== undefined && opts.matching > COUNT_CAP && !timeIndexed(filters));
     const many = this.kind === 'sqlite' && manyMatches && filtered && !(nullable && dir === 'ASC');
-    const indexedBy = many ? `INDEXED BY ${SORT_INDEX[page.sort_by]}` : '';
-    const where = this.where(filters, this.kind === 'sqlite' && !many);
-    const after = cursorCondition(page, column);
-    const conds = [where.sql.replace(/^WHERE /, ''), after.sql].filter((c) => c !== '');
-    const rows = await this.db.query(
-      `SELECT ${LIST_COLUMNS} FROM logs l ${indexedBy} ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY ${order} ${dir}${nulls}, l.id ${dir} LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
-      [...where.params, ...after.params, page.limit, page.cursor ? 0 : page.offset],
-    );
+    const rows = await this.pageRows(filters, page, few ? `+${column}` : column, many);
     const last = rows.at(-1);
     const next_cursor =
       last && rows.length === page.limit ? encodeCursor(page, last[sortColumn] === null || last[sortColumn] === undefined ? null : Number(last[sortColumn]), String(last.id)) : undefined;
     const total_count = opts.count === false ? -1 : await this.count(filters);
     return { logs: rows.map(toEntry), total_count, ...(next_cursor ? { next_cursor } : {}) };
+  }
+
+  /** One page of list rows: `order` is the ORDER BY term, `many` walks the sort column's index (SQLite). */
+  private async pageRows(filters: LogFilters, page: Page, order = `l.${SORT_COLUMNS[page.sort_by]}`, many = false): Promise<Row[]> {
+    const column = `l.${SORT_COLUMNS[page.sort_by]}`;
+    const dir = page.order === 'asc' ? 'ASC' : 'DESC';
+    const nulls = page.sort_by === 'latency' || page.sort_by === 'cost' ? ' NULLS LAST' : '';
+    const indexedBy = many ? `INDEXED BY ${SORT_INDEX[page.sort_by]}` : '';
+    const where = this.where(filters, this.kind === 'sqlite' && !many);
+    const after = cursorCondition(page, column);
+    const conds = [where.sql.replace(/^WHERE /, ''), after.sql].filter((c) => c !== '');
+    return this.db.query(
+      `SELECT ${LIST_COLUMNS} FROM logs l ${indexedBy} ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY ${order} ${dir}${nulls}, l.id ${dir} LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+      [...where.params, ...after.params, page.limit, page.cursor ? 0 : page.offset],
+    );
   }
 
   async listSummary(filters: LogFilters): Promise<ListSummary> {
@@ -471,6 +481,38 @@ export class SqlLogStore implements LogStore {
     return [...acc.values()]
       .sort((a, b) => a.bucket - b.bucket || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0))
       .map((a) => ({ bucket: a.bucket, group: a.group, count: a.n, avg: a.sum / a.n, p90: binPercentile(a.bins, 90), p95: binPercentile(a.bins, 95), p99: binPercentile(a.bins, 99) }));
+  }
+
+  async breakdown(filters: LogFilters, w: HistogramWindow, by: BreakdownBy, limit: number): Promise<UsageBreakdown> {
+    const range = windowed(filters, w);
+    const q = breakdownSql(by, this.where(range), w, this.db.dialect);
+    const [rows, mcp] = await Promise.all([this.db.query(q.sql, q.params), mcpUsage(this.db, w, range.start_time!, range.end_time!)]);
+    const answer = foldBreakdown(by, w, rows, limit, mcp);
+    if (by === 'virtual_key') {
+      const names = await virtualKeyNames(this.db, answer.groups.map((g) => g.id));
+      for (const g of answer.groups) {
+        const name = names.get(g.id);
+        if (name !== undefined && name !== g.id) g.name = name;
+      }
+    }
+    return answer;
+  }
+
+  /**
+   * Pages through the matches by keyset (the list's cursor), `batch` records at a time: memory stays
+   * one batch however many match, and each query is the list's own indexed page query.
+   */
+  async *scan(filters: LogFilters, order: Pick<Page, 'sort_by' | 'order'>, batch: number): AsyncIterable<LogEntry[]> {
+    let cursor: Page['cursor'];
+    for (;;) {
+      const page: Page = { limit: batch, offset: 0, sort_by: order.sort_by, order: order.order, ...(cursor ? { cursor } : {}) };
+      const rows = await this.pageRows(filters, page);
+      if (rows.length) yield rows.map(toEntry);
+      if (rows.length < batch) return;
+      const last = rows.at(-1)!;
+      const value = last[SORT_COLUMNS[order.sort_by]];
+      cursor = { value: value === null || value === undefined ? null : Number(value), id: String(last.id) };
+    }
   }
 
   async filterData(): Promise<FilterData> {

@@ -8,7 +8,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { OPERATION_BY_NAME } from '../unified/operations.ts';
-import { capContent, DEFAULT_CONTENT_CAP, type LogRecord, type RoutingEngine } from './record.ts';
+import { capContent, DEFAULT_CONTENT_CAP, errorClass, type LogRecord, type RoutingEngine } from './record.ts';
 import { BF_HEADERS } from '../bf-headers.ts';
 
 declare module '../pipeline/context.ts' {
@@ -94,9 +94,12 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     fallback_index: ctx.fallbackIndex,
   };
   if (ctx.parentRequestId) record.parent_request_id = ctx.parentRequestId;
+  record.status_code = failed ? (ctx.error?.status ?? ctx.status) : ctx.status;
+  if (failed) record.error_class = errorClass(record.status_code, ctx.error?.upstream ?? false, ctx.error?.type);
   // What the response cache did, as the answer's last extra_fields carried it.
   const cacheDebug = ctx.finalExtra?.cache_debug;
   if (cacheDebug) record.cache_debug = cacheDebug;
+  if ((cacheDebug as { cache_hit?: unknown } | undefined)?.cache_hit === true) record.cache_hit = true;
   const metadata = loggedHeaders(ctx);
   if (metadata) record.metadata = metadata;
   if (ctx.provider !== 'none') record.provider = ctx.provider;

@@ -1,5 +1,5 @@
 // The request-log store as the writer, the retention sweeper and /api/logs use it.
-import type { FilterData, LogEntry, LogRecord, LogStats } from './record.ts';
+import type { BreakdownBy, FilterData, LogEntry, LogRecord, LogStats, UsageBreakdown } from './record.ts';
 import type { LogFilters, Page } from './query.ts';
 import type { HistogramWindow } from './window.ts';
 
@@ -63,6 +63,10 @@ export interface LogStore {
   buckets(filters: LogFilters, window: HistogramWindow, groupBy: GroupBy): Promise<BucketRow[]>;
   /** Latency average and nearest-rank percentiles per time bucket (and group). */
   latency(filters: LogFilters, window: HistogramWindow, groupBy: GroupBy): Promise<LatencyRow[]>;
+  /** Requests, errors by class, tokens, spend, cache and latency percentiles per group of `by` and bucket, the busiest `limit` groups; MCP tool calls. */
+  breakdown(filters: LogFilters, window: HistogramWindow, by: BreakdownBy, limit: number): Promise<UsageBreakdown>;
+  /** Records matching the filters in the page's order, `batch` at a time (an export), without content. */
+  scan(filters: LogFilters, page: Pick<Page, 'sort_by' | 'order'>, batch: number): AsyncIterable<LogEntry[]>;
   filterData(): Promise<FilterData>;
   hasLogs(): Promise<boolean>;
   deleteIds(ids: readonly string[]): Promise<number>;
