@@ -128,6 +128,9 @@ describe('dashboard with authentication on', () => {
     await visit(d, '#/overview');
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Logs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+    // The filters are folded away until asked for.
+    assert.equal(await page.getByLabel('Search content').isVisible(), false);
+    await page.getByRole('button', { name: 'Filters' }).click();
     await page.getByLabel('Search content').fill('marker-ouagadougou');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const table = page.getByRole('table', { name: 'Request logs' });

@@ -90,10 +90,22 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-export function Table<T>(props: { caption: string; columns: ReadonlyArray<Column<T>>; rows: readonly T[]; empty?: string; rowKey?: (row: T, i: number) => string; onRowClick?: (row: T) => void; /** Extra class of a row (e.g. 'fresh' for one just added). */ rowClass?: (row: T) => string | undefined }) {
+export function Table<T>(props: {
+  caption: string;
+  columns: ReadonlyArray<Column<T>>;
+  rows: readonly T[];
+  empty?: string;
+  rowKey?: (row: T, i: number) => string;
+  onRowClick?: (row: T) => void;
+  /** Extra class of a row (e.g. 'fresh' for one just added). */ rowClass?: (row: T) => string | undefined;
+  /** At phone width each row becomes a card of label: value lines, so no column is pushed off-screen. */
+  cards?: boolean;
+  /** Tighter rows, so a screen holds more of a long list. */
+  dense?: boolean;
+}) {
   return (
-    <div class="table-wrap">
-      <table class="table">
+    <div class={`table-wrap${props.cards ? ' table-wrap-cards' : ''}`}>
+      <table class={['table', props.cards ? 'table-cards' : '', props.dense ? 'table-dense' : ''].filter(Boolean).join(' ')}>
         <caption class="sr-only">{props.caption}</caption>
         <thead>
           <tr>
@@ -121,7 +133,7 @@ export function Table<T>(props: { caption: string; columns: ReadonlyArray<Column
                 onKeyDown={props.onRowClick ? (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), props.onRowClick!(row)) : undefined}
               >
                 {props.columns.map((c) => (
-                  <td class={c.numeric ? 'num' : undefined}>{c.render ? c.render(row) : c.key ? String((row as Record<string, unknown>)[c.key] ?? '') : ''}</td>
+                  <td class={c.numeric ? 'num' : undefined} data-label={props.cards ? c.label : undefined}>{c.render ? c.render(row) : c.key ? String((row as Record<string, unknown>)[c.key] ?? '') : ''}</td>
                 ))}
               </tr>
             ))

@@ -156,6 +156,8 @@ export function LogDetail(props: { id: string }) {
               ['Request id', <code>{e.id}</code>],
               ['Time', formatTime(e.timestamp)],
               ['Status', <StatusBadge status={e.status} />],
+              ['Status code', e.status_code !== undefined ? `${e.status_code}${e.error_class ? ` (${e.error_class} error)` : ''}` : undefined],
+              ['Response cache', e.cache_hit ? 'hit: answered from the cache' : undefined],
               ['Type', e.object],
               ['Model', modelOf(e)],
               ['Requested model', e.requested_model !== e.model ? e.requested_model : undefined],

@@ -26,6 +26,10 @@ function apiQuery(p: URLSearchParams): string {
   return query(q);
 }
 
+const open = (e: LogEntry) => {
+  location.hash = `#/logs/${encodeURIComponent(e.id)}`;
+};
+
 const COLUMNS: Column<LogEntry & { fresh?: boolean }>[] = [
   {
     label: 'Time',
@@ -37,13 +41,27 @@ const COLUMNS: Column<LogEntry & { fresh?: boolean }>[] = [
     ),
   },
   { label: 'Status', render: (e) => <StatusBadge status={e.status} /> },
+  { label: 'Code', numeric: true, render: (e) => <span title={e.error_class ? `${e.error_class} error` : undefined}>{e.status_code ?? '—'}</span> },
+  { label: 'Provider', render: (e) => e.provider ?? '—' },
   { label: 'Model', render: (e) => <span class="nowrap">{modelOf(e)}</span> },
   { label: 'Type', key: 'object' },
   { label: 'Virtual key', render: vkOf },
   { label: 'Tokens', numeric: true, render: (e) => formatNumber(e.token_usage?.total_tokens) },
   { label: 'Cost', numeric: true, render: (e) => formatCost(e.cost) },
   { label: 'Latency', numeric: true, render: (e) => formatMs(e.latency) },
+  { label: 'TTFT', numeric: true, render: (e) => formatMs(e.ttft) },
+  { label: 'Cache', render: (e) => (e.cache_hit ? <span class="badge badge-ok">hit</span> : <span class="muted">—</span>) },
 ];
+
+/** The export of the current search: its filters and order, every page. */
+function exportHref(p: URLSearchParams, format: 'csv' | 'jsonl'): string {
+  const q: Record<string, string> = { format };
+  for (const k of [...FILTER_KEYS, 'sort_by', 'order']) {
+    const v = p.get(k);
+    if (v) q[k] = v;
+  }
+  return `/api/logs/export${query(q)}`;
+}
 
 const STATUS_TEXT: Record<LiveStatus, string> = { idle: 'off', connecting: 'connecting…', open: 'connected', closed: 'reconnecting…' };
 
@@ -56,6 +74,9 @@ export function LogList(props: { params: URLSearchParams }) {
   const [live, setLive] = useState<LogEntry[]>([]);
   const [liveStatus, setLiveStatus] = useState<LiveStatus>('idle');
   const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const activeFilters = FILTER_KEYS.filter((k) => p.get(k)).length;
+  // Folded away by default so the list has the screen; open while a filter is set.
+  const [filtersOpen, setFiltersOpen] = useState(activeFilters > 0);
 
   const limit = Number(p.get('limit') ?? DEFAULT_LIMIT) || DEFAULT_LIMIT;
   const offset = Number(p.get('offset') ?? 0) || 0;
@@ -136,7 +157,22 @@ export function LogList(props: { params: URLSearchParams }) {
         <Banner kind="info">{(result.error as ApiError).message}</Banner>
       ) : (
         <>
-          <LogFilters params={p} filterData={filterData.data} onApply={go} />
+          <div class="log-toolbar">
+            <button type="button" class="btn" aria-expanded={filtersOpen} aria-controls="log-filters" onClick={() => setFiltersOpen(!filtersOpen)}>
+              {filtersOpen ? 'Hide filters' : 'Filters'}
+              {activeFilters > 0 ? ` (${activeFilters} active)` : ''}
+            </button>
+            <span class="spacer" />
+            <a class="btn" href={exportHref(p, 'csv')} download>
+              Export CSV
+            </a>
+            <a class="btn" href={exportHref(p, 'jsonl')} download>
+              Export JSON lines
+            </a>
+          </div>
+          <div id="log-filters" hidden={!filtersOpen}>
+            <LogFilters params={p} filterData={filterData.data} onApply={go} />
+          </div>
           <ErrorBox error={result.error} />
           {data && (
             <div class="stats" aria-label="Totals for these filters">
@@ -154,6 +190,9 @@ export function LogList(props: { params: URLSearchParams }) {
                 caption="Request logs"
                 columns={COLUMNS}
                 rows={rows}
+                cards
+                dense
+                onRowClick={open}
                 rowKey={(e) => e.id}
                 rowClass={(e) => (e.fresh ? 'fresh' : undefined)}
                 empty={data.has_logs ? 'No request matches these filters.' : 'No requests logged yet.'}

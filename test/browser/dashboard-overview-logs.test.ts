@@ -1,0 +1,185 @@
+// The overview and the logs page in Debian's Chromium against a real gateway (the default SQLite
+// logs) fed by the official OpenAI SDK: uPlot charts over the last hour by default, broken down by
+// provider or model, updating live as requests are made; the logs page's status code, provider,
+// cache and TTFT columns, rows that open their record, folded filters, a CSV export downloaded as a
+// user would; phone width (rows become cards, actions stay in view), the keyboard, and axe-core
+// (no serious or critical violation) on each of these pages. Also a first visit without a password.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import OpenAI from 'openai';
+import type { Page } from 'playwright-core';
+import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { axeContext, seriousViolations } from '../helpers/axe.ts';
+import { mockProviders } from '../helpers/providers.ts';
+
+const T = { timeout: 90_000 };
+/** Every chart of the overview has drawn (uPlot's canvases); a string, as the tests' typings have no DOM. */
+const CHARTS_DRAWN = "document.querySelectorAll('.uplot canvas').length >= 7";
+
+interface BrowserGlobals {
+  document: { documentElement: { scrollWidth: number; clientWidth: number } };
+}
+
+async function assertNoHorizontalOverflow(page: Page): Promise<void> {
+  const { scroll, client } = await page.evaluate(() => {
+    const d = (globalThis as unknown as BrowserGlobals).document.documentElement;
+    return { scroll: d.scrollWidth, client: d.clientWidth };
+  });
+  assert.ok(scroll <= client, `page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+describe('overview and logs', () => {
+  let d: OpenDashboard;
+  let sdk: OpenAI;
+  before(async () => {
+    // No client.enable_logging: logging is on by default.
+    d = await openDashboard({ config: (u) => ({ providers: mockProviders(u) }), path: '#/overview' });
+    sdk = new OpenAI({ baseURL: `${d.gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    await sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'overview one' }] });
+    await sdk.chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'overview two' }] });
+    d.mockProvider!.inject({ status: 500, message: 'upstream down' });
+    await sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'fails' }] }).catch(() => undefined);
+  });
+  after(() => d?.close());
+
+  test('the overview defaults to the last hour and draws its charts with uPlot, errors split by whose', T, async () => {
+    const { page } = d;
+    await page.goto(`${d.gw.url}/#/overview`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    assert.equal(await page.getByLabel('Time range').inputValue(), '1h');
+    const totals = page.getByLabel('Totals, last hour');
+    await totals.getByText('Requests').waitFor();
+    await page.waitForFunction(CHARTS_DRAWN);
+    assert.match(await totals.innerText(), /Requests\s+3/);
+    assert.match(await totals.innerText(), /client 0 · upstream 1 · gateway 0/);
+    const byProvider = page.getByRole('table', { name: 'Usage by provider' });
+    await byProvider.getByRole('link', { name: 'openai' }).waitFor();
+    assert.match(await byProvider.getByRole('row').filter({ hasText: 'openai' }).innerText(), /openai\s+2\s+0\s+1\s+0/);
+    // Break down by model: the table follows, and the choice is in the link.
+    await page.getByLabel('Break down by').selectOption('model');
+    await page.waitForURL(/by=model/);
+    await page.getByRole('table', { name: 'Usage by model' }).getByRole('link', { name: 'gemini-2.5-flash' }).waitFor();
+    // The other ranges are there, custom too.
+    const ranges = await page.getByLabel('Time range').locator('option').allTextContents();
+    assert.deepEqual(ranges, ['Last 15 minutes', 'Last hour', 'Last 24 hours', 'Last 7 days', 'Last 30 days', 'Custom range']);
+    await page.getByLabel('Time range').selectOption('custom');
+    await page.getByLabel('From').waitFor();
+  });
+
+  test('the overview updates live when a request is made, without Refresh', T, async () => {
+    const { page } = d;
+    await page.goto(`${d.gw.url}/#/overview`);
+    const totals = page.getByLabel('Totals, last hour');
+    await totals.getByText('Requests').waitFor();
+    await page.getByRole('status').filter({ hasText: /^Live( ·|$)/ }).waitFor();
+    const before = Number(/Requests\s+(\d+)/.exec(await totals.innerText())![1]);
+    await sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'live overview marker' }] });
+    await totals.filter({ hasText: new RegExp(`Requests\\s+${before + 1}\\b`) }).waitFor({ timeout: 20_000 });
+  });
+
+  test('a chart is keyboard navigable and reads its exact values', T, async () => {
+    const { page } = d;
+    await page.goto(`${d.gw.url}/#/overview`);
+    const chart = page.getByRole('group', { name: /Requests by provider chart/ });
+    await chart.waitFor();
+    await chart.focus();
+    await page.keyboard.press('End');
+    const reading = page.getByRole('figure', { name: 'Requests by provider' }).locator('[aria-live]');
+    await reading.filter({ hasText: /openai \d+/ }).waitFor();
+  });
+
+  test('the logs page: status code, provider, TTFT and cache columns; a row opens its record; filters fold away', T, async () => {
+    const { page } = d;
+    await page.goto(`${d.gw.url}/#/logs`);
+    const table = page.getByRole('table', { name: 'Request logs' });
+    await table.getByRole('row').nth(1).waitFor();
+    const headers = await table.locator('thead th').allTextContents();
+    for (const h of ['Code', 'Provider', 'TTFT', 'Cache']) assert.ok(headers.includes(h), `column ${h} in ${headers.join(', ')}`);
+    const failed = table.getByRole('row').filter({ hasText: '500' });
+    assert.equal(await failed.count(), 1, 'the upstream failure shows its status code');
+    assert.equal(await page.getByLabel('Search content').isVisible(), false, 'filters folded');
+    const toggle = page.getByRole('button', { name: 'Filters' });
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    await page.getByLabel('Search content').waitFor();
+    await page.getByRole('button', { name: 'Hide filters' }).click();
+    // A click anywhere on the row (here its model cell) opens the record.
+    await failed.getByText('openai/gpt-4o').click();
+    await page.waitForURL(/#\/logs\/[^?]+$/);
+    await page.getByRole('heading', { level: 1, name: 'Request detail' }).waitFor();
+    await page.getByText('500 (upstream error)').waitFor();
+  });
+
+  test('Export CSV downloads the current search', T, async () => {
+    const { page } = d;
+    await page.goto(`${d.gw.url}/#/logs?providers=gemini`);
+    await page.getByRole('table', { name: 'Request logs' }).getByRole('row').nth(1).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    assert.match(download.suggestedFilename(), /^skybridge-logs-.*\.csv$/);
+    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+    assert.equal(lines.length, 2, 'the header and the one gemini request');
+    assert.match(lines[1]!, /,gemini,gemini-2\.5-flash,/);
+  });
+
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    test(`axe-core finds no serious or critical violation on the overview, the logs and a record at ${viewport.width} px`, T, async () => {
+      const context = await axeContext(d.browser, viewport);
+      try {
+        const page = await context.newPage();
+        for (const [hash, ready] of [
+          ['#/overview', () => page.waitForFunction(CHARTS_DRAWN)],
+          ['#/logs', () => page.getByRole('table', { name: 'Request logs' }).getByRole('row').nth(1).waitFor()],
+        ] as const) {
+          await page.goto(`${d.gw.url}/${hash}`);
+          await ready();
+          assert.deepEqual(await seriousViolations(page), [], hash);
+          await assertNoHorizontalOverflow(page);
+        }
+        await page.getByRole('table', { name: 'Request logs' }).getByRole('link', { name: /open request/ }).first().click();
+        await page.getByRole('heading', { level: 1, name: 'Request detail' }).waitFor();
+        assert.deepEqual(await seriousViolations(page), [], 'a record');
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test('at 390 px the log rows are cards and the export stays in view', T, async () => {
+    const context = await d.browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${d.gw.url}/#/logs`);
+      const row = page.getByRole('table', { name: 'Request logs' }).getByRole('row').nth(1);
+      await row.waitFor();
+      const box = (await row.boundingBox())!;
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, `row spans ${box.x}..${box.x + box.width}`);
+      assert.ok(box.height > 150, 'a card: one line per field');
+      const exportBox = (await page.getByRole('link', { name: 'Export CSV' }).boundingBox())!;
+      assert.ok(exportBox.x + exportBox.width <= 390, 'the export link is on screen');
+      await assertNoHorizontalOverflow(page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the first visit without a password says how to set one, until dismissed', T, async () => {
+    const context = await d.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${d.gw.url}/#/overview`);
+      const hint = page.getByRole('region', { name: 'No password set' });
+      await hint.waitFor();
+      assert.match(await hint.innerText(), /auth_config.*admin_password/);
+      await hint.getByRole('button', { name: 'Got it' }).click();
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      assert.equal(await hint.count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+});
