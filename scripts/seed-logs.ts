@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openPostgresStore } from '../proxy/src/logs/postgres-store.ts';
-import type { LogRecord, RoutingEngine } from '../proxy/src/logs/record.ts';
+import { errorClass, type LogRecord, type RoutingEngine } from '../proxy/src/logs/record.ts';
 import { openSqliteStore } from '../proxy/src/logs/sqlite-store.ts';
 import type { LogStore } from '../proxy/src/logs/store.ts';
 
@@ -98,6 +98,9 @@ export function recordMaker(opts: SeedOptions): (i: number) => LogRecord {
     const withContent = rand() < contentShare;
     const stream = object === 'chat.completion' && rand() < 0.4;
     const priced = rand() > 0.03;
+    // The error drawn below (in the same order as before, so a seed gives the same records) and
+    // what follows from it: its status code and whose error it is.
+    let error: (typeof ERRORS)[number] | undefined;
     return {
       id: `${prefix}-${i.toString(36).padStart(7, '0')}-${Math.floor(rand() * 1e9).toString(36)}`,
       parent_request_id: rand() < 0.02 ? `${prefix}-parent-${Math.floor(rand() * 1e6)}` : undefined,
@@ -118,7 +121,10 @@ export function recordMaker(opts: SeedOptions): (i: number) => LogRecord {
       number_of_retries: status === 'error' ? Math.floor(rand() * 3) : rand() < 0.02 ? 1 : 0,
       fallback_index: rand() < 0.03 ? 1 : 0,
       status,
-      error_details: status === 'error' ? pick(ERRORS) : undefined,
+      error_details: (error = status === 'error' ? pick(ERRORS) : undefined),
+      status_code: error ? error.status : status === 'success' ? 200 : undefined,
+      error_class: error ? errorClass(error.status, error.status >= 500 || error.status === 429) : undefined,
+      cache_hit: status === 'success' && i % 20 === 0,
       stream,
       prompt_tokens: status === 'success' ? prompt : 0,
       completion_tokens: status === 'success' ? completion : 0,
