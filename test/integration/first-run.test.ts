@@ -80,7 +80,7 @@ describe('messages that name the fix', () => {
       providers: { openai: mockProvider(mock.url, 'openai', { pricing_overrides: CENT_PER_TOKEN }), gemini: mockProvider(mock.url, 'gemini') },
       governance: {
         budgets: [{ id: 'tiny', max_limit: 0.01, reset_duration: '1d' }],
-        virtual_keys: [{ id: 'spent', name: 'spent', value: 'sk-bf-spent-0123456789', budget_id: 'tiny', provider_configs: [{ provider: 'openai', allowed_models: ['*'], weight: 1 }] }],
+        virtual_keys: [{ id: 'spent', name: 'spent', value: 'sk-bf-spent-0123456789', budget_id: 'tiny', provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'], weight: 1 }] }],
       },
     });
     url = g.url;

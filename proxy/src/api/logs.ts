@@ -244,12 +244,19 @@ export function logsRouter(source: LogsApiSource | undefined): Router {
       const write = async (text: string): Promise<void> => {
         if (!res.write(text) && !gone) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
       };
-      if (f === 'csv') await write(csvHeader());
-      while (!next.done && !gone) {
-        await write(next.value.map(line).join(''));
-        next = await batches.next();
+      try {
+        if (f === 'csv') await write(csvHeader());
+        while (!next.done && !gone) {
+          await write(next.value.map(line).join(''));
+          next = await batches.next();
+        }
+      } catch {
+        // The store failed after the headers went out: cut the download rather than end it as if complete.
+        res.destroy();
+        return;
+      } finally {
+        if (gone) await batches.return?.();
       }
-      if (gone) await batches.return?.();
       res.end();
     })
     .all(methodNotAllowed);

@@ -94,8 +94,9 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
     fallback_index: ctx.fallbackIndex,
   };
   if (ctx.parentRequestId) record.parent_request_id = ctx.parentRequestId;
-  record.status_code = failed ? (ctx.error?.status ?? ctx.status) : ctx.status;
-  if (failed) record.error_class = errorClass(record.status_code, ctx.error?.upstream ?? false, ctx.error?.type);
+  const statusCode = failed ? (ctx.error?.status ?? ctx.status) : ctx.status;
+  record.status_code = statusCode;
+  if (failed) record.error_class = errorClass(statusCode, ctx.error?.upstream ?? false, ctx.error?.type);
   // What the response cache did, as the answer's last extra_fields carried it.
   const cacheDebug = ctx.finalExtra?.cache_debug;
   if (cacheDebug) record.cache_debug = cacheDebug;

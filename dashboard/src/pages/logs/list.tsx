@@ -26,7 +26,7 @@ function apiQuery(p: URLSearchParams): string {
   return query(q);
 }
 
-const open = (e: LogEntry) => {
+const openRecord = (e: LogEntry) => {
   location.hash = `#/logs/${encodeURIComponent(e.id)}`;
 };
 
@@ -192,7 +192,7 @@ export function LogList(props: { params: URLSearchParams }) {
                 rows={rows}
                 cards
                 dense
-                onRowClick={open}
+                onRowClick={openRecord}
                 rowKey={(e) => e.id}
                 rowClass={(e) => (e.fresh ? 'fresh' : undefined)}
                 empty={data.has_logs ? 'No request matches these filters.' : 'No requests logged yet.'}
