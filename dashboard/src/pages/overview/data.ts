@@ -2,7 +2,7 @@
 // the store computes from its covering index (never by fetching rows). Relative ranges slide: each
 // load asks for the window ending now.
 import { get, query } from '../../lib/api.ts';
-import type { BreakdownBy, UsageBreakdown } from '../../../../proxy/src/api/answers.ts';
+import type { BreakdownBy, TeamView as Team, UsageBreakdown } from '../../../../proxy/src/api/answers.ts';
 
 export const RANGES = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
@@ -43,8 +43,17 @@ export function windowOf(range: string, from: string | null, to: string | null, 
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export function loadBreakdown(by: BreakdownBy, w: Window): Promise<UsageBreakdown> {
-  return get<UsageBreakdown>(`/api/logs/breakdown${query({ by, start_time: iso(w.start), end_time: iso(w.end) })}`);
+export async function loadBreakdown(by: BreakdownBy, w: Window): Promise<UsageBreakdown> {
+  const answer = get<UsageBreakdown>(`/api/logs/breakdown${query({ by, start_time: iso(w.start), end_time: iso(w.end) })}`);
+  if (by !== 'team') return answer;
+  // Records carry a team's id only: its name comes from the configuration (when it is still there).
+  const [d, teams] = await Promise.all([answer, get<{ teams: Team[] }>('/api/governance/teams').catch(() => ({ teams: [] as Team[] }))]);
+  const names = new Map(teams.teams.map((t) => [t.id, t.name]));
+  for (const g of d.groups) {
+    const name = names.get(g.id);
+    if (name && name !== g.id) g.name = name;
+  }
+  return d;
 }
 
 /** Cache hit rate per bucket in percent; null where there were no requests. */
