@@ -127,7 +127,7 @@ describe('messages that name the fix', () => {
 
 describe('the command line', () => {
   test('--version prints the version and exits 0', async () => {
-    const { stdout } = await run(process.execPath, [MAIN, '--version'], { timeout: patience(20_000) });
+    const { stdout } = await run(process.execPath, [MAIN, '--version'], { timeout: patience(90_000) });
     assert.match(stdout, /^skybridge \d+\.\d+\.\d+\n$/);
   });
 
@@ -149,7 +149,7 @@ describe('the command line', () => {
     try {
       // Without an app dir the data (logs.db) goes to the working directory: a temporary one.
       const cwd = mkdtempSync(join(tmpdir(), 'skybridge-busy-'));
-      const out = await run(process.execPath, [MAIN, '-port', String(port), '-host', '127.0.0.1'], { cwd, timeout: patience(20_000), env: { PATH: process.env.PATH } }).then(
+      const out = await run(process.execPath, [MAIN, '-port', String(port), '-host', '127.0.0.1'], { cwd, timeout: patience(90_000), env: { PATH: process.env.PATH } }).then(
         () => assert.fail('started on a busy port'),
         (err: { code: number; stderr: string }) => err,
       );
