@@ -125,7 +125,7 @@ export function Notifications() {
           )}
         </div>
       )}
-      <div class="notify-region" aria-live="polite" aria-label="New notifications">
+      <div class="notify-region" role="log" aria-live="polite" aria-label="New notifications">
         {toasts.map((n) => (
           <div key={n.seq} class={`toast ${tone(n.kind)}`}>
             <div class="toast-body">

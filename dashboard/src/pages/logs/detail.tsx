@@ -79,13 +79,13 @@ function AuditTrail(props: { logs: unknown }) {
     return (
       <ol class="audit">
         {l.map((step) => (
-          <li>{typeof step === 'string' ? step : <pre>{json(step)}</pre>}</li>
+          <li>{typeof step === 'string' ? step : <pre tabIndex={0}>{json(step)}</pre>}</li>
         ))}
       </ol>
     );
   }
-  if (typeof l === 'string') return <pre>{l}</pre>;
-  return <pre>{json(l)}</pre>;
+  if (typeof l === 'string') return <pre tabIndex={0}>{l}</pre>;
+  return <pre tabIndex={0}>{json(l)}</pre>;
 }
 
 /** Turns listed at most (an agent request runs at most max_agent_depth of them). */
@@ -146,7 +146,7 @@ export function LogDetail(props: { id: string }) {
       <div class="stack log-detail">
         {present(e.error_details) && (
           <Section title="Error">
-            <pre>{json(e.error_details)}</pre>
+            <pre tabIndex={0}>{json(e.error_details)}</pre>
           </Section>
         )}
         <div class="detail-top">
@@ -202,11 +202,11 @@ export function LogDetail(props: { id: string }) {
         <Section title="Routing audit trail">
           {present(e.routing_engine_logs) ? <AuditTrail logs={e.routing_engine_logs} /> : <p class="muted">No routing rule was evaluated for this request.</p>}
         </Section>
-        <Section title="Request content">{e.raw_request ? <pre data-testid="request-content">{pretty(e.raw_request)}</pre> : <p class="muted">Not logged (content logging is off, or the request had no content).</p>}</Section>
-        <Section title="Response content">{e.raw_response ? <pre data-testid="response-content">{pretty(e.raw_response)}</pre> : <p class="muted">Not logged.</p>}</Section>
+        <Section title="Request content">{e.raw_request ? <pre tabIndex={0} data-testid="request-content">{pretty(e.raw_request)}</pre> : <p class="muted">Not logged (content logging is off, or the request had no content).</p>}</Section>
+        <Section title="Response content">{e.raw_response ? <pre tabIndex={0} data-testid="response-content">{pretty(e.raw_response)}</pre> : <p class="muted">Not logged.</p>}</Section>
         {present(e.cache_debug) && (
           <Section title="Cache">
-            <pre>{json(e.cache_debug)}</pre>
+            <pre tabIndex={0}>{json(e.cache_debug)}</pre>
           </Section>
         )}
         {present(e.metadata) && (
@@ -217,7 +217,7 @@ export function LogDetail(props: { id: string }) {
         <section class="card" aria-label="Raw record">
           <details>
             <summary>Raw record (JSON)</summary>
-            <pre>{JSON.stringify(e, null, 2)}</pre>
+            <pre tabIndex={0}>{JSON.stringify(e, null, 2)}</pre>
           </details>
         </section>
       </div>
