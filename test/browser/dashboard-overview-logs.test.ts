@@ -179,7 +179,7 @@ describe('overview and logs', () => {
     try {
       const page = await context.newPage();
       await visit(page, `${d.gw.url}/#/overview`);
-      const hint = page.getByRole('region', { name: 'No password set' });
+      const hint = page.getByRole('region', { name: 'Protect this dashboard' });
       await hint.waitFor();
       assert.match(await hint.innerText(), /auth_config.*admin_password/);
       await hint.getByRole('button', { name: 'Got it' }).click();

@@ -202,10 +202,10 @@ describe('dashboard with authentication on', () => {
     await page.keyboard.press('Enter');
     assert.equal((await focused(page)).id, 'main');
 
-    // From the top again: Tab until the navigation's Logs link has focus, then open it.
+    // From the top again: Tab until the navigation's Logs link has focus (past the overview's own controls and charts), then open it.
     await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.blur());
     let reached = false;
-    for (let i = 0; i < 15 && !reached; i++) {
+    for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
       const f = await focused(page);
       reached = f.inNav && f.text === 'Logs';

@@ -25,7 +25,7 @@ export function NoPasswordHint(props: { authEnabled: boolean; readOnly: boolean 
     setHidden(true);
   };
   return (
-    <div class="banner banner-info first-run" role="region" aria-label="No password set">
+    <div class="banner banner-info first-run" role="region" aria-label="Protect this dashboard">
       <p>
         <strong>No password is set</strong>, so this dashboard and <code>/api</code> answer only on this machine. To set one, add to config.json{' '}
         <code>{'"governance": { "auth_config": { "is_enabled": true, "admin_username": "admin", "admin_password": "env.ADMIN_PASSWORD" } }'}</code>{' '}
