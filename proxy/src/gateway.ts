@@ -27,6 +27,7 @@ import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
 import { startResponseCache, stopResponseCache } from './cache/start.ts';
 import type { CacheRuntime } from './cache/runtime.ts';
 import { startWebhooks, type Webhooks } from './webhooks/start.ts';
+import { GivenUpDeliveries } from './webhooks/given-up.ts';
 import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
 import { VideoStore } from './state/videos.ts';
 import { asyncRoutes } from './endpoints/async.ts';
@@ -164,7 +165,14 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const webhooks = sql ? await startWebhooks(sql, holder, metrics) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = sql ? startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
-  if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
+  // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.
+  const givenUp = new GivenUpDeliveries();
+  if (webhooks) {
+    webhooks.dispatcher.onGaveUp = (d) => {
+      events.webhookGaveUp(d);
+      givenUp.record(d.webhook, d.error);
+    };
+  }
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
@@ -240,7 +248,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube) {
     const { startServedReport } = await import('./state/served-report.ts');
     const source = kube.source;
-    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
   }
 
   let drained: Promise<void> | undefined;
