@@ -82,7 +82,7 @@ test('a key is issued once, stored hashed, and works only within its scopes', as
   assert.ok(used.last_used_at !== null && Date.parse(used.last_used_at) > Date.now() - 60_000, JSON.stringify(used));
 
   // The team write is in the audit log under the key's id and name.
-  const byKey = await records(`?actor=${issued.body.id}`);
+  const byKey = await records(`?actor=${issued.body.id}&outcome=success`);
   assert.equal(byKey.length, 1, JSON.stringify(byKey));
   assert.equal(byKey[0].actor.type, 'management_key');
   assert.equal(byKey[0].actor.name, 'ci deployer');
@@ -94,11 +94,13 @@ test('a key is issued once, stored hashed, and works only within its scopes', as
   // A write refused for its scope is recorded as denied, with what was attempted (reads are not recorded).
   const refused = await key<ApiError>('POST', '/api/providers', { provider: 'anthropic', keys: [{ name: 'k', value: 'sk-ant-0123456789abcdefghij', weight: 1 }] });
   assert.equal(refused.status, 403);
-  const [deniedRecord] = await records(`?actor=${issued.body.id}&outcome=denied`);
+  const [deniedRecord, escalation] = await records(`?actor=${issued.body.id}&outcome=denied`);
   assert.equal(deniedRecord.resource, 'providers');
   assert.equal(deniedRecord.status_code, 403);
   assert.ok(!JSON.stringify(deniedRecord).includes('sk-ant-0123456789abcdefghij'));
-  assert.equal((await records(`?actor=${issued.body.id}`)).length, 2, 'the reads made with the key are not recorded');
+  assert.equal(escalation.resource, 'management-keys');
+  assert.deepEqual((escalation.details as { request: unknown }).request, { name: 'wider', scopes: ['admin'] });
+  assert.equal((await records(`?actor=${issued.body.id}`)).length, 3, 'the reads made with the key are not recorded');
 });
 
 test('read_only reads every area and writes none; revocation ends a key at once and is audited', async () => {

@@ -117,7 +117,8 @@ export function createApiApp(service: ConfigService, logs?: LogsApiSource, webho
   api.use(
     '/session',
     scoped(
-      { need: { access: 'authenticated' }, paths: { '/login': { access: 'public' }, '/is-auth-enabled': { access: 'public' } }, selfAudited: true },
+      // A WebSocket ticket opens the dashboard's live events, request logs among them.
+      { need: { access: 'authenticated' }, paths: { '/login': { access: 'public' }, '/is-auth-enabled': { access: 'public' }, '/ws-ticket': { area: 'logs', access: 'read' } }, selfAudited: 'all' },
       sessionRouter(service, sessions, throttle, dashboard?.tickets, audit),
     ),
   );
@@ -144,7 +145,7 @@ export function createApiApp(service: ConfigService, logs?: LogsApiSource, webho
   api.use('/skills', scoped({ area: 'skills' }, skillsRouter(service, skills)));
   // The audit log and the management keys live there too.
   api.use('/audit-logs', scoped({ area: 'audit' }, auditLogsRouter(audit)));
-  api.use('/management-keys', scoped({ need: { access: 'admin' }, selfAudited: true }, managementKeysRouter(keys, audit)));
+  api.use('/management-keys', scoped({ need: { access: 'admin' }, selfAudited: 'success' }, managementKeysRouter(keys, audit)));
   api.use('/', scoped({ area: 'config', paths: { '/version': { access: 'authenticated' }, '/models': { area: 'providers', access: 'read' } } }, configRouter(service)));
   app.use('/api', api);
 

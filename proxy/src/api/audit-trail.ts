@@ -37,19 +37,32 @@ export function actorOf(req: IncomingMessage): AuditActor {
 /** The outcome an answer's status means for the record. */
 export const outcomeOf = (status: number): AuditEntry['outcome'] => (status < 400 ? 'success' : status === 401 || status === 403 ? 'denied' : 'failure');
 
-/** Resource, its id and the action, from the route the request matched (or its path when none did). */
+/**
+ * Resource, its ids and the action, from the path below the router's mount: the segments that are
+ * the matched route's parameters are the ids, the others name the resource (`/api/providers/openai/keys/k1`
+ * is `providers/keys`, ids `openai/k1`); a last segment that is a verb is the action.
+ */
 export function describe(req: Request, base: string): { resource: string; resource_id?: string; action: string } {
-  const routePath = typeof (req.route as { path?: unknown } | undefined)?.path === 'string' ? (req.route as { path: string }).path : undefined;
   const pathname = req.originalUrl.split('?')[0];
-  const rest = routePath ?? pathname.slice(base.length);
-  const segments = rest.split('/').filter(Boolean);
-  const literal = routePath ? segments.filter((s) => !s.startsWith(':') && !s.startsWith('*')) : segments;
-  const last = literal.at(-1);
-  const verb = last !== undefined && routePath && segments.at(-1) === last && segments.length > 1 ? VERBS[last] : undefined;
+  const segments = pathname
+    .slice(base.length)
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+  const params = new Set(Object.values((req.params ?? {}) as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v.map(String) : [String(v)])));
+  const ids = segments.filter((s) => params.has(s));
+  const literal = segments.filter((s) => !params.has(s));
+  const last = segments.at(-1);
+  const verb = last !== undefined && !params.has(last) && ids.length > 0 ? VERBS[last] : undefined;
   if (verb) literal.pop();
-  const params = routePath ? Object.values(req.params as Record<string, unknown>).map((v) => (Array.isArray(v) ? v.join('/') : String(v))) : [];
   const resource = [base.replace(/^\/api\/?/, ''), ...literal].filter(Boolean).join('/') || 'api';
-  return { resource, ...(params.length > 0 && { resource_id: params.join('/') }), action: verb ?? BY_METHOD[req.method] ?? req.method.toLowerCase() };
+  return { resource, ...(ids.length > 0 && { resource_id: ids.join('/') }), action: verb ?? BY_METHOD[req.method] ?? req.method.toLowerCase() };
 }
 
 /** Records every /api write once answered; reads (and writes that only read, as a rule test) are not. */
@@ -59,7 +72,9 @@ export function auditWrites(audit: AuditLog, service: ConfigService) {
     const before = service.current().hash;
     res.once('finish', () => {
       const matched = needOf(req);
-      if (!matched || matched.selfAudited || ('area' in matched.need && matched.need.access === 'read')) return;
+      if (!matched || ('area' in matched.need && matched.need.access === 'read')) return;
+      // Routes that record their own entries: always (logins), or when they succeed (key issuance).
+      if (matched.selfAudited === 'all' || (matched.selfAudited === 'success' && res.statusCode < 400)) return;
       const after = service.current().hash;
       const { resource, resource_id, action } = describe(req, matched.base);
       const body: unknown = req.body;

@@ -31,8 +31,8 @@ export interface ScopeDeclaration {
   reads?: readonly string[];
   /** Paths (relative, exact or a prefix ending in `/`) that need something else than the router's. */
   paths?: Readonly<Record<string, Need>>;
-  /** These routes write their own audit records (logins, key issuance): the generic record is skipped. */
-  selfAudited?: boolean;
+  /** These routes write their own audit records: the generic one is skipped always (logins), or when they succeed (key issuance). */
+  selfAudited?: 'all' | 'success';
 }
 
 /** Marks a router mounted through `scoped()`, with its declaration (read by the route walk test). */
@@ -44,7 +44,7 @@ const needs = new WeakMap<IncomingMessage, Matched>();
 /** The need a route's guard applied, and where its router is mounted (`/api/governance`). */
 export interface Matched {
   need: Need;
-  selfAudited: boolean;
+  selfAudited: ScopeDeclaration['selfAudited'];
   base: string;
 }
 
@@ -89,7 +89,7 @@ export function scoped(decl: ScopeDeclaration, router: Router): Router {
   outer.use((req: Request, _res: Response, next: NextFunction) => {
     const need = needFor(decl, req.method, req.path);
     if (!need) throw new GatewayError(500, `no scope is declared for ${req.method} ${req.originalUrl.split('?')[0]}`, { code: 'undeclared_scope' });
-    needs.set(req, { need, selfAudited: decl.selfAudited === true, base: req.baseUrl });
+    needs.set(req, { need, selfAudited: decl.selfAudited, base: req.baseUrl });
     const who = principalOf(req);
     if (need.access !== 'public' && !grants(who?.scopes, need)) {
       req.resume();
