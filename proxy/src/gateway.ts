@@ -150,7 +150,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // The audit log and the management API keys live in the logs store's database too (docs/audit.md).
   const audit = sql ? new AuditLog(sql, { settings: () => holder.current().config.audit_logs, onFailure: () => metrics.auditWriteFailures.inc() }) : undefined;
   const managementKeys = sql ? new ManagementKeys(sql) : undefined;
-  if (!sql) log.warn('no logs store is open: the audit log and management API keys are off (they live in the logs store; see docs/audit.md)');
+  // Said only when the section asks for an audit log: without one configured, no store is the default.
+  const auditAsked = holder.current().config.audit_logs;
+  if (!sql && auditAsked && auditAsked.disabled !== true) log.warn('audit_logs is set but no logs store is open: the audit log and issued management API keys are off (they live in the logs store; see docs/audit.md)');
   const watcher = fromFile
     ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc(), (e) => void audit?.record(reloadEntry({ type: 'system', name: 'config file' }, e.file, e.before, e.after, e.hashBefore, e.hashAfter, { kept_from_api: e.kept, set_aside: e.setAside })))
     : undefined;

@@ -5,7 +5,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AuditLog } from '../audit/log.ts';
 import type { ManagementKey, ManagementKeys } from '../audit/keys.ts';
-import { IssueManagementKeySchema, MANAGEMENT_AREAS } from '../schema/management.ts';
+import { IssueManagementKeySchema, MANAGEMENT_SCOPES, type ManagementScope } from '../schema/management.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { checkSchema, notFound, objectBody } from './errors.ts';
 import { reply } from './http.ts';
@@ -13,8 +13,6 @@ import { methodNotAllowed } from './not-allowed.ts';
 import { actorOf } from './audit-trail.ts';
 import { principalOf } from './scopes.ts';
 import type { IssuedManagementKey, ManagementKeyList, ManagementKeyView } from './answers.ts';
-
-export const ALL_SCOPES: readonly string[] = ['read_only', 'admin', ...MANAGEMENT_AREAS.flatMap((a) => [`${a}:read`, `${a}:write`])];
 
 const noStore = () =>
   new GatewayError(503, 'management API keys need a logs store: configure logs_store (sqlite or postgres) or client.enable_logging, then restart (keys in governance.auth_config.api_keys work without one)', {
@@ -73,7 +71,7 @@ export function managementKeysRouter(keys: ManagementKeys | undefined, audit: Au
     .route('/')
     .get(async (_req: Request, res: Response) => {
       const list = (await keys.list()).map((k) => keyView(k));
-      reply(res, 200, { keys: list, count: list.length, scopes: [...ALL_SCOPES] } satisfies ManagementKeyList);
+      reply(res, 200, { keys: list, count: list.length, scopes: [...MANAGEMENT_SCOPES] } satisfies ManagementKeyList);
     })
     .post(async (req: Request, res: Response) => {
       const body = checkSchema(IssueManagementKeySchema, objectBody(req.body, 'management key'), 'management key');
@@ -83,7 +81,7 @@ export function managementKeysRouter(keys: ManagementKeys | undefined, audit: Au
         if (!Number.isFinite(expires) || !/^\d{4}-\d{2}-\d{2}T/.test(body.expires_at)) throw new GatewayError(400, `invalid management key: expires_at: expected an RFC 3339 time (2030-01-31T00:00:00Z), got '${body.expires_at}'`, { param: 'expires_at', code: 'invalid_field' });
         if (expires <= Date.now()) throw new GatewayError(400, 'invalid management key: expires_at: must be in the future', { param: 'expires_at', code: 'invalid_field' });
       }
-      const { key, value } = await keys.issue({ name: body.name, scopes: body.scopes, ...(body.description !== undefined && { description: body.description }), ...(expires !== undefined && { expires_at: expires }) }, by(req));
+      const { key, value } = await keys.issue({ name: body.name, scopes: body.scopes as ManagementScope[], ...(body.description !== undefined && { description: body.description }), ...(expires !== undefined && { expires_at: expires }) }, by(req));
       res.setHeader('cache-control', 'no-store');
       record(req, 'issue', key, 201);
       reply(res, 201, { ...keyView(key), value } satisfies IssuedManagementKey);

@@ -6,16 +6,20 @@ import { Type, type Static } from '@sinclair/typebox';
 export const MANAGEMENT_AREAS = ['config', 'providers', 'governance', 'routing', 'logs', 'cache', 'mcp', 'webhooks', 'skills', 'audit'] as const;
 export type ManagementArea = (typeof MANAGEMENT_AREAS)[number];
 
+/** `<area>:read` and `<area>:write` (write includes read). */
+export type AreaScope = `${ManagementArea}:${'read' | 'write'}`;
+
 /**
- * `read_only`: every read of every area. `<area>:read`, `<area>:write` (write includes read).
- * `admin`: everything, the management keys themselves included (what config.json's keys and the
- * admin login can do).
+ * Every scope a key may hold. `read_only`: every read of every area. `admin`: everything, the
+ * management keys themselves included (what config.json's keys and the admin login can do).
  */
+export const MANAGEMENT_SCOPES: readonly ('read_only' | 'admin' | AreaScope)[] = ['read_only', 'admin', ...MANAGEMENT_AREAS.flatMap((a): AreaScope[] => [`${a}:read`, `${a}:write`])];
+
 export const ManagementScopeSchema = Type.Union(
-  [Type.Literal('read_only'), Type.Literal('admin'), ...MANAGEMENT_AREAS.flatMap((a) => [Type.Literal(`${a}:read`), Type.Literal(`${a}:write`)])],
-  { description: "read_only, admin, or <area>:read / <area>:write for an area of " + MANAGEMENT_AREAS.join(', ') },
+  MANAGEMENT_SCOPES.map((s) => Type.Literal(s)),
+  { description: `read_only, admin, or <area>:read / <area>:write for an area of ${MANAGEMENT_AREAS.join(', ')}` },
 );
-export type ManagementScope = Static<typeof ManagementScopeSchema>;
+export type ManagementScope = (typeof MANAGEMENT_SCOPES)[number];
 
 /** POST /api/management-keys. */
 export const IssueManagementKeySchema = Type.Object(
