@@ -53,7 +53,7 @@ test('management keys and the audit log: issue, use, revoke, search, verify', as
   await table.getByRole('cell', { name: 'deploy bot (management_key)' }).waitFor();
   await page.getByLabel('Action').fill('issue');
   await page.getByRole('button', { name: 'Search' }).click();
-  await page.getByText('1 records').waitFor();
+  await page.getByText('1 records', { exact: true }).waitFor();
   await table.getByRole('cell', { name: 'issue', exact: true }).click();
   const record = (await page.getByTestId('audit-record').textContent()) ?? '';
   assert.match(record, /"name": "deploy bot"/);

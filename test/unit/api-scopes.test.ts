@@ -2,7 +2,10 @@
 // table (the express app createApiApp builds, every optional router mounted) and fails on any route
 // not below a router mounted through scoped(), or whose declaration resolves to no scope. Then the
 // scope rules themselves: read_only, area:read and area:write, admin.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import assert from 'node:assert/strict';
 import type { Router } from 'express';
 import { createApiApp } from '../../proxy/src/api/app.ts';
@@ -17,6 +20,8 @@ import { MemoryCounterStore } from '../../proxy/src/governance/counters/memory.t
 import { MANAGEMENT_AREAS, type ManagementScope } from '../../proxy/src/schema/management.ts';
 import { validator } from '../../proxy/src/schema/validate.ts';
 import { IssueManagementKeySchema } from '../../proxy/src/schema/management.ts';
+import { openSqliteStore } from '../../proxy/src/logs/sqlite-store.ts';
+import type { SqlLogStore } from '../../proxy/src/logs/sql-store.ts';
 
 interface Layer {
   handle: Router & { stack?: Layer[]; [SCOPE]?: ScopeDeclaration };
@@ -56,18 +61,26 @@ function walk(stack: readonly Layer[], prefix: string, decl: ScopeDeclaration | 
   return out;
 }
 
-function fullApp() {
+// A real logs store, so the routers that only exist with one (/api/logs) are in the table too.
+const stores: SqlLogStore[] = [];
+after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+async function fullApp() {
   const loaded = checkConfig({ governance: { auth_config: { is_enabled: true, admin_username: 'a', admin_password: 'b' } } }, 'test');
   const service = new ConfigService(new SnapshotHolder(compileSnapshot(loaded.config)), new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw });
-  return createApiApp(service, undefined, undefined, new McpManager(), undefined, new MemoryCounterStore());
+  const store = await openSqliteStore(joinPath(mkdtempSync(joinPath(tmpdir(), 'skybridge-scopes-')), 'logs.db'));
+  stores.push(store);
+  return createApiApp(service, { store, dropped: () => 0 }, undefined, new McpManager(), undefined, new MemoryCounterStore());
 }
 
-test('every /api route is mounted below a scoped router and resolves to a scope', () => {
-  const app = fullApp() as unknown as { router: { stack: Layer[] } };
+test('every /api route is mounted below a scoped router and resolves to a scope', async () => {
+  const app = (await fullApp()) as unknown as { router: { stack: Layer[] } };
   const routes = walk(app.router.stack, '', undefined, '', []).filter((r) => r.path.startsWith('/api'));
   // A walk that found nothing would prove nothing: the table has well over a hundred routes.
   assert.ok(routes.length > 100, `only ${routes.length} routes found`);
-  for (const path of ['/api/governance/virtual-keys/:id', '/api/audit-logs/verify', '/api/management-keys/:id', '/api/mcp/client/:id/reconnect', '/api/session/login', '/api/config']) {
+  for (const path of ['/api/logs/:id', '/api/governance/virtual-keys/:id', '/api/audit-logs/verify', '/api/management-keys/:id', '/api/mcp/client/:id/reconnect', '/api/session/login', '/api/config']) {
     assert.ok(routes.some((r) => r.path === path), `${path} is in the walk`);
   }
   const undeclared = routes.filter((r) => r.decl === undefined || needFor(r.decl, r.method, r.relative) === undefined).map((r) => `${r.method} ${r.path}`);
@@ -87,8 +100,8 @@ test('every /api route is mounted below a scoped router and resolves to a scope'
   assert.deepEqual(publicRoutes, ['GET /api/session/is-auth-enabled', 'POST /api/session/login']);
 });
 
-test('the walk notices a route mounted without a declaration', () => {
-  const app = fullApp() as unknown as { router: { stack: Layer[] }; get(path: string, h: () => void): void };
+test('the walk notices a route mounted without a declaration', async () => {
+  const app = (await fullApp()) as unknown as { router: { stack: Layer[] }; get(path: string, h: () => void): void };
   app.get('/api/sneaky', () => undefined);
   const routes = walk(app.router.stack, '', undefined, '', []);
   assert.deepEqual(routes.filter((r) => r.decl === undefined && r.path.startsWith('/api')).map((r) => `${r.method} ${r.path}`), ['GET /api/sneaky']);

@@ -67,13 +67,11 @@ export function recordView(r: AuditRecord): AuditRecordView {
 
 export function auditLogsRouter(audit: AuditLog | undefined): Router {
   const router = Router({ caseSensitive: true });
-  if (!audit) {
-    router.use(() => {
-      throw noStore();
-    });
-    return router;
-  }
-  const store = audit.store;
+  // The routes exist without a store (they answer 503 naming it), so the route table is the same everywhere.
+  const need = (): AuditLog => {
+    if (!audit) throw noStore();
+    return audit;
+  };
 
   router
     .route('/')
@@ -84,7 +82,7 @@ export function auditLogsRouter(audit: AuditLog | undefined): Router {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid('limit', `expected an integer from 1 to ${MAX_LIMIT}`);
       const cursorText = queryParam(req, 'cursor');
       if (cursorText !== undefined && !/^\d{1,15}$/.test(cursorText)) throw invalid('cursor', 'expected the next_cursor of a previous page');
-      const page = await store.search(filters, limit, cursorText === undefined ? undefined : Number(cursorText));
+      const page = await need().store.search(filters, limit, cursorText === undefined ? undefined : Number(cursorText));
       reply(res, 200, { records: page.records.map(recordView), total_count: page.total, next_cursor: page.next_cursor ?? null } satisfies AuditLogList);
     })
     .all(methodNotAllowed);
@@ -93,9 +91,10 @@ export function auditLogsRouter(audit: AuditLog | undefined): Router {
     .route('/verify')
     .get(async (_req: Request, res: Response) => {
       // Records queued on this replica are written first, so a verify right after a change sees it.
-      await audit.flush();
-      const key = audit.hmacKey;
-      const r = await store.verify(key);
+      const log = need();
+      await log.flush();
+      const key = log.hmacKey;
+      const r = await log.store.verify(key);
       reply(res, 200, { ...r, first_broken: r.first_broken ?? null, algorithm: key === undefined ? 'sha256' : 'hmac-sha256' } satisfies AuditVerifyAnswer);
     })
     .all(methodNotAllowed);
@@ -104,13 +103,14 @@ export function auditLogsRouter(audit: AuditLog | undefined): Router {
     .route('/export')
     .get(async (req: Request, res: Response) => {
       const filters = auditFilters(req);
-      await audit.flush();
+      const log = need();
+      await log.flush();
       res.status(200);
       res.setHeader('content-type', 'application/x-ndjson; charset=utf-8');
       res.setHeader('content-disposition', 'attachment; filename="audit-logs.jsonl"');
       res.setHeader('cache-control', 'no-store');
       // One record per line, oldest first, read a page at a time: an export of any size holds one page.
-      for await (const r of store.each(filters)) {
+      for await (const r of log.store.each(filters)) {
         if (!res.write(`${JSON.stringify(recordView(r))}\n`)) await new Promise((resolve) => res.once('drain', resolve));
         if (res.destroyed) return;
       }
@@ -122,7 +122,7 @@ export function auditLogsRouter(audit: AuditLog | undefined): Router {
     .route('/:id')
     .get(async (req: Request, res: Response) => {
       const id = String(req.params.id);
-      const r = id.length <= 64 ? await store.get(id) : undefined;
+      const r = id.length <= 64 ? await need().store.get(id) : undefined;
       if (!r) throw new GatewayError(404, `audit record '${id.slice(0, 64)}' not found`, { type: 'not_found_error', code: 'not_found' });
       reply(res, 200, recordView(r));
     })

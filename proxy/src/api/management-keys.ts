@@ -47,12 +47,11 @@ function by(req: Request): string {
 
 export function managementKeysRouter(keys: ManagementKeys | undefined, audit: AuditLog | undefined): Router {
   const router = Router({ caseSensitive: true });
-  if (!keys) {
-    router.use(() => {
-      throw noStore();
-    });
-    return router;
-  }
+  // The routes exist without a store (they answer 503 naming it), so the route table is the same everywhere.
+  const need = (): ManagementKeys => {
+    if (!keys) throw noStore();
+    return keys;
+  };
   const record = (req: Request, action: 'issue' | 'revoke', k: ManagementKey, status: number) =>
     void audit?.record({
       actor: actorOf(req),
@@ -70,10 +69,11 @@ export function managementKeysRouter(keys: ManagementKeys | undefined, audit: Au
   router
     .route('/')
     .get(async (_req: Request, res: Response) => {
-      const list = (await keys.list()).map((k) => keyView(k));
+      const list = (await need().list()).map((k) => keyView(k));
       reply(res, 200, { keys: list, count: list.length, scopes: [...MANAGEMENT_SCOPES] } satisfies ManagementKeyList);
     })
     .post(async (req: Request, res: Response) => {
+      const store = need();
       const body = checkSchema(IssueManagementKeySchema, objectBody(req.body, 'management key'), 'management key');
       let expires: number | undefined;
       if (body.expires_at !== undefined) {
@@ -81,7 +81,7 @@ export function managementKeysRouter(keys: ManagementKeys | undefined, audit: Au
         if (!Number.isFinite(expires) || !/^\d{4}-\d{2}-\d{2}T/.test(body.expires_at)) throw new GatewayError(400, `invalid management key: expires_at: expected an RFC 3339 time (2030-01-31T00:00:00Z), got '${body.expires_at}'`, { param: 'expires_at', code: 'invalid_field' });
         if (expires <= Date.now()) throw new GatewayError(400, 'invalid management key: expires_at: must be in the future', { param: 'expires_at', code: 'invalid_field' });
       }
-      const { key, value } = await keys.issue({ name: body.name, scopes: body.scopes as ManagementScope[], ...(body.description !== undefined && { description: body.description }), ...(expires !== undefined && { expires_at: expires }) }, by(req));
+      const { key, value } = await store.issue({ name: body.name, scopes: body.scopes as ManagementScope[], ...(body.description !== undefined && { description: body.description }), ...(expires !== undefined && { expires_at: expires }) }, by(req));
       res.setHeader('cache-control', 'no-store');
       record(req, 'issue', key, 201);
       reply(res, 201, { ...keyView(key), value } satisfies IssuedManagementKey);
@@ -92,16 +92,17 @@ export function managementKeysRouter(keys: ManagementKeys | undefined, audit: Au
     .route('/:id')
     .get(async (req: Request, res: Response) => {
       const id = String(req.params.id);
-      const k = id.length <= 64 ? await keys.get(id) : undefined;
+      const k = id.length <= 64 ? await need().get(id) : undefined;
       if (!k) throw notFound('management key', id.slice(0, 64));
       reply(res, 200, keyView(k));
     })
     // Revocation: the key stays listed (revoked, with who and when) and never works again.
     .delete(async (req: Request, res: Response) => {
       const id = String(req.params.id);
-      const before = id.length <= 64 ? await keys.get(id) : undefined;
+      const store = need();
+      const before = id.length <= 64 ? await store.get(id) : undefined;
       if (!before) throw notFound('management key', id.slice(0, 64));
-      const after = before.revoked_at === undefined ? await keys.revoke(id, by(req)) : before;
+      const after = before.revoked_at === undefined ? await store.revoke(id, by(req)) : before;
       if (before.revoked_at === undefined && after) record(req, 'revoke', after, 200);
       reply(res, 200, keyView(after ?? before));
     })
