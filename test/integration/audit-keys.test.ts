@@ -234,15 +234,17 @@ test('verification passes, then names the record edited in the database and the 
   assert.equal(ok.status, 200);
   assert.equal(ok.body.valid, true, JSON.stringify(ok.body));
   assert.ok(ok.body.records_checked >= 8);
-  const db = new DatabaseSync(join(g.appDir, 'logs.db'));
+  const db = new DatabaseSync(join(g.appDir, 'logs.db'), { timeout: 5000 });
   try {
+    const original = (db.prepare('SELECT actor_name FROM audit_logs WHERE seq = 3').get() as { actor_name: string | null }).actor_name;
     db.prepare("UPDATE audit_logs SET actor_name = 'someone else' WHERE seq = 3").run();
     const edited = await admin<AuditVerifyAnswer>('GET', '/api/audit-logs/verify');
     assert.equal(edited.body.valid, false);
     assert.equal(edited.body.first_broken?.seq, 3);
     assert.equal(edited.body.first_broken?.reason, 'hash_mismatch');
     // Put back, then remove a record instead.
-    db.prepare("UPDATE audit_logs SET actor_name = 'admin' WHERE seq = 3").run();
+    db.prepare('UPDATE audit_logs SET actor_name = ? WHERE seq = 3').run(original);
+    assert.equal((await admin<AuditVerifyAnswer>('GET', '/api/audit-logs/verify')).body.valid, true, 'put back, it verifies again');
     db.prepare('DELETE FROM audit_logs WHERE seq = 5').run();
     const removed = await admin<AuditVerifyAnswer>('GET', '/api/audit-logs/verify');
     assert.equal(removed.body.valid, false);

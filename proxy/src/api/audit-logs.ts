@@ -82,7 +82,10 @@ export function auditLogsRouter(audit: AuditLog | undefined): Router {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid('limit', `expected an integer from 1 to ${MAX_LIMIT}`);
       const cursorText = queryParam(req, 'cursor');
       if (cursorText !== undefined && !/^\d{1,15}$/.test(cursorText)) throw invalid('cursor', 'expected the next_cursor of a previous page');
-      const page = await need().store.search(filters, limit, cursorText === undefined ? undefined : Number(cursorText));
+      // Records queued on this replica are written first: a search right after a change finds it.
+      const log = need();
+      await log.flush();
+      const page = await log.store.search(filters, limit, cursorText === undefined ? undefined : Number(cursorText));
       reply(res, 200, { records: page.records.map(recordView), total_count: page.total, next_cursor: page.next_cursor ?? null } satisfies AuditLogList);
     })
     .all(methodNotAllowed);
