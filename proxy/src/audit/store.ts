@@ -131,7 +131,11 @@ function where(f: AuditFilters, d: SqlDriver['dialect']): { sql: string; params:
 }
 
 export class AuditStore {
-  constructor(readonly driver: SqlDriver) {}
+  readonly driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.driver = driver;
+  }
 
   /** The last link: the newest record, else the newest checkpoint, else the genesis. */
   private async head(): Promise<{ seq: number; hash: string }> {
