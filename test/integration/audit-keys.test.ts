@@ -116,8 +116,8 @@ test('read_only reads every area and writes none; revocation ends a key at once 
   assert.equal(revoked.status, 200);
   assert.equal(revoked.body.status, 'revoked');
   assert.equal(revoked.body.revoked_by, 'admin:admin');
-  const after = await key<ApiError>('GET', '/api/providers');
-  assert.equal(after.status, 401);
+  const afterRevoke = await key<ApiError>('GET', '/api/providers');
+  assert.equal(afterRevoke.status, 401);
   const trail = await records(`?resource=management-keys`);
   const actions = trail.filter((r) => r.resource_id === issued.body.id).map((r) => r.action);
   assert.deepEqual(actions, ['revoke', 'issue']);

@@ -7,7 +7,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import assert from 'node:assert/strict';
-import type { Router } from 'express';
 import { createApiApp } from '../../proxy/src/api/app.ts';
 import { grants, needFor, scopeName, SCOPE, type Need, type ScopeDeclaration } from '../../proxy/src/api/scopes.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
@@ -24,7 +23,7 @@ import { openSqliteStore } from '../../proxy/src/logs/sqlite-store.ts';
 import type { SqlLogStore } from '../../proxy/src/logs/sql-store.ts';
 
 interface Layer {
-  handle: Router & { stack?: Layer[]; [SCOPE]?: ScopeDeclaration };
+  handle: { stack?: Layer[]; [SCOPE]?: ScopeDeclaration };
   rawPath?: unknown;
   route?: { path: string | string[]; methods: Record<string, boolean>; stack: Layer[] };
 }

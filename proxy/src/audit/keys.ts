@@ -79,7 +79,7 @@ export class ManagementKeys {
     this.#polling ??= this.#driver
       .query(`SELECT ${COLUMNS} FROM management_keys WHERE revoked_at IS NULL`)
       .then((rows) => {
-        this.#active = new Map(rows.map((r) => toKey(r)).map((k) => [k.hash, k]));
+        this.#active = new Map(rows.map((r) => toKey(r)).map((k): [string, ManagementKey & { hash: string }] => [k.hash, k]));
         if (this.#pollFailing) log.info('management keys: the store answers again');
         this.#pollFailing = false;
       })
