@@ -86,7 +86,11 @@ test('a record edited in the database is named by verification on both replicas'
   const client = new pg.Client({ host: server.host, port: server.port, user: server.user, database: server.database });
   await client.connect();
   try {
-    await client.query("UPDATE audit_logs SET details = '{\"request\":{\"name\":\"forged\"}}' WHERE seq = 4");
+    const forge = () => client.query('UPDATE audit_logs SET details = $1 WHERE seq = 4', [JSON.stringify({ request: { name: 'forged' } })]);
+    // Refused by the trigger; the database's owner can drop it, and verification shows the edit.
+    await assert.rejects(forge(), /append-only/);
+    await client.query('DROP TRIGGER audit_logs_no_update ON audit_logs');
+    await forge();
   } finally {
     await client.end();
   }

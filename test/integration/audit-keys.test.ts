@@ -237,6 +237,9 @@ test('verification passes, then names the record edited in the database and the 
   const db = new DatabaseSync(join(g.appDir, 'logs.db'), { timeout: 5000 });
   try {
     const original = (db.prepare('SELECT actor_name FROM audit_logs WHERE seq = 3').get() as { actor_name: string | null }).actor_name;
+    // The database refuses an edit; whoever owns the file can drop the trigger, and verification shows what they did.
+    assert.throws(() => db.prepare("UPDATE audit_logs SET actor_name = 'someone else' WHERE seq = 3").run(), /append-only/);
+    db.exec('DROP TRIGGER audit_logs_no_update');
     db.prepare("UPDATE audit_logs SET actor_name = 'someone else' WHERE seq = 3").run();
     const edited = await admin<AuditVerifyAnswer>('GET', '/api/audit-logs/verify');
     assert.equal(edited.body.valid, false);

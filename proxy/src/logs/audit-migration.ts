@@ -6,7 +6,7 @@ import type { Migration } from './driver.ts';
 export const AUDIT_MIGRATION: Migration = {
   version: 10,
   description: 'audit log (a hash chain: seq is its order, the primary key makes two writers take turns), retention checkpoints, management API keys',
-  statements: () => [
+  statements: (d) => [
     // `seq` is assigned by the writer as the last seq + 1; a second replica writing the same seq
     // loses the insert and retries on the new head, so the chain never forks.
     `CREATE TABLE audit_logs (
@@ -31,6 +31,14 @@ export const AUDIT_MIGRATION: Migration = {
       prev_hash TEXT NOT NULL,
       hash TEXT NOT NULL
     )`,
+    // Append-only in the database too: an UPDATE is refused (retention's DELETE from the head is the
+    // one removal). Whoever owns the database can drop the trigger; verification still shows the edit.
+    ...(d.name === 'postgres'
+      ? [
+          "CREATE FUNCTION audit_logs_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit records are append-only'; END $$",
+          'CREATE TRIGGER audit_logs_no_update BEFORE UPDATE ON audit_logs FOR EACH ROW EXECUTE FUNCTION audit_logs_append_only()',
+        ]
+      : ["CREATE TRIGGER audit_logs_no_update BEFORE UPDATE ON audit_logs BEGIN SELECT RAISE(ABORT, 'audit records are append-only'); END"]),
     'CREATE INDEX audit_logs_time ON audit_logs (timestamp, seq)',
     'CREATE INDEX audit_logs_actor ON audit_logs (actor_id, timestamp)',
     'CREATE INDEX audit_logs_action ON audit_logs (action, timestamp)',
