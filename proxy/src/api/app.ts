@@ -180,7 +180,7 @@ function guarded(req: Request, check: () => void): void {
  * throttled per client address.
  */
 function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle, keys: ManagementKeys | undefined, audit: AuditLog | undefined) {
-  const failed = (req: Request, client: string, username: string, scheme: string): void => {
+  const failed = (req: Request, client: string, username: string, scheme: 'basic' | 'api_key'): void => {
     throttle.fail(client, username, scheme);
     // A wrong password or key is a failed login: recorded with the name tried, never the secret.
     void audit?.record({ actor: { ...actorOf(req), type: 'anonymous', ...(username && { name: username }) }, action: 'login_failed', resource: 'session', method: req.method, path: req.path, status_code: 401, outcome: 'denied', details: { scheme } });
