@@ -37,7 +37,7 @@ test('management keys and the audit log: issue, use, revoke, search, verify', as
 
   const call = (method: string, path: string, body?: unknown) =>
     fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${value}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
-  assert.equal((await call('POST', '/api/governance/teams', { name: 'from-the-bot' })).status, 200);
+  assert.equal((await call('POST', '/api/governance/teams', { name: 'from-the-bot' })).status, 201);
   assert.equal((await call('GET', '/api/providers')).status, 403);
 
   await page.getByRole('button', { name: 'Revoke' }).click();

@@ -65,7 +65,7 @@ test('a key is issued once, stored hashed, and works only within its scopes', as
 
   const key = apiClient(g, bearer(issued.body.value));
   const team = await key<{ team: { id: string } }>('POST', '/api/governance/teams', { name: 'made-by-key' });
-  assert.equal(team.status, 200, team.text);
+  assert.equal(team.status, 201, team.text);
   assert.equal((await key('GET', '/api/governance/teams')).status, 200);
   // Another area, and the keys themselves: 403 naming the scope that is missing.
   const providers = await key<ApiError>('GET', '/api/providers');
@@ -154,7 +154,7 @@ test('bad keys are refused naming the field; an expired key does not work; confi
   const configKey = apiClient(g, bearer(CONFIG_KEY));
   assert.equal((await configKey('GET', '/api/management-keys')).status, 200);
   const team = await configKey('POST', '/api/governance/teams', { name: 'by-config-key' });
-  assert.equal(team.status, 200);
+  assert.equal(team.status, 201);
   const [rec] = await records('?action=create&resource=governance/teams&limit=1');
   assert.equal(rec.actor.type, 'api_key');
   assert.match(rec.actor.id ?? '', /^config-key-[0-9a-f]{12}$/);
