@@ -158,7 +158,7 @@ export const videoContent = onVideo<VideoVariant>(
       throw new GatewayError(409, `video '${rec.id}' has no content: it ${why}`, { code: 'video_not_ready', param: 'video_id' });
     }
     let ref = rec.content;
-    if (!ref && provider.kind.format !== 'openai') {
+    if (!ref && !video.contentById) {
       // Inline bytes are not stored: the finished operation is read again for them.
       ref = (await readJobState(await callVideo(ctx, provider, rec, video.retrieve(rec.upstream_id, rec.model)), provider, video)).content;
     }

@@ -123,6 +123,13 @@ export interface VideoAdapter {
   create(req: VideoCreateRequest, model: string): UpstreamRequest;
   /** A create or poll answer as the job's state (throws when it is not one). */
   state(body: unknown): VideoJobState;
+  /** The seconds and size a create asked for, recorded where the provider's answer does not say them. */
+  asked(req: VideoCreateRequest): { seconds: string; size: string };
+  /**
+   * True: the content is fetched by the job's id (OpenAI's Videos API). Otherwise the finished job's
+   * answer names where it is (`state().content`), read again when the record does not hold it.
+   */
+  contentById?: true;
   /** Where the job stands: `upstreamId` is what `state` read from the create answer. */
   retrieve(upstreamId: string, model: string): UpstreamRequest;
   /** The finished video's bytes (undefined: this variant does not exist here; inline content is decoded by the caller). */

@@ -35,6 +35,9 @@ export function openaiVideoState(body: unknown): VideoJobState {
   };
 }
 
+/** OpenAI's defaults when the answer does not say: 4 seconds, 720x1280. */
+const DEFAULTS = { seconds: '4', size: '720x1280' };
+
 export const openaiVideo: VideoAdapter = {
   create(req, model) {
     const parts: FormPart[] = [{ name: 'model', value: model }, { name: 'prompt', value: req.prompt }];
@@ -46,6 +49,8 @@ export const openaiVideo: VideoAdapter = {
     return form('video_generation', '/videos', parts);
   },
   state: openaiVideoState,
+  asked: (req) => ({ seconds: req.seconds ?? DEFAULTS.seconds, size: req.size ?? DEFAULTS.size }),
+  contentById: true,
   retrieve: (upstreamId) => ({ method: 'GET', path: `/videos/${id(upstreamId)}`, requestType: 'video_retrieve', stream: false }),
   content: (upstreamId, variant) => ({
     method: 'GET',
