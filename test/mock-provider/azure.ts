@@ -11,11 +11,17 @@
 //   `content_filter_results`; a stream starts with a chunk holding only `prompt_filter_results`.
 // - a container delete (`DELETE /openai/v1/containers/{id}`) succeeds with no body, as Azure's
 //   reference documents it (OpenAI answers a deletion object).
+// - Sora 2 on the v1 API (`/openai/v1/videos...`, OpenAI's Videos API): the create's `model` (form
+//   or JSON) names a deployment; the job runs that deployment's model (a deployment named as a Sora
+//   model runs it, any other `sora-2`), and a `nonexistent...` deployment is DeploymentNotFound.
+//   Azure documents create, retrieve, list, content, delete and remix; edits, extensions and
+//   characters are not Azure routes (404).
 
 import { openai } from './openai.ts';
 import { json } from './reply.ts';
 import { dataEvent } from './sse.ts';
 import { isObject } from './text.ts';
+import { isForm } from './multipart.ts';
 import type { ErrorExtra, FormatModule, Reply, RequestContext, Route } from './types.ts';
 
 /** Azure's own error shape (platform errors: routing, auth, throttling): `{error:{code,message}}`. */
@@ -70,6 +76,28 @@ function delegate(inner: Route, openaiPath: string, model: string | undefined, f
 }
 
 const CONTAINER_PATH = /^\/v1\/containers\/[^/]+$/;
+const SORA_MODELS = new Set(['sora-2', 'sora-2-pro']);
+const NOT_AZURE_VIDEO = /^\/v1\/videos\/(?:edits|extensions|characters)(?:\/|$)/;
+
+const deploymentNotFound = (): Reply =>
+  azureError(404, 'DeploymentNotFound', 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.');
+
+/** A video create: the body's `model` is a deployment, replaced by the model it runs. */
+function soraDeployment(inner: Route): Route {
+  return {
+    model: inner.model,
+    handle: (ctx) => {
+      const body = ctx.body;
+      const deployment = isObject(body) || isForm(body) ? (body as Record<string, unknown>).model : undefined;
+      if (typeof deployment === 'string' && deployment.startsWith('nonexistent')) return deploymentNotFound();
+      if (typeof deployment !== 'string') return inner.handle(ctx);
+      const model = SORA_MODELS.has(deployment) ? deployment : 'sora-2';
+      // A parsed form keeps its prototype (handlers tell forms from JSON by it).
+      const rewritten = Object.assign(Object.create(Object.getPrototypeOf(body) as object) as object, body, { model });
+      return inner.handle({ ...ctx, body: rewritten });
+    },
+  };
+}
 
 /** A success answered with an empty body (errors keep theirs). */
 function withoutBody(route: Route): Route {
@@ -90,17 +118,15 @@ export const azure: FormatModule = {
       const deployment = decodeURIComponent(m[1]);
       const openaiPath = `/v1/${m[2]}`;
       if (deployment.startsWith('nonexistent')) {
-        return {
-          model: deployment,
-          handle: () => azureError(404, 'DeploymentNotFound', 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.'),
-        };
+        return { model: deployment, handle: deploymentNotFound };
       }
       const inner = openai.route(method, openaiPath, body);
       return inner && delegate(inner, openaiPath, deployment, m[2] !== 'embeddings');
     }
     const openaiPath = isV1(path) ? path.slice('/openai'.length) : DATED_PATHS[path];
-    if (!openaiPath) return undefined;
+    if (!openaiPath || NOT_AZURE_VIDEO.test(openaiPath)) return undefined;
     const inner = openai.route(method, openaiPath, body);
+    if (inner && method === 'POST' && openaiPath === '/v1/videos') return soraDeployment(delegate(inner, openaiPath, undefined, false));
     if (inner && method === 'DELETE' && CONTAINER_PATH.test(openaiPath)) return withoutBody(delegate(inner, openaiPath, undefined, false));
     return inner && delegate(inner, openaiPath, undefined, openaiPath === '/v1/chat/completions' || openaiPath === '/v1/completions');
   },

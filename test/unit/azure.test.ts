@@ -2,7 +2,7 @@
 // the Responses body's deployment, the stream's content-filter chunks, and the key config rules.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { azureOperationPath, deploymentFor, deploymentOp, responsesBodyFor } from '../../proxy/src/providers/azure/paths.ts';
+import { azureOperationPath, deploymentFor, deploymentOp, formFor, responsesBodyFor } from '../../proxy/src/providers/azure/paths.ts';
 import { AZURE_DEFAULT_API_VERSION, azureConfigErrors, compileAzureKey } from '../../proxy/src/providers/azure/key.ts';
 import { azureAuthHeaders, signAzure } from '../../proxy/src/providers/azure/sign.ts';
 import { createAzureStreamTranslator } from '../../proxy/src/providers/azure/stream.ts';
@@ -42,6 +42,20 @@ describe('azure paths', () => {
     assert.equal(azureOperationPath('/containers/cntr_1/files/cfile_2/content', {}, '2024-10-21'), '/v1/containers/cntr_1/files/cfile_2/content');
     // Not a container path: a name that merely starts with it keeps the dated API.
     assert.equal(azureOperationPath('/containersx', {}, '2024-10-21'), '/containersx?api-version=2024-10-21');
+  });
+
+  test("Sora 2's videos go to the v1 API, query kept, without api-version", () => {
+    assert.equal(azureOperationPath('/videos', {}, '2024-10-21'), '/v1/videos');
+    assert.equal(azureOperationPath('/videos/video_1/content?variant=thumbnail', {}, '2024-10-21'), '/v1/videos/video_1/content?variant=thumbnail');
+    assert.equal(azureOperationPath('/videos/video_1/remix', {}, '2024-10-21'), '/v1/videos/video_1/remix');
+  });
+
+  test('a form is rewritten only when the key maps its model part', () => {
+    const form = [{ name: 'model', value: 'sora-2' }, { name: 'prompt', value: 'a fox' }];
+    assert.equal(formFor(form, {}), undefined);
+    assert.equal(formFor(form, { 'sora-2-pro': 'x' }), undefined);
+    assert.equal(formFor(undefined, { 'sora-2': 'x' }), undefined);
+    assert.deepEqual(formFor(form, { 'sora-2': 'video-prod' }), [{ name: 'model', value: 'video-prod' }, { name: 'prompt', value: 'a fox' }]);
   });
 
   test('an unmapped model is its own deployment, inherited object keys included', () => {
@@ -110,6 +124,17 @@ describe('azure keys and signing', () => {
     assert.equal(signed.body, '{"model":"chat-prod","input":"x"}');
     const custom = await signAzure({ method: 'POST', origin: 'https://r.openai.azure.com', basePath: '/openai', path: '/custom/chat', headers: {}, body: '{}' }, k);
     assert.equal(custom.path, '/custom/chat');
+  });
+
+  test('a video create form gets the mapped deployment, re-encoded with its own boundary', async () => {
+    const k = key('k', { endpoint: 'https://r.openai.azure.com', deployments: { 'sora-2': 'video-prod' } });
+    const form = [{ name: 'model', value: 'sora-2' }, { name: 'prompt', value: 'a fox' }];
+    const signed = await signAzure({ method: 'POST', origin: 'https://r.openai.azure.com', basePath: '/openai', path: '/openai/videos', headers: { 'content-type': 'multipart/form-data; boundary=old' }, body: undefined, form }, k);
+    assert.equal(signed.path, '/openai/v1/videos');
+    const type = signed.headers['content-type'];
+    assert.match(type, /^multipart\/form-data; boundary=/);
+    assert.equal(type, signed.payload?.contentType);
+    assert.match(signed.payload!.bytes.toString(), /name="model"\r\n\r\nvideo-prod\r\n/);
   });
 
   test('the adapter names each operation by deployment path', () => {

@@ -28,6 +28,8 @@ export interface UpstreamRequest {
   stream: boolean;
   /** A body that is not JSON (a multipart form), sent as these bytes instead of `body`. */
   payload?: { bytes: Buffer; contentType: string };
+  /** The parts `payload` was encoded from, for a `sign` that rewrites one per key (Azure's deployment in `model`). */
+  form?: readonly FormPart[];
   /** Accept header, when neither JSON nor SSE (binary audio). */
   accept?: string;
   /** Headers of the client's own request that the provider's API documents (see client-headers.ts). */
@@ -52,6 +54,8 @@ export interface SignableRequest {
   body: string | undefined;
   /** The provider's base path that `path` starts with (a key with its own endpoint replaces it). */
   basePath?: string;
+  /** A multipart body's parts (UpstreamRequest.form). */
+  form?: readonly FormPart[];
 }
 
 /** What `sign` settled on: headers and path, and where a key's own endpoint moves the request, its origin (and body). */
@@ -62,6 +66,8 @@ export interface SignedRequest {
   origin?: string;
   /** A rewritten body (e.g. the model renamed to a key's deployment). */
   body?: string;
+  /** A re-encoded multipart body; `headers` then carry its content type. */
+  payload?: { bytes: Buffer; contentType: string };
 }
 
 /** Turns a binary stream framing into events for the stream translator (instead of the SSE parser). */

@@ -4,7 +4,8 @@ import type { ProviderKey } from '../runtime.ts';
 import type { SignableRequest, SignedRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
 import { AZURE_DEFAULT_API_VERSION } from './key.ts';
-import { azureOperationPath, responsesBodyFor } from './paths.ts';
+import { azureOperationPath, formFor, responsesBodyFor } from './paths.ts';
+import { encodeMultipart } from '../../upstream/form-encode.ts';
 
 const NO_DEPLOYMENTS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -29,5 +30,10 @@ export async function signAzure(req: SignableRequest, key: ProviderKey | undefin
   const deployments = own?.deployments ?? NO_DEPLOYMENTS;
   const path = (own?.basePath ?? base) + azureOperationPath(op, deployments, own?.apiVersion ?? AZURE_DEFAULT_API_VERSION);
   const body = op === '/responses' ? responsesBodyFor(req.body, deployments) : undefined;
-  return { headers, path, ...(own ? { origin: own.origin } : {}), ...(body !== undefined ? { body } : {}) };
+  // Sora 2's create is a form naming the deployment in `model`, like a Responses body.
+  const form = op === '/videos' && req.method === 'POST' ? formFor(req.form, deployments) : undefined;
+  const payload = form && encodeMultipart(form);
+  if (payload) headers['content-type'] = payload.contentType;
+  return { headers, path, ...(own ? { origin: own.origin } : {}), ...(body !== undefined ? { body } : {}), ...(payload && { payload }) };
 }
+

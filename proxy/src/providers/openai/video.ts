@@ -11,7 +11,7 @@ const STATUSES: readonly VideoStatus[] = ['queued', 'in_progress', 'completed', 
 const id = (v: string) => encodeURIComponent(v);
 
 function form(requestType: string, path: string, parts: FormPart[]): UpstreamRequest {
-  return { method: 'POST', path, requestType, payload: encodeMultipart(parts), stream: false };
+  return { method: 'POST', path, requestType, payload: encodeMultipart(parts), form: parts, stream: false };
 }
 
 const fields = (extra: Readonly<Record<string, string>>): FormPart[] => Object.entries(extra).map(([name, value]) => ({ name, value }));
