@@ -16,12 +16,17 @@
 //   model runs it, any other `sora-2`), and a `nonexistent...` deployment is DeploymentNotFound.
 //   Azure documents create, retrieve, list, content, delete and remix; edits, extensions and
 //   characters are not Azure routes (404).
+// - Mistral Document AI on Azure AI Foundry: `POST /providers/mistral/azure/ocr` at the resource's
+//   root, Mistral's OCR body (the deployment in `model`) and answer, no api-version, the key as
+//   `Authorization: Bearer`. Documents are read inline only: a document that is not a base64 data
+//   URL is a 400.
 
 import { openai } from './openai.ts';
 import { json } from './reply.ts';
 import { dataEvent } from './sse.ts';
 import { isObject } from './text.ts';
 import { isForm } from './multipart.ts';
+import { mistralError, ocr as mistralOcr } from './mistral.ts';
 import type { ErrorExtra, FormatModule, Reply, RequestContext, Route } from './types.ts';
 
 /** Azure's own error shape (platform errors: routing, auth, throttling): `{error:{code,message}}`. */
@@ -61,6 +66,19 @@ const DATED_PATHS: Record<string, string> = { '/openai/responses': '/v1/response
 function isV1(path: string): boolean {
   return path.startsWith('/openai/v1/');
 }
+
+const FOUNDRY_OCR = '/providers/mistral/azure/ocr';
+
+/** Foundry's OCR: Mistral's handler, for inline documents only. */
+const foundryOcr: Route = {
+  model: undefined,
+  handle: (ctx) => {
+    const doc = isObject(ctx.body) && isObject(ctx.body.document) ? ctx.body.document : undefined;
+    const url = doc && (doc.document_url ?? (isObject(doc.image_url) ? doc.image_url.url : doc.image_url));
+    if (doc && (typeof url !== 'string' || !url.startsWith('data:'))) return mistralError(400, 'Only base64-encoded documents (data URLs) are supported.', { param: 'document' });
+    return mistralOcr(ctx);
+  },
+};
 
 /** The OpenAI route for the same operation, its context's path (and body) rewritten to OpenAI's. */
 function delegate(inner: Route, openaiPath: string, model: string | undefined, filters: boolean): Route {
@@ -110,9 +128,18 @@ function withoutBody(route: Route): Route {
   };
 }
 
+/** Foundry's partner models take the key as a bearer token. */
+function foundryAuth(ctx: RequestContext): Reply | undefined {
+  const auth = ctx.headers.authorization;
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  if (bearer && !bearer[1].startsWith('invalid')) return undefined;
+  return azureError(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.');
+}
+
 export const azure: FormatModule = {
   format: 'azure',
   route(method, path, body): Route | undefined {
+    if (path === FOUNDRY_OCR) return method === 'POST' ? { ...foundryOcr, model: isObject(body) && typeof body.model === 'string' ? body.model : undefined } : undefined;
     const m = DEPLOYMENT_PATH.exec(path);
     if (m) {
       const deployment = decodeURIComponent(m[1]);
@@ -132,6 +159,7 @@ export const azure: FormatModule = {
   },
   authenticate(ctx) {
     // Routing comes first on Azure: the dated API is not found without its api-version.
+    if (ctx.path === FOUNDRY_OCR) return foundryAuth(ctx);
     if (!isV1(ctx.path) && !ctx.query['api-version']) return NOT_FOUND();
     const apiKey = ctx.headers['api-key'];
     if (typeof apiKey === 'string' && apiKey) {

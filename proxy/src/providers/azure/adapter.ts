@@ -7,6 +7,7 @@ import { deploymentOp } from './paths.ts';
 import { signAzure } from './sign.ts';
 import { createAzureStreamTranslator } from './stream.ts';
 import { azureVideo } from './video.ts';
+import { toAzureOcrRequest } from './ocr.ts';
 
 export const azureAdapter: FormatAdapter = {
   // Used as is only by passthrough (which has no per-key shaping); `sign` replaces it otherwise.
@@ -37,6 +38,7 @@ export const azureAdapter: FormatAdapter = {
   }),
   embeddingsResponse: openaiAdapter.embeddingsResponse,
   video: azureVideo,
+  ocrRequest: toAzureOcrRequest,
   modelsRequest: () => ({ method: 'GET', path: '/models', requestType: 'list_models', stream: false }),
   modelsResponse: openaiAdapter.modelsResponse,
   error: openaiAdapter.error,

@@ -33,10 +33,11 @@ export function azureOperationPath(op: string, deployments: Readonly<Record<stri
 }
 
 /**
- * A Responses body whose `model` the key maps to another deployment, re-serialized; undefined when
- * nothing changes (the common case: no mapping, so the body is not parsed at all).
+ * A JSON body naming the deployment in `model` (Responses, Foundry's OCR) whose model the key maps
+ * to another deployment, re-serialized; undefined when nothing changes (the common case: no
+ * mapping, so the body is not parsed at all).
  */
-export function responsesBodyFor(body: string | undefined, deployments: Readonly<Record<string, string>>): string | undefined {
+export function modelBodyFor(body: string | undefined, deployments: Readonly<Record<string, string>>): string | undefined {
   if (body === undefined || Object.keys(deployments).length === 0) return undefined;
   const parsed = JSON.parse(body) as { model?: unknown };
   if (typeof parsed.model !== 'string') return undefined;
