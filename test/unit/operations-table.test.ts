@@ -41,9 +41,14 @@ test('every operation is served under every OpenAI-format prefix by one handler'
 });
 
 test('the async routes are the rows that may run async, under every prefix', () => {
-  const { routes } = asyncRoutes(undefined);
+  const { routes, patterns } = asyncRoutes(undefined);
   for (const op of OPERATIONS) {
     for (const p of OPENAI_PREFIXES) assert.equal(routes[`${p}/async/${op.path}`] !== undefined, op.async, `${p}/async/${op.path}`);
+  }
+  // The remix is submitted at the Videos API's own shape too, and polled at its row's path.
+  for (const p of OPENAI_PREFIXES) {
+    assert.ok(patterns.find(([re]) => re.test(`${p}/async/videos/video_0123/remix`))?.[1].POST, `${p}/async/videos/{id}/remix`);
+    assert.ok(patterns.find(([re]) => re.test(`${p}/async/videos/remix/job-1`))?.[1].GET, `${p}/async/videos/remix/{job_id}`);
   }
 });
 

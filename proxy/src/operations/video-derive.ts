@@ -1,9 +1,10 @@
 // Remix, edits and extensions: a new video job made from a finished video of the caller's, on the
 // provider and with the key that made it (the video lives in that account), recorded like a new
 // video. Rows of the operations table (video_remix, video_edit, video_extension), so they run in
-// process (execute()) like any row, a run that waits (untilDone) waiting until the new job is
-// finished. Their HTTP routes are the Videos API's own paths (endpoints/videos.ts): the remix's
-// source is in its path there.
+// process and async: /v1/async/videos/{id}/remix (or /v1/async/videos/remix with `video: {id}`),
+// /v1/async/videos/edits and /v1/async/videos/extensions, an async run waiting until the new job is
+// finished so its webhook fires when the video is ready. Their synchronous routes are the Videos
+// API's own paths (endpoints/videos.ts): the remix's source is in its path there.
 import { isMultipart, readForm } from '../http/multipart.ts';
 import { parseJson, readBody, refuseProtoMembers, validated } from '../http/body.ts';
 import type { RequestContext } from '../pipeline/context.ts';

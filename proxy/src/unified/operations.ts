@@ -44,6 +44,8 @@ export interface OperationRow {
    * in its path), not the table's `POST /{path}`; the table still gives it execute() and async.
    */
   readonly ownRoute?: true;
+  /** Also submitted async at this path below /async/, its `{id}` segment taken as the body's `video.id` (the Videos API's `videos/{id}/remix`). */
+  readonly asyncIdPath?: string;
 }
 
 const row = <const R extends OperationRow>(r: R): R => r;
@@ -75,11 +77,11 @@ export const OPERATIONS = [
   // JSON or the multipart form the openai SDK sends. Management (retrieve, list, delete, content,
   // remix, edits, extensions, characters) acts on a stored video: endpoints/videos.ts.
   row({ name: 'video_generation', path: 'videos', azure: false, requestType: 'video_generation', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
-  // A new job from a finished video of the caller's, on its provider (operations/video-derive.ts).
-  // Served at the Videos API's paths (the remix's source is in its path).
-  row({ name: 'video_remix', path: 'videos/remix', ownRoute: true, azure: false, requestType: 'video_remix', body: 'json', async: false, cache: false, capability: 'video_generation' }),
-  row({ name: 'video_edit', path: 'videos/edits', ownRoute: true, azure: false, requestType: 'video_edit', body: 'json_or_form', async: false, cache: false, capability: 'video_generation' }),
-  row({ name: 'video_extension', path: 'videos/extensions', ownRoute: true, azure: false, requestType: 'video_extension', body: 'json_or_form', async: false, cache: false, capability: 'video_generation' }),
+  // A new job from a finished video of the caller's, on its provider (operations/video-derive.ts):
+  // async waits for the new job, like the create. Served synchronously at the Videos API's paths.
+  row({ name: 'video_remix', path: 'videos/remix', ownRoute: true, asyncIdPath: 'videos/{id}/remix', azure: false, requestType: 'video_remix', body: 'json', async: true, cache: false, capability: 'video_generation' }),
+  row({ name: 'video_edit', path: 'videos/edits', ownRoute: true, azure: false, requestType: 'video_edit', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
+  row({ name: 'video_extension', path: 'videos/extensions', ownRoute: true, azure: false, requestType: 'video_extension', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
 ] as const satisfies readonly OperationRow[];
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
