@@ -1,7 +1,16 @@
 // One keep-alive connection pool per upstream origin, shared across config snapshots so a reload
 // does not drop warm connections.
-import { Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type { Pool as UndiciPool } from 'undici';
 import { guardedLookup } from './egress.ts';
+
+/**
+ * undici's Pool class by itself: the package's index also loads fetch, WebSocket, the HTTP caches
+ * and the mock agents, which the gateway's provider calls never use (about 12 MB more resident at
+ * start). An MCP client or a webhook, which do use them, loads the index when it is configured.
+ */
+const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+type Pool = UndiciPool;
 
 const pools = new Map<string, Pool>();
 
