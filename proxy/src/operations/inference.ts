@@ -17,7 +17,8 @@ import type { OperationName, OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
-import { streamItems, type StreamPlan } from '../pipeline/stream.ts';
+import { streamItems, type StreamOptions, type StreamPlan } from '../pipeline/stream.ts';
+import { relayable, relayText, textFormat } from '../pipeline/relay.ts';
 import { bodyOutcome } from '../pipeline/body-relay.ts';
 import type { Target } from '../pipeline/target.ts';
 import type { RequestContext } from '../pipeline/context.ts';
@@ -83,6 +84,11 @@ export interface OperationSpec<R extends ModelRequest> {
    * upstream answer (a video job: started, recorded, and in an async run waited for).
    */
   run?(req: R, ctx: RequestContext): Promise<Outcome>;
+  /**
+   * Sets the scope the stages plan on instead of the request's model: a call on something stored
+   * (a remix of a video) runs on the provider that holds it.
+   */
+  scope?(req: R, ctx: RequestContext): Promise<void>;
 }
 
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
@@ -101,13 +107,15 @@ export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R>
 export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>): Accept {
   const early = { request_type: route.requestType };
   const run = route.run;
+  const scope = route.scope;
   const execute: Execute = run ? (ctx) => run(ctx.request as R, ctx) : (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
   return async (ctx) => {
     ctx.requestType = route.requestType;
     ctx.errorExtra = early;
     const req = await route.read(ctx);
     ctx.request = req;
-    ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
+    if (scope) await scope(req, ctx);
+    else ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
     return execute;
   };
 }
@@ -160,7 +168,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
     if (spec.stream) {
       const plan = spec.stream(attempt, ids);
-      const items = streamItems(ctx, attempt.answer.body, plan, {
+      const opts: StreamOptions = {
         extra,
         provider,
         rawResponse: rt.sendBackRawResponse,
@@ -168,7 +176,11 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
         decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
         maxEventBytes: rt.maxStreamEventBytes,
         scrub: (t) => scrubProvider(t, rt),
-      });
+      };
+      if (relayable(ctx, plan, opts)) {
+        return { kind: 'stream', items: relayText(ctx, attempt.answer.body, plan, opts), format: textFormat(plan as StreamFormat<unknown>), extra: ctx.errorExtra };
+      }
+      const items = streamItems(ctx, attempt.answer.body, plan, opts);
       return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
     }
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);
