@@ -252,7 +252,11 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     adminPort = admin && (await listen(admin, opts.adminPort ?? 0, opts.host)).port;
   } catch (err) {
     server.close();
-    await stopAll();
+    // Bounded: a store closed under a background poll can leave a promise that never settles, and
+    // with nothing else to wait for the process would end with code 0 before saying why.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([stopAll(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
     // A newcomer's most common start failure: one line naming the port and the way out, no stack.
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new GatewayStartError(`port ${binding.port} on ${opts.host} is already in use: stop what listens there, or choose another with ${binding.flag} N`);

@@ -150,7 +150,7 @@ describe('the command line', () => {
       // Without an app dir the data (logs.db) goes to the working directory: a temporary one.
       const cwd = mkdtempSync(join(tmpdir(), 'skybridge-busy-'));
       const out = await run(process.execPath, [MAIN, '-port', String(port), '-host', '127.0.0.1'], { cwd, timeout: patience(90_000), env: { PATH: process.env.PATH } }).then(
-        () => assert.fail('started on a busy port'),
+        (ok: { stdout: string; stderr: string }) => assert.fail(`started on a busy port, or exited 0:\n${ok.stdout}\n${ok.stderr}`),
         (err: { code: number; stderr: string }) => err,
       );
       assert.equal(out.code, 1);
