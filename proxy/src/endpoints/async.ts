@@ -77,6 +77,7 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
       started: ex.started,
       input,
       access: ex.access,
+      requestId: ex.requestId,
     });
     await respond(ex.res, await submitJob(jobs, ctx, { op, input, headers: ex.req.headers, webhook, ttlSeconds: ttl }));
   };

@@ -45,7 +45,7 @@ export interface TurnRequest extends InProcessOrigin {
   body: unknown;
 }
 /** What a turn runs on behalf of: the agent request (its id, its totals, its caller). */
-export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'turnOf' | 'caller'>;
+export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'requestId' | 'turnOf' | 'caller'>;
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
 /** The caller's budgets and rate limits for tool calls (built by governance.ts). */
