@@ -102,7 +102,12 @@ export function createGatewayServer(
     // writeHead carries it.
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    res.once('close', () => logAccess(req, res, path, started, access, requestId));
+    const inFlight = services.metrics.inFlight;
+    inFlight.inc();
+    res.once('close', () => {
+      inFlight.dec();
+      logAccess(req, res, path, started, access, requestId);
+    });
     try {
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
