@@ -18,27 +18,12 @@ export function configureLog(opts: { level?: LogLevel; style?: LogStyle }): void
 const broken = new Set<NodeJS.WriteStream>();
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => broken.add(stream));
 
-// Writes never wait for the reader: a pipe (a container's log pipe) is written asynchronously, so a
-// reader that falls behind makes lines queue in the stream's memory instead of stalling the event
-// loop. The queue is bounded: past MAX_QUEUED bytes lines are dropped, counted, and reported by a
-// line of their own once the reader caught up.
+// Writes never wait for the reader: node writes a pipe (a container's log pipe) asynchronously, so
+// a reader that falls behind makes lines queue in the stream's memory instead of stalling the event
+// loop (test/integration/log-stall.test.ts). That queue is bounded here: past MAX_QUEUED bytes lines
+// are dropped, counted, and reported by a line of their own once the reader caught up.
 const MAX_QUEUED = 8 * 1024 * 1024;
 const dropped = new Map<NodeJS.WriteStream, number>();
-
-/**
- * The gateway process's stdout and stderr pipes made asynchronous where the platform left them
- * blocking (main.ts, at start). Not done on import: a process that ends with process.exit() right
- * after writing (a test runner's child reporting its results) would lose what is still queued.
- */
-export function nonBlockingLogPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) nonBlocking(stream);
-}
-
-function nonBlocking(stream: NodeJS.WriteStream): void {
-  if (stream.isTTY) return;
-  const handle = (stream as unknown as { _type?: string; _handle?: { setBlocking?: (on: boolean) => number } })._handle;
-  if ((stream as unknown as { _type?: string })._type === 'pipe' && typeof handle?.setBlocking === 'function') handle.setBlocking(false);
-}
 
 function emit(out: NodeJS.WriteStream, line: string): void {
   if (broken.has(out)) return;

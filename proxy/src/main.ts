@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cluster from 'node:cluster';
 import { parseCli, USAGE } from './cli.ts';
-import { configureLog, log, nonBlockingLogPipes } from './log.ts';
+import { configureLog, log } from './log.ts';
 import { configFromEnv, loadConfigWithSecrets } from './config/load.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './config/check.ts';
 import { ignoredSettingsWarning, processGatewaySettings } from './config/env-settings.ts';
@@ -27,8 +27,6 @@ async function main(): Promise<void> {
     return;
   }
   configureLog({ level: opts.logLevel, style: opts.logStyle });
-  // A log reader that falls behind must not stall requests (docs/observability.md).
-  nonBlockingLogPipes();
 
   // With --kube-namespace the operator's rendered configuration is the only source (config.json is
   // not read), and every worker follows it itself. The client library loads only then.

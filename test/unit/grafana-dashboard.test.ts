@@ -71,6 +71,8 @@ test('a well-formed dashboard for any scrape: a data source variable, series cho
       for (const l of ['namespace', 'pod', 'container', 'service', 'endpoint']) assert.ok(!labels.includes(l), `${p.title}: ${l} is set by the Prometheus operator only: ${t.expr}`);
       const operator = metrics.some((m) => m.startsWith('skybridge_operator_')) || /\$operator_instance/.test(t.expr);
       assert.match(t.expr, operator ? /instance=~"\$operator_instance"/ : /job=~"\$job", instance=~"\$instance"/, `${p.title}: ${t.expr}`);
+      // A legend naming an operator-only label would be empty on a plain scrape.
+      assert.doesNotMatch((t as { legendFormat?: string }).legendFormat ?? '', /\{\{\s*(namespace|pod|container)\s*\}\}/, p.title);
     }
   }
 });

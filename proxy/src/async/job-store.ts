@@ -79,7 +79,7 @@ export interface Job {
   attempts: number;
   expired: boolean;
   /** The submit's request id; undefined for jobs stored before migration 10. */
-  request_id: string | undefined;
+  request_id?: string;
 }
 
 export interface Finish {
