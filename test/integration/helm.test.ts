@@ -423,6 +423,9 @@ describe('helm chart', () => {
       [['image.digest=latest'], /digest/],
       [['operator.watchNamespaces={Team_A}'], /watchNamespaces/],
       [['proxy.unknownSetting=1'], /unknownSetting/],
+      [['metrics.prometheusRule.errorRate.threshold=2'], /errorRate\/threshold/],
+      [['metrics.prometheusRule.budgetExhaustion.remainingRatio=none'], /remainingRatio/],
+      [['metrics.prometheusRule.webhookExhausted.for=soon'], /webhookExhausted\/for/],
     ];
     for (const [sets, message] of bad) {
       const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));
