@@ -89,7 +89,7 @@ test('access lines: inference and writes at info; probes, scrapes, the dashboard
   }
 });
 
-test('the logs store keeps request_id on records and async jobs (migration 10, SQLite)', async () => {
+test('the logs store keeps request_id on records and async jobs (migration 11, SQLite)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'skybridge-reqid-'));
   const driver = new SqliteDriver(join(dir, 'logs.db'));
   try {

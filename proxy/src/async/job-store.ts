@@ -78,7 +78,7 @@ export interface Job {
   lease_id: string | undefined;
   attempts: number;
   expired: boolean;
-  /** The submit's request id; undefined for jobs stored before migration 10. */
+  /** The submit's request id; undefined for jobs stored before migration 11. */
   request_id?: string;
 }
 

@@ -4,7 +4,7 @@
 import type { Migration } from './driver.ts';
 
 export const REQUEST_ID_MIGRATION: Migration = {
-  version: 10,
+  version: 11,
   description: 'request ids: the x-request-id answered, on request log records and async jobs',
   statements: () => [
     'ALTER TABLE logs ADD COLUMN request_id TEXT',
