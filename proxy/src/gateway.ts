@@ -21,6 +21,7 @@ import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
 import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
@@ -136,12 +137,15 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
+    onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
+  // Budget and rate-limit headroom per virtual key and team, read at scrape time.
+  limitMetrics(metrics, () => holder.current(), counters);
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
   metrics.routingRulesSkipped.set(holder.current().routing.skipped.length);

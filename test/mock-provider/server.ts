@@ -61,6 +61,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   const faults = new FaultQueue();
   const timers = new Set<NodeJS.Timeout>();
   let counter = 0;
+  let requestIds = 0;
   const nextId = (): string => `mock${(++counter).toString(36).padStart(10, '0')}`;
 
   const reset = (): void => {
@@ -250,6 +251,8 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       if (requests.length >= maxRecorded) requests.shift();
       requests.push(rec);
     }
+    // OpenAI answers every request with its own id in x-request-id (documented: "Debugging requests").
+    if (module.format === 'openai') res.setHeader('x-request-id', `req_mock${(++requestIds).toString(36).padStart(8, '0')}`);
     const x: Exchange = { res, rec, cut: false };
     res.once('close', () => {
       if (!res.writableFinished && !x.cut) rec.aborted = true;

@@ -13,6 +13,7 @@ import { serveH2c } from './h2c.ts';
 import { handleCors } from './cors.ts';
 import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../request-id.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -52,7 +53,7 @@ export function createGatewayServer(
     }
     return [undefined, []];
   };
-  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access']): void => {
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): void => {
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
@@ -77,6 +78,7 @@ export function createGatewayServer(
       signal: controller.signal,
       started,
       access,
+      requestId,
       services,
     };
     res.once('close', () => {
@@ -96,12 +98,21 @@ export function createGatewayServer(
     req.on('error', ignoreStreamError);
     res.on('error', ignoreStreamError);
     const access: Exchange['access'] = {};
-    res.once('close', () => logAccess(req, res, path, started, access));
+    // Answered on every route (errors, streams, 404s and /api too): set before any handler, so each
+    // writeHead carries it.
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const inFlight = services.metrics.inFlight;
+    inFlight.inc();
+    res.once('close', () => {
+      inFlight.dec();
+      logAccess(req, res, path, started, access, requestId);
+    });
     try {
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
       if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
-      else route(req, res, path, raw, q, started, access);
+      else route(req, res, path, raw, q, started, access, requestId);
     } catch (err) {
       failed(res, path, err);
     }

@@ -1,5 +1,5 @@
 // Usage broken down by provider, model, virtual key or team over a time window, for the overview:
-// one grouped query over the covering index logs_usage_cover (migration 11) per (bucket, group,
+// one grouped query over the covering index logs_usage_cover (migration 12) per (bucket, group,
 // latency bin), folded here into totals and per-bucket series, the busiest groups kept and the rest
 // summed as `other`; and the MCP tool calls of the same window from mcp_tool_logs. Percentiles come
 // from the latency bins (rollup.ts), so a group's p99 over 30 days costs no sort.

@@ -5,6 +5,7 @@ import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
 import { SKILLS_MIGRATION } from './skills-migration.ts';
 import { VIDEOS_MIGRATION } from './videos-migration.ts';
 import { AUDIT_MIGRATION } from './audit-migration.ts';
+import { REQUEST_ID_MIGRATION } from './request-id-migration.ts';
 import { USAGE_BREAKDOWN_MIGRATION } from './usage-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
@@ -188,5 +189,6 @@ export const MIGRATIONS: readonly Migration[] = [
   SKILLS_MIGRATION,
   VIDEOS_MIGRATION,
   AUDIT_MIGRATION,
+  REQUEST_ID_MIGRATION,
   USAGE_BREAKDOWN_MIGRATION,
 ];

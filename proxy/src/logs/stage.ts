@@ -84,6 +84,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   const routing = ctx.routing;
   const record: LogRecord = {
     id: ctx.id,
+    request_id: ctx.requestId,
     timestamp: Math.round(now - latency),
     // The request type as logs name it (reference `object`): the table's logObject where it has one.
     object: OPERATION_BY_NAME.get(ctx.operation)?.logObject ?? (ctx.requestType || ctx.operation),

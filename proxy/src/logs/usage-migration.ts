@@ -1,11 +1,11 @@
-// Version 11: what the overview breaks usage down by. Each record keeps the HTTP status it answered,
+// Version 12: what the overview breaks usage down by. Each record keeps the HTTP status it answered,
 // whose error it was (record.ts ERROR_CLASSES) and whether the response cache answered it; one
 // covering index over the time range serves the breakdowns (breakdown.ts) by provider, model,
 // virtual key and team without reading the wide records.
 import type { Migration } from './driver.ts';
 
 export const USAGE_BREAKDOWN_MIGRATION: Migration = {
-  version: 11,
+  version: 12,
   description: 'usage breakdowns: status code, error class and cache hit per record, and a covering index by time',
   statements: (d) => [
     'ALTER TABLE logs ADD COLUMN status_code INTEGER',
