@@ -40,13 +40,14 @@ import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
 import { installProcessGuards } from './http/process-guard.ts';
 import { lazyHandler } from './http/lazy-handler.ts';
 import { drainServer } from './http/shutdown.ts';
+import { readTls, watchTls, type TlsTarget } from './http/tls.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { EventHub } from './logs/live-events.ts';
 import { dashboardFront } from './dashboard/front.ts';
 
 /** How the gateway serves: the command line's options that are not about the process itself. */
-export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & {
+export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & Partial<Pick<CliOptions, 'tls'>> & {
   /** The Kubernetes source the start-up document came from (opened by the caller, which loaded it). */
   kube?: KubeStart;
   /** Install the process-wide guards once serving: the command line does; a test process keeps its own. */
@@ -86,6 +87,13 @@ export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'
 
 export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
   const { kube } = opts;
+  // A certificate that cannot be served stops the start before anything is opened.
+  let tls;
+  try {
+    tls = opts.tls && readTls(opts.tls);
+  } catch (err) {
+    throw new GatewayStartError((err as Error).message);
+  }
   const file = configFile(opts);
   const fromFile = file !== undefined && existsSync(file);
   const appDir = resolve(opts.appDir ?? '.');
@@ -189,15 +197,18 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // serving: nothing is checked per request), and the inference port answers them 404.
   const split = opts.adminPort !== undefined ? splitRoutes(routes) : undefined;
   const server = split
-    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort)
-    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages);
-  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages);
+    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort, tls)
+    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages, tls);
+  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages, tls);
+  // Both listeners serve the certificate; a renewed one replaces it on each.
+  const tlsWatch = opts.tls && watchTls(opts.tls, [server, ...(admin ? [admin] : [])] as unknown as TlsTarget[], (ok) => metrics.tlsReloads.inc({ outcome: ok ? 'ok' : 'error' }));
   dashboard?.attach(admin ?? server);
 
   // What runs now, stopped in dependency order: the workers and the MCP calls write to the logs
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
+    tlsWatch?.close();
     vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
@@ -222,8 +233,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (opts.processGuards) installProcessGuards();
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
-    address: `http://${opts.host}:${port}`,
-    ...(adminPort !== undefined && { admin_address: `http://${opts.host}:${adminPort}` }),
+    address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
+    ...(adminPort !== undefined && { admin_address: `${tls ? 'https' : 'http'}://${opts.host}:${adminPort}` }),
     config: kube ? `kubernetes namespace ${kube.source.namespace}` : fromFile ? file : 'environment',
     config_hash: holder.current().hash,
     providers: [...holder.current().providers.keys()],
