@@ -41,6 +41,11 @@ import { installProcessGuards } from './http/process-guard.ts';
 import { lazyHandler } from './http/lazy-handler.ts';
 import { drainServer } from './http/shutdown.ts';
 import { readTls, watchTls, type TlsTarget } from './http/tls.ts';
+import { upgradeRoutes } from './http/upgrades.ts';
+import { REALTIME_PATHS, realtimeFront } from './realtime/front.ts';
+import { realtimeSecretRoutes } from './endpoints/realtime-secrets.ts';
+import { RESPONSES_SOCKET_PATHS, responsesSockets } from './realtime/responses-socket.ts';
+import { SessionCap } from './realtime/session-cap.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { EventHub } from './logs/live-events.ts';
@@ -174,6 +179,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const jobs = sql ? startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
   if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
+  // Ephemeral client secrets for realtime sessions (the sessions themselves are upgrades, below).
+  Object.assign(routes, realtimeSecretRoutes());
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
@@ -203,6 +210,13 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Both listeners serve the certificate; a renewed one replaces it on each.
   const tlsWatch = opts.tls && watchTls(opts.tls, [server, ...(admin ? [admin] : [])] as unknown as TlsTarget[], (ok) => metrics.tlsReloads.inc({ outcome: ok ? 'ok' : 'error' }));
   dashboard?.attach(admin ?? server);
+  // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener,
+  // capped together per virtual key.
+  const sessionCap = new SessionCap();
+  const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap });
+  const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap });
+  upgradeRoutes(server).add(REALTIME_PATHS, realtime.handle);
+  upgradeRoutes(server).add(RESPONSES_SOCKET_PATHS, responseSockets.handle);
 
   // What runs now, stopped in dependency order: the workers and the MCP calls write to the logs
   // store's database, so it closes last.
@@ -256,7 +270,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
 
   let drained: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
-  const drain = (): Promise<void> => (drained ??= drainServer(server, opts.shutdownGraceMs));
+  // Realtime sessions never end by themselves: they are ended between turns (close code 1001) while the listener drains.
+  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs)]).then(() => undefined));
   return {
     config: service,
     holder,
