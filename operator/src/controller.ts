@@ -385,7 +385,7 @@ export class Controller {
       live = undefined; // not ours to judge: the next write replaces it
     }
     const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
-    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source));
+    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
   }
 
   #resources(): CustomResource[] {
