@@ -4,7 +4,7 @@
 import type { RawData } from 'ws';
 import type { Connected } from './upstream.ts';
 import { GeminiTranslator } from './gemini-translate.ts';
-import type { UpstreamLink } from './link.ts';
+import { closeProvider, type UpstreamLink } from './link.ts';
 
 export function geminiLink({ ws, takeEarly }: Connected, model: string): UpstreamLink {
   const t = new GeminiTranslator({ model });
@@ -57,8 +57,6 @@ export function geminiLink({ ws, takeEarly }: Connected, model: string): Upstrea
     onClose: (cb) => (ws.readyState === 3 ? queueMicrotask(() => cb(1006, '')) : void ws.once('close', (code: number, reason: Buffer) => cb(code, reason.toString('utf8')))),
     pause: () => ws.pause(),
     resume: () => ws.resume(),
-    close: (code, reason) => {
-      if (ws.readyState === 0 || ws.readyState === 1) ws.close(code, reason);
-    },
+    close: (code, reason) => closeProvider(ws, code, reason),
   };
 }

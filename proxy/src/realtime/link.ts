@@ -17,6 +17,18 @@ export interface UpstreamLink {
   close(code: number, reason: string): void;
 }
 
+/**
+ * Ends the provider's socket: reading resumes (a paused socket would never see the provider's close
+ * frame, queued behind what it still had to send), and a provider that does not finish the close
+ * handshake soon is cut.
+ */
+export function closeProvider(ws: Connected['ws'], code: number, reason: string): void {
+  if (ws.readyState !== 0 && ws.readyState !== 1) return;
+  ws.resume();
+  ws.close(code, reason);
+  setTimeout(() => ws.terminate(), 2000).unref();
+}
+
 /** OpenAI Realtime events relayed as they are. */
 export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
   ws.on('error', () => undefined);
@@ -42,8 +54,6 @@ export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
     onClose: (cb) => (ws.readyState === 3 ? queueMicrotask(() => cb(1006, '')) : void ws.once('close', (code: number, reason: Buffer) => cb(code, reason.toString('utf8')))),
     pause: () => ws.pause(),
     resume: () => ws.resume(),
-    close: (code, reason) => {
-      if (ws.readyState === 0 || ws.readyState === 1) ws.close(code, reason);
-    },
+    close: (code, reason) => closeProvider(ws, code, reason),
   };
 }
