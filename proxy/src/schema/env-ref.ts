@@ -62,7 +62,7 @@ export function readRef(value: string, env: NodeJS.ProcessEnv, vault: VaultLooku
 }
 
 /** Where secret material lives: `env.VAR` and `vault.<path>#<field>` there are read as references. */
-const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key'];
+const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key', 'audit_logs.hmac_key'];
 
 /** Whether a string at this document path is read as a reference. */
 export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r));

@@ -239,7 +239,6 @@ export const UNBUILT_SECTIONS = [
   'load_balancer_config',
   'guardrails_config',
   'plugins',
-  'audit_logs',
   'large_payload_optimization',
 ] as const;
 
@@ -270,6 +269,23 @@ export const SkillsConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+// The audit log (proxy/src/audit, docs/audit.md), in the reference gateway's shape.
+export const AuditLogsConfigSchema = Type.Object(
+  {
+    /** Default false: audit records are written wherever a logs store is open. */
+    disabled: Type.Optional(Type.Boolean({ description: 'Whether audit logging is off (default false)' })),
+    /** Chains records with HMAC-SHA256 under this key instead of plain SHA-256 (env.VAR or vault reference). */
+    hmac_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A secret of at least 32 bytes (env.VAR or vault.<path>#<field> allowed): the chain is then HMAC-SHA256, which nobody without the key can recompute',
+      }),
+    ),
+    retention_days: Type.Optional(Type.Integer({ minimum: 0, description: 'Days audit records are kept (default 365; 0 keeps them forever)' })),
+  },
+  { additionalProperties: false },
+);
+export type AuditLogsConfig = Static<typeof AuditLogsConfigSchema>;
 
 const Seconds = (description: string, max = 86_400) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: max, description }));
 
@@ -319,6 +335,8 @@ export const GatewayConfigSchema = Type.Object(
     skills: Type.Optional(SkillsConfigSchema),
     /** Realtime and Responses WebSocket sessions: the per-key cap and the session bounds (proxy/src/realtime). */
     websocket: Type.Optional(WebsocketConfigSchema),
+    /** The audit log of management changes (proxy/src/audit, docs/audit.md). */
+    audit_logs: Type.Optional(AuditLogsConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },
