@@ -163,6 +163,7 @@ const EVERYTHING_ON = [
   'proxy.pdb.minAvailable=2',
   'proxy.workers=auto',
   'image.digest=sha256:' + 'a'.repeat(64),
+  'proxy.tls.existingSecret=gateway-tls',
 ];
 
 describe('helm chart', () => {
@@ -221,6 +222,19 @@ describe('helm chart', () => {
     const p = find(custom.docs, 'Deployment', 'sb-skybridge-proxy');
     assert.ok(container(p).args?.includes('--kube-namespace=gateway-config'));
     assert.equal((p as unknown as PodTemplate).spec.replicas, 4);
+  });
+
+  test('proxy.tls.existingSecret: the Secret mounted, --tls-cert/--tls-key passed, probes over HTTPS', async () => {
+    const plain = container(find((await template([])).docs, 'Deployment', 'sb-skybridge-proxy'));
+    assert.ok(!plain.args?.some((a) => a.startsWith('--tls-')));
+    assert.equal((plain.livenessProbe?.httpGet as { scheme?: string }).scheme, undefined);
+    const { docs } = await template(['proxy.tls.existingSecret=gateway-tls']);
+    const proxy = find(docs, 'Deployment', 'sb-skybridge-proxy');
+    const c = container(proxy);
+    assert.ok(c.args?.includes('--tls-cert=/etc/skybridge/tls/tls.crt') && c.args.includes('--tls-key=/etc/skybridge/tls/tls.key'), JSON.stringify(c.args));
+    for (const probe of [c.livenessProbe, c.startupProbe, c.readinessProbe]) assert.equal((probe?.httpGet as { scheme?: string }).scheme, 'HTTPS');
+    const volumes = (proxy as unknown as { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string } }[] } } } }).spec.template.spec.volumes;
+    assert.equal(volumes.find((v) => v.name === 'tls')?.secret?.secretName, 'gateway-tls');
   });
 
   test('operator: the same image with its alternate command, writing to the configuration namespace', async () => {

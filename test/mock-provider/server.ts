@@ -15,6 +15,7 @@ import { openai } from './openai.ts';
 import { mistral } from './mistral.ts';
 import { ollama } from './ollama.ts';
 import { vertex } from './vertex.ts';
+import { serveRealtime } from './realtime.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
 } from './types.ts';
@@ -310,6 +311,9 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     });
   });
 
+  // WebSocket sessions (OpenAI Realtime, Azure realtime) on the same port.
+  const realtime = serveRealtime(server);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // A deep accept queue, as the gateway has: the held-streams bench opens thousands of connections a second.
@@ -325,6 +329,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     url: `http://${hostForUrl}:${port}`,
     port,
     requests,
+    realtime: realtime.sessions,
     inject(fault: Fault): void {
       faults.add(fault);
     },
@@ -332,6 +337,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     close(): Promise<void> {
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      realtime.close();
       return new Promise((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

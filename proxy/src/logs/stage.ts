@@ -16,6 +16,10 @@ declare module '../pipeline/context.ts' {
     /** Where request log records go (the writer of the logs store), when request logging is on. */
     logs?: { enqueue(record: LogRecord): boolean };
   }
+  interface RequestContext {
+    /** Facts a route knows about its request that no column holds (a realtime session's audio seconds, its close code): kept in the record's metadata. */
+    logMetadata?: Record<string, string>;
+  }
 }
 
 export interface LoggingOptions {
@@ -103,7 +107,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   if (cacheDebug) record.cache_debug = cacheDebug;
   if ((cacheDebug as { cache_hit?: unknown } | undefined)?.cache_hit === true) record.cache_hit = true;
   const metadata = loggedHeaders(ctx);
-  if (metadata) record.metadata = metadata;
+  if (metadata || ctx.logMetadata) record.metadata = { ...metadata, ...ctx.logMetadata };
   if (ctx.provider !== 'none') record.provider = ctx.provider;
   if (ctx.model) record.model = ctx.model;
   if (scope.kind === 'model') record.requested_model = scope.model;

@@ -230,6 +230,34 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly tlsReloads = new Counter({
+    name: 'skybridge_tls_reloads_total',
+    help: 'Re-reads of the listeners\' certificate after its files changed: ok (served now) or error (the previous one kept serving).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeSessions = new Gauge({
+    name: 'skybridge_realtime_sessions_active',
+    help: 'Realtime sessions open on this gateway, by provider.',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeEvents = new Counter({
+    name: 'skybridge_realtime_events_total',
+    help: 'Realtime events relayed, by direction (client: from the client; server: to it) and provider.',
+    labelNames: ['direction', 'provider'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeClosed = new Counter({
+    name: 'skybridge_realtime_sessions_closed_total',
+    help: 'Realtime sessions ended, by why (client, upstream, idle, max_duration, budget, bad_frame, backpressure, shutdown, error).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly requestCount = cached(this.requestsTotal);
   readonly requestTime = cached(this.requestDuration);
   readonly upstreamTime = cached(this.upstreamDuration);
