@@ -62,15 +62,15 @@ export function builtinStages(snapshot: Snapshot, services: ContextServices, bui
   return lists;
 }
 
-/** The registry's plugin stages, wrapped as the builtins are. */
-export function wrappedPlugins(registry: PluginRegistry, services: ContextServices, builtins: readonly Builtin[] = BUILTINS): PluginRegistry {
+/** The registry's plugin stages, wrapped as the builtins are (`services`: read when a snapshot builds its stages). */
+export function wrappedPlugins(registry: PluginRegistry, services: () => ContextServices, builtins: readonly Builtin[] = BUILTINS): PluginRegistry {
   if (!builtins.some((b) => b.around)) return registry;
   return new Map(
     [...registry].map(([name, make]) => [
       name,
       (config: unknown, snapshot: Snapshot) => {
         const stage = make(config, snapshot);
-        const wrap = aroundOthers(snapshot, services, builtins, undefined);
+        const wrap = aroundOthers(snapshot, services(), builtins, undefined);
         return wrap ? wrap(stage) : stage;
       },
     ]),

@@ -50,7 +50,7 @@ export function createServices(
     guesses: new GuessThrottle(),
     dependencies: opts.dependencies ?? new Dependencies(),
     tracing,
-    pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), wrappedPlugins(opts.plugins ?? PLUGINS, services)),
+    pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), wrappedPlugins(opts.plugins ?? PLUGINS, () => services)),
     close: async () => {
       await Promise.all([closePools(), mcp.close(), tracing.close()]);
     },

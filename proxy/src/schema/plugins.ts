@@ -63,12 +63,18 @@ export const OtelPluginConfigSchema = Type.Object(
 export type OtelPluginConfig = Static<typeof OtelPluginConfigSchema>;
 
 /** The first `otel` entry of `plugins[]` and its index (one is read; a second is an error). */
-export function otelPluginEntry(config: { plugins?: unknown }): { index: number; enabled: boolean; config: OtelPluginConfig } | undefined {
-  if (!Array.isArray(config.plugins)) return undefined;
-  const index = config.plugins.findIndex((p) => (p as { name?: unknown } | null)?.name === OTEL_PLUGIN);
+export function otelPluginEntry(config: object): { index: number; enabled: boolean; config: OtelPluginConfig } | undefined {
+  const plugins = pluginsOf(config);
+  const index = plugins.findIndex((p) => (p as { name?: unknown } | null)?.name === OTEL_PLUGIN);
   if (index < 0) return undefined;
-  const p = config.plugins[index] as { enabled?: unknown; config?: unknown };
+  const p = plugins[index] as { enabled?: unknown; config?: unknown };
   return { index, enabled: p.enabled === true, config: (p.config ?? {}) as OtelPluginConfig };
+}
+
+/** A document's `plugins` list (anything else: none). */
+function pluginsOf(config: object): unknown[] {
+  const plugins = (config as { plugins?: unknown }).plugins;
+  return Array.isArray(plugins) ? plugins : [];
 }
 
 interface PluginFieldError {
@@ -77,11 +83,10 @@ interface PluginFieldError {
 }
 
 /** The `otel` entries' config against its schema (`validConfig` is the schema's validator), and what only one entry may say. */
-export function otelConfigErrors(config: { plugins?: unknown }, validConfig: (v: unknown) => PluginFieldError[] | undefined): PluginFieldError[] {
-  if (!Array.isArray(config.plugins)) return [];
+export function otelConfigErrors(config: object, validConfig: (v: unknown) => PluginFieldError[] | undefined): PluginFieldError[] {
   const errors: PluginFieldError[] = [];
   let seen = false;
-  config.plugins.forEach((p: unknown, i) => {
+  pluginsOf(config).forEach((p: unknown, i) => {
     const entry = p as { name?: unknown; config?: unknown } | null;
     if (entry?.name !== OTEL_PLUGIN) return;
     if (seen) errors.push({ path: `plugins[${i}].name`, message: `only one '${OTEL_PLUGIN}' plugin may be configured` });
@@ -93,7 +98,7 @@ export function otelConfigErrors(config: { plugins?: unknown }, validConfig: (v:
 }
 
 /** Fields of the reference's otel config this gateway accepts and does not act on. */
-export function otelWarnings(config: { plugins?: unknown }): string[] {
+export function otelWarnings(config: object): string[] {
   const entry = otelPluginEntry(config);
   if (!entry) return [];
   const at = `plugins[${entry.index}].config`;

@@ -40,8 +40,8 @@ export function startSdk(settings: TracingSettings): Sdk {
   if (!contextManagerSet) {
     contextManagerSet = otel.context.setGlobalContextManager(new (contextHooks().AsyncLocalStorageContextManager)().enable());
   }
-  const { BasicTracerProvider, BatchSpanProcessor } = sdkTrace();
-  const provider = new BasicTracerProvider({
+  const { TracerProvider, BatchSpanProcessor } = sdkTrace();
+  const provider = new TracerProvider({
     resource: resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName }),
     sampler: sampler(settings),
     spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000 })],
@@ -81,7 +81,8 @@ function exporter(s: TracingSettings): SdkTrace.SpanExporter {
     const metadata = new g.Metadata();
     for (const [k, v] of Object.entries(s.headers)) metadata.set(k.toLowerCase(), v);
     const credentials = s.insecure && !ca ? g.credentials.createInsecure() : g.credentials.createSsl(ca ?? null);
-    return new (grpcExporter().OTLPTraceExporter)({ url: s.endpoint, metadata, credentials });
+    // The exporter's own copy of sdk-trace may be another patch release: the SpanExporter shape is the same.
+    return new (grpcExporter().OTLPTraceExporter)({ url: s.endpoint, metadata, credentials }) as unknown as SdkTrace.SpanExporter;
   }
   return new (protoExporter().OTLPTraceExporter)({ url: s.endpoint, headers: { ...s.headers }, ...(ca && { httpAgentOptions: { ca } }) });
 }

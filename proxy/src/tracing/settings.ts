@@ -40,7 +40,7 @@ export class TracingSettingsError extends Error {
 const DEFAULT_SERVICE = 'skybridge';
 
 /** The tracing settings of a configuration and environment; undefined: tracing is off. */
-export function tracingSettings(config: { plugins?: unknown }, env: NodeJS.ProcessEnv): TracingSettings | undefined {
+export function tracingSettings(config: object, env: NodeJS.ProcessEnv): TracingSettings | undefined {
   if (isTrue(env.OTEL_SDK_DISABLED)) return undefined;
   const entry = otelPluginEntry(config);
   // An entry decides, enabled or not; without one the variables may turn tracing on.
