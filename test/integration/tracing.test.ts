@@ -15,6 +15,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startCollector, type CollectedSpan, type RunningCollector } from '../helpers/otel-collector.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';
 import { apiClient } from '../helpers/api.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const VK = 'sk-bf-tracing-vk-0123456789abcdef';
 const SERVER = 2;
@@ -261,5 +262,54 @@ describe('configured by the OTel environment variables, exported over gRPC', () 
     assert.equal(root!.parentSpanId, '');
     assert.match(String(root!.attributes['gen_ai.input.messages']), /over grpc please/);
     assert.match(String(root!.attributes['gen_ai.output.messages']), /Mock reply to: over grpc please/);
+  });
+});
+
+describe('async jobs and their webhooks', () => {
+  test("a job's run continues the submitting client's trace, and its webhook delivery carries that trace context in headers", async () => {
+    const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const receiver = await startReceiver();
+    receiver.setSecret(SECRET);
+    const asyncGw = await startGateway(
+      {
+        providers: mockProviders(mock.url),
+        logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
+        // Deliveries to private-network receivers need dashboard authentication configured.
+        governance: { auth_config: { is_enabled: true, admin_username: 'admin', admin_password: 'tracing-async-admin-password' } },
+        webhooks: [{ name: 'hook', url: receiver.url, events: ['async_job.completed'], secret: 'env.SKYBRIDGE_TEST_WH_SECRET', allow_private_network: true }],
+        plugins: [otel('skybridge-async')],
+      },
+      { env: { SKYBRIDGE_TEST_WH_SECRET: SECRET } },
+    );
+    try {
+      const traceId = hex(16);
+      const parentId = hex(8);
+      const res = await fetch(`${asyncGw.url}/v1/async/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-bf-async-webhook': 'hook', traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=job' },
+        body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'an async question' }] }),
+      });
+      assert.equal(res.status, 202);
+      const jobId = String(((await res.json()) as { id: string }).id);
+      let delivery: (typeof receiver.received)[number] | undefined;
+      await eventually(() => {
+        delivery = receiver.received.find((r) => r.json.data.job_id === jobId);
+        assert.ok(delivery, 'the webhook arrived');
+      }, 15_000);
+      assert.equal(delivery!.verified, true);
+      assert.equal(delivery!.headers.traceparent, `00-${traceId}-${parentId}-01`);
+      assert.equal(delivery!.headers.tracestate, 'vendor=job');
+      assert.ok(!delivery!.body.includes('traceparent'), 'the trace context is not in the signed body');
+      const spans = await trace(traceId, (s) => s.some((x) => x.parentSpanId === parentId), asyncGw);
+      const run = spans.find((x) => x.parentSpanId === parentId)!;
+      assert.equal(run.name, 'chat openai/gpt-4o');
+      assert.equal(run.attributes['gen_ai.provider.name'], 'openai');
+      const attempt = childrenOf(spans, run).find((x) => x.kind === CLIENT)!;
+      const upstream = mock.requests.filter((r) => r.path.endsWith('/chat/completions') && String(r.headers.traceparent ?? '').includes(traceId));
+      assert.deepEqual(upstream.map((r) => r.headers.traceparent), [`00-${traceId}-${attempt.spanId}-01`]);
+    } finally {
+      await asyncGw.stop();
+      await receiver.close();
+    }
   });
 });
