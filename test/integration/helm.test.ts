@@ -19,7 +19,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const CHART = join(ROOT, 'charts/skybridge');
 const PROMETHEUS_OPERATOR = 'github.com/prometheus-operator/prometheus-operator@v0.85.0';
 /** The OpenAPI documents of the API groups the chart uses. */
-const OPENAPI_FILES = ['api__v1', 'apis__apps__v1', 'apis__rbac.authorization.k8s.io__v1', 'apis__autoscaling__v2', 'apis__policy__v1', 'apis__apiextensions.k8s.io__v1', 'apis__networking.k8s.io__v1'];
+const OPENAPI_FILES = ['api__v1', 'apis__apps__v1', 'apis__rbac.authorization.k8s.io__v1', 'apis__autoscaling__v2', 'apis__policy__v1', 'apis__apiextensions.k8s.io__v1', 'apis__networking.k8s.io__v1', 'apis__admissionregistration.k8s.io__v1'];
 
 interface Manifest {
   apiVersion: string;
@@ -176,7 +176,8 @@ describe('helm chart', () => {
     assert.deepEqual(
       docs.map((d) => d.kind).sort(),
       ['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition',
-        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount'].sort(),
+        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount',
+        'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].sort(),
     );
   });
 
