@@ -38,8 +38,8 @@ const governance = {
       value: VK,
       team_id: 'team-1',
       provider_configs: [
-        { provider: 'openai', allowed_models: ['*'], key_ids: ['*'], weight: 1 },
-        { provider: 'anthropic', allowed_models: ['*'], key_ids: ['*'], weight: 1 },
+        { provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*'], weight: 1 },
+        { provider: 'anthropic', allowed_models: ['claude-sonnet-4-5'], key_ids: ['*'], weight: 1 },
       ],
     },
   ],
@@ -190,17 +190,19 @@ describe('traces exported over OTLP HTTP/protobuf', () => {
   });
 
   test('agent mode: the tool call and each turn are spans of the agent request, and the MCP server gets the tool span as _meta traceparent', async () => {
+    // No virtual key: the MCP client admits callers without one.
     const agentGw = await startGateway({
       providers: mockProviders(mock.url),
-      governance,
-      client: { enforce_auth_on_inference: true },
+      // The turns' usage is summed into the agent request by the logging stage.
+      client: { enable_logging: true },
       mcp: { client_configs: [{ name: 'web', connection_type: 'http', connection_string: mcp.httpUrl, tools_to_execute: ['*'], tools_to_auto_execute: ['echo'], allow_without_virtual_key: true }] },
       plugins: [otel('skybridge-agent')],
     });
     try {
       await eventually(async () => assert.deepEqual((await apiClient(agentGw)<{ state: string }[]>('GET', '/api/mcp/clients')).body.map((c) => c.state), ['connected']), 30_000);
       const traceId = hex(16);
-      const answer = await client(`00-${traceId}-${hex(8)}-01`, agentGw).chat.completions.create({
+      const anonymous = new OpenAI({ baseURL: `${agentGw.url}/v1`, apiKey: 'none', maxRetries: 0, defaultHeaders: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+      const answer = await anonymous.chat.completions.create({
         model: 'openai/gpt-4o',
         messages: [{ role: 'user', content: 'weather in Lyon' }],
         tool_choice: { type: 'function', function: { name: 'web-echo' } },

@@ -202,10 +202,31 @@ function attemptWatcher(ctx: RequestContext, trace: RequestTrace, t: Tracing): A
   };
 }
 
+const FINISH_REASON = /"finish_reason":\s*"([A-Za-z_]+)"/;
+const MODEL = /"model":\s*"([^"\\]{1,256})"/;
+
 /** A streamed item: the answering model, the finish reasons, and the text when content is captured. */
 function observe(trace: RequestTrace, item: unknown, content: boolean): void {
   if (!item || typeof item !== 'object' || item instanceof Uint8Array) return;
   const facts = (trace.facts ??= { finishReasons: undefined, responseModel: undefined, output: undefined });
+  const relayed = (item as { json?: unknown }).json;
+  if (typeof relayed === 'string') {
+    // An OpenAI chunk relayed as its JSON text (not parsed on the way): read without parsing it,
+    // unless its text is wanted.
+    const reason = FINISH_REASON.exec(relayed);
+    if (reason) (facts.finishReasons ??= []).push(reason[1]);
+    if (!facts.responseModel) facts.responseModel = MODEL.exec(relayed)?.[1];
+    if (!content) return;
+    try {
+      item = JSON.parse(relayed) as unknown;
+    } catch {
+      return;
+    }
+    for (const c of ((item as { choices?: unknown }).choices ?? []) as { delta?: { content?: unknown } }[]) {
+      if (typeof c.delta?.content === 'string') facts.output = (facts.output ?? '') + c.delta.content;
+    }
+    return;
+  }
   const chunk = item as { model?: unknown; choices?: unknown; type?: unknown; response?: { model?: unknown; status?: unknown } };
   if (typeof chunk.model === 'string') facts.responseModel = chunk.model;
   if (Array.isArray(chunk.choices)) {
