@@ -6,9 +6,10 @@
 // before it. The goal: under 32 MB growth (the content is streamed, never held whole).
 // The gateway runs with the image's Node flags (Dockerfile: --max-semi-space-size=8);
 // BENCH_NODE_OPTIONS replaces them (e.g. '--max-semi-space-size=1'), BENCH_MALLOC sets MALLOC_ARENA_MAX.
-// What grows is chunks already written and dead, waiting for V8 to collect them: each upstream read
-// is a new 64 KiB buffer, freed only when the young generation holding its wrapper is scavenged, so
-// a larger young generation lets more of them wait (see docs/video.md for the figures).
+// What grew (53-98 MB) was chunks already written and dead, waiting for V8 to collect them: each
+// upstream read is a new 64 KiB buffer, freed only when its wrapper is collected. The relay now asks
+// for a minor collection every 8 MiB relayed (proxy/src/upstream/relay-memory.ts; figures in
+// docs/video.md and docs/benchmarks.md).
 //   node bench/video-content.ts [megabytes]
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

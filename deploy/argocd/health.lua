@@ -20,7 +20,8 @@ local connected = nil
 for _, c in ipairs(status.conditions) do
   if c.type == "Accepted" then accepted = c end
   if c.type == "Ready" then ready = c end
-  if c.type == "Connected" then connected = c end
+  -- How a served resource is doing: an MCPClient's Connected, a Webhook's Delivering.
+  if c.type == "Connected" or c.type == "Delivering" then connected = c end
 end
 local function stale(c)
   return c == nil or (generation ~= nil and c.observedGeneration ~= nil and c.observedGeneration < generation)
@@ -62,7 +63,8 @@ if accepted.reason == "Degraded" then
   return hs
 end
 -- An MCPClient is served only when its server answers: a client that cannot connect on some
--- replica is Degraded (its tools are missing there), one still connecting is Progressing.
+-- replica is Degraded (its tools are missing there), one still connecting is Progressing. A Webhook
+-- whose deliveries were given up lately is Degraded until a window passes without one.
 if connected ~= nil and not stale(connected) then
   if connected.status == "False" then
     hs.status = "Degraded"

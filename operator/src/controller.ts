@@ -71,6 +71,8 @@ interface LastPass {
   generations: Map<string, number | undefined>;
   /** `MCPClient ns/name` -> client id in the document. */
   mcpIds: Map<string, string>;
+  /** `Webhook ns/name` -> webhook id in the document. */
+  webhookIds: Map<string, string>;
 }
 
 export interface SecretSelection {
@@ -340,8 +342,11 @@ export class Controller {
       guard();
       await this.#opts.events.warn(index, outcome.held ? 'RenderHeld' : 'RenderFailed', outcome.message, 'Render').catch(eventFailed);
     }
-    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), mcpIds: new Map() };
-    for (const [key, ref] of Object.entries(desired.input.sources)) if (key.startsWith('mcp_clients/')) pass.mcpIds.set(ref, key.slice('mcp_clients/'.length));
+    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), mcpIds: new Map(), webhookIds: new Map() };
+    for (const [key, ref] of Object.entries(desired.input.sources)) {
+      if (key.startsWith('mcp_clients/')) pass.mcpIds.set(ref, key.slice('mcp_clients/'.length));
+      else if (key.startsWith('webhooks/')) pass.webhookIds.set(ref, key.slice('webhooks/'.length));
+    }
     for (const cr of resources) {
       if (!cr.metadata.uid) continue;
       pass.generations.set(cr.metadata.uid, cr.metadata.generation);
@@ -371,6 +376,9 @@ export class Controller {
     if (cr.kind === 'MCPClient') {
       const id = pass.mcpIds.get(crRef(cr));
       view.mcp = id ? this.#served.mcp(id, live) : [];
+    } else if (cr.kind === 'Webhook') {
+      const id = pass.webhookIds.get(crRef(cr));
+      view.givenUp = id ? this.#served.givenUp(id, live) : [];
     }
     return view;
   }
@@ -385,7 +393,7 @@ export class Controller {
       live = undefined; // not ours to judge: the next write replaces it
     }
     const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
-    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source));
+    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
   }
 
   #resources(): CustomResource[] {

@@ -2,7 +2,8 @@
 // (not written; the proxies keep the last one) when it would remove every provider that is served,
 // or more than half of the served providers and virtual keys, while the custom resources they came
 // from still exist: that is what a deleted or emptied Secret, or a broken bulk edit, looks like.
-// Removing objects by deleting their custom resources is explicit intent and is never held.
+// Removing objects by deleting their custom resources is explicit intent and is never held, nor is
+// what goes with it: a virtual key refused because the providers it named were deleted.
 import type { IndexDocument } from './render/contract.ts';
 import type { RenderInput } from './render/output.ts';
 
@@ -20,8 +21,14 @@ export interface HoldDecision {
  * @param live   the index the proxies serve now (undefined before the first render)
  * @param next   what would be written
  * @param exists whether the custom resource `<Kind> <namespace>/<name>` still exists (not being deleted)
+ * @param reasonOf the reason of that resource's Accepted condition in `next` (`ReferenceNotFound`, ...)
  */
-export function holdDecision(live: Pick<IndexDocument, 'managed' | 'sources'> | undefined, next: Pick<RenderInput, 'managed'>, exists: (source: string) => boolean): HoldDecision {
+export function holdDecision(
+  live: Pick<IndexDocument, 'managed' | 'sources'> | undefined,
+  next: Pick<RenderInput, 'managed'>,
+  exists: (source: string) => boolean,
+  reasonOf: (source: string) => string | undefined = () => undefined,
+): HoldDecision {
   if (!live) return { lost: [] };
   const served: string[] = [];
   const kept = new Set<string>();
@@ -29,7 +36,14 @@ export function holdDecision(live: Pick<IndexDocument, 'managed' | 'sources'> | 
     for (const id of live.managed[section] ?? []) served.push(`${section}/${id}`);
     for (const id of next.managed[section] ?? []) kept.add(`${section}/${id}`);
   }
-  const lost = served.filter((k) => !kept.has(k) && live.sources[k] !== undefined && exists(live.sources[k]));
+  const gone = served.filter((k) => !kept.has(k) && live.sources[k] !== undefined);
+  let lost = gone.filter((k) => exists(live.sources[k]));
+  // Providers deleted on purpose and none lost otherwise: the keys refused for naming them follow
+  // the deletion. A provider lost otherwise (an emptied Secret) keeps every key counted.
+  const providerDeleted = gone.some((k) => k.startsWith('providers/') && !exists(live.sources[k]));
+  if (providerDeleted && !lost.some((k) => k.startsWith('providers/'))) {
+    lost = lost.filter((k) => !(k.startsWith('virtual_keys/') && reasonOf(live.sources[k]) === 'ReferenceNotFound'));
+  }
   if (!lost.length) return { lost };
   const servedProviders = (live.managed.providers ?? []).length;
   const nextProviders = (next.managed.providers ?? []).length;

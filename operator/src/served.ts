@@ -7,7 +7,7 @@
 // render is numbered here; revisions rendered before this process led are unknown and count as not
 // serving the CR until the replica loads a current one (conservative: Ready never claims too much).
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { SERVED_ANNOTATION, parseServedReport, type ServedMcpClient, type ServedReport } from '../../proxy/src/contract.ts';
+import { SERVED_ANNOTATION, parseServedReport, type ServedMcpClient, type ServedReport, type ServedWebhook } from '../../proxy/src/contract.ts';
 
 export interface Replica {
   identity: string;
@@ -147,6 +147,16 @@ export class ServedTracker {
     for (const r of live) {
       const client = r.report.mcp[clientId];
       if (client) out.push({ identity: r.identity, client });
+    }
+    return out;
+  }
+
+  /** The live replicas that gave up deliveries to webhook `id` lately. */
+  givenUp(id: string, live: readonly Replica[]): { identity: string; webhook: ServedWebhook }[] {
+    const out: { identity: string; webhook: ServedWebhook }[] = [];
+    for (const r of live) {
+      const webhook = r.report.webhooks?.[id];
+      if (webhook) out.push({ identity: r.identity, webhook });
     }
     return out;
   }

@@ -5,7 +5,7 @@
 import type { Condition, CustomResource } from './resources/kinds.ts';
 import type { Verdict } from './resources/desired.ts';
 import type { ServedCount } from './served.ts';
-import { scrubError } from '../../proxy/src/contract.ts';
+import { EXHAUSTED_WINDOW_MS, scrubError } from '../../proxy/src/contract.ts';
 
 /** Flat fields beside the conditions (printer columns read them; no arrays). */
 export interface StatusFields {
@@ -40,6 +40,8 @@ export interface ServedView {
   kind: string;
   /** MCPClient: each live replica's view of the client. */
   mcp?: { identity: string; client: { state: string; tools: number; error?: string } }[];
+  /** Webhook: the live replicas that gave up deliveries to it lately. */
+  givenUp?: { identity: string; webhook: { exhausted: number; error?: string } }[];
 }
 
 export function desiredConditions(verdict: Verdict, outcome: RenderOutcome, served?: ServedView): DesiredCondition[] {
@@ -65,6 +67,7 @@ export function desiredConditions(verdict: Verdict, outcome: RenderOutcome, serv
   }
   const out = [accepted, ready];
   if (served && served.kind === 'MCPClient') out.push(connectedCondition(verdict, served));
+  if (served && served.kind === 'Webhook') out.push(deliveringCondition(verdict, served));
   return out;
 }
 
@@ -106,8 +109,24 @@ function connectedCondition(verdict: Verdict, { count, mcp = [] }: ServedView): 
   return { type: 'Connected', status: 'Unknown', reason: 'Connecting', message: `Connected on ${connected} of ${replicas(count.live)}.` };
 }
 
+/**
+ * Whether deliveries get through: False while a replica reports one given up after its last retry
+ * within the window (EXHAUSTED_WINDOW_MS). No count in the message: the Event stays one series.
+ */
+function deliveringCondition(verdict: Verdict, { givenUp = [] }: ServedView): DesiredCondition {
+  if (!verdict.accepted) return { type: 'Delivering', status: 'False', reason: 'NotAccepted', message: 'Not rendered: see the Accepted condition.' };
+  const first = givenUp[0];
+  if (first) {
+    const minutes = Math.round(EXHAUSTED_WINDOW_MS / 60_000);
+    const error = first.webhook.error ? `; last error: ${first.webhook.error}` : '';
+    return { type: 'Delivering', status: 'False', reason: 'DeliveriesExhausted', message: truncate(`${first.identity}: deliveries were given up after their last retry within the last ${minutes} minutes${error}`) };
+  }
+  return { type: 'Delivering', status: 'True', reason: 'Delivering', message: 'No delivery was given up lately.' };
+}
+
 /** Reasons of the served side that a user must act on: each gets a Warning Event, like a refusal. */
-const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImplemented', 'ConnectionFailed']);
+const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImplemented', 'ConnectionFailed', 'DeliveriesExhausted']);
+const ACTIONS: Record<string, string> = { Connected: 'Connect', Delivering: 'Deliver' };
 
 /**
  * The problem of an accepted resource that the proxies report (a replica refused the rendering, no
@@ -115,7 +134,7 @@ const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImp
  */
 export function servedProblem(conditions: readonly DesiredCondition[]): { reason: string; note: string; action: string } | undefined {
   const c = conditions.find((x) => x.status === 'False' && SERVED_PROBLEMS.has(x.reason));
-  return c && { reason: c.reason, note: c.message, action: c.type === 'Connected' ? 'Connect' : 'Serve' };
+  return c && { reason: c.reason, note: c.message, action: ACTIONS[c.type] ?? 'Serve' };
 }
 
 /** The flat fields for `conditions` and the served view. */
@@ -123,11 +142,12 @@ export function statusFields(conditions: readonly DesiredCondition[], served?: S
   const by = (t: string) => conditions.find((c) => c.type === t);
   const accepted = by('Accepted');
   const ready = by('Ready');
-  const connected = by('Connected');
+  // Connected (MCPClient) or Delivering (Webhook): how the served resource is doing.
+  const working = by('Connected') ?? by('Delivering');
   // Not accepted: Ready just says NotAccepted, the cause is Accepted's. Degraded: shown even when served.
   let reason = ready?.reason;
   if (accepted && accepted.status !== 'True') reason = accepted.reason;
-  else if (ready?.status === 'True' && connected && connected.status === 'False') reason = connected.reason;
+  else if (ready?.status === 'True' && working && working.status === 'False') reason = working.reason;
   else if (ready?.status === 'True' && accepted?.reason === 'Degraded') reason = 'Degraded';
   const fields: StatusFields = { ...(reason ? { reason } : {}) };
   if (served) {

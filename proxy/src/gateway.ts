@@ -30,6 +30,7 @@ import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
 import { startResponseCache, stopResponseCache } from './cache/start.ts';
 import type { CacheRuntime } from './cache/runtime.ts';
 import { startWebhooks, type Webhooks } from './webhooks/start.ts';
+import { GivenUpDeliveries } from './webhooks/given-up.ts';
 import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
 import { VideoStore } from './state/videos.ts';
 import { asyncRoutes } from './endpoints/async.ts';
@@ -46,6 +47,9 @@ import { drainServer } from './http/shutdown.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { EventHub } from './logs/live-events.ts';
+import { AuditLog } from './audit/log.ts';
+import { ManagementKeys } from './audit/keys.ts';
+import { reloadEntry } from './audit/reload.ts';
 import { dashboardFront } from './dashboard/front.ts';
 
 /** How the gateway serves: the command line's options that are not about the process itself. */
@@ -155,14 +159,36 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube?.initial) metrics.configLoaded(kube.initial.index.revision);
   else if (!opts.kubeNamespace) metrics.configLoaded(holder.current().hash);
   if (!opts.kubeNamespace) holder.onSwap((next) => metrics.configLoaded(next.hash));
-  const watcher = fromFile ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc()) : undefined;
-  if (kube) await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => metrics.configLoaded(revision));
+  // The audit log and the management API keys live in the logs store's database too (docs/audit.md).
+  const audit = sql ? new AuditLog(sql, { settings: () => holder.current().config.audit_logs, onFailure: () => metrics.auditWriteFailures.inc() }) : undefined;
+  const managementKeys = sql ? new ManagementKeys(sql) : undefined;
+  // Said only when the section asks for an audit log: without one configured, no store is the default.
+  const auditAsked = holder.current().config.audit_logs;
+  if (!sql && auditAsked && auditAsked.disabled !== true) log.warn('audit_logs is set but no logs store is open: the audit log and issued management API keys are off (they live in the logs store; see docs/audit.md)');
+  const watcher = fromFile
+    ? watchConfigFile(file, service, () => metrics.configReloadErrors.inc(), (e) => void audit?.record(reloadEntry({ type: 'system', name: 'config file' }, e.file, e.before, e.after, e.hashBefore, e.hashAfter, { kept_from_api: e.kept, set_aside: e.setAside })))
+    : undefined;
+  if (kube) {
+    // The operator's rendering, as this replica serves it: each revision is a change by the operator.
+    let served = { doc: service.document(), hash: service.current().hash };
+    await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => {
+      metrics.configLoaded(revision);
+      const next = { doc: service.document(), hash: service.current().hash };
+      void audit?.record(reloadEntry({ type: 'system', name: 'kubernetes operator' }, `kubernetes namespace ${kube.source.namespace}`, served.doc, next.doc, served.hash, next.hash, { revision }));
+      served = next;
+    });
+  }
   void catalog.refresh(holder.current());
   // Vault references are read again every TTL; a rotated value swaps the snapshot like a reload.
   // /health says `degraded` while the vault cannot answer (the last good values serve meanwhile).
   if (vaultSecrets.status().configured) dependencies.registerStore('vault', () => (vaultSecrets.status().state === 'down' ? (vaultSecrets.status().last_error ?? 'the vault does not answer') : undefined));
   vaultSecrets.start({
-    onChange: () => service.refreshSecrets(),
+    onChange: async () => {
+      const before = service.current().hash;
+      await service.refreshSecrets();
+      // A secret rotated in the vault: which one is not said (paths of the document only, no values).
+      void audit?.record({ actor: { type: 'system', name: 'vault' }, action: 'rotate', resource: 'vault', outcome: 'success', details: { config_hash: { before, after: service.current().hash } } });
+    },
     onRefresh: (ok) => {
       metrics.vaultUp.set(ok ? 1 : 0);
       if (!ok) metrics.vaultRefreshFailures.inc();
@@ -175,7 +201,14 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const webhooks = sql ? await startWebhooks(sql, holder, metrics) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = sql ? startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
-  if (webhooks) webhooks.dispatcher.onGaveUp = (d) => events.webhookGaveUp(d);
+  // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.
+  const givenUp = new GivenUpDeliveries();
+  if (webhooks) {
+    webhooks.dispatcher.onGaveUp = (d) => {
+      events.webhookGaveUp(d);
+      givenUp.record(d.webhook, d.error);
+    };
+  }
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
@@ -193,8 +226,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
-      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined }),
-    }, services.guesses, revocations, skills),
+      features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined, audit: audit !== undefined }),
+    }, services.guesses, revocations, skills, { ...(audit && { audit }), ...(managementKeys && { keys: managementKeys }) }),
   );
   // With --admin-port, /api, /metrics and the dashboard get a listener of their own (split before
   // serving: nothing is checked per request), and the inference port answers them 404.
@@ -214,7 +247,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
       servedReport?.stop(),
       services.close(),
       cache && stopResponseCache(cache, holder.current().config),
-      Promise.all([webhooks?.stop(), jobs?.close(), mcp.calls.close()]).then(() => logs?.close()),
+      Promise.all([webhooks?.stop(), jobs?.close(), mcp.calls.close(), audit?.close(), managementKeys?.close()]).then(() => logs?.close()),
     ]);
     await closeState();
   };
@@ -251,7 +284,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube) {
     const { startServedReport } = await import('./state/served-report.ts');
     const source = kube.source;
-    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
   }
 
   let drained: Promise<void> | undefined;

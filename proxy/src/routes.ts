@@ -29,7 +29,7 @@ function merged(...sets: Routes[]): Routes {
 }
 
 const OPENAI_SET: Routes = merged(
-  Object.fromEntries(OPERATIONS.map((op) => [`/${op.path}`, { POST: operationHandler(op.name) }])),
+  Object.fromEntries(OPERATIONS.filter((op) => !('ownRoute' in op)).map((op) => [`/${op.path}`, { POST: operationHandler(op.name) }])),
   { '/models': { GET: listModels } },
   RESOURCE_ROUTES,
   VIDEO_ROUTES,

@@ -296,14 +296,14 @@ test('GET /api/dashboard: version, file mode, writable, auth and the subsystems 
   assert.equal(info.read_only_reason, undefined);
   assert.equal(info.auth_enabled, false);
   // A SQLite logs store: logs, webhooks, async jobs and the skills repository run; no vector store, no MCP client.
-  assert.deepEqual(info.features, { logs: true, cache: false, mcp: true, webhooks: true, async: true, skills: true });
+  assert.deepEqual(info.features, { logs: true, cache: false, mcp: true, webhooks: true, async: true, skills: true, audit: true });
   const { cookie } = await login(secured);
   assert.equal((await raw(`${secured.url}/api/dashboard`)).status, 401);
   assert.equal(JSON.parse((await raw(`${secured.url}/api/dashboard`, { headers: { cookie } })).body.toString()).auth_enabled, true);
 });
 
 test('the info builder in Kubernetes mode: read-only, naming what to edit', () => {
-  const info = gatewayInfo({ version: '1.2.3', origin: kubeOrigin(undefined), authEnabled: true, features: { logs: true, cache: false, mcp: true, webhooks: false, async: false, skills: false } });
+  const info = gatewayInfo({ version: '1.2.3', origin: kubeOrigin(undefined), authEnabled: true, features: { logs: true, cache: false, mcp: true, webhooks: false, async: false, skills: false, audit: false } });
   assert.equal(info.mode, 'kubernetes');
   assert.equal(info.read_only, true);
   assert.match(info.read_only_reason ?? '', /custom resources \(gateway\.skybridge\.dev\) with kubectl/);

@@ -8,6 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
@@ -64,9 +69,9 @@ const kubeconfigFor = (user: string): string => kubeconfigForUser(kube, user);
 
 let proxyKubeconfig: string;
 
-async function startProxy(name: string): Promise<RunningGateway> {
+async function startProxy(name: string, env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
   const p = await startGateway(undefined, {
-    env: { KUBECONFIG: proxyKubeconfig, HOME: kube.stateDir, POD_NAME: name, SKYBRIDGE_SERVED_LEASE_SECONDS: String(SERVED_LEASE_SECONDS) },
+    env: { KUBECONFIG: proxyKubeconfig, HOME: kube.stateDir, POD_NAME: name, SKYBRIDGE_SERVED_LEASE_SECONDS: String(SERVED_LEASE_SECONDS), ...env },
     args: ['--kube-namespace', NS],
   });
   proxies[name] = p;
@@ -274,5 +279,53 @@ describe('Ready means served', { concurrency: false }, () => {
     process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
     assert.match(table, new RegExp(`tools\\s+stdio\\s+(<none>\\s+)?True\\s+${tools}\\s+True\\s+Served\\s+2/2`));
     assert.match(table, /broken\s+stdio\s+(<none>\s+)?False\s+(<none>\s+)?True\s+ConnectionFailed\s+2\/2/);
+  });
+
+  test('a Webhook whose deliveries a proxy gives up on is not Delivering: its status says why and a Warning Event is recorded', { timeout: 90_000 }, async () => {
+    // A receiver that always fails, and a proxy with a logs store (where deliveries live).
+    const receiver = createServer((_req, res) => res.writeHead(503).end('down for maintenance'));
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const dir = mkdtempSync(join(tmpdir(), 'skybridge-served-logs-'));
+    try {
+      // Management auth on: test deliveries to a private-network receiver need it.
+      const adminKey = 'sb-admin-served-test-key-0001';
+      const admin = { 'x-api-key': adminKey };
+      const withLogs = await startProxy('proxy-c', { SKYBRIDGE_LOGS_STORE_TYPE: 'sqlite', SKYBRIDGE_LOGS_STORE_PATH: join(dir, 'logs.db'), SKYBRIDGE_ADMIN_API_KEYS: adminKey });
+      await apply({
+        apiVersion: 'gateway.skybridge.dev/v1alpha1',
+        kind: 'Webhook',
+        metadata: { name: 'flaky', namespace: NS },
+        spec: {
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          events: ['async_job.completed'],
+          allow_private_network: true,
+          max_retries: 0,
+          secretFrom: { secretKeyRef: { name: 'llm-credentials', key: 'hook' } },
+        },
+      });
+      await waitFor('proxy-c to serve the webhook', async () => (await fetch(`${withLogs.url}/api/webhooks/flaky`, { headers: admin })).ok || undefined, 30_000);
+      const sent = await fetch(`${withLogs.url}/api/webhooks/flaky/test`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(sent.status, 202, await sent.text());
+      const cr = await waitFor('Delivering=False', async () => {
+        const o = await api(`${GROUP_PATH}/webhooks/flaky`);
+        return condition(o, 'Delivering')?.status === 'False' ? o : undefined;
+      }, 30_000);
+      const delivering = condition(cr, 'Delivering')!;
+      assert.equal(delivering.reason, 'DeliveriesExhausted');
+      assert.match(delivering.message, /^proxy-c: deliveries were given up after their last retry within the last 10 minutes; last error: receiver answered 503/);
+      // (status.reason here is Ready's PartiallyImplemented: proxy-a and proxy-b have no logs store.)
+      const event = await waitFor('a Warning Event on the Webhook', async () => {
+        const list = JSON.parse(await kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as { items: { type: string; reason: string; regarding: { kind: string; name: string }; note: string }[] };
+        return list.items.find((e) => e.regarding.kind === 'Webhook' && e.regarding.name === 'flaky' && e.reason === 'DeliveriesExhausted');
+      });
+      assert.equal(event.type, 'Warning');
+      assert.match(event.note, /receiver answered 503/);
+    } finally {
+      await proxies['proxy-c']?.stop();
+      delete proxies['proxy-c'];
+      receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -373,3 +373,72 @@ describe('OCR on Vertex AI (Mistral OCR as a partner model)', () => {
     }, 5000);
   });
 });
+
+describe('OCR on Azure AI Foundry (Mistral Document AI)', () => {
+  let onAzure: InProcessGateway;
+
+  before(async () => {
+    onAzure = await startGateway(
+      {
+        providers: {
+          azure: {
+            keys: [
+              {
+                name: 'foundry',
+                value: 'env.OCR_FOUNDRY_KEY',
+                weight: 1,
+                azure_key_config: { endpoint: `${mock.url}/azure`, deployments: { 'mistral-document-ai-2505': 'docs-ai' }, api_version: '2024-10-21' },
+              },
+            ],
+            network_config: { max_retries: 0 },
+            // Foundry's page price is not a list price the gateway carries: the operator sets it.
+            pricing_overrides: [{ model_pattern: 'mistral-document-ai-*', match_type: 'wildcard', ocr_cost_per_page: 0.003 }],
+          },
+        },
+        logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
+      },
+      { env: { OCR_FOUNDRY_KEY: 'foundry-key-1' } },
+    );
+  });
+  after(() => onAzure?.stop());
+
+  for (const prefix of ['/v1', '/openai/v1'] as const) {
+    test(`a data URL document goes to the resource's /providers/mistral/azure/ocr with the deployment and a bearer key ${compat(prefix, 'ocr.process', 'azure')}`, async () => {
+      const serverURL = prefix === '/v1' ? onAzure.url : `${onAzure.url}/openai`;
+      const res = await sdk('not-needed', serverURL).ocr.process({ model: 'azure/mistral-document-ai-2505', document: { type: 'document_url', documentUrl: TWO_PAGES } });
+      assert.deepEqual(res.pages.map((p) => p.markdown), ['# Page 1\n\nInvoice 42 total 17 EUR', '# Page 2\n\nThank you for your order']);
+      assert.equal(res.usageInfo.pagesProcessed, 2);
+      const up = lastUpstream();
+      assert.equal(up.path, '/azure/providers/mistral/azure/ocr', 'at the resource root, not below /openai');
+      assert.equal(up.query['api-version'], undefined);
+      assert.equal(up.headers.authorization, 'Bearer foundry-key-1');
+      assert.equal(up.headers['api-key'], undefined);
+      assert.equal((up.body as { model: string }).model, 'docs-ai', "the key's deployment");
+    });
+  }
+
+  test('an image data URL is one page with its dimensions', async () => {
+    const res = await sdk('not-needed', onAzure.url).ocr.process({ model: 'azure/mistral-document-ai-2505', document: { type: 'image_url', imageUrl: `data:image/png;base64,${png(640, 480).toString('base64')}` } });
+    assert.equal(res.pages.length, 1);
+    assert.deepEqual([res.pages[0].dimensions?.width, res.pages[0].dimensions?.height], [640, 480]);
+  });
+
+  test('a URL or a file id is refused before it goes out: Foundry reads documents inline only', async () => {
+    const before = mock.requests.filter((r) => r.path.includes('/providers/mistral/')).length;
+    const url = await failure(sdk('not-needed', onAzure.url).ocr.process({ model: 'azure/mistral-document-ai-2505', document: { type: 'image_url', imageUrl: 'https://example.com/scan.png' } }));
+    assert.equal(url.status, 400);
+    assert.equal(url.body.error.param, 'document.image_url');
+    assert.equal(url.body.error.code, 'unsupported_document');
+    const file = await failure(sdk('not-needed', onAzure.url).ocr.process({ model: 'azure/mistral-document-ai-2505', document: { type: 'file', fileId: 'f-1' } }));
+    assert.equal(file.status, 400);
+    assert.equal(file.body.error.param, 'document.file_id');
+    assert.equal(mock.requests.filter((r) => r.path.includes('/providers/mistral/')).length, before);
+  });
+
+  test('priced per page at the configured Foundry price', async () => {
+    await eventually(async () => {
+      const logs = ((await (await fetch(`${onAzure.url}/api/logs?limit=50`)).json()) as { logs: { object: string; provider: string; cost?: number }[] }).logs;
+      assert.ok(logs.some((e) => e.object === 'ocr' && e.provider === 'azure' && Math.abs((e.cost ?? 0) - 0.006) < 1e-9), JSON.stringify(logs));
+    }, 5000);
+  });
+});

@@ -312,6 +312,24 @@ test('reference checks, blast radius, the hold rule and Event series on a real A
     const fixed = await waitFor('a Normal Resolved Event on the provider', async () => (await events()).find((e) => e.type === 'Normal' && e.reason === 'Resolved' && e.regarding.kind === 'Provider' && e.regarding.name === 'openai'));
     assert.match(fixed.note, /^SecretNotFound no longer applies/);
   });
+
+  await t.test('deleting the last Provider while a VirtualKey names it is intent: not held, the key is refused and leaves too', async () => {
+    await kubectl(['delete', '-n', NS, 'provider', 'openai']);
+    const r = await waitFor('openai to leave the render', async () => {
+      const got = await rendered();
+      return got && !got.document.providers?.openai ? got : undefined;
+    });
+    assert.deepEqual(Object.keys(r.document.providers ?? {}), []);
+    assert.equal(r.document.governance?.virtual_keys, undefined);
+    assert.equal(r.env.PROVIDER_BLAST_OPENAI_KEYS_0_VALUE, undefined, 'the deleted provider\'s key is no longer served');
+    const vk = await waitFor('checkout ReferenceNotFound', async () => {
+      const o = await cr('virtualkeys', 'checkout');
+      return condition(o, 'Accepted')?.reason === 'ReferenceNotFound' ? o : undefined;
+    });
+    assert.equal(condition(vk, 'Ready')?.status, 'False');
+    assert.notEqual(condition(vk, 'Ready')?.reason, 'RenderHeld');
+    assert.equal(await metric(op.metricsUrl, 'skybridge_operator_render_held'), 0);
+  });
 });
 
 test('with the chart\'s default lease, a killed (SIGKILL) leader is replaced within 10 s', { timeout: 2 * 60_000 }, async () => {

@@ -486,4 +486,79 @@ describe('async videos', () => {
     assert.equal(body!.result?.status, 'failed');
     assert.equal(body!.result?.error.code, 'upstream_3');
   });
+  test(`an async remix (the SDK's own call, base URL /v1/async) completes when the new video is ready, and the webhook fires then ${compat('/v1', 'videos.remix.async', 'openai')}`, async () => {
+    const c = client();
+    const source = await c.videos.create({ model: 'openai/sora-2', prompt: 'a lantern', seconds: '4' });
+    await finished(c, source.id);
+    const asyncClient = new OpenAI({ baseURL: `${gw.url}/v1/async`, apiKey: VK, maxRetries: 0 });
+    // POST /v1/async/videos/{id}/remix: the answer is the job (the SDK reads it as its video type).
+    const job = (await asyncClient.videos.remix(source.id, { prompt: 'a lantern in the fog' }, { headers: { 'x-bf-async-webhook': 'video-ready' } })) as unknown as { id: string; status: string };
+    assert.equal(job.status, 'pending');
+    let delivery: Record<string, unknown> | undefined;
+    await eventually(() => {
+      const r = receiver.received.find((x) => x.json.data.job_id === job.id);
+      assert.ok(r, 'no webhook yet');
+      assert.equal(r.verified, true);
+      delivery = r.json.data;
+    }, 20_000);
+    assert.equal(delivery!.status, 'completed');
+    const remix = delivery!.response as { id: string; status: string; remixed_from_video_id: string; prompt: string };
+    assert.equal(remix.status, 'completed', 'the job completed with the finished remix');
+    assert.equal(remix.remixed_from_video_id, source.id);
+    assert.equal(remix.prompt, 'a lantern in the fog');
+    checkVideoBytes(await bytesOf(await c.videos.downloadContent(remix.id)), 64 * 1024);
+    // Polled at the row's path.
+    const polled = await fetch(`${gw.url}/v1/async/videos/remix/${job.id}`, { headers: { authorization: `Bearer ${VK}` } });
+    assert.equal(polled.status, 200);
+    assert.equal(((await polled.json()) as { result: { id: string } }).result.id, remix.id);
+  });
+
+  test(`async edits (JSON) and extensions (the SDK's form) run to the finished video ${compat('/v1', 'videos.extend.async', 'openai')}`, async () => {
+    const c = client();
+    const source = await c.videos.create({ model: 'openai/sora-2', prompt: 'a sailboat', seconds: '4' });
+    await finished(c, source.id);
+    const res = await fetch(`${gw.url}/openai/v1/async/videos/edits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${VK}` },
+      body: JSON.stringify({ prompt: 'make the sail red', video: { id: source.id } }),
+    });
+    assert.equal(res.status, 202);
+    const edit = (await res.json()) as { id: string };
+    const extend = (await new OpenAI({ baseURL: `${gw.url}/v1/async`, apiKey: VK, maxRetries: 0 }).videos.extend({ prompt: 'sail on', seconds: '4', video: { id: source.id } })) as unknown as { id: string };
+    for (const [path, id, seconds] of [['edits', edit.id, '4'], ['extensions', extend.id, '8']] as const) {
+      let body: { status: string; result?: { status: string; seconds: string; remixed_from_video_id: string } } | undefined;
+      await eventually(async () => {
+        const p = await fetch(`${gw.url}/v1/async/videos/${path}/${id}`, { headers: { authorization: `Bearer ${VK}` } });
+        body = (await p.json()) as typeof body;
+        assert.equal(p.status, 200, JSON.stringify(body));
+      }, 20_000);
+      assert.equal(body!.status, 'completed');
+      assert.equal(body!.result?.status, 'completed', `${path}: the finished video`);
+      assert.equal(body!.result?.remixed_from_video_id, source.id);
+      assert.equal(body!.result?.seconds, seconds);
+    }
+  });
+
+  test("an async remix of another key's video is the sync call's 404, at submit; bad input its 400", async () => {
+    const mine = await client().videos.create({ model: 'openai/sora-2', prompt: 'private', seconds: '4' });
+    const other = await fetch(`${gw.url}/v1/async/videos/${mine.id}/remix`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OTHER_VK}` },
+      body: JSON.stringify({ prompt: 'steal it' }),
+    });
+    assert.equal(other.status, 404);
+    const noPrompt = await fetch(`${gw.url}/v1/async/videos/${mine.id}/remix`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${VK}` }, body: '{}' });
+    assert.equal(noPrompt.status, 400);
+    assert.equal(((await noPrompt.json()) as { error: { param: string } }).error.param, 'prompt');
+    const twice = await fetch(`${gw.url}/v1/async/videos/${mine.id}/remix`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${VK}` },
+      body: JSON.stringify({ prompt: 'x', video: { id: 'video_other' } }),
+    });
+    assert.equal(twice.status, 400);
+    assert.equal(((await twice.json()) as { error: { param: string } }).error.param, 'video');
+    const noSource = await fetch(`${gw.url}/v1/async/videos/remix`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${VK}` }, body: JSON.stringify({ prompt: 'x' }) });
+    assert.equal(noSource.status, 400);
+    assert.equal(((await noSource.json()) as { error: { param: string } }).error.param, 'video');
+  });
 });

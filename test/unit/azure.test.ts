@@ -2,7 +2,8 @@
 // the Responses body's deployment, the stream's content-filter chunks, and the key config rules.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { azureOperationPath, deploymentFor, deploymentOp, responsesBodyFor } from '../../proxy/src/providers/azure/paths.ts';
+import { azureOperationPath, deploymentFor, deploymentOp, formFor, modelBodyFor } from '../../proxy/src/providers/azure/paths.ts';
+import { foundryOrigin } from '../../proxy/src/providers/azure/ocr.ts';
 import { AZURE_DEFAULT_API_VERSION, azureConfigErrors, compileAzureKey } from '../../proxy/src/providers/azure/key.ts';
 import { azureAuthHeaders, signAzure } from '../../proxy/src/providers/azure/sign.ts';
 import { createAzureStreamTranslator } from '../../proxy/src/providers/azure/stream.ts';
@@ -44,6 +45,27 @@ describe('azure paths', () => {
     assert.equal(azureOperationPath('/containersx', {}, '2024-10-21'), '/containersx?api-version=2024-10-21');
   });
 
+  test("Sora 2's videos go to the v1 API, query kept, without api-version", () => {
+    assert.equal(azureOperationPath('/videos', {}, '2024-10-21'), '/v1/videos');
+    assert.equal(azureOperationPath('/videos/video_1/content?variant=thumbnail', {}, '2024-10-21'), '/v1/videos/video_1/content?variant=thumbnail');
+    assert.equal(azureOperationPath('/videos/video_1/remix', {}, '2024-10-21'), '/v1/videos/video_1/remix');
+  });
+
+  test('a form is rewritten only when the key maps its model part', () => {
+    const form = [{ name: 'model', value: 'sora-2' }, { name: 'prompt', value: 'a fox' }];
+    assert.equal(formFor(form, {}), undefined);
+    assert.equal(formFor(form, { 'sora-2-pro': 'x' }), undefined);
+    assert.equal(formFor(undefined, { 'sora-2': 'x' }), undefined);
+    assert.deepEqual(formFor(form, { 'sora-2': 'video-prod' }), [{ name: 'model', value: 'video-prod' }, { name: 'prompt', value: 'a fox' }]);
+  });
+
+  test("Foundry's host of an Azure OpenAI endpoint; any other origin as configured", () => {
+    assert.equal(foundryOrigin('https://acme.openai.azure.com'), 'https://acme.services.ai.azure.com');
+    assert.equal(foundryOrigin('https://acme.services.ai.azure.com'), 'https://acme.services.ai.azure.com');
+    assert.equal(foundryOrigin('https://acme.cognitiveservices.azure.com'), 'https://acme.cognitiveservices.azure.com');
+    assert.equal(foundryOrigin('http://127.0.0.1:8080'), 'http://127.0.0.1:8080');
+  });
+
   test('an unmapped model is its own deployment, inherited object keys included', () => {
     assert.equal(deploymentFor('gpt-4o', { 'gpt-4o': 'chat-prod' }), 'chat-prod');
     assert.equal(deploymentFor('o3', { 'gpt-4o': 'chat-prod' }), 'o3');
@@ -52,9 +74,9 @@ describe('azure paths', () => {
 
   test('the Responses body is rewritten only when the key maps its model', () => {
     const body = JSON.stringify({ model: 'gpt-4o', input: 'hi' });
-    assert.equal(responsesBodyFor(body, {}), undefined);
-    assert.equal(responsesBodyFor(body, { other: 'x' }), undefined);
-    assert.deepEqual(JSON.parse(responsesBodyFor(body, { 'gpt-4o': 'chat-prod' })!), { model: 'chat-prod', input: 'hi' });
+    assert.equal(modelBodyFor(body, {}), undefined);
+    assert.equal(modelBodyFor(body, { other: 'x' }), undefined);
+    assert.deepEqual(JSON.parse(modelBodyFor(body, { 'gpt-4o': 'chat-prod' })!), { model: 'chat-prod', input: 'hi' });
   });
 });
 
@@ -110,6 +132,29 @@ describe('azure keys and signing', () => {
     assert.equal(signed.body, '{"model":"chat-prod","input":"x"}');
     const custom = await signAzure({ method: 'POST', origin: 'https://r.openai.azure.com', basePath: '/openai', path: '/custom/chat', headers: {}, body: '{}' }, k);
     assert.equal(custom.path, '/custom/chat');
+  });
+
+  test("Foundry OCR: the resource root on its Foundry host, a bearer key, the body's deployment", async () => {
+    const k = key('secret', { endpoint: 'https://acme.openai.azure.com/', deployments: { 'mistral-document-ai-2505': 'docs-ai' } });
+    const signed = await signAzure(
+      { method: 'POST', origin: 'https://acme.openai.azure.com', basePath: '/openai', path: '/openai/providers/mistral/azure/ocr', headers: { 'api-key': 'secret' }, body: '{"model":"mistral-document-ai-2505"}' },
+      k,
+    );
+    assert.equal(signed.origin, 'https://acme.services.ai.azure.com');
+    assert.equal(signed.path, '/providers/mistral/azure/ocr');
+    assert.deepEqual(signed.headers, { authorization: 'Bearer secret' });
+    assert.equal(signed.body, '{"model":"docs-ai"}');
+  });
+
+  test('a video create form gets the mapped deployment, re-encoded with its own boundary', async () => {
+    const k = key('k', { endpoint: 'https://r.openai.azure.com', deployments: { 'sora-2': 'video-prod' } });
+    const form = [{ name: 'model', value: 'sora-2' }, { name: 'prompt', value: 'a fox' }];
+    const signed = await signAzure({ method: 'POST', origin: 'https://r.openai.azure.com', basePath: '/openai', path: '/openai/videos', headers: { 'content-type': 'multipart/form-data; boundary=old' }, body: undefined, form }, k);
+    assert.equal(signed.path, '/openai/v1/videos');
+    const type = signed.headers['content-type'];
+    assert.match(type, /^multipart\/form-data; boundary=/);
+    assert.equal(type, signed.payload?.contentType);
+    assert.match(signed.payload!.bytes.toString(), /name="model"\r\n\r\nvideo-prod\r\n/);
   });
 
   test('the adapter names each operation by deployment path', () => {

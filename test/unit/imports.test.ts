@@ -186,6 +186,18 @@ const RULES: Rule[] = [
     forbids: (_to, edge) => !edge.typeOnly,
   },
   {
+    name: 'audit/** imports no endpoint, api or http',
+    why: 'the audit log and the management keys are stores over the logs database that /api and the gateway use; they know nothing of HTTP',
+    from: under('audit'),
+    forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts'),
+  },
+  {
+    name: 'logs/** imports nothing of audit/**',
+    why: 'the audit stores stand on the logs floor (its driver and migrations); an import back would tie the request-log store to them',
+    from: under('logs'),
+    forbids: under('audit'),
+  },
+  {
     name: 'operations/** imports no endpoint, api, async job or route table',
     why: 'operations are transport-neutral: HTTP routes, async jobs and agent turns all run them through execute(), so none of those may be needed to run one',
     from: under('operations'),

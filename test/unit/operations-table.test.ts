@@ -22,8 +22,18 @@ test('each operation appears once, by name and by path, with its spec', () => {
 });
 
 test('every operation is served under every OpenAI-format prefix by one handler', () => {
-  const { routes } = buildRoutes(NATIVE_ROUTES);
+  const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   for (const op of OPERATIONS) {
+    if ('ownRoute' in op) {
+      // Served at the Videos API's own paths instead (the remix's source id in its path).
+      const own = op.name === 'video_remix' ? 'videos/video_abc/remix' : op.path;
+      for (const p of OPENAI_PREFIXES) {
+        const path = `${p}/${own}`;
+        assert.ok(routes[path]?.POST ?? patterns.find(([re]) => re.test(path))?.[1].POST, `${op.name} at ${path}`);
+      }
+      if (op.name === 'video_remix') assert.equal(routes['/v1/videos/remix'], undefined, 'no route at /v1/videos/remix: the source is in the path');
+      continue;
+    }
     const handlers = new Set(OPENAI_PREFIXES.map((p) => routes[`${p}/${op.path}`]?.POST));
     assert.equal(handlers.size, 1, `${op.name}: one handler under ${OPENAI_PREFIXES.join(', ')}`);
     assert.ok([...handlers][0], `${op.name} is served`);
@@ -31,10 +41,20 @@ test('every operation is served under every OpenAI-format prefix by one handler'
 });
 
 test('the async routes are the rows that may run async, under every prefix', () => {
-  const { routes } = asyncRoutes(undefined);
+  const { routes, patterns } = asyncRoutes(undefined);
   for (const op of OPERATIONS) {
     for (const p of OPENAI_PREFIXES) assert.equal(routes[`${p}/async/${op.path}`] !== undefined, op.async, `${p}/async/${op.path}`);
   }
+  // The remix is submitted at the Videos API's own shape too, and polled at its row's path.
+  for (const p of OPENAI_PREFIXES) {
+    assert.ok(patterns.find(([re]) => re.test(`${p}/async/videos/video_0123/remix`))?.[1].POST, `${p}/async/videos/{id}/remix`);
+    assert.ok(patterns.find(([re]) => re.test(`${p}/async/videos/remix/job-1`))?.[1].GET, `${p}/async/videos/remix/{job_id}`);
+  }
+});
+
+test("a capability's allowed_requests key is its first row's request type", () => {
+  assert.equal(ALLOWED_REQUEST_KEYS.video_generation, 'video_generation');
+  assert.equal(ALLOWED_REQUEST_KEYS.decisions, 'decision');
 });
 
 test('Azure deployment routes: the table rows marked azure, a longer path before one it ends', () => {

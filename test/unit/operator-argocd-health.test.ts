@@ -104,6 +104,20 @@ test('an MCPClient that cannot connect is Degraded, one still connecting Progres
   assert.equal(health(client([{ state: 'connected' }, { state: 'connected' }])).status, 'Healthy');
 });
 
+test('a Webhook whose deliveries a replica gave up on lately is Degraded; one delivering is Healthy', () => {
+  const webhook = (givenUp: { identity: string; webhook: { exhausted: number; error?: string } }[]) => ({
+    apiVersion: 'gateway.skybridge.dev/v1alpha1',
+    kind: 'Webhook',
+    metadata: { name: 'billing', namespace: 'skybridge', generation: 1 },
+    spec: {},
+    status: nextStatus(undefined, desiredConditions(VALID, RENDERED, { kind: 'Webhook', count: { live: 1, implementing: 1, serving: 1, waiting: [] }, givenUp }), 1, now),
+  });
+  const failing = health(webhook([{ identity: 'proxy-0', webhook: { exhausted: 2, error: 'receiver answered 500' } }]));
+  assert.equal(failing.status, 'Degraded');
+  assert.match(failing.message, /^DeliveriesExhausted: proxy-0: .*receiver answered 500/);
+  assert.equal(health(webhook([])).status, 'Healthy');
+});
+
 test('health.yaml ships the same script for every kind, under the key Argo CD looks up', () => {
   const doc = parse(readFileSync(`${ROOT}deploy/argocd/health.yaml`, 'utf8')) as { data: Record<string, string> };
   assert.deepEqual(Object.keys(doc.data).sort(), KINDS.map((k) => `resource.customizations.health.gateway.skybridge.dev_${k.kind}`).sort());

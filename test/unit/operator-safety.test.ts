@@ -36,6 +36,22 @@ test('deleting the custom resources is intent: never held', () => {
   assert.deepEqual(d.lost, []);
 });
 
+test('deleting the last Provider is intent even while VirtualKeys name it: the keys refused for it go too', () => {
+  const one = { managed: { providers: ['openai'], virtual_keys: ['checkout', 'search'] }, sources: { ...live.sources } };
+  const deleted = (source: string) => source !== 'Provider skybridge/openai';
+  const refused = (source: string) => (source.startsWith('VirtualKey') ? 'ReferenceNotFound' : undefined);
+  const d = holdDecision(one, { managed: {} }, deleted, refused);
+  assert.equal(d.reason, undefined);
+  assert.deepEqual(d.lost, []);
+  // A key refused for something else (an emptied Secret of its own) still counts.
+  const d2 = holdDecision(one, { managed: {} }, deleted, (source) => (source.endsWith('checkout') ? 'SecretNotFound' : refused(source)));
+  assert.deepEqual(d2.lost, ['virtual_keys/checkout']);
+  // A provider lost by accident in the same change keeps every key counted: held as before.
+  const d3 = holdDecision(live, { managed: {} }, (source) => source !== 'Provider skybridge/anthropic', refused);
+  assert.match(d3.reason ?? '', /would remove every provider/);
+  assert.deepEqual(d3.lost.sort(), ['providers/openai', 'virtual_keys/checkout', 'virtual_keys/search']);
+});
+
 test('the first render (nothing served yet) is never held', () => {
   assert.equal(holdDecision(undefined, { managed: {} }, all).reason, undefined);
 });

@@ -8,6 +8,7 @@ import { ServedTracker } from '../../operator/src/served.ts';
 import { desiredConditions, servedProblem, statusFields } from '../../operator/src/status.ts';
 import { forEachLimited } from '../../operator/src/pool.ts';
 import { encodeServedReport, parseServedReport, scrubError } from '../../proxy/src/state/served-contract.ts';
+import { GivenUpDeliveries } from '../../proxy/src/webhooks/given-up.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -176,4 +177,44 @@ test('served problems a user must act on become Events: a replica refusing, no r
   // Served, or on its way: nothing to say.
   assert.equal(servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 2, serving: 2, waiting: [] }))), undefined);
   assert.equal(servedProblem(desiredConditions(valid, ok, view({ live: 2, implementing: 2, serving: 1, waiting: ['p2'] }))), undefined);
+});
+
+test('a Webhook whose deliveries a replica gave up on is not Delivering: a Warning to act on, cleared when the report clears', () => {
+  const valid = { accepted: true, reason: 'Valid', message: 'ok' };
+  const ok = { ok: true, revision: 'r' } as const;
+  const count = { live: 2, implementing: 2, serving: 2, waiting: [] };
+  const failing = { kind: 'Webhook', count, givenUp: [{ identity: 'p2', webhook: { exhausted: 3, error: 'receiver answered 503' } }] };
+  const conditions = desiredConditions(valid, ok, failing);
+  assert.deepEqual(conditions.find((c) => c.type === 'Ready')?.reason, 'Served');
+  const delivering = conditions.find((c) => c.type === 'Delivering');
+  assert.equal(delivering?.status, 'False');
+  assert.equal(delivering?.reason, 'DeliveriesExhausted');
+  assert.match(delivering?.message ?? '', /^p2: deliveries were given up after their last retry within the last 10 minutes; last error: receiver answered 503$/);
+  assert.equal(statusFields(conditions, failing).reason, 'DeliveriesExhausted');
+  const problem = servedProblem(conditions);
+  assert.deepEqual(problem && [problem.reason, problem.action], ['DeliveriesExhausted', 'Deliver']);
+  // Nothing given up lately: Delivering, and no Event.
+  const fine = desiredConditions(valid, ok, { kind: 'Webhook', count, givenUp: [] });
+  assert.equal(fine.find((c) => c.type === 'Delivering')?.status, 'True');
+  assert.equal(servedProblem(fine), undefined);
+});
+
+test('the served report carries given-up webhooks (errors scrubbed) and a reader drops malformed entries', () => {
+  const text = encodeServedReport({ revision: 'r', secretChecksum: 's', sections: ['webhooks'], mcp: {}, webhooks: { billing: { exhausted: 2, error: 'POST https://u:pw@hooks.example.com/x failed' } } });
+  assert.deepEqual(parseServedReport(text)?.webhooks, { billing: { exhausted: 2, error: 'POST https://[redacted]@hooks.example.com/x failed' } });
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  raw.webhooks = { a: { exhausted: -1 }, b: 'x', c: { exhausted: 1.5 }, d: { exhausted: 1 } };
+  assert.deepEqual(parseServedReport(JSON.stringify(raw))?.webhooks, { d: { exhausted: 1 } });
+  // None given up: the report has no webhooks member at all (older operators read it as before).
+  assert.equal('webhooks' in JSON.parse(encodeServedReport({ sections: [], mcp: {}, webhooks: {} })), false);
+});
+
+test('given-up deliveries count within the window and drop out after it', () => {
+  const given = new GivenUpDeliveries(60_000);
+  given.record('billing', 'receiver answered 500', 1_000);
+  given.record('billing', 'receiver answered 503', 30_000);
+  given.record('audit', undefined, 40_000);
+  assert.deepEqual(given.recent(50_000), { billing: { exhausted: 2, error: 'receiver answered 503' }, audit: { exhausted: 1 } });
+  assert.deepEqual(given.recent(70_000), { billing: { exhausted: 1, error: 'receiver answered 503' }, audit: { exhausted: 1 } });
+  assert.deepEqual(given.recent(101_000), {});
 });

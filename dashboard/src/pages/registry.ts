@@ -12,6 +12,8 @@ import { CachePage } from './cache.tsx';
 import { WebhooksPage } from './webhooks.tsx';
 import { McpPage } from './mcp.tsx';
 import { SkillsPage } from './skills.tsx';
+import { AuditPage } from './audit.tsx';
+import { ManagementKeysPage } from './management-keys.tsx';
 
 export const PAGES: readonly PageDef[] = [
   { path: 'overview', title: 'Overview', component: OverviewPage },
@@ -26,4 +28,6 @@ export const PAGES: readonly PageDef[] = [
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { path: 'mcp', title: 'MCP', component: McpPage },
   { path: 'skills', title: 'Skills', component: SkillsPage },
+  { path: 'audit', title: 'Audit log', component: AuditPage },
+  { path: 'management-keys', title: 'Management keys', component: ManagementKeysPage },
 ];

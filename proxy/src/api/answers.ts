@@ -24,6 +24,8 @@ export interface DashboardFeatures {
   async: boolean;
   /** The skills repository (/api/skills): it lives in the logs store. */
   skills: boolean;
+  /** The audit log and issued management keys: they live in the logs store too. */
+  audit: boolean;
 }
 
 export interface GatewayInfo {
@@ -394,4 +396,71 @@ export interface SkillDetail extends SkillSummary {
 export interface SkillVersionDetail extends SkillVersionView {
   skill: string;
   files: SkillFileView[];
+}
+
+// ---- /api/management-keys (api/management-keys.ts) ----
+
+export interface ManagementKeyView {
+  id: string;
+  name: string;
+  description: string | null;
+  /** The value's first characters, to recognise it. */
+  prefix: string;
+  scopes: string[];
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  created_by: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  /** Written at most once a minute per key (the replica that served the key knows the latest). */
+  last_used_at: string | null;
+}
+
+export interface ManagementKeyList {
+  keys: ManagementKeyView[];
+  count: number;
+  /** Every scope a key may hold. */
+  scopes: string[];
+}
+
+/** POST /api/management-keys: the value is in this answer only. */
+export interface IssuedManagementKey extends ManagementKeyView {
+  value: string;
+}
+
+// ---- /api/audit-logs (api/audit-logs.ts) ----
+
+export interface AuditRecordView {
+  seq: number;
+  id: string;
+  timestamp: string;
+  actor: { type: string; id: string | null; name: string | null; session_id: string | null; remote_address: string | null; user_agent: string | null };
+  action: string;
+  resource: string;
+  resource_id: string | null;
+  method: string | null;
+  path: string | null;
+  status_code: number | null;
+  outcome: string;
+  /** The change: the request body with secrets masked, config hashes before and after, or the event's own fields. */
+  details: unknown;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditLogList {
+  records: AuditRecordView[];
+  total_count: number;
+  next_cursor: string | null;
+}
+
+export interface AuditVerifyAnswer {
+  valid: boolean;
+  records_checked: number;
+  unverifiable: number;
+  head: { seq: number; hash: string } | null;
+  checkpoint: { through_seq: number; hash: string } | null;
+  first_broken: { seq: number; id: string; reason: string; message: string } | null;
+  algorithm: 'sha256' | 'hmac-sha256';
 }

@@ -6,7 +6,7 @@ import type { ConfigService } from '../config/service.ts';
 import { sendError, toGatewayError } from '../http/respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { authenticate, bearerToken, managementAuth, parseBasic, SessionStore, sessionTokenOf } from './auth.ts';
+import { authenticate, bearerToken, managementAuth, parseBasic, presentedKey, principalFor, SessionStore, sessionTokenOf } from './auth.ts';
 import { credentialKey } from './credential-key.ts';
 import { handleCors } from '../http/cors.ts';
 import { unsafeJson } from '../schema/names.ts';
@@ -33,6 +33,12 @@ import type { SessionRevocations } from '../state/session-revocations.ts';
 import { dashboardRouter, type DashboardApi } from './dashboard.ts';
 import { skillsRouter } from './skills.ts';
 import type { SkillStore } from '../skills/store.ts';
+import type { AuditLog } from '../audit/log.ts';
+import type { ManagementKeys } from '../audit/keys.ts';
+import { scoped, setPrincipal } from './scopes.ts';
+import { actorOf, auditWrites } from './audit-trail.ts';
+import { auditLogsRouter } from './audit-logs.ts';
+import { managementKeysRouter } from './management-keys.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -47,7 +53,29 @@ function loggingProblem(logs: LogsApiSource | undefined): string | undefined {
   return silent && `${silent}: records wait in the writer's queue and are dropped when it is full`;
 }
 
-export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations, skills?: SkillStore): (req: IncomingMessage, res: ServerResponse) => void {
+/** The audit log and the management keys (both in the logs store: absent without one). */
+export interface ApiAccounting {
+  audit?: AuditLog;
+  keys?: ManagementKeys;
+}
+
+export function createApiHandler(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations, skills?: SkillStore, accounting: ApiAccounting = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = createApiApp(service, logs, webhooks, mcp, cache, counters, dashboard, throttle, revocations, skills, accounting);
+  return (req, res) => {
+    // express rebuilds req/res on node:http's prototypes; HTTP/2 compatibility objects (h2c) would
+    // crash it, and no management client needs HTTP/2.
+    if (req.httpVersionMajor >= 2) {
+      req.resume();
+      sendError(res, new GatewayError(505, 'the management API (/api) is served over HTTP/1.1 only', { type: 'unsupported_protocol' }));
+      return;
+    }
+    app(req as Request, res as Response);
+  };
+}
+
+/** The express app: its route table is what test/unit/api-scopes.test.ts walks. */
+export function createApiApp(service: ConfigService, logs?: LogsApiSource, webhooks?: Dispatcher, mcp?: McpManager, cache?: CacheRuntime, counters?: CounterStore, dashboard?: DashboardApi, throttle = new LoginThrottle(), revocations?: SessionRevocations, skills?: SkillStore, accounting: ApiAccounting = {}): express.Express {
+  const { audit, keys } = accounting;
   // Signed under a key from the shared configuration: a session works on every replica; a logout
   // is written to the shared revocation list (Redis) every replica checks.
   const sessions = new SessionStore(() => credentialKey(service.current()), undefined, revocations);
@@ -64,9 +92,11 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
     guarded(req, () => checkOrigin(req, service.current().config.client?.allowed_origins));
     next();
   });
-  app.use(requireAuth(service, sessions, throttle));
+  app.use(requireAuth(service, sessions, throttle, keys, audit));
+  // Every write that reaches a route is recorded once answered (api/audit-trail.ts).
+  if (audit) app.use(auditWrites(audit, service));
   // Reconnecting changes no configuration: allowed also when Kubernetes owns the document.
-  if (mcp) app.post('/api/mcp/client/:id/reconnect', mcpReconnect(mcp, service));
+  if (mcp) app.use('/api/mcp/client', scoped({ area: 'mcp' }, express.Router({ caseSensitive: true }).post('/:id/reconnect', mcpReconnect(mcp, service))));
   // Kubernetes owns the document (--kube-namespace): writes answer 409 naming what to edit instead.
   app.use(refuseManagedWrites(service));
   // Bodies are JSON and say so (text/plain and forms are what a browser sends cross-site unasked).
@@ -82,29 +112,41 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
     next();
   });
 
+  // Every router is mounted through scoped(): the scope its routes need is declared here, once.
   const api = express.Router({ caseSensitive: true });
-  api.use('/session', sessionRouter(service, sessions, throttle, dashboard?.tickets));
-  api.use('/dashboard', dashboardRouter(service, dashboard));
-  const rules = routingRulesRouter(service);
+  api.use(
+    '/session',
+    scoped(
+      // A WebSocket ticket opens the dashboard's live events, request logs among them.
+      { need: { access: 'authenticated' }, paths: { '/login': { access: 'public' }, '/is-auth-enabled': { access: 'public' }, '/ws-ticket': { area: 'logs', access: 'read' } }, selfAudited: 'all' },
+      sessionRouter(service, sessions, throttle, dashboard?.tickets, audit),
+    ),
+  );
+  api.use('/dashboard', scoped({ need: { access: 'authenticated' } }, dashboardRouter(service, dashboard)));
+  // Testing or validating a rule reads the configuration; it changes nothing.
+  const rules = scoped({ area: 'routing', reads: ['POST /test', 'POST /validate'] }, routingRulesRouter(service));
   api.use('/routing/rules', rules);
   // Deprecated location, identical behaviour.
   api.use('/governance/routing-rules', rules);
-  if (counters) api.use('/governance/usage', usageRouter(service, counters));
-  api.use('/governance', governanceRouter(service));
-  api.use('/providers', providersRouter(service));
-  api.use('/keys', allKeysRouter(service));
+  if (counters) api.use('/governance/usage', scoped({ area: 'governance' }, usageRouter(service, counters)));
+  api.use('/governance', scoped({ area: 'governance' }, governanceRouter(service)));
+  api.use('/providers', scoped({ area: 'providers' }, providersRouter(service)));
+  api.use('/keys', scoped({ area: 'providers' }, allKeysRouter(service)));
   // Logging is built, but runs only where a request-log store could be opened.
-  api.use('/plugins', pluginsRouter(service, (name) => (name === 'logging' ? loggingProblem(logs) : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined)));
-  api.use('/cache', cacheRouter(service, cache));
-  api.use('/logs', logsRouter(logs));
+  api.use('/plugins', scoped({ area: 'config' }, pluginsRouter(service, (name) => (name === 'logging' ? loggingProblem(logs) : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined))));
+  api.use('/cache', scoped({ area: 'cache' }, cacheRouter(service, cache)));
+  api.use('/logs', scoped({ area: 'logs' }, logsRouter(logs)));
   if (mcp) {
-    api.use('/mcp', mcpRouter(service, mcp));
-    api.use('/mcp-logs', mcpLogsRouter(mcp));
+    api.use('/mcp', scoped({ area: 'mcp' }, mcpRouter(service, mcp)));
+    api.use('/mcp-logs', scoped({ area: 'mcp' }, mcpLogsRouter(mcp)));
   }
-  api.use('/webhooks', webhooksRouter(service, webhooks));
+  api.use('/webhooks', scoped({ area: 'webhooks' }, webhooksRouter(service, webhooks)));
   // The skills repository lives in the logs store: without one its routes answer 503 naming it.
-  api.use('/skills', skillsRouter(service, skills));
-  api.use('/', configRouter(service));
+  api.use('/skills', scoped({ area: 'skills' }, skillsRouter(service, skills)));
+  // The audit log and the management keys live there too.
+  api.use('/audit-logs', scoped({ area: 'audit' }, auditLogsRouter(audit)));
+  api.use('/management-keys', scoped({ need: { access: 'admin' }, selfAudited: 'success' }, managementKeysRouter(keys, audit)));
+  api.use('/', scoped({ area: 'config', paths: { '/version': { access: 'authenticated' }, '/models': { area: 'providers', access: 'read' } } }, configRouter(service)));
   app.use('/api', api);
 
   app.use((req: Request) => {
@@ -119,16 +161,7 @@ export function createApiHandler(service: ConfigService, logs?: LogsApiSource, w
     sendError(res, e);
   });
 
-  return (req, res) => {
-    // express rebuilds req/res on node:http's prototypes; HTTP/2 compatibility objects (h2c) would
-    // crash it, and no management client needs HTTP/2.
-    if (req.httpVersionMajor >= 2) {
-      req.resume();
-      sendError(res, new GatewayError(505, 'the management API (/api) is served over HTTP/1.1 only', { type: 'unsupported_protocol' }));
-      return;
-    }
-    app(req as Request, res as Response);
-  };
+  return app;
 }
 
 /** Runs a check; when it refuses, the unread body is drained so the connection stays usable. */
@@ -146,11 +179,17 @@ function guarded(req: Request, check: () => void): void {
  * only local clients are answered. Failed credentials (Basic, API keys, session tokens as Bearer) are
  * throttled per client address.
  */
-function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle) {
+function requireAuth(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle, keys: ManagementKeys | undefined, audit: AuditLog | undefined) {
+  const failed = (req: Request, client: string, username: string, scheme: 'basic' | 'api_key'): void => {
+    throttle.fail(client, username, scheme);
+    // A wrong password or key is a failed login: recorded with the name tried, never the secret.
+    void audit?.record({ actor: { ...actorOf(req), type: 'anonymous', ...(username && { name: username }) }, action: 'login_failed', resource: 'session', method: req.method, path: req.path, status_code: 401, outcome: 'denied', details: { scheme } });
+  };
   return (req: Request, res: Response, next: NextFunction): void => {
     const auth = managementAuth(service.current().governance.auth);
     if (!auth.enabled) {
       guarded(req, () => checkLocalOnly(req));
+      setPrincipal(req, { kind: 'local', name: 'loopback (auth off)' });
       return next();
     }
     const client = req.socket.remoteAddress ?? 'unknown';
@@ -159,8 +198,10 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
     // (an expired one would lock its user out, and a page elsewhere cannot set it).
     const presented = basic !== undefined || bearerToken(req.headers.authorization) !== undefined || req.headers['x-api-key'] !== undefined;
     if (presented) guarded(req, () => throttle.check(client));
-    if (OPEN_PATHS.has(req.path.replace(/\/+$/, ''))) return next();
+    const open = OPEN_PATHS.has(req.path.replace(/\/+$/, ''));
     const credential = authenticate(req.headers, auth, sessions);
+    if (credential !== undefined) setPrincipal(req, principalFor(credential, req.headers, auth, sessions));
+    if (open) return next();
     if (credential === 'session') {
       // Signed tokens are valid on every replica; a logout on another one is in the shared list.
       const token = sessionTokenOf(req.headers, auth);
@@ -175,9 +216,22 @@ function requireAuth(service: ConfigService, sessions: SessionStore, throttle: L
       if (presented) throttle.succeed(client);
       return next();
     }
-    if (presented) throttle.fail(client, basic?.username ?? '', basic ? 'basic' : 'api_key');
-    req.resume();
-    throw unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key), or the session cookie of POST /api/session/login');
+    const key = basic === undefined ? presentedKey(req.headers) : undefined;
+    const refuse = (): void => {
+      if (presented) failed(req, client, basic?.username ?? '', basic ? 'basic' : 'api_key');
+      req.resume();
+      next(unauthorized('authentication required: Basic auth with the admin credentials, or a management API key or session token as Bearer (or x-api-key), or the session cookie of POST /api/session/login'));
+    };
+    // An issued management key (audit/keys.ts): its scopes are checked by each route's guard.
+    if (keys && key !== undefined) {
+      return void keys.lookupFresh(key).then((k) => {
+        if (!k) return refuse();
+        throttle.succeed(client);
+        setPrincipal(req, { kind: 'management_key', id: k.id, name: k.name, scopes: k.scopes });
+        next();
+      }, next);
+    }
+    refuse();
   };
 }
 

@@ -9,6 +9,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { log } from '../log.ts';
 import { GatewayError } from '../unified/errors.ts';
 import type { SessionRevocations } from '../state/session-revocations.ts';
+import type { Principal } from './scopes.ts';
 
 function sessionsUnavailable(what: string, cause: unknown): GatewayError {
   return new GatewayError(503, `${what}: Redis does not answer (${cause instanceof Error ? cause.message : String(cause)}); retry shortly`, {
@@ -134,6 +135,12 @@ export class SessionStore {
   revoke(token: string, now = Date.now()): boolean {
     return this.#tokens.spend(token, now);
   }
+
+  /** A valid token's id in audit records: a digest of its nonce (the token itself never leaves). */
+  sessionId(token: string, now = Date.now()): string | undefined {
+    const opened = this.#tokens.open(token, now);
+    return opened && createHash('sha256').update(`session:${opened.nonce}`).digest('hex').slice(0, 16);
+  }
 }
 
 export type Credential = 'basic' | 'api_key' | 'session';
@@ -185,6 +192,26 @@ export function authenticate(headers: IncomingHttpHeaders, auth: ManagementAuth,
   const cookie = sessionCookie(headers.cookie);
   if (cookie !== undefined && sessions.valid(cookie, now)) return 'session';
   return undefined;
+}
+
+/** A config.json API key's id in audit records: a digest of the key, never the key. */
+export const configKeyId = (key: string): string => `config-key-${createHash('sha256').update(`config-key:${key}`).digest('hex').slice(0, 12)}`;
+
+/** The secret an API key credential presents (Bearer or x-api-key), if any. */
+export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  return bearerToken(header(headers, 'authorization')) ?? header(headers, 'x-api-key');
+}
+
+/** Who a credential `authenticate` accepted is, for scope checks and audit records (all scopes). */
+export function principalFor(credential: Credential, headers: IncomingHttpHeaders, auth: ManagementAuth, sessions: SessionStore): Principal {
+  if (credential === 'basic') return { kind: 'admin', name: parseBasic(header(headers, 'authorization'))?.username ?? 'admin' };
+  if (credential === 'api_key') {
+    const key = presentedKey(headers);
+    return { kind: 'api_key', ...(key !== undefined && { id: configKeyId(key) }), name: 'config.json api key' };
+  }
+  const token = sessionTokenOf(headers, auth);
+  const session = token === undefined ? undefined : sessions.sessionId(token);
+  return { kind: 'session', ...(auth.username !== undefined && { name: auth.username }), ...(session !== undefined && { session }) };
 }
 
 /** Said once at start: how /api is protected (or that nothing can use it). */

@@ -17,7 +17,7 @@ export interface DashboardApi {
   features(): DashboardFeatures;
 }
 
-const NONE: DashboardFeatures = { logs: false, cache: false, mcp: false, webhooks: false, async: false, skills: false };
+const NONE: DashboardFeatures = { logs: false, cache: false, mcp: false, webhooks: false, async: false, skills: false, audit: false };
 
 export function dashboardRouter(service: ConfigService, dashboard: DashboardApi | undefined): Router {
   const router = Router({ caseSensitive: true });

@@ -22,7 +22,7 @@ export function redact(value: string): string {
 }
 
 /** Field names whose string values are secrets, wherever they appear. */
-const SECRET_FIELD = /^(value|secret|token|api_?key|api_keys|apikey|authorization|private_key)$|(secret_key|access_key|_token|_secret|_api_key)$/i;
+const SECRET_FIELD = /^(value|secret|token|api_?key|api_keys|apikey|authorization|private_key)$|(secret_key|access_key|hmac_key|_token|_secret|_api_key)$/i;
 /** Field names whose values are shown as REDACTED, nothing kept. */
 const OPAQUE_FIELD = /password|credentials/i;
 /** Header names (in `extra_headers`) that carry credentials. */

@@ -14,6 +14,9 @@ import type { LoginThrottle } from './login-throttle.ts';
 import { invalidFields, objectBody } from './errors.ts';
 import { reply } from './http.ts';
 import { methodNotAllowed } from './not-allowed.ts';
+import type { AuditLog } from '../audit/log.ts';
+import type { AuditEntry } from '../audit/store.ts';
+import { actorOf } from './audit-trail.ts';
 
 export const unauthorized = (message: string): GatewayError => new GatewayError(401, message, { type: 'authentication_error', code: 'unauthorized' });
 
@@ -32,9 +35,12 @@ export function sessionCookieHeader(token: string, maxAgeS: number, secure: bool
   return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
-export function sessionRouter(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle, tickets?: TicketStore): Router {
+export function sessionRouter(service: ConfigService, sessions: SessionStore, throttle: LoginThrottle, tickets?: TicketStore, audit?: AuditLog): Router {
   const router = Router();
   const auth = () => managementAuth(service.current().governance.auth);
+  // Logins, failed logins and logouts: who (the user name, the session's id), from where, never a secret.
+  const record = (req: Request, action: 'login' | 'login_failed' | 'logout', outcome: AuditEntry['outcome'], status: number, actor: Partial<ReturnType<typeof actorOf>> = {}, details?: unknown) =>
+    void audit?.record({ actor: { ...actorOf(req), ...actor }, action, resource: 'session', method: req.method, path: req.originalUrl.split('?')[0], status_code: status, outcome, ...(details !== undefined && { details }) });
 
   router
     .route('/login')
@@ -48,12 +54,15 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
       throttle.check(client);
       if (!checkAdmin(a, body.username as string, body.password as string)) {
         throttle.fail(client, body.username as string, 'session_login');
+        record(req, 'login_failed', 'denied', 401, { type: 'anonymous', name: (body.username as string).slice(0, 128) }, { scheme: 'session_login' });
         throw unauthorized('invalid username or password');
       }
       throttle.succeed(client);
       const issued = sessions.issue();
       if (!issued) throw notEnabled(); // cannot happen: the credentials just matched, so there is a key
       const { token, expiresAt } = issued;
+      const session = sessions.sessionId(token);
+      record(req, 'login', 'success', 200, { type: 'session', name: body.username as string, ...(session !== undefined && { session_id: session }) }, { expires_at: new Date(expiresAt).toISOString() });
       res.setHeader('set-cookie', sessionCookieHeader(token, Math.floor(sessions.ttlMs / 1000), secureRequest(req)));
       reply(res, 200, { message: 'Login successful', token, expires_at: new Date(expiresAt).toISOString() });
     })
@@ -66,9 +75,12 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
       // The cookie goes whatever happens next: this browser is logged out either way.
       res.setHeader('set-cookie', sessionCookieHeader('', 0, secureRequest(req)));
       const token = bearerToken(req.headers.authorization);
-      if (token !== undefined) await sessions.revokeEverywhere(token);
       const cookie = sessionCookie(req.headers.cookie);
+      // Named before the tokens are spent (a spent token has no session to name).
+      const ended = [token, cookie].flatMap((t) => (t === undefined ? [] : (sessions.sessionId(t) ?? [])));
+      if (token !== undefined) await sessions.revokeEverywhere(token);
       if (cookie !== undefined) await sessions.revokeEverywhere(cookie);
+      record(req, 'logout', 'success', 200, {}, { sessions_ended: ended });
       reply(res, 200, { message: 'Logout successful' });
     })
     .all(methodNotAllowed);
@@ -83,7 +95,10 @@ export function sessionRouter(service: ConfigService, sessions: SessionStore, th
       const valid = credential !== undefined && (session === undefined || (await sessions.stillValid(session)));
       // Answering whether a password is right is a login attempt too (the throttle already let it through).
       const basic = a.enabled ? parseBasic(req.headers.authorization) : undefined;
-      if (basic && !valid) throttle.fail(req.socket.remoteAddress ?? 'unknown', basic.username, 'basic');
+      if (basic && !valid) {
+        throttle.fail(req.socket.remoteAddress ?? 'unknown', basic.username, 'basic');
+        record(req, 'login_failed', 'denied', 200, { type: 'anonymous', name: basic.username.slice(0, 128) }, { scheme: 'basic' });
+      }
       reply(res, 200, { is_auth_enabled: a.enabled, has_valid_token: valid });
     })
     .all(methodNotAllowed);

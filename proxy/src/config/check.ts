@@ -60,7 +60,7 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
   const config = resolveRefs(result, '', { env, vault }, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...otelConfigErrors(config, otelConfigProblems));
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config), ...otelWarnings(config)] };
 }
@@ -90,6 +90,12 @@ function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEn
 }
 
 /** Rules a JSON Schema cannot say: key names unique, custom providers complete, URLs parse. */
+/** An HMAC key shorter than its hash gives the chain less strength than plain SHA-256 claims. */
+function auditConfigErrors(config: GatewayConfig): FieldError[] {
+  const key = config.audit_logs?.hmac_key;
+  return key !== undefined && Buffer.byteLength(key) < 32 ? [{ path: 'audit_logs.hmac_key', message: 'must be at least 32 bytes (after its reference is read)' }] : [];
+}
+
 function semanticErrors(config: GatewayConfig): FieldError[] {
   const errors: FieldError[] = [];
   for (const [name, p] of Object.entries(config.providers ?? {})) {

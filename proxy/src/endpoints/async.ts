@@ -48,7 +48,17 @@ function ttlOf(ex: Exchange): number {
   return n;
 }
 
-function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange) => Promise<void> {
+/** The path's video id as the body's `video.id` (`videos/{id}/remix`); a body naming another video is refused. */
+function withPathId(input: unknown, id: string): unknown {
+  const body = input as Record<string, unknown>;
+  const named = body.video;
+  if (named !== undefined && !(named !== null && typeof named === 'object' && (named as { id?: unknown }).id === id)) {
+    throw invalidRequest(`'video' names another video than the path's '${id}'`, 'video');
+  }
+  return { ...body, video: { id } };
+}
+
+function submit(op: AsyncOperation, jobs: AsyncJobs | undefined, idInPath = false): (ex: Exchange) => Promise<void> {
   return async (ex) => {
     let input: unknown;
     let ttl: number;
@@ -61,6 +71,7 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined): (ex: Exchange)
       // A JSON body is an object, as the sync twin's validation says; an array here would be taken
       // for a form's parts further on (the job's run tells a form from JSON that way).
       if (!form && (input === null || typeof input !== 'object' || Array.isArray(input))) throw invalidRequest('request body must be a JSON object');
+      if (idInPath) input = withPathId(input, ex.params[0] ?? '');
       refuseStreaming(op, input);
       ttl = ttlOf(ex);
       webhook = header(ex, WEBHOOK_HEADER);
@@ -127,9 +138,12 @@ export function asyncRoutes(jobs: AsyncJobs | undefined): { routes: Routes; patt
   for (const op of ASYNC_OPERATIONS) {
     const submitMethods = { POST: submit(op, jobs) } satisfies Methods;
     const pollMethods = { GET: poll(op, jobs) } satisfies Methods;
+    const idPath = 'asyncIdPath' in op ? op.asyncIdPath.replace('{id}', '([A-Za-z0-9_-]{1,128})') : undefined;
+    const idSubmit = idPath ? ({ POST: submit(op, jobs, true) } satisfies Methods) : undefined;
     for (const prefix of OPENAI_PREFIXES) {
       routes[`${prefix}/async/${op.path}`] = submitMethods;
       patterns.push([new RegExp(`^${prefix}/async/${op.path}/([A-Za-z0-9_-]{1,128})$`), pollMethods]);
+      if (idSubmit) patterns.push([new RegExp(`^${prefix}/async/${idPath}$`), idSubmit]);
     }
   }
   return { routes, patterns };

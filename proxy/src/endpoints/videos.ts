@@ -7,7 +7,7 @@
 // governed as a call to the video's provider: the key's provider permission (403) and model, rate
 // limits, and budgets, which the call that sees the job finish is charged (video-jobs.ts).
 import { isMultipart, readForm } from '../http/multipart.ts';
-import { parseJson, readBody, validated } from '../http/body.ts';
+import { validated } from '../http/body.ts';
 import type { Methods, Routes } from '../http/server.ts';
 import type { ErrorRenderer } from '../http/respond.ts';
 import type { RequestContext } from '../pipeline/context.ts';
@@ -18,11 +18,13 @@ import type { ProviderRuntime } from '../providers/runtime.ts';
 import type { UpstreamRequest } from '../providers/adapter.ts';
 import { GatewayError, invalidRequest, unsupportedOperation } from '../unified/errors.ts';
 import { isFile, type FormPart } from '../unified/form.ts';
-import { formAsBody, VIDEO_VARIANTS, VideoCharacterSchema, VideoDeriveSchema, VideoRemixSchema, type VideoVariant } from '../unified/video.ts';
-import { firstJobFields, newVideoId, videoView, type VideoRecord, type VideoStore } from '../state/videos.ts';
+import { VIDEO_VARIANTS, VideoCharacterSchema, type VideoVariant } from '../unified/video.ts';
+import { videoView, type VideoRecord, type VideoStore } from '../state/videos.ts';
 import {
-  callVideo, providerOf, readJobState, refreshVideo, settleVideo, videoAdapterOf, videoKey, videoNotFound, videoStore,
+  callVideo, checkModel, ownVideo, readJobState, refreshVideo, scopeToVideo, videoAdapterOf, videoExtra, videoKey, videoStore,
 } from '../operations/video-jobs.ts';
+import { OPERATION_ROUTES } from '../operations/specs.ts';
+import { inferenceAccept } from '../operations/inference.ts';
 import { namedProvider } from './provider-resources.ts';
 import { httpRoute } from './serve.ts';
 import { ADAPTERS } from '../providers/registry.ts';
@@ -38,31 +40,6 @@ export interface VideoCall<T> {
 }
 
 const calls = new WeakMap<RequestContext, VideoCall<unknown>>();
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-/** The caller's video: another key's (or an unknown id) is a 404 that confirms nothing. */
-async function ownVideo(ctx: RequestContext, store: VideoStore, id: string, param = 'video_id'): Promise<VideoRecord> {
-  const rec = await store.get(id);
-  if (!rec || (rec.virtual_key_id ?? '') !== (ctx.vk?.record.id ?? '')) throw videoNotFound(id, param);
-  return rec;
-}
-
-/** A virtual key limited to some models of the provider may act only on videos of those models. */
-function checkModel(ctx: RequestContext, rec: VideoRecord): void {
-  if (ctx.models !== '*' && !ctx.models.has(rec.model)) {
-    throw new GatewayError(403, `model '${rec.model}' of provider '${rec.provider}' is not allowed by virtual key '${ctx.vk?.record.name ?? ''}'`, {
-      type: 'permission_error',
-      code: 'model_not_allowed',
-      param: 'model',
-    });
-  }
-}
-
-const extraOf = (ctx: RequestContext, rec: VideoRecord, requestType: string) => ({
-  provider: rec.provider,
-  request_type: requestType,
-  latency: Math.round(performance.now() - ctx.started),
-});
 
 /**
  * A route acting on the video named by the path (`read` takes the body, after the caller is
@@ -79,12 +56,8 @@ export function onVideo<T>(
     const input = read ? await read.input(ctx) : (undefined as T);
     const id = read?.source ? read.source(input, ctx) : (ctx.params[0] ?? '');
     const rec = await ownVideo(ctx, store, id, read?.param);
-    const provider = providerOf(ctx, rec);
+    const provider = scopeToVideo(ctx, rec);
     ctx.request = input;
-    ctx.provider = provider.name;
-    ctx.model = rec.model;
-    ctx.access.model = rec.model;
-    ctx.scope = { kind: 'provider', provider };
     calls.set(ctx, { store, rec, provider, input });
     return (c) => {
       checkModel(c, rec);
@@ -98,7 +71,7 @@ export function onVideo<T>(
 
 export const retrieveVideo = onVideo('video_retrieve', async (ctx, { store, rec, provider }) => {
   const now = await refreshVideo(ctx, store, provider, rec);
-  return { kind: 'json', status: 200, value: { ...videoView(now), extra_fields: extraOf(ctx, now, 'video_retrieve') } };
+  return { kind: 'json', status: 200, value: { ...videoView(now), extra_fields: videoExtra(ctx, now, 'video_retrieve') } };
 });
 
 export const deleteVideo = onVideo('video_delete', async (ctx, { store, rec, provider }) => {
@@ -113,7 +86,7 @@ export const deleteVideo = onVideo('video_delete', async (ctx, { store, rec, pro
     }
   }
   await store.delete(rec.id);
-  return { kind: 'json', status: 200, value: { id: rec.id, object: 'video.deleted', deleted: true, extra_fields: extraOf(ctx, rec, 'video_delete') } };
+  return { kind: 'json', status: 200, value: { id: rec.id, object: 'video.deleted', deleted: true, extra_fields: videoExtra(ctx, rec, 'video_delete') } };
 });
 
 const LIST_MAX = 100;
@@ -158,7 +131,7 @@ export const videoContent = onVideo<VideoVariant>(
       throw new GatewayError(409, `video '${rec.id}' has no content: it ${why}`, { code: 'video_not_ready', param: 'video_id' });
     }
     let ref = rec.content;
-    if (!ref && provider.kind.format !== 'openai') {
+    if (!ref && !video.contentById) {
       // Inline bytes are not stored: the finished operation is read again for them.
       ref = (await readJobState(await callVideo(ctx, provider, rec, video.retrieve(rec.upstream_id, rec.model)), provider, video)).content;
     }
@@ -189,94 +162,17 @@ async function* one(bytes: Buffer): AsyncGenerator<Uint8Array> {
 
 // ---------------------------------------------------------------- remix, edits, extensions
 
-/** A JSON body or a multipart form (the SDK sends edits and extensions as forms) as a JSON object. */
-async function bodyOf(ctx: RequestContext): Promise<Record<string, unknown>> {
-  const req = ctx.http!.req;
-  if (isMultipart(req)) {
-    const parts = await readForm(req, ctx.snapshot.maxBodyBytes);
-    const { body, files } = formAsBody(parts);
-    if (files.length) {
-      throw invalidRequest(`'${files[0].name}': uploading a video is not supported here; name a video made through this gateway by id (${files[0].name}[id])`, files[0].name);
-    }
-    return body;
-  }
-  const body = parseJson(await readBody(req, ctx.snapshot.maxBodyBytes));
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('request body must be a JSON object');
-  return body as Record<string, unknown>;
+/**
+ * Rows of the operations table (operations/video-derive.ts: they run async too), served here at
+ * the Videos API's paths. The caller is identified before the body is read: its videos are the
+ * only ones it may name.
+ */
+function deriveRoute(name: 'video_remix' | 'video_edit' | 'video_extension'): ReturnType<typeof httpRoute> {
+  const route = OPERATION_ROUTES.get(name)!;
+  return httpRoute({ operation: route.operation, op: route.op, requestType: route.requestType }, inferenceAccept(route));
 }
 
-const parseRemix = validated(VideoRemixSchema);
-const parseDerive = validated(VideoDeriveSchema);
-/** Fields the gateway reads itself; the rest go to the provider as sent. */
-const OWN = new Set(['prompt', 'video', 'seconds', 'model', 'provider']);
-
-function extraFields(body: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (!OWN.has(k) && (typeof v === 'string' || typeof v === 'number')) out[k] = String(v);
-  return out;
-}
-
-interface Derive {
-  prompt: string;
-  seconds?: string;
-  source: string;
-  extra: Record<string, string>;
-}
-
-/** Starts a job made from the caller's video and records it like a new one. */
-async function derive(ctx: RequestContext, call: VideoCall<Derive>, requestType: 'video_remix' | 'video_edit' | 'video_extension'): Promise<Outcome> {
-  const { store, rec: source, provider, input } = call;
-  const { video } = videoAdapterOf(provider);
-  const up: UpstreamRequest | undefined =
-    requestType === 'video_remix'
-      ? video.remix?.(source.upstream_id, input.prompt, input.extra)
-      : requestType === 'video_edit'
-        ? video.edit?.(source.upstream_id, input.prompt, input.extra)
-        : video.extend?.(source.upstream_id, input.prompt, input.seconds ?? source.seconds, input.extra);
-  if (!up) throw unsupportedOperation(provider.name, requestType);
-  const state = await readJobState(await callVideo(ctx, provider, source, up), provider, video);
-  if (!state.upstreamId) throw new GatewayError(502, `provider '${provider.name}' answered no job id`, { type: 'upstream_invalid_response', provider: provider.name, upstream: true });
-  const now = nowSeconds();
-  let rec: VideoRecord = {
-    ...source,
-    id: newVideoId(),
-    key_id: ctx.keyId ?? source.key_id,
-    upstream_id: state.upstreamId,
-    request_type: requestType,
-    prompt: input.prompt,
-    seconds: state.seconds ?? input.seconds ?? source.seconds,
-    size: state.size ?? source.size,
-    ...firstJobFields(state, now),
-    remixed_from: source.id,
-  };
-  await store.insert(rec);
-  rec = await settleVideo(ctx, store, rec);
-  return { kind: 'json', status: 200, value: { ...videoView(rec), extra_fields: extraOf(ctx, rec, requestType) } };
-}
-
-export const remixVideo = onVideo<Derive>('video_remix', (ctx, call) => derive(ctx, call, 'video_remix'), {
-  input: async (ctx) => {
-    const body = await bodyOf(ctx);
-    const checked = parseRemix(body);
-    return { prompt: checked.prompt, source: ctx.params[0] ?? '', extra: extraFields(body) };
-  },
-  source: (input) => input.source,
-  param: 'video_id',
-});
-
-function deriveRoute(requestType: 'video_edit' | 'video_extension'): ReturnType<typeof httpRoute> {
-  return onVideo<Derive>(requestType, (ctx, call) => derive(ctx, call, requestType), {
-    input: async (ctx) => {
-      const body = await bodyOf(ctx);
-      const checked = parseDerive(body);
-      if (requestType === 'video_extension' && checked.seconds === undefined) throw invalidRequest("'seconds' is required: how many seconds to add", 'seconds');
-      return { prompt: checked.prompt, source: checked.video.id, extra: extraFields(body), ...(checked.seconds !== undefined && { seconds: String(checked.seconds) }) };
-    },
-    source: (input) => input.source,
-    param: 'video',
-  });
-}
-
+export const remixVideo = deriveRoute('video_remix');
 export const editVideo = deriveRoute('video_edit');
 export const extendVideo = deriveRoute('video_extension');
 

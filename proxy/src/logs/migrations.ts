@@ -4,6 +4,7 @@ import type { Migration } from './driver.ts';
 import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
 import { SKILLS_MIGRATION } from './skills-migration.ts';
 import { VIDEOS_MIGRATION } from './videos-migration.ts';
+import { AUDIT_MIGRATION } from './audit-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -185,4 +186,5 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   SKILLS_MIGRATION,
   VIDEOS_MIGRATION,
+  AUDIT_MIGRATION,
 ];

@@ -154,6 +154,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly auditWriteFailures = new Counter({
+    name: 'skybridge_audit_write_failures_total',
+    help: 'Audit records that could not be written to the logs store (each is also logged at error).',
+    registers: [this.registry],
+  });
+
   readonly configReloadErrors = new Counter({
     name: 'skybridge_config_reload_errors_total',
     help: 'Configuration updates rejected (the last good configuration kept serving).',

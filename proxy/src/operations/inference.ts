@@ -83,6 +83,11 @@ export interface OperationSpec<R extends ModelRequest> {
    * upstream answer (a video job: started, recorded, and in an async run waited for).
    */
   run?(req: R, ctx: RequestContext): Promise<Outcome>;
+  /**
+   * Sets the scope the stages plan on instead of the request's model: a call on something stored
+   * (a remix of a video) runs on the provider that holds it.
+   */
+  scope?(req: R, ctx: RequestContext): Promise<void>;
 }
 
 /** A spec with the operation it runs as: a table row's, or a native front door's own. */
@@ -101,13 +106,15 @@ export interface InferenceRoute<R extends ModelRequest> extends OperationSpec<R>
 export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>): Accept {
   const early = { request_type: route.requestType };
   const run = route.run;
+  const scope = route.scope;
   const execute: Execute = run ? (ctx) => run(ctx.request as R, ctx) : (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
   return async (ctx) => {
     ctx.requestType = route.requestType;
     ctx.errorExtra = early;
     const req = await route.read(ctx);
     ctx.request = req;
-    ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
+    if (scope) await scope(req, ctx);
+    else ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
     return execute;
   };
 }

@@ -12,6 +12,7 @@ import { imageEditSpec, imageGenerationSpec, imageVariationSpec } from './images
 import { speechSpec, transcriptionSpec } from './audio.ts';
 import { moderationSpec } from './moderation.ts';
 import { videoGenerationSpec } from './video.ts';
+import { videoEditSpec, videoExtensionSpec, videoRemixSpec } from './video-derive.ts';
 import { ocrSpec } from './ocr.ts';
 import { decisionsSpec, systemOneSpec } from './decisions.ts';
 
@@ -29,6 +30,9 @@ const SPECS: { readonly [N in OperationName]: OperationSpec<ModelRequest> } = {
   transcription: transcriptionSpec,
   moderation: moderationSpec,
   video_generation: videoGenerationSpec,
+  video_remix: videoRemixSpec,
+  video_edit: videoEditSpec,
+  video_extension: videoExtensionSpec,
   ocr: ocrSpec,
   decisions: decisionsSpec,
   systemone: systemOneSpec,

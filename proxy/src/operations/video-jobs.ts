@@ -128,3 +128,44 @@ export function providerOf(ctx: RequestContext, rec: VideoRecord): ProviderRunti
   if (!provider) throw new GatewayError(409, `video '${rec.id}' was made by provider '${rec.provider}', which is no longer configured`, { code: 'provider_not_configured', param: 'video_id' });
   return provider;
 }
+
+/**
+ * The key a video call comes from: an in-process caller's (an async job's submitter, known before
+ * the caller stages run), else the one the caller stages identified.
+ */
+const callerKeyId = (ctx: RequestContext): string => (ctx.caller ? ctx.caller.principal : ctx.vk)?.record.id ?? '';
+
+/** The caller's video: another key's (or an unknown id) is a 404 that confirms nothing. */
+export async function ownVideo(ctx: RequestContext, store: VideoStore, id: string, param = 'video_id'): Promise<VideoRecord> {
+  const rec = await store.get(id);
+  if (!rec || (rec.virtual_key_id ?? '') !== callerKeyId(ctx)) throw videoNotFound(id, param);
+  return rec;
+}
+
+/** A virtual key limited to some models of the provider may act only on videos of those models. */
+export function checkModel(ctx: RequestContext, rec: VideoRecord): void {
+  if (ctx.models !== '*' && !ctx.models.has(rec.model)) {
+    throw new GatewayError(403, `model '${rec.model}' of provider '${rec.provider}' is not allowed by virtual key '${ctx.vk?.record.name ?? ''}'`, {
+      type: 'permission_error',
+      code: 'model_not_allowed',
+      param: 'model',
+    });
+  }
+}
+
+/** Plans a call on a stored video: its provider (as configured now) and model, not a model the request names. */
+export function scopeToVideo(ctx: RequestContext, rec: VideoRecord): ProviderRuntime {
+  const provider = providerOf(ctx, rec);
+  ctx.provider = provider.name;
+  ctx.model = rec.model;
+  ctx.access.model = rec.model;
+  ctx.scope = { kind: 'provider', provider };
+  return provider;
+}
+
+/** What a video call's answer says about itself. */
+export const videoExtra = (ctx: RequestContext, rec: VideoRecord, requestType: string) => ({
+  provider: rec.provider,
+  request_type: requestType,
+  latency: Math.round(performance.now() - ctx.started),
+});

@@ -13,7 +13,6 @@ import type { RequestContext } from '../pipeline/context.ts';
 import { toGatewayError, type Outcome } from '../pipeline/outcome.ts';
 import type { FormatAdapter } from '../providers/adapter.ts';
 import { scrubProvider } from '../providers/scrub.ts';
-import { veoAsked } from '../providers/gemini/video.ts';
 import type { Target } from '../pipeline/target.ts';
 import { asUpstreamFault, invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
@@ -55,9 +54,6 @@ function build(req: VideoCreateRequest): (t: Target, adapter: FormatAdapter) => 
   };
 }
 
-/** OpenAI's defaults when the answer does not say: 4 seconds, 720x1280. */
-const DEFAULTS = { seconds: '4', size: '720x1280' };
-
 /** Starts and records the job; the answer is the video object (as JSON). */
 export async function createVideo(req: VideoCreateRequest, ctx: RequestContext): Promise<Outcome & { kind: 'json' }> {
   const store = videoStore(ctx);
@@ -82,7 +78,7 @@ export async function createVideo(req: VideoCreateRequest, ctx: RequestContext):
     }
     if (!state.upstreamId) throw asUpstreamFault(new Error('the answer names no job'), provider.name);
     // Veo's answers do not repeat what was asked; OpenAI's do.
-    const asked = provider.kind.format === 'openai' ? { seconds: req.seconds ?? DEFAULTS.seconds, size: req.size ?? DEFAULTS.size } : veoAsked(req);
+    const asked = attempt.adapter.video!.asked(req);
     const now = Math.floor(Date.now() / 1000);
     let rec: VideoRecord = {
       id: newVideoId(),

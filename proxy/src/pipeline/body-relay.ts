@@ -4,6 +4,7 @@
 import type { UpstreamAnswer } from './upstream-call.ts';
 import { transportError } from './upstream-call.ts';
 import type { Outcome } from './outcome.ts';
+import { relayed } from '../upstream/relay-memory.ts';
 
 /** Upstream headers worth keeping on a relayed body. */
 const KEPT = ['content-type', 'content-length', 'content-encoding', 'content-disposition', 'x-request-id'];
@@ -22,10 +23,16 @@ export function bodyOutcome(answer: UpstreamAnswer, provider: string, signal: Ab
   return { kind: 'bytes', status: 200, headers: relayHeaders(answer.headers, fallbackType), body: upstreamBytes(answer.body, provider, signal) };
 }
 
-/** The body's chunks; a failure mid-way is the provider's (a transport error), as a GatewayError. */
+/**
+ * The body's chunks; a failure mid-way is the provider's (a transport error), as a GatewayError.
+ * Each chunk is counted once passed on, so spent chunks are collected as the relay goes (relay-memory.ts).
+ */
 export async function* upstreamBytes(body: AsyncIterable<Uint8Array>, provider: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   try {
-    yield* body;
+    for await (const chunk of body) {
+      yield chunk;
+      relayed(chunk.byteLength);
+    }
   } catch (err) {
     throw transportError(provider, err, signal);
   }

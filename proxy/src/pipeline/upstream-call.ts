@@ -63,10 +63,12 @@ export async function sendUpstream(
   else if (up.payload) headers['content-type'] = up.payload.contentType;
   let path = upstreamPath(provider, up);
   let pool = provider.pool;
+  let payload = up.payload;
   if (adapter.sign) {
-    const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath }, key);
+    const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath, form: up.form }, key);
     ({ headers, path } = signed);
     if (signed.body !== undefined) body = signed.body;
+    if (signed.payload) payload = signed.payload;
     // A key with its own endpoint (an Azure resource in another region) gets that origin's keep-alive pool.
     if (signed.origin && signed.origin !== provider.origin) pool = poolFor(signed.origin, provider.maxConnections);
   }
@@ -76,7 +78,7 @@ export async function sendUpstream(
       method: up.method,
       path,
       headers,
-      body: body ?? up.payload?.bytes,
+      body: body ?? payload?.bytes,
       signal,
       headersTimeout: provider.timeoutMs,
       bodyTimeout: up.stream ? provider.streamIdleTimeoutMs : provider.timeoutMs,

@@ -28,6 +28,8 @@ export interface UpstreamRequest {
   stream: boolean;
   /** A body that is not JSON (a multipart form), sent as these bytes instead of `body`. */
   payload?: { bytes: Buffer; contentType: string };
+  /** The parts `payload` was encoded from, for a `sign` that rewrites one per key (Azure's deployment in `model`). */
+  form?: readonly FormPart[];
   /** Accept header, when neither JSON nor SSE (binary audio). */
   accept?: string;
   /** Headers of the client's own request that the provider's API documents (see client-headers.ts). */
@@ -52,6 +54,8 @@ export interface SignableRequest {
   body: string | undefined;
   /** The provider's base path that `path` starts with (a key with its own endpoint replaces it). */
   basePath?: string;
+  /** A multipart body's parts (UpstreamRequest.form). */
+  form?: readonly FormPart[];
 }
 
 /** What `sign` settled on: headers and path, and where a key's own endpoint moves the request, its origin (and body). */
@@ -62,6 +66,8 @@ export interface SignedRequest {
   origin?: string;
   /** A rewritten body (e.g. the model renamed to a key's deployment). */
   body?: string;
+  /** A re-encoded multipart body; `headers` then carry its content type. */
+  payload?: { bytes: Buffer; contentType: string };
 }
 
 /** Turns a binary stream framing into events for the stream translator (instead of the SSE parser). */
@@ -123,6 +129,13 @@ export interface VideoAdapter {
   create(req: VideoCreateRequest, model: string): UpstreamRequest;
   /** A create or poll answer as the job's state (throws when it is not one). */
   state(body: unknown): VideoJobState;
+  /** The seconds and size a create asked for, recorded where the provider's answer does not say them. */
+  asked(req: VideoCreateRequest): { seconds: string; size: string };
+  /**
+   * True: the content is fetched by the job's id (OpenAI's Videos API). Otherwise the finished job's
+   * answer names where it is (`state().content`), read again when the record does not hold it.
+   */
+  contentById?: true;
   /** Where the job stands: `upstreamId` is what `state` read from the create answer. */
   retrieve(upstreamId: string, model: string): UpstreamRequest;
   /** The finished video's bytes (undefined: this variant does not exist here; inline content is decoded by the caller). */

@@ -64,8 +64,9 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   vertex: kind('vertex', 'https://us-central1-aiplatform.googleapis.com', 'VERTEX_PROJECT_ID', [], { operations: new Set(['chat', 'responses', 'embeddings', 'ocr', 'video_generation']) }),
   // OpenAI on Azure: endpoint, deployments, api-version and auth from each key's azure_key_config
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
-  // Containers are served by Azure's v1 API only (`/openai/v1/containers`, see azure/paths.ts).
-  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings', 'containers'], { pathPrefix: '/openai', nativeResponses: true }),
+  // Containers and Sora 2's videos are served by Azure's v1 API only (`/openai/v1/...`, see azure/paths.ts);
+  // OCR is Mistral Document AI on the resource's Foundry host (azure/ocr.ts).
+  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings', 'containers', 'video_generation', 'ocr'], { pathPrefix: '/openai', nativeResponses: true }),
 };
 // A client-chosen provider name (`constructor/gpt-4o`) must not find Object.prototype's members.
 Object.setPrototypeOf(PROVIDER_KINDS, null);

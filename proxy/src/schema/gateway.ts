@@ -239,7 +239,6 @@ export const UNBUILT_SECTIONS = [
   'load_balancer_config',
   'guardrails_config',
   'plugins',
-  'audit_logs',
   'large_payload_optimization',
   'websocket',
 ] as const;
@@ -271,6 +270,23 @@ export const SkillsConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+// The audit log (proxy/src/audit, docs/audit.md), in the reference gateway's shape.
+export const AuditLogsConfigSchema = Type.Object(
+  {
+    /** Default false: audit records are written wherever a logs store is open. */
+    disabled: Type.Optional(Type.Boolean({ description: 'Whether audit logging is off (default false)' })),
+    /** Chains records with HMAC-SHA256 under this key instead of plain SHA-256 (env.VAR or vault reference). */
+    hmac_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A secret of at least 32 bytes (env.VAR or vault.<path>#<field> allowed): the chain is then HMAC-SHA256, which nobody without the key can recompute',
+      }),
+    ),
+    retention_days: Type.Optional(Type.Integer({ minimum: 0, description: 'Days audit records are kept (default 365; 0 keeps them forever)' })),
+  },
+  { additionalProperties: false },
+);
+export type AuditLogsConfig = Static<typeof AuditLogsConfigSchema>;
 
 export const GatewayConfigSchema = Type.Object(
   {
@@ -296,6 +312,8 @@ export const GatewayConfigSchema = Type.Object(
     vault: Type.Optional(VaultConfigSchema),
     /** The skills repository's serving rule, marketplace name and limits (proxy/src/skills). */
     skills: Type.Optional(SkillsConfigSchema),
+    /** The audit log of management changes (proxy/src/audit, docs/audit.md). */
+    audit_logs: Type.Optional(AuditLogsConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),
   },
   { additionalProperties: false },

@@ -21,6 +21,17 @@ export interface ServedMcpClient {
   error?: string;
 }
 
+/** A webhook whose deliveries this process gave up on lately (after their last retry). */
+export interface ServedWebhook {
+  /** Deliveries given up within EXHAUSTED_WINDOW_MS. */
+  exhausted: number;
+  /** The last one's error, secrets scrubbed. */
+  error?: string;
+}
+
+/** How long a given-up delivery keeps its webhook reported: the operator's Warning stands this long. */
+export const EXHAUSTED_WINDOW_MS = 10 * 60_000;
+
 export interface ServedReport {
   /** index.json `revision` and `secretChecksum` of the document this process serves; absent before the first one. */
   revision?: string;
@@ -31,6 +42,8 @@ export interface ServedReport {
   mcp: Record<string, ServedMcpClient>;
   /** Why the newest rendering is not served here (rejected or incomplete), secrets scrubbed. */
   problem?: string;
+  /** Webhooks by id with deliveries given up lately; absent when none. */
+  webhooks?: Record<string, ServedWebhook>;
 }
 
 const MAX_ERROR = 300;
@@ -59,7 +72,19 @@ export function encodeServedReport(r: ServedReport): string {
     const c = r.mcp[id];
     mcp[id] = { state: c.state, tools: c.tools, ...(c.error !== undefined ? { error: scrubError(c.error) } : {}) };
   }
-  return JSON.stringify({ revision: r.revision, secretChecksum: r.secretChecksum, sections: [...r.sections].sort(), mcp, ...(r.problem ? { problem: scrubError(r.problem) } : {}) });
+  const webhooks: Record<string, ServedWebhook> = {};
+  for (const id of Object.keys(r.webhooks ?? {}).sort().slice(0, MAX_CLIENTS)) {
+    const w = r.webhooks![id];
+    webhooks[id] = { exhausted: w.exhausted, ...(w.error !== undefined ? { error: scrubError(w.error) } : {}) };
+  }
+  return JSON.stringify({
+    revision: r.revision,
+    secretChecksum: r.secretChecksum,
+    sections: [...r.sections].sort(),
+    mcp,
+    ...(r.problem ? { problem: scrubError(r.problem) } : {}),
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
+  });
 }
 
 const STATES = new Set<string>(['connecting', 'connected', 'disconnected', 'error']);
@@ -87,8 +112,23 @@ export function parseServedReport(text: string | undefined): ServedReport | unde
       mcp[id] = { state: c.state as ServedMcpState, tools, ...(typeof c.error === 'string' ? { error: c.error } : {}) };
     }
   }
+  const webhooks: Record<string, ServedWebhook> = {};
+  if (o.webhooks && typeof o.webhooks === 'object' && !Array.isArray(o.webhooks)) {
+    for (const [id, v] of Object.entries(o.webhooks as Record<string, unknown>)) {
+      const w = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+      if (!w || typeof w.exhausted !== 'number' || !Number.isInteger(w.exhausted) || w.exhausted <= 0) continue;
+      webhooks[id] = { exhausted: w.exhausted, ...(typeof w.error === 'string' ? { error: w.error } : {}) };
+    }
+  }
   const revision = str(o.revision);
   const secretChecksum = str(o.secretChecksum);
   const problem = str(o.problem);
-  return { ...(revision ? { revision } : {}), ...(secretChecksum ? { secretChecksum } : {}), sections, mcp, ...(problem ? { problem } : {}) };
+  return {
+    ...(revision ? { revision } : {}),
+    ...(secretChecksum ? { secretChecksum } : {}),
+    sections,
+    mcp,
+    ...(problem ? { problem } : {}),
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
+  };
 }

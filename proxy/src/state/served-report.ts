@@ -10,7 +10,7 @@ import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-
 import { fetch } from 'undici';
 import { log } from '../log.ts';
 import { notReadyReason } from './readiness.ts';
-import { IMPLEMENTED_SECTIONS, SERVED_ANNOTATION, SERVED_REPORT_LABEL, encodeServedReport, type ServedReport } from './served-contract.ts';
+import { IMPLEMENTED_SECTIONS, SERVED_ANNOTATION, SERVED_REPORT_LABEL, encodeServedReport, type ServedReport, type ServedWebhook } from './served-contract.ts';
 
 export interface ServedReporterOptions {
   kc: KubeConfig;
@@ -229,6 +229,8 @@ export interface ServedReportSources {
   /** Why the newest rendering is not served (KubeConfigSource.problem). */
   problem?: () => string | undefined;
   mcp: McpClientsView;
+  /** Webhooks with deliveries given up lately (webhooks/given-up.ts). */
+  givenUp?: () => Record<string, ServedWebhook>;
   /** Optional sections this process acts on only when their runtime is there. */
   webhooks: boolean;
   cache: boolean;
@@ -270,7 +272,8 @@ export function startServedReport(src: ServedReportSources, env: NodeJS.ProcessE
         mcp[c.id] = { state, tools: state === 'connected' ? c.tools.length : 0, ...(state === 'error' && c.lastError ? { error: c.lastError } : {}) };
       }
       const problem = src.problem?.();
-      return { ...(index ?? {}), sections: [...sections], mcp, ...(problem ? { problem } : {}) };
+      const webhooks = src.givenUp?.();
+      return { ...(index ?? {}), sections: [...sections], mcp, ...(problem ? { problem } : {}), ...(webhooks && Object.keys(webhooks).length ? { webhooks } : {}) };
     },
   });
   reporter.start();

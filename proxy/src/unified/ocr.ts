@@ -39,6 +39,16 @@ export const OcrRequestSchema = Type.Object(
 export type OcrRequest = Static<typeof OcrRequestSchema>;
 export type OcrDocument = OcrRequest['document'];
 
+/**
+ * For hostings that read a document only inline (they download nothing and have no Files API):
+ * the field that is not a `data:` URL, and why it cannot go; undefined when the document is inline.
+ */
+export function notInline(doc: OcrDocument): { param: string; why: 'file' | 'url' } | undefined {
+  if (doc.type === 'file') return { param: 'document.file_id', why: 'file' };
+  const url = doc.type === 'document_url' ? doc.document_url : typeof doc.image_url === 'string' ? doc.image_url : doc.image_url.url;
+  return url.startsWith('data:') ? undefined : { param: doc.type === 'document_url' ? 'document.document_url' : 'document.image_url', why: 'url' };
+}
+
 export interface OcrImage {
   id: string;
   top_left_x: number | null;

@@ -39,6 +39,13 @@ export interface OperationRow {
   readonly capability: Operation;
   /** The log record's `object`, where it is not the request type. */
   readonly logObject?: string;
+  /**
+   * Its synchronous route is the Videos API's own (endpoints/videos.ts, e.g. the remix's source id
+   * in its path), not the table's `POST /{path}`; the table still gives it execute() and async.
+   */
+  readonly ownRoute?: true;
+  /** Also submitted async at this path below /async/, its `{id}` segment taken as the body's `video.id` (the Videos API's `videos/{id}/remix`). */
+  readonly asyncIdPath?: string;
 }
 
 const row = <const R extends OperationRow>(r: R): R => r;
@@ -70,6 +77,11 @@ export const OPERATIONS = [
   // JSON or the multipart form the openai SDK sends. Management (retrieve, list, delete, content,
   // remix, edits, extensions, characters) acts on a stored video: endpoints/videos.ts.
   row({ name: 'video_generation', path: 'videos', azure: false, requestType: 'video_generation', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
+  // A new job from a finished video of the caller's, on its provider (operations/video-derive.ts):
+  // async waits for the new job, like the create. Served synchronously at the Videos API's paths.
+  row({ name: 'video_remix', path: 'videos/remix', ownRoute: true, asyncIdPath: 'videos/{id}/remix', azure: false, requestType: 'video_remix', body: 'json', async: true, cache: false, capability: 'video_generation' }),
+  row({ name: 'video_edit', path: 'videos/edits', ownRoute: true, azure: false, requestType: 'video_edit', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
+  row({ name: 'video_extension', path: 'videos/extensions', ownRoute: true, azure: false, requestType: 'video_extension', body: 'json_or_form', async: true, cache: false, capability: 'video_generation' }),
 ] as const satisfies readonly OperationRow[];
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
@@ -82,7 +94,8 @@ export const OPERATION_BY_NAME: ReadonlyMap<string, OperationRow> = new Map(OPER
  * request type; the HTTP-only resources (model lists, files, batches, containers) are not operations of the table.
  */
 export const ALLOWED_REQUEST_KEYS: Readonly<Record<Operation, string>> = {
-  ...(Object.fromEntries(OPERATIONS.map((r) => [r.capability, r.requestType])) as Record<(typeof OPERATIONS)[number]['capability'], string>),
+  // A capability's key is its first row's request type (video_generation's, not a remix's).
+  ...(Object.fromEntries([...OPERATIONS].reverse().map((r) => [r.capability, r.requestType])) as Record<(typeof OPERATIONS)[number]['capability'], string>),
   models: 'list_models',
   // The reference gateway names each file, batch and container call; the create call stands for the group.
   files: 'file_upload',

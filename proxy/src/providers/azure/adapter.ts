@@ -6,6 +6,8 @@ import { openaiAdapter, toOpenAIChatRequest, toOpenAITextRequest, toUpstreamBody
 import { deploymentOp } from './paths.ts';
 import { signAzure } from './sign.ts';
 import { createAzureStreamTranslator } from './stream.ts';
+import { azureVideo } from './video.ts';
+import { toAzureOcrRequest } from './ocr.ts';
 
 export const azureAdapter: FormatAdapter = {
   // Used as is only by passthrough (which has no per-key shaping); `sign` replaces it otherwise.
@@ -35,6 +37,8 @@ export const azureAdapter: FormatAdapter = {
     stream: false,
   }),
   embeddingsResponse: openaiAdapter.embeddingsResponse,
+  video: azureVideo,
+  ocrRequest: toAzureOcrRequest,
   modelsRequest: () => ({ method: 'GET', path: '/models', requestType: 'list_models', stream: false }),
   modelsResponse: openaiAdapter.modelsResponse,
   error: openaiAdapter.error,

@@ -4,7 +4,9 @@ import type { ProviderKey } from '../runtime.ts';
 import type { SignableRequest, SignedRequest } from '../adapter.ts';
 import { GatewayError } from '../../unified/errors.ts';
 import { AZURE_DEFAULT_API_VERSION } from './key.ts';
-import { azureOperationPath, responsesBodyFor } from './paths.ts';
+import { azureOperationPath, formFor, modelBodyFor } from './paths.ts';
+import { encodeMultipart } from '../../upstream/form-encode.ts';
+import { FOUNDRY_OCR, foundryOrigin } from './ocr.ts';
 
 const NO_DEPLOYMENTS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -27,7 +29,26 @@ export async function signAzure(req: SignableRequest, key: ProviderKey | undefin
   if (!req.path.startsWith(base)) return { headers, path: req.path, ...(own ? { origin: own.origin } : {}) };
   const op = req.path.slice(base.length);
   const deployments = own?.deployments ?? NO_DEPLOYMENTS;
+  if (op === FOUNDRY_OCR) return signFoundryOcr(req, key, own?.basePath ?? base, own?.origin ?? req.origin, deployments);
   const path = (own?.basePath ?? base) + azureOperationPath(op, deployments, own?.apiVersion ?? AZURE_DEFAULT_API_VERSION);
-  const body = op === '/responses' ? responsesBodyFor(req.body, deployments) : undefined;
-  return { headers, path, ...(own ? { origin: own.origin } : {}), ...(body !== undefined ? { body } : {}) };
+  const body = op === '/responses' ? modelBodyFor(req.body, deployments) : undefined;
+  // Sora 2's create is a form naming the deployment in `model`, like a Responses body.
+  const form = op === '/videos' && req.method === 'POST' ? formFor(req.form, deployments) : undefined;
+  const payload = form && encodeMultipart(form);
+  if (payload) headers['content-type'] = payload.contentType;
+  return { headers, path, ...(own ? { origin: own.origin } : {}), ...(body !== undefined ? { body } : {}), ...(payload && { payload }) };
+}
+
+/**
+ * Foundry's OCR: at the resource's root (the endpoint's path without `/openai`) on its Foundry host,
+ * the deployment in the body's `model`, the key as a bearer token (Foundry's documented form, for an
+ * API key and an Entra ID token alike).
+ */
+function signFoundryOcr(req: SignableRequest, key: ProviderKey | undefined, basePath: string, origin: string, deployments: Readonly<Record<string, string>>): SignedRequest {
+  const headers = { ...req.headers };
+  delete headers['api-key'];
+  const { 'api-key': value, authorization } = azureAuthHeaders(key);
+  headers.authorization = authorization ?? `Bearer ${value}`;
+  const body = modelBodyFor(req.body, deployments);
+  return { headers, path: `${basePath.replace(/\/openai$/, '')}${FOUNDRY_OCR}`, origin: foundryOrigin(origin), ...(body !== undefined ? { body } : {}) };
 }

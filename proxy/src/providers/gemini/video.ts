@@ -95,6 +95,7 @@ export const geminiVideo: VideoAdapter = {
     stream: false,
   }),
   state: geminiVideoState,
+  asked: veoAsked,
   // The operation name is a path below the API version: `models/veo-3.0-generate-001/operations/abc`.
   retrieve: (name) => ({ method: 'GET', path: `/${name.split('/').map(encodeURIComponent).join('/')}`, requestType: 'video_retrieve', stream: false }),
   content: (_name, variant, ref) =>

@@ -11,7 +11,7 @@ const STATUSES: readonly VideoStatus[] = ['queued', 'in_progress', 'completed', 
 const id = (v: string) => encodeURIComponent(v);
 
 function form(requestType: string, path: string, parts: FormPart[]): UpstreamRequest {
-  return { method: 'POST', path, requestType, payload: encodeMultipart(parts), stream: false };
+  return { method: 'POST', path, requestType, payload: encodeMultipart(parts), form: parts, stream: false };
 }
 
 const fields = (extra: Readonly<Record<string, string>>): FormPart[] => Object.entries(extra).map(([name, value]) => ({ name, value }));
@@ -35,6 +35,9 @@ export function openaiVideoState(body: unknown): VideoJobState {
   };
 }
 
+/** OpenAI's defaults when the answer does not say: 4 seconds, 720x1280. */
+const DEFAULTS = { seconds: '4', size: '720x1280' };
+
 export const openaiVideo: VideoAdapter = {
   create(req, model) {
     const parts: FormPart[] = [{ name: 'model', value: model }, { name: 'prompt', value: req.prompt }];
@@ -46,6 +49,8 @@ export const openaiVideo: VideoAdapter = {
     return form('video_generation', '/videos', parts);
   },
   state: openaiVideoState,
+  asked: (req) => ({ seconds: req.seconds ?? DEFAULTS.seconds, size: req.size ?? DEFAULTS.size }),
+  contentById: true,
   retrieve: (upstreamId) => ({ method: 'GET', path: `/videos/${id(upstreamId)}`, requestType: 'video_retrieve', stream: false }),
   content: (upstreamId, variant) => ({
     method: 'GET',

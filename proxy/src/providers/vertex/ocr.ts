@@ -2,7 +2,7 @@
 // behind `publishers/mistralai/models/{model}:rawPredict`. Vertex reads documents only inline (it
 // does not download URLs) and has no Mistral Files API: a document must be a data URL.
 import type { UpstreamRequest } from '../adapter.ts';
-import type { OcrRequest } from '../../unified/ocr.ts';
+import { notInline, type OcrRequest } from '../../unified/ocr.ts';
 import { GatewayError } from '../../unified/errors.ts';
 import { publisherModelPath } from './paths.ts';
 
@@ -11,10 +11,8 @@ function inlineOnly(param: string, what: string): GatewayError {
 }
 
 export function toVertexOcrRequest(req: OcrRequest, model: string): UpstreamRequest {
-  const doc = req.document;
-  if (doc.type === 'file') throw inlineOnly('document.file_id', 'Vertex has no Files API; send the file as a data URL');
-  const url = doc.type === 'document_url' ? doc.document_url : typeof doc.image_url === 'string' ? doc.image_url : doc.image_url.url;
-  if (!url.startsWith('data:')) throw inlineOnly(doc.type === 'document_url' ? 'document.document_url' : 'document.image_url', 'it does not download URLs');
+  const bad = notInline(req.document);
+  if (bad) throw inlineOnly(bad.param, bad.why === 'file' ? 'Vertex has no Files API; send the file as a data URL' : 'it does not download URLs');
   const { fallbacks: _f, ...body } = req;
   return { method: 'POST', path: publisherModelPath('mistralai', model, 'rawPredict'), requestType: 'ocr', body: { ...body, model }, stream: false };
 }

@@ -6,7 +6,7 @@
 import type { VideoAdapter } from '../adapter.ts';
 import type { VideoJobState } from '../../unified/video.ts';
 import { isObject, ShapeError } from '../../unified/answer-shape.ts';
-import { veoRequestBody } from '../gemini/video.ts';
+import { veoAsked, veoRequestBody } from '../gemini/video.ts';
 import { publisherModelPath } from './paths.ts';
 
 /** A Vertex operation (predictLongRunning's answer, or fetchPredictOperation's) as the job's state. */
@@ -48,6 +48,7 @@ export const vertexVideo: VideoAdapter = {
     stream: false,
   }),
   state: vertexVideoState,
+  asked: veoAsked,
   retrieve: (name, model) => ({
     method: 'POST',
     path: publisherModelPath('google', modelOf(name, model), 'fetchPredictOperation'),
