@@ -41,9 +41,10 @@ const FULL: Plan = {
   rateWarmupMs: 1000,
   rateDurationMs: 6000,
   drainMs: 2000,
-  streamLevels: [250, 500, 1000, 1500],
+  streamLevels: [1024, 2048, 4096],
   streamRampMs: 1000,
   stallMs: 1000,
+  firstByteStallMs: 5000,
   streamTimeoutMs: 15_000,
   runLimitMs: 6.5 * 60_000,
 };
@@ -58,9 +59,10 @@ const QUICK: Plan = {
   rateWarmupMs: 500,
   rateDurationMs: 3000,
   drainMs: 1500,
-  streamLevels: [250, 1000],
+  streamLevels: [1024, 4096],
   streamRampMs: 1000,
   stallMs: 1000,
+  firstByteStallMs: 5000,
   streamTimeoutMs: 12_000,
   runLimitMs: 2.6 * 60_000,
 };
@@ -447,7 +449,11 @@ async function oneRun(index: number, plan: Plan, opts: Options, logDir: string):
             break;
           }
           log(`  ${t.name}: ${n} concurrent streams`);
-          const r = await heldStreams(t, { n, rampMs: plan.streamRampMs, stallMs: plan.stallMs, timeoutMs: plan.streamTimeoutMs });
+          const proc = s.proxies.get(t.name);
+          const cpu0 = proc && serviceCpuSeconds(proc);
+          const r = await heldStreams(t, { n, rampMs: plan.streamRampMs, stallMs: plan.stallMs, firstByteStallMs: plan.firstByteStallMs ?? plan.stallMs, timeoutMs: plan.streamTimeoutMs });
+          // The proxy's CPU for the whole level (opening, relaying and closing every stream), per stream.
+          if (proc && cpu0 !== undefined) r.cpuMsPerStream = ((serviceCpuSeconds(proc) - cpu0) * 1000) / n;
           levels.push(r);
           await sleep(500);
           // Past the first level that fails badly, higher levels only burn time.
@@ -492,7 +498,8 @@ async function main(): Promise<void> {
   const base = opts.quick ? QUICK : FULL;
   // The per-run limit was sized for four targets; each extra one needs its share.
   const plan = { ...base, runLimitMs: base.runLimitMs * Math.max(1, opts.targets.length / 4) };
-  await ensurePeers();
+  // Portkey, and autocannon for saturation where wrk is missing: a streams-only run needs neither.
+  if (opts.targets.includes('portkey') || (opts.phases.includes('load') && !hasWrk())) await ensurePeers();
   if (opts.targets.includes('litellm')) ensureLiteLLM();
   if (opts.baselineRef) opts.baseline = buildBaseline(opts.baselineRef);
   const machine = machineInfo(opts);

@@ -298,16 +298,20 @@ export interface StreamsResult {
   maxGapMs: number;
   gapP99Ms: number;
   ttft: Summary;
+  /** Time to the first byte of the stream opened last (the Nth), ms; NaN when it failed. */
+  lastTtftMs: number;
+  /** The proxy's CPU time over the level divided by its streams, ms (set by the harness; none for direct). */
+  cpuMsPerStream?: number;
 }
 
 /**
  * Open n streaming requests (spread evenly over rampMs, one connection each) and hold them all
- * until they finish. A stall is any gap with no bytes longer than stallMs, counting from the
- * moment the request was sent.
+ * until they finish. A stall is a gap with no bytes longer than stallMs once the first byte came,
+ * or a first byte later than firstByteStallMs after the request was sent.
  */
 export async function heldStreams(
   t: Target,
-  opts: { n: number; rampMs: number; stallMs: number; timeoutMs: number },
+  opts: { n: number; rampMs: number; stallMs: number; firstByteStallMs: number; timeoutMs: number },
 ): Promise<StreamsResult> {
   const pool = new Pool(t.origin, { connections: opts.n, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, keepAliveTimeout: 5_000 });
   const payload = body(t, true, STREAM_PROMPT);
@@ -318,7 +322,8 @@ export async function heldStreams(
   let maxGap = 0;
   const maxGaps: number[] = [];
   const ttfts: number[] = [];
-  const one = async (): Promise<void> => {
+  let lastTtft = Number.NaN;
+  const one = async (isLast: boolean): Promise<void> => {
     const t0 = performance.now();
     let last = t0;
     let gap = 0;
@@ -328,9 +333,13 @@ export async function heldStreams(
       const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: payload, signal: controller.signal });
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         const now = performance.now();
-        gap = Math.max(gap, now - last);
+        if (Number.isNaN(first)) {
+          first = now - t0;
+          if (isLast) lastTtft = first;
+        } else {
+          gap = Math.max(gap, now - last);
+        }
         last = now;
-        if (Number.isNaN(first)) first = now - t0;
         tail = (tail + chunk.toString('latin1')).slice(-64);
       }
       if (res.statusCode !== 200 || !tail.includes('[DONE]')) {
@@ -341,7 +350,7 @@ export async function heldStreams(
       ttfts.push(first);
       maxGaps.push(gap);
       maxGap = Math.max(maxGap, gap);
-      if (gap > opts.stallMs) stalled++;
+      if (gap > opts.stallMs || first > opts.firstByteStallMs) stalled++;
     } catch {
       failed++;
     }
@@ -354,7 +363,7 @@ export async function heldStreams(
       const due = start + (i * opts.rampMs) / opts.n;
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
-      all.push(one());
+      all.push(one(i === opts.n - 1));
     }
     await Promise.all(all);
   } finally {
@@ -370,5 +379,6 @@ export async function heldStreams(
     maxGapMs: maxGap,
     gapP99Ms: summarize(maxGaps).p99,
     ttft: summarize(ttfts),
+    lastTtftMs: lastTtft,
   };
 }

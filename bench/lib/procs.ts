@@ -190,6 +190,8 @@ export interface GatewayOptions {
   name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis';
   /** A checkout built by buildBaseline (default: this one). */
   root?: string;
+  /** Extra environment, e.g. MALLOC_ARENA_MAX. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The virtual key the governed targets send. */
@@ -251,7 +253,7 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
   // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
   if (!opts.root) buildGateway();
   const args = [join(opts.root ?? ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
-  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])] });
+  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])], ...(opts.env && { env: opts.env }) });
 }
 
 /** The node flags `npm start` passes (package.json), read from there so the two cannot drift. */

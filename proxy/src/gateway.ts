@@ -29,16 +29,14 @@ import { SqlLogStore } from './logs/sql-store.ts';
 import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
 import { startResponseCache, stopResponseCache } from './cache/start.ts';
 import type { CacheRuntime } from './cache/runtime.ts';
-import { startWebhooks, type Webhooks } from './webhooks/start.ts';
+import type { Webhooks } from './webhooks/start.ts';
 import { GivenUpDeliveries } from './webhooks/given-up.ts';
-import { startAsyncJobs, type AsyncJobs } from './async/jobs.ts';
-import { VideoStore } from './state/videos.ts';
+import type { AsyncJobs } from './async/jobs.ts';
 import { asyncRoutes } from './endpoints/async.ts';
 import { skillsRoutes } from './endpoints/skills.ts';
 import { openaiSkillsRoutes } from './endpoints/openai-skills.ts';
-import { SkillStore } from './skills/store.ts';
+import type { SkillStore } from './skills/store.ts';
 import { McpManager } from './mcp/manager.ts';
-import { SqlMcpCallStore } from './mcp/call-store.ts';
 import { createGatewayServer, listen } from './http/server.ts';
 import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
 import { installProcessGuards } from './http/process-guard.ts';
@@ -139,15 +137,19 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (logStore?.unavailable && logStore.kind === 'postgres') dependencies.registerStore('logs_store', () => logStore.unavailable?.());
   // The SQL logs store also holds MCP tool call logs, so /api/mcp-logs on any replica shows every replica's calls.
   const sql = logs?.store instanceof SqlLogStore ? logs.store.driver : undefined;
+  // What lives in that database (MCP call logs, video jobs, webhooks, async jobs, skills) is code a
+  // gateway without one never loads.
+  const calls = sql && new (await import('./mcp/call-store.ts')).SqlMcpCallStore(sql, holder.current().config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
+  const videos = sql && new (await import('./state/videos.ts')).VideoStore(sql);
   const mcp = new McpManager({
-    ...(sql && { calls: new SqlMcpCallStore(sql, holder.current().config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS) }),
+    ...(calls && { calls }),
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
     watchCall: toolCallWatcher(tracing),
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
-  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(sql && { videos: new VideoStore(sql) }) });
+  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
@@ -198,9 +200,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   holder.onSwap((next) => catalog.refresh(next));
 
   // Webhook deliveries live in the logs store's database: without one there are none to send.
-  const webhooks = sql ? await startWebhooks(sql, holder, metrics) : undefined;
+  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
-  const jobs = sql ? startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
+  const jobs = sql ? (await import('./async/jobs.ts')).startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
   // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.
   const givenUp = new GivenUpDeliveries();
   if (webhooks) {
@@ -214,7 +216,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
   // The skills repository lives there too: /api/skills manages it, /skills/* serves it to agents.
-  const skills = sql ? new SkillStore(sql) : undefined;
+  const skills: SkillStore | undefined = sql ? new (await import('./skills/store.ts')).SkillStore(sql) : undefined;
   for (const set of [skillsRoutes(skills), openaiSkillsRoutes(skills)]) {
     Object.assign(routes, set.routes);
     patterns.push(...set.patterns);

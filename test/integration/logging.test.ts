@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/patience.ts';
+import { eventually, patience } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.ts';
 
@@ -99,7 +99,8 @@ describe('request logs on SQLite (client.enable_logging)', () => {
     const started = Date.now();
     const answer = await client(g, VK_VALUE).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'logged chat marker' }] });
     const e = await logged(g, 'the chat', (x) => x.object === 'chat.completion' && !x.stream && x.status === 'success');
-    assert.ok(Date.now() - started < 2500);
+    // Within 2.5 s on an idle machine; a loaded one stretches it (the first chat also compiles its request schema).
+    assert.ok(Date.now() - started < patience(2500));
     assert.equal(e.provider, 'openai');
     assert.equal(e.model, 'gpt-4o');
     assert.equal(e.requested_model, 'openai/gpt-4o');

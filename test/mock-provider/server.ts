@@ -309,7 +309,8 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
+    // A deep accept queue, as the gateway has: the held-streams bench opens thousands of connections a second.
+    server.listen({ port: opts.port ?? 0, host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

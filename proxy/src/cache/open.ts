@@ -1,10 +1,9 @@
 // Opens the configured `vector_store` once, at start (as the request-log store is): moving the
-// store elsewhere takes a restart. The server-backed stores load their client libraries only when
-// configured.
+// store elsewhere takes a restart. Each store's code (and a server store's client library) loads
+// only when configured.
 import { isAbsolute, join } from 'node:path';
 import type { VectorStoreConfig } from '../schema/cache.ts';
 import type { CacheStore } from './store.ts';
-import { SqliteCacheStore } from './sqlite-store.ts';
 import { storeTimeoutMs } from '../store-guard.ts';
 
 export const DEFAULT_CACHE_FILE = 'cache.db';
@@ -15,7 +14,7 @@ export async function openCacheStore(vectorStore: VectorStoreConfig, appDir: str
   switch (vectorStore.type) {
     case 'sqlite': {
       const path = typeof config.path === 'string' && config.path ? config.path : DEFAULT_CACHE_FILE;
-      return new SqliteCacheStore(isAbsolute(path) ? path : join(appDir, path));
+      return new (await import('./sqlite-store.ts')).SqliteCacheStore(isAbsolute(path) ? path : join(appDir, path));
     }
     case 'redis':
       return (await import('./redis-store.ts')).openRedisCacheStore(config, process.env, timeoutMs);

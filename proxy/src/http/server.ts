@@ -156,10 +156,18 @@ function trimSlashes(path: string): string {
   return path.slice(0, end);
 }
 
+/**
+ * Connections the kernel holds for the gateway before it accepts them (capped by the kernel's
+ * net.core.somaxconn). node's default, 511, overflows when thousands of streams open within a
+ * second while the event loop is busy: the kernel then drops SYNs, and the client retries only
+ * after a second, a stall before the first byte.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 export function listen(server: Server, port: number, host: string): Promise<{ port: number }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       const addr = server.address();
       resolve({ port: typeof addr === 'object' && addr ? addr.port : port });

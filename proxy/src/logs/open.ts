@@ -3,11 +3,10 @@
 import { isAbsolute, join } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { logsStoreFromEnv } from './env.ts';
-import { openPostgresStore } from './postgres-store.ts';
 import { storeTimeoutMs } from '../store-guard.ts';
 import { DEFAULT_RETENTION_DAYS, startRetentionSweeper, type RetentionSweeper } from './retention.ts';
-import { openSqliteStore } from './sqlite-store.ts';
 import type { LogStore } from './store.ts';
+import type { PostgresLogsConfig } from './postgres-store.ts';
 import { LogWriter, type LogWriterOptions } from './writer.ts';
 
 export const DEFAULT_SQLITE_FILE = 'logs.db';
@@ -46,10 +45,11 @@ function loggingPluginOn(config: GatewayConfig): boolean {
 export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}): Promise<RequestLogs | undefined> {
   const target = logsStoreTarget(config, appDir);
   if (!target) return undefined;
+  // Each store's code (and SQLite's worker, PostgreSQL's client) loads only when logging uses it.
   const store =
     target.type === 'sqlite'
-      ? await openSqliteStore(target.path)
-      : await openPostgresStore(target.config as Parameters<typeof openPostgresStore>[0], storeTimeoutMs());
+      ? await (await import('./sqlite-store.ts')).openSqliteStore(target.path)
+      : await (await import('./postgres-store.ts')).openPostgresStore(target.config as PostgresLogsConfig, storeTimeoutMs());
   const writer = new LogWriter(store, writerOpts);
   const sweeper = startRetentionSweeper(store, config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
   return {

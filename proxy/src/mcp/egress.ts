@@ -9,8 +9,12 @@
 import { capResponse } from './answer-cap.ts';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { lazy } from '../lazy.ts';
 import { BlockedEgressError, blockedAddress, blockedHost, viaEmbeddedIpv4 } from '../upstream/egress.ts';
+
+/** undici's index (Agent, fetch): loaded when an MCP client connects, not with every gateway. */
+const undici = lazy<typeof import('undici')>('undici');
 
 const REDIRECTS = [301, 302, 303, 307, 308];
 const MAX_REDIRECTS = 5;
@@ -67,7 +71,7 @@ export function mcpLookup(hostname: string, options: LookupOptions, callback: Lo
  * streams stay open while idle (the SDK's request timeouts bound each call).
  */
 export function mcpDispatcher(): Agent {
-  return new Agent({ connect: { lookup: mcpLookup }, keepAliveTimeout: 10_000, bodyTimeout: 0 });
+  return new (undici().Agent)({ connect: { lookup: mcpLookup }, keepAliveTimeout: 10_000, bodyTimeout: 0 });
 }
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -89,7 +93,7 @@ export function checkedFetch(dispatcher: Dispatcher, secretHeaders: readonly str
       if (refused) throw new BlockedEgressError(`refusing to connect to ${url.host}: ${refused}`);
       let res: Response;
       try {
-        res = (await undiciFetch(url, { ...(reqInit as object), redirect: follow ? 'manual' : reqInit.redirect, dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as Response;
+        res = (await undici().fetch(url, { ...(reqInit as object), redirect: follow ? 'manual' : reqInit.redirect, dispatcher } as Parameters<typeof import('undici').fetch>[1])) as unknown as Response;
       } catch (err) {
         // fetch hides the connect error as "fetch failed"; the refusal is the reason worth showing.
         const cause = (err as Error & { cause?: unknown }).cause;

@@ -50,12 +50,22 @@ const FINISH = /"finish_reason"\s*:\s*"/;
 /** A chunk that plainly has its `choices` list passes unparsed; anything else is read to be checked. */
 const CHOICES = /"choices"\s*:\s*\[/;
 
+/** An event that passes unread: a JSON object that plainly has its choices and no usage. */
+function plainChunk(data: string): boolean {
+  return data.charCodeAt(0) === 123 && data.charCodeAt(data.length - 1) === 125 && CHOICES.test(data) && !USAGE.test(data);
+}
+
 /**
  * OpenAI-format upstream to OpenAI-format client, raw capture off: chunks pass through as text with
- * `extra_fields` spliced in, and only the usage chunk is parsed. Saves a parse and a stringify per chunk.
+ * `extra_fields` spliced in, and only the usage chunk is parsed. Saves a parse and a stringify per chunk;
+ * where nothing reads the items, `relay` skips the items too (pipeline/relay.ts).
  */
 export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<PassthroughChunk> {
   return {
+    relay: {
+      plain: plainChunk,
+      frame: (data, extra) => `data: ${data.slice(0, -1)},"extra_fields":${extra}}\n\n`,
+    },
     translator: {
       push: (ev) => {
         if (ev.data === '[DONE]') return [];

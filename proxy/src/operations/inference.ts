@@ -17,7 +17,8 @@ import type { OperationName, OperationRow } from '../unified/operations.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
-import { streamItems, type StreamPlan } from '../pipeline/stream.ts';
+import { streamItems, type StreamOptions, type StreamPlan } from '../pipeline/stream.ts';
+import { relayable, relayText, textFormat } from '../pipeline/relay.ts';
 import { bodyOutcome } from '../pipeline/body-relay.ts';
 import type { Target } from '../pipeline/target.ts';
 import type { RequestContext } from '../pipeline/context.ts';
@@ -167,7 +168,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
     if (spec.stream) {
       const plan = spec.stream(attempt, ids);
-      const items = streamItems(ctx, attempt.answer.body, plan, {
+      const opts: StreamOptions = {
         extra,
         provider,
         rawResponse: rt.sendBackRawResponse,
@@ -175,7 +176,11 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
         decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
         maxEventBytes: rt.maxStreamEventBytes,
         scrub: (t) => scrubProvider(t, rt),
-      });
+      };
+      if (relayable(ctx, plan, opts)) {
+        return { kind: 'stream', items: relayText(ctx, attempt.answer.body, plan, opts), format: textFormat(plan as StreamFormat<unknown>), extra: ctx.errorExtra };
+      }
+      const items = streamItems(ctx, attempt.answer.body, plan, opts);
       return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
     }
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);

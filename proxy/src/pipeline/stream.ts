@@ -13,6 +13,14 @@ import { transportError } from './upstream-call.ts';
 import type { RequestContext } from './context.ts';
 import type { StreamFormat } from './outcome.ts';
 
+/** How a plan's plain events are relayed as text (relay.ts). */
+export interface TextRelay {
+  /** The event's data may go out unread (a choice chunk, no usage). */
+  plain(data: string): boolean;
+  /** A plain event's `data: …\n\n` frame with `extra` (an object's JSON text) spliced in. */
+  frame(data: string, extra: string): string;
+}
+
 /** How one endpoint's stream is translated (execution) and encoded (the StreamFormat half, for respond). */
 export interface StreamPlan<T> extends StreamFormat<T> {
   translator: { push(ev: SseEvent): T[]; finish(): T[] };
@@ -22,6 +30,8 @@ export interface StreamPlan<T> extends StreamFormat<T> {
   /** false: recorded but not sent (a usage chunk the client did not ask for). */
   visible(item: T): boolean;
   decorate(item: T, extra: ExtraFields): void;
+  /** Events may be relayed as text when nothing needs the items (relay.ts). */
+  relay?: TextRelay;
 }
 
 export interface StreamOptions {

@@ -11,14 +11,26 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * The schema's check, compiled on its first use: every operation's request schema is declared at
+ * start, but ajv's generated code (several MB of heap for them all) is built only for the
+ * operations a gateway is actually asked for.
+ */
 export function validator<T extends TSchema>(schema: T): (value: unknown) => FieldError[] | Static<T> {
+  let check: ValidateFunction | undefined;
+  return (value: unknown) => {
+    check ??= compile(schema);
+    return check(value) ? (value as Static<T>) : toFieldErrors(check.errors ?? []);
+  };
+}
+
+function compile(schema: TSchema): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
     fn = ajv.compile(schema);
     compiled.set(schema, fn);
   }
-  const check = fn;
-  return (value: unknown) => (check(value) ? (value as Static<T>) : toFieldErrors(check.errors ?? []));
+  return fn;
 }
 
 export function isFieldErrors(v: unknown): v is FieldError[] {

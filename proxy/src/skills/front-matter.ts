@@ -2,8 +2,12 @@
 // `name` (1-64 lowercase letters, digits and hyphens, no hyphen at either end nor two in a row) and
 // `description` (1-1024 characters) are required; `compatibility` is at most 500 characters;
 // `license` and `allowed-tools` are strings and `metadata` a map of strings when present.
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazy } from '../lazy.ts';
 import { GatewayError } from '../unified/errors.ts';
+
+/** The YAML parser, loaded with the first skill read (a gateway without skills never needs it). */
+const yaml = lazy<typeof Yaml>('yaml');
 
 export interface SkillMeta {
   name: string;
@@ -31,7 +35,7 @@ export function readSkillMd(data: Buffer, param: string): SkillMeta {
   const text = data.toString('utf8').replace(/^\uFEFF/, '');
   const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) ?? /^---[ \t]*\r?\n()---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!m) throw invalid(`SKILL.md must start with YAML front matter between '---' lines (name and description at least)`, param);
-  const doc = parseDocument(m[1], { prettyErrors: false, uniqueKeys: true });
+  const doc = yaml().parseDocument(m[1], { prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) throw invalid(`SKILL.md front matter is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, param);
   const fields: unknown = doc.toJS({ maxAliasCount: 16 });
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw invalid('SKILL.md front matter must be a YAML mapping (name: ..., description: ...)', param);

@@ -1,7 +1,28 @@
 // One keep-alive connection pool per upstream origin, shared across config snapshots so a reload
 // does not drop warm connections.
-import { Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type { Pool as UndiciPool } from 'undici';
 import { guardedLookup } from './egress.ts';
+
+/**
+ * undici's Pool by itself: the package's index also loads fetch, WebSocket, the HTTP caches, the
+ * proxy agents and the mock agents, none of which the provider calls use (about 12 MB more
+ * resident at start). An MCP client or a webhook, which do use them, loads the index when one is
+ * configured. Should a later undici move these files, the index is loaded as before.
+ */
+function poolClass(): typeof UndiciPool {
+  const load = createRequire(import.meta.url);
+  try {
+    const pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+    // What undici's index does for every dispatcher: request(), stream() and the rest on the prototype.
+    Object.assign((load('undici/lib/dispatcher/dispatcher.js') as { prototype: object }).prototype, load('undici/lib/api/index.js'));
+    return pool;
+  } catch {
+    return (load('undici') as typeof import('undici')).Pool;
+  }
+}
+const Pool = poolClass();
+type Pool = UndiciPool;
 
 const pools = new Map<string, Pool>();
 
