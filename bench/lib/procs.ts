@@ -248,6 +248,9 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
       },
     },
     ...opts.config,
+    // Request logs are on by default since the first-run work; a target without them says so, so
+    // the plain gateway stays the one-provider, no-logging configuration the figures compare.
+    client: { enable_logging: false, ...(opts.config?.client as Record<string, unknown> | undefined) },
   };
   writeFileSync(join(appDir, 'config.json'), JSON.stringify(config, null, 2));
   // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
