@@ -1,6 +1,6 @@
 // Public and internal types of the mock upstream provider.
 
-export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama' | 'openrouter';
 
 export interface RecordedRequest {
   format: Format;
