@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import type { LogLevel, LogStyle } from './log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './http/limits.ts';
+import type { TlsFiles } from './http/tls.ts';
 
 export interface CliOptions {
   appDir: string | undefined;
@@ -22,6 +23,8 @@ export interface CliOptions {
   dashboard: boolean;
   /** A second listener for /api, /metrics and the dashboard; the main port then serves only inference, /health and /ready. */
   adminPort: number | undefined;
+  /** Serve TLS on every listener with this certificate chain and key (PEM files, re-read when they change). */
+  tls: TlsFiles | undefined;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -45,6 +48,9 @@ export const USAGE = `Usage: skybridge [options]
   --admin-port N       serve /api, /metrics and the dashboard (/, /assets/*, /ws) on this port (same
                        --host) instead of --port, which then serves only inference, /health and /ready
                        (env SKYBRIDGE_ADMIN_PORT)
+  --tls-cert FILE      serve HTTPS (and wss:) with this PEM certificate chain; needs --tls-key
+                       (env SKYBRIDGE_TLS_CERT). Both files are re-read when they change.
+  --tls-key FILE       the PEM private key of --tls-cert (env SKYBRIDGE_TLS_KEY)
   -h, --help           show this help
 Without --app-dir, providers come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...
 (and <PROVIDER>_BASE_URL to point one elsewhere).`;
@@ -67,6 +73,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'shutdown-grace': { type: 'string' },
       'no-dashboard': { type: 'boolean' },
       'admin-port': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -99,7 +107,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (adminPort !== undefined && (!/^[0-9]{1,5}$/.test(adminArg ?? '') || adminPort > 65535)) throw new Error(`--admin-port must be an integer 0-65535, got '${adminArg}'`);
   // Port 0 picks a free port for each listener, so only a fixed port can collide.
   if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new Error(`--admin-port must differ from --port (both ${port})`);
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs, dashboard, adminPort };
+  const cert = values['tls-cert'] ?? (env.SKYBRIDGE_TLS_CERT || undefined);
+  const key = values['tls-key'] ?? (env.SKYBRIDGE_TLS_KEY || undefined);
+  // One without the other would quietly serve plain HTTP where TLS was asked for.
+  if ((cert === undefined) !== (key === undefined)) throw new Error(`--tls-cert and --tls-key go together: ${cert === undefined ? '--tls-key' : '--tls-cert'} was given alone`);
+  const tls = cert !== undefined && key !== undefined ? { cert, key } : undefined;
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs, dashboard, adminPort, tls };
 }
 
 /** A positive number of seconds (fractions allowed, for tests), in milliseconds. */

@@ -21,6 +21,7 @@ import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
 import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
 import { DEFAULT_RETENTION_DAYS } from './logs/retention.ts';
@@ -39,6 +40,12 @@ import { servedOnAdminPort, splitRoutes } from './http/admin-port.ts';
 import { installProcessGuards } from './http/process-guard.ts';
 import { lazyHandler } from './http/lazy-handler.ts';
 import { drainServer } from './http/shutdown.ts';
+import { readTls, watchTls, type TlsTarget } from './http/tls.ts';
+import { upgradeRoutes } from './http/upgrades.ts';
+import { REALTIME_PATHS, realtimeFront } from './realtime/front.ts';
+import { realtimeSecretRoutes } from './endpoints/realtime-secrets.ts';
+import { RESPONSES_SOCKET_PATHS, responsesSockets } from './realtime/responses-socket.ts';
+import { SessionCap } from './realtime/session-cap.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { EventHub } from './logs/live-events.ts';
@@ -48,7 +55,7 @@ import { reloadEntry } from './audit/reload.ts';
 import { dashboardFront } from './dashboard/front.ts';
 
 /** How the gateway serves: the command line's options that are not about the process itself. */
-export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & {
+export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & Partial<Pick<CliOptions, 'tls'>> & {
   /** The Kubernetes source the start-up document came from (opened by the caller, which loaded it). */
   kube?: KubeStart;
   /** Install the process-wide guards once serving: the command line does; a test process keeps its own. */
@@ -88,6 +95,13 @@ export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'
 
 export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
   const { kube } = opts;
+  // A certificate that cannot be served stops the start before anything is opened.
+  let tls;
+  try {
+    tls = opts.tls && readTls(opts.tls);
+  } catch (err) {
+    throw new GatewayStartError((err as Error).message);
+  }
   const file = configFile(opts);
   const fromFile = file !== undefined && existsSync(file);
   const appDir = resolve(opts.appDir ?? '.');
@@ -136,12 +150,15 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
+    onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
+  // Budget and rate-limit headroom per virtual key and team, read at scrape time.
+  limitMetrics(metrics, () => holder.current(), counters);
   metrics.setConfigHash(holder.current().hash);
   holder.onSwap((next) => metrics.setConfigHash(next.hash));
   metrics.routingRulesSkipped.set(holder.current().routing.skipped.length);
@@ -201,6 +218,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     };
   }
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
+  // Ephemeral client secrets for realtime sessions (the sessions themselves are upgrades, below).
+  Object.assign(routes, realtimeSecretRoutes());
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
@@ -224,15 +243,25 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // serving: nothing is checked per request), and the inference port answers them 404.
   const split = opts.adminPort !== undefined ? splitRoutes(routes) : undefined;
   const server = split
-    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort)
-    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages);
-  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages);
+    ? createGatewayServer(holder, services, split.inference, patterns, servedOnAdminPort, opts.limits, dashboard && servedOnAdminPort, tls)
+    : createGatewayServer(holder, services, routes, patterns, api, opts.limits, dashboard?.pages, tls);
+  const admin = split && createGatewayServer(holder, services, split.admin, [], api, opts.limits, dashboard?.pages, tls);
+  // Both listeners serve the certificate; a renewed one replaces it on each.
+  const tlsWatch = opts.tls && watchTls(opts.tls, [server, ...(admin ? [admin] : [])] as unknown as TlsTarget[], (ok) => metrics.tlsReloads.inc({ outcome: ok ? 'ok' : 'error' }));
   dashboard?.attach(admin ?? server);
+  // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener,
+  // capped together per virtual key.
+  const sessionCap = new SessionCap();
+  const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap });
+  const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap });
+  upgradeRoutes(server).add(REALTIME_PATHS, realtime.handle);
+  upgradeRoutes(server).add(RESPONSES_SOCKET_PATHS, responseSockets.handle);
 
   // What runs now, stopped in dependency order: the workers and the MCP calls write to the logs
   // store's database, so it closes last.
   const stopAll = async (): Promise<void> => {
     watcher?.close();
+    tlsWatch?.close();
     vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
@@ -257,8 +286,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (opts.processGuards) installProcessGuards();
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
-    address: `http://${opts.host}:${port}`,
-    ...(adminPort !== undefined && { admin_address: `http://${opts.host}:${adminPort}` }),
+    address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
+    ...(adminPort !== undefined && { admin_address: `${tls ? 'https' : 'http'}://${opts.host}:${adminPort}` }),
     config: kube ? `kubernetes namespace ${kube.source.namespace}` : fromFile ? file : 'environment',
     config_hash: holder.current().hash,
     providers: [...holder.current().providers.keys()],
@@ -280,7 +309,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
 
   let drained: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
-  const drain = (): Promise<void> => (drained ??= drainServer(server, opts.shutdownGraceMs));
+  // Realtime sessions never end by themselves: they are ended between turns (close code 1001) while the listener drains.
+  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs)]).then(() => undefined));
   return {
     config: service,
     holder,

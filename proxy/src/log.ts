@@ -18,6 +18,27 @@ export function configureLog(opts: { level?: LogLevel; style?: LogStyle }): void
 const broken = new Set<NodeJS.WriteStream>();
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => broken.add(stream));
 
+// Writes never wait for the reader: node writes a pipe (a container's log pipe) asynchronously, so
+// a reader that falls behind makes lines queue in the stream's memory instead of stalling the event
+// loop (test/integration/log-stall.test.ts). That queue is bounded here: past MAX_QUEUED bytes lines
+// are dropped, counted, and reported by a line of their own once the reader caught up.
+const MAX_QUEUED = 8 * 1024 * 1024;
+const dropped = new Map<NodeJS.WriteStream, number>();
+
+function emit(out: NodeJS.WriteStream, line: string): void {
+  if (broken.has(out)) return;
+  if (out.writableLength > MAX_QUEUED) {
+    dropped.set(out, (dropped.get(out) ?? 0) + 1);
+    return;
+  }
+  const lost = dropped.get(out);
+  if (lost !== undefined && out.writableLength < MAX_QUEUED / 2) {
+    dropped.delete(out);
+    out.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'log lines dropped', count: lost, why: 'the log reader fell behind' })}\n`);
+  }
+  out.write(line);
+}
+
 function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
   if (ORDER[level] < threshold) return;
   const time = new Date().toISOString();
@@ -28,8 +49,7 @@ function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): 
     const extra = fields && Object.keys(fields).length ? ' ' + JSON.stringify(fields) : '';
     line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}${extra}`;
   }
-  const out = level === 'error' || level === 'warn' ? process.stderr : process.stdout;
-  if (!broken.has(out)) out.write(line + '\n');
+  emit(level === 'error' || level === 'warn' ? process.stderr : process.stdout, line + '\n');
 }
 
 export const log = {

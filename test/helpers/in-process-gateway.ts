@@ -46,14 +46,15 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
     restoreEnv();
     throw err;
   }
+  const scheme = cli.tls ? 'https' : 'http';
   const stop = closeAtEnd(async () => {
     await gateway.close();
     restoreEnv();
   });
   return {
-    url: `http://127.0.0.1:${gateway.port}`,
+    url: `${scheme}://127.0.0.1:${gateway.port}`,
     port: gateway.port,
-    adminUrl: gateway.adminPort === undefined ? undefined : `http://127.0.0.1:${gateway.adminPort}`,
+    adminUrl: gateway.adminPort === undefined ? undefined : `${scheme}://127.0.0.1:${gateway.adminPort}`,
     appDir,
     gateway,
     writeConfig,

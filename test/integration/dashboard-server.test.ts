@@ -374,7 +374,8 @@ test('live: a log event per stored request log (the /api/logs item), request_err
     const data = event!.data as Record<string, unknown>;
     assert.equal(data.status, 'success');
     assert.equal(data.model, 'gpt-4o');
-    if (id) assert.equal(data.id, id);
+    assert.ok(id, 'every answer names its request id');
+    assert.equal(data.request_id, id);
     // The same object GET /api/logs lists (created_at is when each was written).
     const listed = JSON.parse((await raw(`${open.url}/api/logs?limit=50`)).body.toString()) as { logs: Record<string, unknown>[] };
     const item = listed.logs.find((l) => l.id === data.id);

@@ -498,6 +498,68 @@ test('raw garbage on HTTP/1.1 connections is refused and the connection closed',
 });
 
 // ---------------------------------------------------------------------------------------------
+// WebSocket frames on the realtime and Responses sockets: whatever a client sends, the gateway
+// either relays it (a valid event) or answers an `error` event naming the problem and closes that
+// socket with a close code; nothing else is affected and the process stays up.
+
+const REALTIME_TYPES = ['session.update', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'conversation.item.create', 'response.create', 'response.cancel'];
+const frameArb = fc.oneof(
+  fc.string({ maxLength: 200 }).map((text) => ({ data: text as string | Buffer, binary: false })),
+  fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ data: Buffer.from(bytes) as string | Buffer, binary: true })),
+  fc.json({ maxDepth: 4 }).map((text) => ({ data: text as string | Buffer, binary: false })),
+  fc
+    .record({ type: fc.oneof(fc.constantFrom(...REALTIME_TYPES, 'response.explode', ''), fc.string({ maxLength: 30 })), extra: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }) })
+    .map(({ type, extra }) => ({ data: JSON.stringify({ ...extra, type }) as string | Buffer, binary: false })),
+);
+
+/** Sends one frame on a fresh socket; answers how the socket ended (or that it is still open) and the events it got. */
+async function sendFrame(path: string, frame: { data: string | Buffer; binary: boolean }): Promise<{ code: number | undefined; events: { type?: string; error?: { code?: string }; code?: string }[] }> {
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(`${stack.gateway.url.replace(/^http/, 'ws')}${path}`);
+  const events: { type?: string; error?: { code?: string }; code?: string }[] = [];
+  ws.on('message', (d: Buffer) => {
+    try {
+      events.push(JSON.parse(d.toString()) as (typeof events)[number]);
+    } catch {
+      events.push({ type: 'unparsable' });
+    }
+  });
+  ws.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`handshake on ${path} answered ${res.statusCode}`)));
+  });
+  const closed = new Promise<number>((resolve) => ws.once('close', (code: number) => resolve(code)));
+  ws.send(frame.data, { binary: frame.binary });
+  const code = await Promise.race([closed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 150))]);
+  if (code === undefined) {
+    ws.close();
+    await closed;
+  }
+  return { code, events };
+}
+
+test('random frames on the realtime and Responses WebSockets end only their socket, with an error event', async () => {
+  let n = 0;
+  await assertTruncated(
+    fc.asyncProperty(fc.constantFrom('/v1/realtime?model=openai/gpt-realtime', '/v1/responses'), frameArb, async (path, frame) => {
+      const { code, events } = await sendFrame(path, frame);
+      if (code !== undefined) {
+        // Closed by the gateway: a close code for bad data or policy, an error event naming why first.
+        assert.ok([1003, 1007, 1008, 1009].includes(code), `close code ${code} for ${String(frame.data).slice(0, 80)}`);
+        const error = events.findLast((e) => e.type === 'error');
+        assert.ok(error?.error?.code ?? error?.code, `no error event before close ${code}: ${JSON.stringify(events).slice(0, 300)}`);
+      }
+      assert.equal(stack.gateway.process.exitCode, null);
+      if (++n % 20 === 0) await checkHealth();
+    }),
+    { seed: SEED, numRuns: Math.min(80, RUNS), endOnFailure: true },
+  );
+  await checkHealth();
+  noUncaught();
+});
+
+// ---------------------------------------------------------------------------------------------
 // One request body everywhere (docs/security.md): on every route with a JSON example, a
 // `__proto__`, `constructor` or `prototype` member at the top and at one nested place, holding
 // fields a translator would read (a hidden system prompt, instructions, max_tokens) with a marker.

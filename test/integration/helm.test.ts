@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { crdSchemaFiles, openApiSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconform-schemas.ts';
+import { problems, registered } from '../helpers/promql.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -67,10 +68,12 @@ before(async () => {
     }
   }
   const promDir = await goModDir(tmpdir(), PROMETHEUS_OPERATOR, '-mod=mod');
-  const smCrd = parseAllDocuments(readFileSync(join(promDir, 'example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml'), 'utf8'))
-    .map((d) => d.toJS())
-    .find((d) => d?.kind === 'CustomResourceDefinition');
-  for (const f of crdSchemaFiles(smCrd, true)) writeFileSync(join(schemaDir, f.name), JSON.stringify(f.schema));
+  for (const crd of ['servicemonitors', 'prometheusrules']) {
+    const doc = parseAllDocuments(readFileSync(join(promDir, `example/prometheus-operator-crd/monitoring.coreos.com_${crd}.yaml`), 'utf8'))
+      .map((d) => d.toJS())
+      .find((d) => d?.kind === 'CustomResourceDefinition');
+    for (const f of crdSchemaFiles(doc, true)) writeFileSync(join(schemaDir, f.name), JSON.stringify(f.schema));
+  }
 }, { timeout: 30 * 60_000 });
 
 after(() => {
@@ -148,6 +151,9 @@ const EVERYTHING_ON = [
   'redis.keyPrefix=sb:',
   'metrics.serviceMonitor.enabled=true',
   'metrics.serviceMonitor.labels.release=kube-prometheus-stack',
+  'metrics.grafanaDashboard.enabled=true',
+  'metrics.prometheusRule.enabled=true',
+  'metrics.prometheusRule.labels.release=kube-prometheus-stack',
   'operator.replicas=2',
   'operator.watchNamespaces={team-a,team-b}',
   'configNamespace=skybridge-config',
@@ -157,6 +163,7 @@ const EVERYTHING_ON = [
   'proxy.pdb.minAvailable=2',
   'proxy.workers=auto',
   'image.digest=sha256:' + 'a'.repeat(64),
+  'proxy.tls.existingSecret=gateway-tls',
 ];
 
 describe('helm chart', () => {
@@ -215,6 +222,19 @@ describe('helm chart', () => {
     const p = find(custom.docs, 'Deployment', 'sb-skybridge-proxy');
     assert.ok(container(p).args?.includes('--kube-namespace=gateway-config'));
     assert.equal((p as unknown as PodTemplate).spec.replicas, 4);
+  });
+
+  test('proxy.tls.existingSecret: the Secret mounted, --tls-cert/--tls-key passed, probes over HTTPS', async () => {
+    const plain = container(find((await template([])).docs, 'Deployment', 'sb-skybridge-proxy'));
+    assert.ok(!plain.args?.some((a) => a.startsWith('--tls-')));
+    assert.equal((plain.livenessProbe?.httpGet as { scheme?: string }).scheme, undefined);
+    const { docs } = await template(['proxy.tls.existingSecret=gateway-tls']);
+    const proxy = find(docs, 'Deployment', 'sb-skybridge-proxy');
+    const c = container(proxy);
+    assert.ok(c.args?.includes('--tls-cert=/etc/skybridge/tls/tls.crt') && c.args.includes('--tls-key=/etc/skybridge/tls/tls.key'), JSON.stringify(c.args));
+    for (const probe of [c.livenessProbe, c.startupProbe, c.readinessProbe]) assert.equal((probe?.httpGet as { scheme?: string }).scheme, 'HTTPS');
+    const volumes = (proxy as unknown as { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string } }[] } } } }).spec.template.spec.volumes;
+    assert.equal(volumes.find((v) => v.name === 'tls')?.secret?.secretName, 'gateway-tls');
   });
 
   test('operator: the same image with its alternate command, writing to the configuration namespace', async () => {
@@ -367,6 +387,47 @@ describe('helm chart', () => {
     }
   });
 
+  test('the Grafana dashboard ships as a sidecar ConfigMap, the alert rules as a PrometheusRule reading only exported metrics', async () => {
+    const { docs } = await template(EVERYTHING_ON);
+    const cm = find(docs, 'ConfigMap', 'sb-skybridge-grafana-dashboard') as unknown as { metadata: { labels: Record<string, string> }; data: Record<string, string> };
+    assert.equal(cm.metadata.labels.grafana_dashboard, '1');
+    assert.deepEqual(JSON.parse(cm.data['skybridge.json']), JSON.parse(readFileSync(join(CHART, 'dashboards/skybridge.json'), 'utf8')));
+    interface AlertRule {
+      alert: string;
+      expr: string;
+      for: string;
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    }
+    const rulesOf = (d: Manifest[]): AlertRule[] => (find(d, 'PrometheusRule') as unknown as { spec: { groups: { rules: AlertRule[] }[] } }).spec.groups.flatMap((g) => g.rules);
+    const pr = find(docs, 'PrometheusRule', 'sb-skybridge');
+    assert.equal(pr.metadata.namespace, 'skybridge');
+    assert.equal((pr.metadata as { labels?: Record<string, string> }).labels?.release, 'kube-prometheus-stack');
+    const alerts = rulesOf(docs);
+    assert.deepEqual(alerts.map((r) => r.alert), ['SkybridgeHighErrorRate', 'SkybridgeUpstreamSlow', 'SkybridgeBudgetNearlyExhausted', 'SkybridgeConfigReloadFailing', 'SkybridgeWebhookDeliveriesExhausted']);
+    // Every expression reads series the gateway exports, with labels they carry, and names no job or
+    // namespace a plain scrape would lack.
+    const known = registered();
+    for (const r of alerts) {
+      assert.deepEqual(problems(r.expr, known), [], `${r.alert}: ${r.expr}`);
+      assert.doesNotMatch(r.expr, /(job|namespace|container)\s*=/, r.alert);
+      assert.equal(r.labels.severity, 'warning');
+      assert.ok(r.annotations.summary && r.annotations.description, r.alert);
+    }
+    // Thresholds, durations and extra labels come from the values; an alert can be switched off.
+    const tuned = rulesOf((await template([...EVERYTHING_ON, 'metrics.prometheusRule.errorRate.threshold=0.2', 'metrics.prometheusRule.errorRate.for=3m', 'metrics.prometheusRule.budgetExhaustion.remainingRatio=0.25', 'metrics.prometheusRule.upstreamLatency.enabled=false', 'metrics.prometheusRule.alertLabels.team=platform'])).docs);
+    assert.ok(!tuned.some((r) => r.alert === 'SkybridgeUpstreamSlow'));
+    const errorRate = tuned.find((r) => r.alert === 'SkybridgeHighErrorRate')!;
+    assert.match(errorRate.expr, />\s*0\.2\s*$/);
+    assert.equal(errorRate.for, '3m');
+    assert.equal(errorRate.labels.team, 'platform');
+    assert.match(tuned.find((r) => r.alert === 'SkybridgeBudgetNearlyExhausted')!.expr, /<\s*0\.25\s*$/);
+    // Off by default: neither object without the values.
+    const defaults = (await template([])).docs;
+    assert.equal(all(defaults, 'PrometheusRule').length, 0);
+    assert.equal(all(defaults, 'ConfigMap').length, 0);
+  });
+
   test('values.schema.json rejects bad values with a message naming them', async () => {
     const bad: [string[], RegExp][] = [
       [['proxy.logLevel=loud'], /logLevel/],
@@ -377,6 +438,9 @@ describe('helm chart', () => {
       [['image.digest=latest'], /digest/],
       [['operator.watchNamespaces={Team_A}'], /watchNamespaces/],
       [['proxy.unknownSetting=1'], /unknownSetting/],
+      [['metrics.prometheusRule.errorRate.threshold=2'], /errorRate\/threshold/],
+      [['metrics.prometheusRule.budgetExhaustion.remainingRatio=none'], /remainingRatio/],
+      [['metrics.prometheusRule.webhookExhausted.for=soon'], /webhookExhausted\/for/],
     ];
     for (const [sets, message] of bad) {
       const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));

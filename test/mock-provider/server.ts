@@ -16,6 +16,7 @@ import { mistral } from './mistral.ts';
 import { ollama } from './ollama.ts';
 import { openrouter } from './openrouter.ts';
 import { vertex } from './vertex.ts';
+import { serveRealtime } from './realtime.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
 } from './types.ts';
@@ -63,6 +64,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   const faults = new FaultQueue();
   const timers = new Set<NodeJS.Timeout>();
   let counter = 0;
+  let requestIds = 0;
   const nextId = (): string => `mock${(++counter).toString(36).padStart(10, '0')}`;
 
   const reset = (): void => {
@@ -252,6 +254,8 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       if (requests.length >= maxRecorded) requests.shift();
       requests.push(rec);
     }
+    // OpenAI answers every request with its own id in x-request-id (documented: "Debugging requests").
+    if (module.format === 'openai') res.setHeader('x-request-id', `req_mock${(++requestIds).toString(36).padStart(8, '0')}`);
     const x: Exchange = { res, rec, cut: false };
     res.once('close', () => {
       if (!res.writableFinished && !x.cut) rec.aborted = true;
@@ -309,6 +313,9 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     });
   });
 
+  // WebSocket sessions (OpenAI Realtime, Azure realtime) on the same port.
+  const realtime = serveRealtime(server);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // A deep accept queue, as the gateway has: the held-streams bench opens thousands of connections a second.
@@ -324,6 +331,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     url: `http://${hostForUrl}:${port}`,
     port,
     requests,
+    realtime: realtime.sessions,
     inject(fault: Fault): void {
       faults.add(fault);
     },
@@ -331,6 +339,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     close(): Promise<void> {
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      realtime.close();
       return new Promise((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 // Public and internal types of the mock upstream provider.
+import type { RealtimeRecord } from './realtime.ts';
 
 export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama' | 'openrouter';
 
@@ -58,6 +59,8 @@ export interface MockProvider {
   port: number;
   /** Every provider request received, in order (control-API calls are not recorded). */
   requests: RecordedRequest[];
+  /** Realtime WebSocket sessions opened (realtime.ts): the handshake's headers and the client events received. */
+  realtime: RealtimeRecord[];
   inject(fault: Fault): void;
   /** Clear queued faults and recorded requests. */
   reset(): void;

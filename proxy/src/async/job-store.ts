@@ -53,6 +53,8 @@ export interface NewJob {
   webhook: string | undefined;
   created_at: number;
   ttl_seconds: number;
+  /** The submit's request id (its x-request-id): the run, its log record and webhook deliveries carry it. */
+  request_id?: string;
 }
 
 export interface Job {
@@ -76,6 +78,8 @@ export interface Job {
   lease_id: string | undefined;
   attempts: number;
   expired: boolean;
+  /** The submit's request id; undefined for jobs stored before migration 11. */
+  request_id?: string;
 }
 
 export interface Finish {
@@ -98,7 +102,7 @@ export interface JobUsage {
 }
 
 const COLUMNS =
-  'id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, completed_at, status_code, result, error, lease_id, attempts, expired';
+  'id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, completed_at, status_code, result, error, lease_id, attempts, expired, request_id';
 
 const opt = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
 const optNum = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
@@ -125,6 +129,7 @@ function toJob(r: Row): Job {
     lease_id: opt(r.lease_id),
     attempts: Number(r.attempts ?? 0),
     expired: Number(r.expired ?? 0) === 1,
+    request_id: opt(r.request_id),
   };
 }
 
@@ -155,11 +160,11 @@ export class JobStore {
     const status = lease ? 'processing' : 'pending';
     const attempts = lease ? 1 : 0;
     await onRequestPath(this.#db.execute(
-      `INSERT INTO async_jobs (id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, attempts, expired, lease_id, lease_owner, lease_until, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+      `INSERT INTO async_jobs (id, operation, path, request_type, status, virtual_key_id, request_body, request_headers, webhook, webhook_state, created_at, ttl_seconds, expires_at, attempts, expired, lease_id, lease_owner, lease_until, started_at, request_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
       [
         j.id, j.operation, j.path, j.request_type, status, j.virtual_key_id ?? null, j.request_body, j.request_headers, j.webhook ?? null, j.webhook ? 'pending' : null,
-        j.created_at, j.ttl_seconds, expires, attempts, lease?.id ?? null, lease?.owner ?? null, lease?.until ?? null, lease ? j.created_at : null,
+        j.created_at, j.ttl_seconds, expires, attempts, lease?.id ?? null, lease?.owner ?? null, lease?.until ?? null, lease ? j.created_at : null, j.request_id ?? null,
       ],
       FAST,
     ));
@@ -177,6 +182,7 @@ export class JobStore {
       lease_id: lease?.id,
       attempts,
       expired: false,
+      request_id: j.request_id,
     };
   }
 

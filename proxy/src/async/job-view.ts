@@ -10,6 +10,7 @@ export function jobView(job: Job): Record<string, unknown> {
     status: job.status,
     created_at: iso(job.created_at),
     expires_at: iso(job.expires_at),
+    ...(job.request_id !== undefined && { request_id: job.request_id }),
     ...(finished && {
       completed_at: iso(job.completed_at),
       status_code: job.status_code,

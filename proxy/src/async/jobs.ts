@@ -47,6 +47,7 @@ export function jobEvent(job: Job): JobEvent {
       status_code: job.status_code ?? (completed ? 200 : 500),
       result_url: resultUrl(job.path, job.id),
       result_expires_at: new Date(job.expires_at).toISOString(),
+      ...(job.request_id !== undefined && { request_id: job.request_id }),
       ...(completed ? { response: parsed(job.result) } : { error: parsed(job.error) }),
     },
   };

@@ -74,6 +74,19 @@ function submitter(job: Job, snapshot: Snapshot): KnownCaller | GatewayError {
 }
 
 export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, signal: AbortSignal): Promise<JobOutcome> {
+  return withRequestId(await run(job, snapshot, execute, signal), job.request_id);
+}
+
+/** A failed job's error object names the submit's request id, as the error answer of a sync request does. */
+function withRequestId(out: JobOutcome, requestId: string | undefined): JobOutcome {
+  if (out.status !== 'failed' || requestId === undefined || out.error === undefined) return out;
+  const body = JSON.parse(out.error) as { error?: unknown };
+  if (!body || typeof body.error !== 'object' || body.error === null || 'request_id' in body.error) return out;
+  (body.error as Record<string, unknown>).request_id = requestId;
+  return { ...out, error: JSON.stringify(body) };
+}
+
+async function run(job: Job, snapshot: Snapshot, execute: Executor, signal: AbortSignal): Promise<JobOutcome> {
   const caller = submitter(job, snapshot);
   if (caller instanceof GatewayError) return failed(caller, job.request_type);
   const stored = JSON.parse(job.request_body ?? 'null') as unknown;
@@ -82,7 +95,7 @@ export async function runJob(job: Job, snapshot: Snapshot, execute: Executor, si
   const headers = JSON.parse(job.request_headers ?? '{}') as IncomingHttpHeaders;
   let outcome: Outcome;
   try {
-    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal, caller, untilDone: true });
+    outcome = await execute(snapshot, { operation: job.operation as ExecuteOperation, body, headers, signal, caller, untilDone: true, ...(job.request_id !== undefined && { requestId: job.request_id }) });
   } catch (err) {
     return failed(err instanceof GatewayError ? err : new GatewayError(500, `internal error: ${(err as Error)?.message ?? String(err)}`, { type: 'internal_error' }), job.request_type);
   }

@@ -87,6 +87,7 @@ function submitAccept(jobs: AsyncJobs, s: JobSubmission): Accept {
         webhook,
         created_at: now,
         ttl_seconds: s.ttlSeconds,
+        request_id: c2.requestId,
       };
       const lease = jobs.worker.reserve();
       const stored = jobs.store.insert(job, lease);
@@ -100,7 +101,7 @@ function submitAccept(jobs: AsyncJobs, s: JobSubmission): Accept {
       } else {
         await stored;
       }
-      return { kind: 'json', status: 202, value: { id, status: 'pending', created_at: iso(now), expires_at: iso(now + s.ttlSeconds * 1000) } };
+      return { kind: 'json', status: 202, value: { id, status: 'pending', created_at: iso(now), expires_at: iso(now + s.ttlSeconds * 1000), request_id: c2.requestId } };
     };
   };
 }

@@ -135,6 +135,9 @@ function unbuiltWarnings(config: GatewayConfig): string[] {
     // Plugins are named one by one (safety.ts).
     if (section !== 'plugins' && record[section] !== undefined) warnings.push(`config field '${section}' is not supported yet and is ignored`);
   }
+  for (const field of ['transcript_buffer_size', 'pool'] as const) {
+    if (config.websocket?.[field] !== undefined) warnings.push(`config field 'websocket.${field}' is not supported yet and is ignored`);
+  }
   const client = (config.client ?? {}) as Record<string, unknown>;
   for (const field of UNBUILT_CLIENT_FIELDS) {
     if (client[field] !== undefined) warnings.push(`config field 'client.${field}' is not supported yet and is ignored`);

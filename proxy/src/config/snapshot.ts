@@ -95,6 +95,7 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     backoffInitialMs: nc.retry_backoff_initial_ms ?? DEFAULTS.backoffInitialMs,
     backoffMaxMs: nc.retry_backoff_max_ms ?? DEFAULTS.backoffMaxMs,
     maxConnections: nc.max_conns_per_host ?? DEFAULTS.maxConnections,
+    allowLinkLocal: nc.allow_link_local === true,
     pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections, nc.allow_link_local === true),
     sendBackRawRequest: p.send_back_raw_request ?? false,
     sendBackRawResponse: p.send_back_raw_response ?? false,

@@ -11,6 +11,7 @@ import { managementAuth } from '../api/auth.ts';
 import { checkLocalOnly } from '../api/guards.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { log } from '../log.ts';
+import { refuseUpgrade, upgradeRoutes } from '../http/upgrades.ts';
 import type { EventHub } from '../logs/live-events.ts';
 import type { TicketStore } from '../api/ws-tickets.ts';
 
@@ -32,28 +33,14 @@ const DEFAULTS = { maxConnections: 64, maxBufferedBytes: 1024 * 1024, heartbeatM
 /** The dashboard sends nothing that matters; a large frame is refused by the parser itself. */
 const MAX_PAYLOAD = 4096;
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' };
-
-function pathOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const q = raw.indexOf('?');
-  return q < 0 ? raw : raw.slice(0, q);
-}
-
 function ticketOf(url: string | undefined): string | null {
   const raw = url ?? '';
   const q = raw.indexOf('?');
   return q < 0 ? null : new URLSearchParams(raw.slice(q + 1)).get('ticket');
 }
 
-/** True for a WebSocket handshake on /ws; any other Upgrade request is served as a plain request. */
-export function isLiveUpgrade(req: IncomingMessage): boolean {
-  return pathOf(req.url) === LIVE_PATH && /\bwebsocket\b/i.test(req.headers.upgrade ?? '');
-}
-
 function refuse(socket: Duplex, status: number, message: string, code: string): void {
-  const body = JSON.stringify({ is_bifrost_error: true, status_code: status, error: { message, type: status === 403 ? 'permission_error' : status === 401 ? 'authentication_error' : 'api_error', code } });
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  refuseUpgrade(socket, status, { is_bifrost_error: true, status_code: status, error: { message, type: status === 403 ? 'permission_error' : status === 401 ? 'authentication_error' : 'api_error', code } });
 }
 
 /** Same host as the Host header, or listed in client.allowed_origins by name (a `*` there does not open the socket to every site). */
@@ -145,14 +132,7 @@ export function attachLive(server: Server, opts: LiveOptions): { close(): void; 
     });
   };
 
-  const shouldUpgrade = server as Server & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean };
-  shouldUpgrade.shouldUpgradeCallback = isLiveUpgrade;
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
-    if (!isLiveUpgrade(req)) {
-      refuse(socket, 400, 'only WebSocket upgrades on /ws are served', 'unsupported_upgrade');
-      return;
-    }
+  upgradeRoutes(server).add([LIVE_PATH], (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refused = admission(req, opts, sockets.size + pending, max);
     if (refused) {
       refuse(socket, ...refused);

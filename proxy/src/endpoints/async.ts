@@ -88,6 +88,7 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined, idInPath = fals
       started: ex.started,
       input,
       access: ex.access,
+      requestId: ex.requestId,
     });
     await respond(ex.res, await submitJob(jobs, ctx, { op, input, headers: ex.req.headers, webhook, ttlSeconds: ttl }));
   };

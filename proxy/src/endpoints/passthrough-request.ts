@@ -4,6 +4,7 @@
 // client's credentials and its identity (cookies, forwarding chains) stay at the gateway.
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../unified/errors.ts';
+import { REQUEST_ID_HEADER, UPSTREAM_REQUEST_ID_HEADER } from '../request-id.ts';
 
 /** `/<provider>_passthrough<rest>` with rest raw, query excluded. */
 const RAW_PATH = /^\/[a-z0-9][a-z0-9-]*_passthrough(\/[^?#]*)?/;
@@ -92,7 +93,7 @@ export function relayedAnswerHeaders(headers: Record<string, string | string[] |
   const listed = connectionListed(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !ANSWER_DROP.has(name) && !listed.has(name) && !name.startsWith('proxy-')) out[name] = value;
+    if (value !== undefined && !ANSWER_DROP.has(name) && !listed.has(name) && !name.startsWith('proxy-')) out[name === REQUEST_ID_HEADER ? UPSTREAM_REQUEST_ID_HEADER : name] = value;
   }
   return out;
 }

@@ -34,6 +34,7 @@ export function contextOf(ex: Exchange, operation: string, op?: OperationRow): R
     started: ex.started,
     http: ex,
     access: ex.access,
+    requestId: ex.requestId,
     params: ex.params,
   });
 }

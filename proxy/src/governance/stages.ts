@@ -136,7 +136,7 @@ function planModel(ctx: RequestContext, model: string, fallbacks: readonly strin
   });
   if (snap.routing.size > 0) {
     ctx.routing = chosen.decision;
-    logDecision(model, chosen.decision);
+    logDecision(model, chosen.decision, ctx.requestId);
   }
   const targets = chosen.targets();
   ctx.targets = targets;

@@ -60,11 +60,14 @@ export function chooseTargets(snap: Snapshot, vk: VirtualKeyRuntime | undefined,
   return { decision, by: 'request', targets: () => namedTargets(snap, request.model, request.fallbacks) };
 }
 
-/** The decision in the gateway's log, for a request that ran rules. */
-export function logDecision(requested: string, decision: RoutingDecision): void {
+/**
+ * The decision in the gateway's log, for a request that ran rules: at debug, as every per-request
+ * line but the access line (the request log record keeps the trail at any level).
+ */
+export function logDecision(requested: string, decision: RoutingDecision, requestId?: string): void {
   // Built only when it is written: with every rule evaluated the trail is long.
-  if (decision.trail.length > 0 && log.enabled('info')) {
-    log.info('routing decision', { model: requested, matched: decision.matched, provider: decision.provider, routed_model: decision.model, trail: decision.trail, ...(decision.error && { error: decision.error }) });
+  if (decision.trail.length > 0 && log.enabled('debug')) {
+    log.debug('routing decision', { request_id: requestId, model: requested, matched: decision.matched, provider: decision.provider, routed_model: decision.model, trail: decision.trail, ...(decision.error && { error: decision.error }) });
   }
 }
 

@@ -20,6 +20,8 @@ export interface Exchange {
   services: Services;
   /** Set on the JSON body before validation, overriding it: a route that names the model in its path (Azure deployments). */
   bodyFields?: Readonly<Record<string, unknown>>;
+  /** The request's id (request-id.ts): the client's `x-request-id` when acceptable, else a new one; answered in that header. */
+  requestId: string;
   /** What the access log line names besides method, path and status: filled in by whoever learns it. */
   access: { provider?: string; model?: string; vk?: string };
 }

@@ -3,6 +3,8 @@ import type { Socket } from 'node:net';
 import { constants, type Http2Stream } from 'node:http2';
 import type { GatewayError } from '../unified/errors.ts';
 import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
+import { REQUEST_ID_HEADER } from '../request-id.ts';
+import { noteError } from './answer-errors.ts';
 
 export { toGatewayError };
 
@@ -98,6 +100,7 @@ async function writeStream(
       sendError(res, e, extra, renderError);
       return;
     }
+    noteError(res, errorCode(e));
     res.write(format.errorEvent(e), encoding);
     res.end();
   }
@@ -122,6 +125,7 @@ export function sendError(
   render?: ErrorRenderer,
 ): GatewayError {
   const e = toGatewayError(err);
+  noteError(res, errorCode(e));
   if (res.headersSent) {
     // A stream already reported the error in-band; cut only an answer left half-written.
     if (!res.writableEnded) res.destroy();
@@ -139,10 +143,15 @@ export function sendError(
     const native = render(e);
     sendJson(res, native.status, native.body, { ...headers, ...native.headers });
   } else {
-    sendJson(res, e.status, e.toBody(extra), headers);
+    // The id the server put on the answer (server.ts), so a client's error names its log record.
+    const id = res.getHeader(REQUEST_ID_HEADER);
+    sendJson(res, e.status, e.toBody(extra, typeof id === 'string' ? id : undefined), headers);
   }
   return e;
 }
+
+/** What the access line names a failure by: the error's code, else its type. */
+const errorCode = (e: GatewayError): string => e.code ?? e.type;
 
 /**
  * An error answered before the request body was all received (a 413, an early 401) does not read

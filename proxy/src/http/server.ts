@@ -3,6 +3,8 @@
 // Nothing a client sends may end the process: path decoding is total, a handler that throws (sync
 // or async) answers 500, and every request, response and socket has an 'error' listener.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { SnapshotHolder } from '../config/source.ts';
 import type { Exchange } from './exchange.ts';
 import type { Services } from '../services.ts';
@@ -13,6 +15,7 @@ import { serveH2c } from './h2c.ts';
 import { handleCors } from './cors.ts';
 import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../request-id.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -41,6 +44,8 @@ export function createGatewayServer(
   limits: ListenerLimits = DEFAULT_LIMITS,
   /** The dashboard's page and assets (`/`, `/index.html`, `/assets/*`), asked only when the route table has no such path. */
   pages?: ApiHandler,
+  /** Serve HTTPS with this certificate (http/tls.ts) instead of plain HTTP and h2c. */
+  tls?: SecureContextOptions,
 ): Server {
   const table = new Map(Object.entries(routes));
   const match = (path: string): [Methods | undefined, string[]] => {
@@ -52,7 +57,7 @@ export function createGatewayServer(
     }
     return [undefined, []];
   };
-  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access']): void => {
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): void => {
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
@@ -77,6 +82,7 @@ export function createGatewayServer(
       signal: controller.signal,
       started,
       access,
+      requestId,
       services,
     };
     res.once('close', () => {
@@ -96,29 +102,41 @@ export function createGatewayServer(
     req.on('error', ignoreStreamError);
     res.on('error', ignoreStreamError);
     const access: Exchange['access'] = {};
-    res.once('close', () => logAccess(req, res, path, started, access));
+    // Answered on every route (errors, streams, 404s and /api too): set before any handler, so each
+    // writeHead carries it.
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const inFlight = services.metrics.inFlight;
+    inFlight.inc();
+    res.once('close', () => {
+      inFlight.dec();
+      logAccess(req, res, path, started, access, requestId);
+    });
     try {
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
       if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
-      else route(req, res, path, raw, q, started, access);
+      else route(req, res, path, raw, q, started, access, requestId);
     } catch (err) {
       failed(res, path, err);
     }
   };
-  const server = createServer(
-    {
-      keepAliveTimeout: limits.keepAliveMs,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      maxHeaderSize: limits.maxHeaderBytes,
-      // How often node looks for connections past those timeouts: often enough to keep them close.
-      connectionsCheckingInterval: Math.min(5000, Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
-    },
-    onRequest,
-  );
+  const options = {
+    keepAliveTimeout: limits.keepAliveMs,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+    // How often node looks for connections past those timeouts: often enough to keep them close.
+    connectionsCheckingInterval: Math.min(5000, Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+  };
+  // https.Server is an http.Server over TLS sockets: the same events, timeouts and connection
+  // tracking (drain, closeIdleConnections). HTTP/2 is served on the cleartext listener only (h2c);
+  // over TLS the listener offers HTTP/1.1 by ALPN.
+  const server: Server = tls ? (createHttpsServer({ ...options, ...tls, ALPNProtocols: ['http/1.1'] }, onRequest) as unknown as Server) : createServer(options, onRequest);
   // The same routes over HTTP/2 cleartext, for clients that speak only HTTP/2 (the AWS SDK).
-  serveH2c(server, onRequest, limits);
+  if (!tls) serveH2c(server, onRequest, limits);
+  // A failed handshake (a client that does not trust the certificate, a port scan) concerns that connection only.
+  else server.on('tlsClientError', (err: Error) => log.debug('TLS handshake failed', { error: err.message }));
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // An answer already under way (node keeps it on the socket) must not get a second status line.
     const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;

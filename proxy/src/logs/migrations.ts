@@ -5,6 +5,7 @@ import { MCP_TOOL_LOGS_MIGRATION } from './mcp-migration.ts';
 import { SKILLS_MIGRATION } from './skills-migration.ts';
 import { VIDEOS_MIGRATION } from './videos-migration.ts';
 import { AUDIT_MIGRATION } from './audit-migration.ts';
+import { REQUEST_ID_MIGRATION } from './request-id-migration.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -187,4 +188,5 @@ export const MIGRATIONS: readonly Migration[] = [
   SKILLS_MIGRATION,
   VIDEOS_MIGRATION,
   AUDIT_MIGRATION,
+  REQUEST_ID_MIGRATION,
 ];

@@ -4,6 +4,7 @@
 import { GatewayError } from '../unified/errors.ts';
 import { enginesToBits, LOG_STATUSES, ROUTING_ENGINES } from './record.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
+import { MAX_REQUEST_ID_LENGTH } from '../request-id.ts';
 
 export interface LogFilters {
   providers?: string[];
@@ -31,6 +32,11 @@ export interface LogFilters {
    * match: a child is part of its parent's request, which alone is listed and counted.
    */
   parent_request_id?: string;
+  /**
+   * The client-facing request id (x-request-id): every record of that request, its agent turns
+   * included (they share it), so the top-level-only rule does not apply.
+   */
+  request_id?: string;
 }
 
 export const SORT_COLUMNS = { timestamp: 'timestamp', latency: 'latency', tokens: 'total_tokens', cost: 'cost' } as const;
@@ -73,6 +79,7 @@ export const FILTER_PARAMS: readonly string[] = [
   'missing_cost_only',
   'content_search',
   'parent_request_id',
+  'request_id',
 ];
 export const PAGE_PARAMS: readonly string[] = ['limit', 'offset', 'sort_by', 'order', 'cursor'];
 
@@ -163,6 +170,11 @@ export function parseFilters(query: Query): LogFilters {
   if (parent) {
     if (parent.length > MAX_ITEM_LENGTH) throw bad('parent_request_id', `at most ${MAX_ITEM_LENGTH} characters`);
     f.parent_request_id = parent;
+  }
+  const requestId = scalar(query, 'request_id')?.trim();
+  if (requestId) {
+    if (requestId.length > MAX_REQUEST_ID_LENGTH) throw bad('request_id', `at most ${MAX_REQUEST_ID_LENGTH} characters (the longest request id the gateway keeps)`);
+    f.request_id = requestId;
   }
   for (const k of Object.keys(f) as (keyof LogFilters)[]) if (f[k] === undefined) delete f[k];
   return f;
@@ -285,10 +297,14 @@ export function buildWhere(f: LogFilters, ilike: string, fts = false, sqlite = t
   // Top-level records only unless a parent is asked for. Nearly every record is top-level: on SQLite
   // (no column statistics) the unary + keeps the planner off the parent index for that test, so the
   // filter's own index or the time index still leads; PostgreSQL knows the column's null fraction.
+  if (f.request_id !== undefined) {
+    parts.push('l.request_id = ?');
+    params.push(f.request_id);
+  }
   if (f.parent_request_id !== undefined) {
     parts.push('l.parent_request_id = ?');
     params.push(f.parent_request_id);
-  } else parts.push(sqlite ? '+l.parent_request_id IS NULL' : 'l.parent_request_id IS NULL');
+  } else if (f.request_id === undefined) parts.push(sqlite ? '+l.parent_request_id IS NULL' : 'l.parent_request_id IS NULL');
   if (f.content_search) {
     const p = containsPattern(f.content_search);
     // `fts` (SQLite): candidates from the trigram index (content-search.ts), confirmed by LIKE below.

@@ -12,10 +12,12 @@ export type RoutingEngine = (typeof ROUTING_ENGINES)[number];
 export const DEFAULT_CONTENT_CAP = 64 * 1024;
 
 export interface LogRecord {
-  /** Request id (unique). */
+  /** The record's id (unique). */
   id: string;
-  /** The request this one was made for (a fallback attempt, a sub-request of an agent loop). */
+  /** The record of the request this one was made for (a sub-request of an agent loop): its `id`. */
   parent_request_id?: string;
+  /** The client-facing request id (the `x-request-id` answered); an agent request's turns share it. */
+  request_id?: string;
   /** When the request arrived (ms since the epoch). */
   timestamp: number;
   /** Request type, e.g. chat.completion, text.completion, embedding, responses, passthrough. */
@@ -69,6 +71,7 @@ export interface LogRecord {
 export interface LogEntry {
   id: string;
   parent_request_id?: string;
+  request_id?: string;
   timestamp: string;
   created_at: string;
   object: string;

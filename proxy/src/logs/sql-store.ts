@@ -10,7 +10,7 @@ import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
 
 const LOG_COLUMNS = [
-  'id', 'parent_request_id', 'timestamp', 'created_at', 'object', 'provider', 'model', 'requested_model',
+  'id', 'parent_request_id', 'request_id', 'timestamp', 'created_at', 'object', 'provider', 'model', 'requested_model',
   'virtual_key_id', 'virtual_key_name', 'team_id', 'customer_id', 'selected_key_id', 'selected_key_name',
   'routing_rule_id', 'routing_rule_ids', 'routing_rule_name', 'routing_engines', 'routing_engine_logs',
   'number_of_retries', 'fallback_index', 'status', 'error_details', 'stream', 'prompt_tokens',
@@ -49,7 +49,7 @@ function logRow(r: LogRecord, now: number): unknown[] {
   const prompt = int(r.prompt_tokens);
   const completion = int(r.completion_tokens);
   return [
-    r.id, str(r.parent_request_id), Math.round(r.timestamp), now, r.object, str(r.provider), str(r.model), str(r.requested_model),
+    r.id, str(r.parent_request_id), str(r.request_id), Math.round(r.timestamp), now, r.object, str(r.provider), str(r.model), str(r.requested_model),
     str(r.virtual_key_id), str(r.virtual_key_name), str(r.team_id), str(r.customer_id), str(r.selected_key_id), str(r.selected_key_name),
     rules[0] ?? null, rules.length ? JSON.stringify(rules) : null, str(r.routing_rule_name), enginesToBits(r.routing_engines_used), json(r.routing_engine_logs),
     int(r.number_of_retries), int(r.fallback_index), r.status, json(r.error_details), r.stream ? 1 : 0, prompt,
@@ -81,6 +81,7 @@ function toEntry(row: Row): LogEntry {
   const e: LogEntry = {
     id: String(row.id),
     parent_request_id: opt(row.parent_request_id),
+    request_id: opt(row.request_id),
     timestamp: new Date(n(row.timestamp)).toISOString(),
     created_at: new Date(n(row.created_at)).toISOString(),
     object: String(row.object),

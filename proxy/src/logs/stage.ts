@@ -16,6 +16,10 @@ declare module '../pipeline/context.ts' {
     /** Where request log records go (the writer of the logs store), when request logging is on. */
     logs?: { enqueue(record: LogRecord): boolean };
   }
+  interface RequestContext {
+    /** Facts a route knows about its request that no column holds (a realtime session's audio seconds, its close code): kept in the record's metadata. */
+    logMetadata?: Record<string, string>;
+  }
 }
 
 export interface LoggingOptions {
@@ -81,6 +85,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   const routing = ctx.routing;
   const record: LogRecord = {
     id: ctx.id,
+    request_id: ctx.requestId,
     timestamp: Math.round(now - latency),
     // The request type as logs name it (reference `object`): the table's logObject where it has one.
     object: OPERATION_BY_NAME.get(ctx.operation)?.logObject ?? (ctx.requestType || ctx.operation),
@@ -95,7 +100,7 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   const cacheDebug = ctx.finalExtra?.cache_debug;
   if (cacheDebug) record.cache_debug = cacheDebug;
   const metadata = loggedHeaders(ctx);
-  if (metadata) record.metadata = metadata;
+  if (metadata || ctx.logMetadata) record.metadata = { ...metadata, ...ctx.logMetadata };
   if (ctx.provider !== 'none') record.provider = ctx.provider;
   if (ctx.model) record.model = ctx.model;
   if (scope.kind === 'model') record.requested_model = scope.model;

@@ -45,7 +45,7 @@ export interface TurnRequest extends InProcessOrigin {
   body: unknown;
 }
 /** What a turn runs on behalf of: the agent request (its id, its totals, its caller). */
-export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'turnOf' | 'caller'>;
+export type TurnOrigin = Pick<TurnRequest, 'parentRequestId' | 'requestId' | 'turnOf' | 'caller'>;
 export type TurnRunner = (snapshot: Snapshot, request: TurnRequest) => Promise<Outcome>;
 
 /** The caller's budgets and rate limits for tool calls (built by governance.ts). */
@@ -78,10 +78,14 @@ export class McpManager {
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
   runTurn: TurnRunner | undefined;
 
-  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner } = {}) {
+  /** Told after each tool call (the metrics: gateway.ts). `outcome`: success, tool_error, timeout, unavailable, failed. */
+  onCall: ((client: string, tool: string, outcome: string, seconds: number) => void) | undefined;
+
+  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner; onCall?: McpManager['onCall'] } = {}) {
     this.calls = hooks.calls ?? new MemoryMcpCallLog();
     this.onChange = hooks.onChange;
     this.runTurn = hooks.runTurn;
+    this.onCall = hooks.onCall;
   }
 
   /** Set once any snapshot was applied. */
@@ -192,6 +196,7 @@ export class McpManager {
       else if (/timed out|timeout/i.test(msg)) outcome = { content: `tool '${tool}' of MCP client '${conn.name}' timed out after ${timeoutMs / 1000} s`, isError: true, failure: 'timeout' };
       else outcome = { content: `tool '${tool}' of MCP client '${conn.name}' failed: ${msg}`, isError: true, failure: 'failed' };
     }
+    this.onCall?.(conn.name, tool, outcome.failure ?? 'success', (Date.now() - started) / 1000);
     this.calls.add({
       client: conn.name,
       tool,

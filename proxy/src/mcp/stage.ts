@@ -75,7 +75,7 @@ export function mcpStage(mcp: McpManager): Stage {
 
 /** What a turn runs on behalf of: the agent request (its id, its totals, its caller: a turn is admitted, not identified, again). */
 export function turnOf(ctx: RequestContext): TurnOrigin {
-  return { parentRequestId: ctx.id, ...(ctx.turns && { turnOf: ctx.turns }), caller: { principal: ctx.vk, admitted: false } };
+  return { parentRequestId: ctx.id, requestId: ctx.requestId, ...(ctx.turns && { turnOf: ctx.turns }), caller: { principal: ctx.vk, admitted: false } };
 }
 
 function toolNameOf(t: unknown): string | undefined {

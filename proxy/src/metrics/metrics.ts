@@ -4,9 +4,32 @@
 // (admitModel) and while fewer than MAX_MODELS are known; anything else is `other`. So names a client
 // makes up (answered 404 upstream, or refused by the gateway) can neither grow the series count nor
 // crowd real models out of their own labels. prom-client escapes label values (`\`, `"`, newline).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 const MAX_MODELS = 200;
+/** Virtual keys and teams with a label of their own in the spend metric; past it, `other` (docs/observability.md). */
+export const MAX_SPENDERS = 1000;
+/** MCP tools with a label of their own; past it, `other`. */
+const MAX_TOOLS = 500;
+/** This build's version, for skybridge_build_info. */
+const VERSION = packageVersion();
+
+/** The version in the nearest package.json above this module (the source tree's, or the image's above dist/). */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    try {
+      const v = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+      if (typeof v === 'string') return v;
+    } catch {
+      // none here: one floor up
+    }
+  }
+  return 'unknown';
+}
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /**
@@ -65,6 +88,41 @@ export class Metrics {
     name: 'skybridge_tokens_total',
     help: 'Tokens reported by upstream providers, by direction (input or output).',
     labelNames: ['provider', 'model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly costTotal = new Counter({
+    name: 'skybridge_cost_usd_total',
+    help: 'Spend (USD at the configured prices) of answered requests, by provider, model, virtual key id and team id ("" without one; "other" past the label bound).',
+    labelNames: ['provider', 'model', 'virtual_key', 'team'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestsInFlight = new Gauge({
+    name: 'skybridge_requests_in_flight',
+    help: 'HTTP requests received and not yet answered (the answer not finished or abandoned), every route.',
+    registers: [this.registry],
+  });
+
+  readonly mcpToolCalls = new Counter({
+    name: 'skybridge_mcp_tool_calls_total',
+    help: 'MCP tool calls, by client, tool and outcome (success, tool_error, timeout, unavailable, failed).',
+    labelNames: ['client', 'tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpToolDuration = new Histogram({
+    name: 'skybridge_mcp_tool_call_duration_seconds',
+    help: 'Time of one MCP tool call, by client and outcome.',
+    labelNames: ['client', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly buildInfo = new Gauge({
+    name: 'skybridge_build_info',
+    help: 'The running build: 1, labelled with its version and the Node.js version.',
+    labelNames: ['version', 'node_version'] as const,
     registers: [this.registry],
   });
 
@@ -172,17 +230,73 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly tlsReloads = new Counter({
+    name: 'skybridge_tls_reloads_total',
+    help: 'Re-reads of the listeners\' certificate after its files changed: ok (served now) or error (the previous one kept serving).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeSessions = new Gauge({
+    name: 'skybridge_realtime_sessions_active',
+    help: 'Realtime sessions open on this gateway, by provider.',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeEvents = new Counter({
+    name: 'skybridge_realtime_events_total',
+    help: 'Realtime events relayed, by direction (client: from the client; server: to it) and provider.',
+    labelNames: ['direction', 'provider'] as const,
+    registers: [this.registry],
+  });
+
+  readonly realtimeClosed = new Counter({
+    name: 'skybridge_realtime_sessions_closed_total',
+    help: 'Realtime sessions ended, by why (client, upstream, idle, max_duration, budget, bad_frame, backpressure, shutdown, error).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly requestCount = cached(this.requestsTotal);
   readonly requestTime = cached(this.requestDuration);
   readonly upstreamTime = cached(this.upstreamDuration);
   readonly firstTokenTime = cached(this.timeToFirstToken);
   readonly tokenCount = cached(this.tokensTotal);
+  readonly costCount = cached(this.costTotal);
+  readonly mcpCallCount = cached(this.mcpToolCalls);
+  readonly mcpCallTime = cached(this.mcpToolDuration);
+  /** Requests in flight: inc() as one arrives, dec() as its answer closes (http/server.ts). */
+  readonly inFlight = this.requestsInFlight;
+  readonly #spenders = new Set<string>();
+  readonly #tools = new Set<string>();
 
   /** `processMetrics`: also the process's own (CPU, memory, event loop), once per process is enough. */
   constructor(opts: { processMetrics?: boolean } = {}) {
     // The standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...), as every
     // dashboard and alert for Node services expects them.
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.buildInfo.labels(VERSION, process.versions.node).set(1);
+  }
+
+  /**
+   * A virtual key or team id as a label: its own while fewer than MAX_SPENDERS are known (ids come
+   * from the configuration, not from clients, so the first ones seen are the ones in use), else `other`.
+   */
+  spenderLabel(id: string | undefined): string {
+    if (!id) return '';
+    if (this.#spenders.has(id)) return id;
+    if (this.#spenders.size >= MAX_SPENDERS) return 'other';
+    this.#spenders.add(id);
+    return id;
+  }
+
+  /** One MCP tool call's outcome and duration. */
+  toolCalled(client: string, tool: string, outcome: string, seconds: number): void {
+    const key = `${client}\u0000${tool}`;
+    if (!this.#tools.has(key) && this.#tools.size < MAX_TOOLS) this.#tools.add(key);
+    this.mcpCallCount(client, this.#tools.has(key) ? tool : 'other', outcome).inc();
+    this.mcpCallTime(client, outcome).observe(seconds);
   }
 
   modelLabel(model: string): string {

@@ -2,6 +2,7 @@
 // (answered, refused by a stage, or failed), with the provider and model that answered or were last
 // tried, the status, tokens and, for streams, the time to the first item.
 import type { Stage } from '../pipeline/stage.ts';
+import { answerCost } from '../governance/cost.ts';
 import type { Metrics } from './metrics.ts';
 
 declare module '../pipeline/context.ts' {
@@ -32,6 +33,13 @@ export const metricsStage: Stage = {
     if (u) {
       if (u.prompt_tokens) m.tokenCount(provider, model, 'input').inc(u.prompt_tokens);
       if (u.completion_tokens) m.tokenCount(provider, model, 'output').inc(u.completion_tokens);
+      // Spend, where tokens are counted; the price is computed once per request (the limits and
+      // logging stages read the same memo).
+      const cost = answerCost(ctx);
+      if (cost) {
+        const vk = ctx.vk;
+        m.costCount(provider, model, m.spenderLabel(vk?.record.id), m.spenderLabel(vk ? (vk.team?.id ?? vk.record.team_id) : undefined)).inc(cost);
+      }
     }
   },
 };

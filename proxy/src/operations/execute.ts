@@ -37,6 +37,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.headers && { headers: request.headers }),
     ...(request.signal && { signal: request.signal }),
     ...(request.parentRequestId && { parentRequestId: request.parentRequestId }),
+    ...(request.requestId && { requestId: request.requestId }),
     ...(request.turnOf && { turnOf: request.turnOf }),
     ...(request.caller && { caller: request.caller }),
     ...(request.untilDone && { untilDone: true }),

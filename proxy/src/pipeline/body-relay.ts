@@ -5,9 +5,10 @@ import type { UpstreamAnswer } from './upstream-call.ts';
 import { transportError } from './upstream-call.ts';
 import type { Outcome } from './outcome.ts';
 import { relayed } from '../upstream/relay-memory.ts';
+import { REQUEST_ID_HEADER, UPSTREAM_REQUEST_ID_HEADER } from '../request-id.ts';
 
 /** Upstream headers worth keeping on a relayed body. */
-const KEPT = ['content-type', 'content-length', 'content-encoding', 'content-disposition', 'x-request-id'];
+const KEPT = ['content-type', 'content-length', 'content-encoding', 'content-disposition'];
 
 export function relayHeaders(upstream: UpstreamAnswer['headers'], fallbackType: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -15,6 +16,9 @@ export function relayHeaders(upstream: UpstreamAnswer['headers'], fallbackType: 
     const v = upstream[name];
     if (typeof v === 'string') out[name] = v;
   }
+  // `x-request-id` is the gateway's own (server.ts); the provider's goes on under its own name.
+  const upstreamId = upstream[REQUEST_ID_HEADER];
+  if (typeof upstreamId === 'string') out[UPSTREAM_REQUEST_ID_HEADER] = upstreamId;
   out['content-type'] ??= fallbackType;
   return out;
 }

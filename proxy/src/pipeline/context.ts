@@ -12,6 +12,7 @@ import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
 import type { TurnTotals } from './turns.ts';
 import type { OperationRow } from '../unified/operations.ts';
+import { newRequestId } from '../request-id.ts';
 
 /**
  * What the stages and executors use that outlives a request, built once (services.ts). Each module
@@ -87,6 +88,8 @@ export interface ContextInit {
   params?: readonly string[];
   /** The request this one runs on behalf of (an agent loop's step): its log record names it. */
   parentRequestId?: string;
+  /** The client-facing request id (request-id.ts); a new one when not given. */
+  requestId?: string;
   /** An agent turn: its usage and cost go to the agent request's totals; its own record is a child, never counted. */
   turnOf?: TurnTotals;
   /** The caller, when already identified (in-process callers only: an HTTP request is identified from its headers). */
@@ -106,6 +109,8 @@ export interface InProcessOrigin {
   signal?: AbortSignal;
   /** The request this one runs for (an agent loop's step): named in its log record. */
   parentRequestId?: string;
+  /** The request id the work answers to (an agent turn: its agent request's; an async job: its submit's); else a new one. */
+  requestId?: string;
   /** An agent turn: its usage and cost are summed into these, and it is not logged or counted on its own. */
   turnOf?: TurnTotals;
   /** Who calls, identified and perhaps admitted already (an async job's submitter, an agent request's caller): `headers` then carry no key. */
@@ -134,6 +139,12 @@ export class RequestContext {
   readonly access: { provider?: string; model?: string; vk?: string };
   readonly params: readonly string[];
   readonly parentRequestId: string | undefined;
+  /**
+   * The client-facing request id: the `x-request-id` answered (HTTP), shared by an agent request's
+   * turns and carried by an async job into its run. Not unique (a client may reuse its own): the
+   * log record's key is `id`.
+   */
+  readonly requestId: string;
   readonly turnOf: TurnTotals | undefined;
   readonly caller: KnownCaller | undefined;
   readonly untilDone: boolean;
@@ -192,6 +203,7 @@ export class RequestContext {
     this.access = init.access ?? {};
     this.params = init.params ?? NO_PARAMS;
     this.parentRequestId = init.parentRequestId;
+    this.requestId = init.requestId ?? newRequestId();
     this.turnOf = init.turnOf;
     this.caller = init.caller;
     this.untilDone = init.untilDone === true;

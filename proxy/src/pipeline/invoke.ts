@@ -59,7 +59,8 @@ export async function invoke(
     if (t > 0) {
       metrics.fallbacksTotal.labels(targets[t - 1].provider.name, target.provider.name).inc();
       if (facts) facts.fallbackIndex = t;
-      log.info('trying fallback', { from: `${targets[t - 1].provider.name}/${targets[t - 1].model}`, to: `${target.provider.name}/${target.model}`, reason: lastError?.message });
+      // Per request: debug (the request log record and skybridge_fallbacks_total keep it at any level).
+      log.debug('trying fallback', { from: `${targets[t - 1].provider.name}/${targets[t - 1].model}`, to: `${target.provider.name}/${target.model}`, reason: lastError?.message });
     }
     try {
       return await attemptTarget(target, build, signal, metrics, facts);

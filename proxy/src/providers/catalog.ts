@@ -43,10 +43,11 @@ function kind(format: WireFormat, baseUrl: string, envKey: string, extra: Operat
 }
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
-  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'decisions', 'video_generation', 'files', 'batches', 'containers', ...MEDIA], { nativeResponses: true }),
+  openai: kind('openai', 'https://api.openai.com', 'OPENAI_API_KEY', ['text', 'embeddings', 'count_tokens', 'moderation', 'decisions', 'video_generation', 'files', 'batches', 'containers', 'realtime', ...MEDIA], { nativeResponses: true }),
   anthropic: kind('anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', ['count_tokens']),
   // Veo video generation (predictLongRunning), as on Vertex.
-  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens', 'video_generation']),
+  // The Live API (realtime: BidiGenerateContent over WebSocket, translated from OpenAI's events).
+  gemini: kind('gemini', 'https://generativelanguage.googleapis.com', 'GEMINI_API_KEY', ['embeddings', 'count_tokens', 'video_generation', 'realtime']),
   // Groq's files and batches follow OpenAI's API (/openai/v1/files, /openai/v1/batches).
   groq: kind('openai', 'https://api.groq.com/openai', 'GROQ_API_KEY', ['files', 'batches', 'speech', 'transcription']),
   // Mistral's document OCR (/v1/ocr) is the unified OCR shape.
@@ -74,7 +75,7 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   // (base_url stands in for a key without one); there is no default endpoint, so load.ts requires one.
   // Containers and Sora 2's videos are served by Azure's v1 API only (`/openai/v1/...`, see azure/paths.ts);
   // OCR is Mistral Document AI on the resource's Foundry host (azure/ocr.ts).
-  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings', 'containers', 'video_generation', 'ocr'], { pathPrefix: '/openai', nativeResponses: true }),
+  azure: kind('azure', 'https://your-resource.openai.azure.com', 'AZURE_OPENAI_API_KEY', ['text', 'embeddings', 'containers', 'video_generation', 'ocr', 'realtime'], { pathPrefix: '/openai', nativeResponses: true }),
 };
 // A client-chosen provider name (`constructor/gpt-4o`) must not find Object.prototype's members.
 Object.setPrototypeOf(PROVIDER_KINDS, null);

@@ -45,6 +45,8 @@ export interface ProviderRuntime {
   backoffInitialMs: number;
   backoffMaxMs: number;
   maxConnections: number;
+  /** `network_config.allow_link_local`: connections made outside the pool (realtime WebSockets) check addresses with it. */
+  allowLinkLocal: boolean;
   /** Keep-alive pool to `origin` (shared with earlier snapshots for the same origin). */
   pool: Pool;
   sendBackRawRequest: boolean;

@@ -240,7 +240,6 @@ export const UNBUILT_SECTIONS = [
   'guardrails_config',
   'plugins',
   'large_payload_optimization',
-  'websocket',
 ] as const;
 
 /** Client settings accepted for compatibility whose feature is not built yet. */
@@ -288,6 +287,28 @@ export const AuditLogsConfigSchema = Type.Object(
 );
 export type AuditLogsConfig = Static<typeof AuditLogsConfigSchema>;
 
+const Seconds = (description: string, max = 86_400) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: max, description }));
+
+/**
+ * `websocket`: the reference's section for its WebSocket gateway (realtime, Responses over
+ * WebSocket), plus Skybridge's session bounds (docs/realtime.md). `transcript_buffer_size` and
+ * `pool` are accepted for compatibility and not built (a warning names them).
+ */
+export const WebsocketConfigSchema = Type.Object(
+  {
+    max_connections_per_user: Type.Optional(Type.Integer({ minimum: 1, description: 'Concurrent realtime and Responses WebSocket sessions per virtual key (anonymous callers share one count). Default 100.' })),
+    transcript_buffer_size: Type.Optional(Type.Integer({ minimum: 1 })),
+    pool: Type.Optional(Type.Unknown()),
+    idle_timeout_seconds: Seconds('A session with no event either way for this long is ended (default 300).'),
+    max_session_seconds: Seconds('A session is ended after this long whatever it does (default 3600).'),
+    max_event_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, description: 'Largest client event (one text frame), bytes (default 4 MiB).' })),
+    max_buffered_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, description: 'Events waiting for a slow client beyond this pause reading from the provider (default 4 MiB).' })),
+    backpressure_timeout_seconds: Seconds('A client that stays over max_buffered_bytes this long is disconnected (default 10).', 3600),
+  },
+  { additionalProperties: false },
+);
+export type WebsocketConfig = Static<typeof WebsocketConfigSchema>;
+
 export const GatewayConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -312,6 +333,8 @@ export const GatewayConfigSchema = Type.Object(
     vault: Type.Optional(VaultConfigSchema),
     /** The skills repository's serving rule, marketplace name and limits (proxy/src/skills). */
     skills: Type.Optional(SkillsConfigSchema),
+    /** Realtime and Responses WebSocket sessions: the per-key cap and the session bounds (proxy/src/realtime). */
+    websocket: Type.Optional(WebsocketConfigSchema),
     /** The audit log of management changes (proxy/src/audit, docs/audit.md). */
     audit_logs: Type.Optional(AuditLogsConfigSchema),
     ...Object.fromEntries(UNBUILT_SECTIONS.map((k) => [k, Type.Optional(Type.Unknown())])),

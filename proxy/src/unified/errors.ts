@@ -7,7 +7,8 @@ export interface ErrorBody {
   /** true when the gateway itself rejected or failed the request; false for upstream errors. */
   is_bifrost_error: boolean;
   status_code: number;
-  error: { message: string; type: string; code?: string; param?: string | null };
+  /** `request_id`: the gateway's request id (the answer's `x-request-id`), where the answer goes to a client. */
+  error: { message: string; type: string; code?: string; param?: string | null; request_id?: string };
   extra_fields?: { provider?: string; model_requested?: string; request_type?: string };
 }
 
@@ -51,7 +52,7 @@ export class GatewayError extends Error {
     this.retryAfter = opts.retryAfter;
   }
 
-  toBody(extra?: { model_requested?: string; request_type?: string }): ErrorBody {
+  toBody(extra?: { model_requested?: string; request_type?: string }, requestId?: string): ErrorBody {
     const body: ErrorBody = {
       is_bifrost_error: !this.upstream,
       status_code: this.status,
@@ -59,6 +60,7 @@ export class GatewayError extends Error {
     };
     if (this.code !== undefined) body.error.code = this.code;
     if (this.param !== undefined) body.error.param = this.param;
+    if (requestId !== undefined) body.error.request_id = requestId;
     if (this.provider || extra) body.extra_fields = { provider: this.provider, ...extra };
     return body;
   }

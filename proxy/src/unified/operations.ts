@@ -5,7 +5,7 @@
 // data only, on the ground floor beside the unified types, so the snapshot, the pipeline and the
 // stages read it without loading operation code. Providers declare which of these operations they offer.
 /** Unified operations. `responses` is served natively where `nativeResponses`, else bridged over chat. */
-export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'ocr' | 'decisions' | 'video_generation' | 'files' | 'batches' | 'containers' | MediaOperation;
+export type Operation = 'chat' | 'text' | 'responses' | 'embeddings' | 'models' | 'rerank' | 'count_tokens' | 'moderation' | 'ocr' | 'decisions' | 'video_generation' | 'files' | 'batches' | 'containers' | 'realtime' | MediaOperation;
 /** Image and audio operations, named as the reference gateway's `allowed_requests` keys. */
 export type MediaOperation = 'image_generation' | 'image_edit' | 'image_variation' | 'speech' | 'transcription';
 
@@ -101,4 +101,6 @@ export const ALLOWED_REQUEST_KEYS: Readonly<Record<Operation, string>> = {
   files: 'file_upload',
   batches: 'batch_create',
   containers: 'container_create',
+  // A WebSocket session (proxy/src/realtime), not a row: it has no POST path.
+  realtime: 'realtime',
 };

@@ -13,6 +13,7 @@ export function storedData(job: JobOutcome, includeResponse: boolean, maxKbs: nu
     status_code: job.status_code,
     result_url: job.result_url,
     result_expires_at: job.result_expires_at,
+    ...(job.request_id !== undefined && { request_id: job.request_id }),
   };
   if (!includeResponse) return data;
   const fits = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '') <= maxKbs * 1024;

@@ -18,6 +18,8 @@ export interface JobOutcome {
   status_code: number;
   result_url: string;
   result_expires_at: string;
+  /** The submit's request id (its x-request-id), when the job has one. */
+  request_id?: string;
   response?: unknown;
   error?: unknown;
 }

@@ -166,6 +166,7 @@ export function LogDetail(props: { id: string }) {
               ['Team', e.team_id],
               ['Customer', e.customer_id],
               ['Provider key', e.selected_key_name ? `${e.selected_key_name} (${e.selected_key_id})` : e.selected_key_id],
+              ['Request id (x-request-id)', e.request_id],
               ['Parent request', e.parent_request_id ? <a href={`#/logs/${encodeURIComponent(e.parent_request_id)}`}>{e.parent_request_id}</a> : undefined],
               ['Counted', e.parent_request_id ? 'no: a turn of its parent request, which is counted with its tokens and cost' : undefined],
             ]}

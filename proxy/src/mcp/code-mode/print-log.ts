@@ -32,5 +32,6 @@ export function logPrint(caller: string, line: string, now = Date.now()): void {
     return;
   }
   w.lines++;
-  log.info('code mode print', { caller, line: line.slice(0, 2000) });
+  // Per request (a script's own output): debug, with the other per-request lines.
+  log.debug('code mode print', { caller, line: line.slice(0, 2000) });
 }

@@ -1,0 +1,59 @@
+// The provider side of a session as the relay sees it: OpenAI Realtime events in and out, whatever
+// the provider speaks. OpenAI and Azure speak them already (this file); Gemini's Live API is
+// translated by gemini-link.ts behind the same interface.
+import type { RawData } from 'ws';
+import type { Connected } from './upstream.ts';
+
+export interface UpstreamLink {
+  /** A client event (OpenAI's shape, already checked) for the provider. */
+  send(text: string, event: { type: string; [k: string]: unknown }): void;
+  /** Each provider event, in OpenAI's shape. */
+  onEvent(cb: (text: string) => void): void;
+  /** The provider's socket ended (code, reason as it gave them). */
+  onClose(cb: (code: number, reason: string) => void): void;
+  /** Stop or go on reading the provider's socket (backpressure from a slow client). */
+  pause(): void;
+  resume(): void;
+  close(code: number, reason: string): void;
+}
+
+/**
+ * Ends the provider's socket: reading resumes (a paused socket would never see the provider's close
+ * frame, queued behind what it still had to send), and a provider that does not finish the close
+ * handshake soon is cut.
+ */
+export function closeProvider(ws: Connected['ws'], code: number, reason: string): void {
+  if (ws.readyState !== 0 && ws.readyState !== 1) return;
+  ws.resume();
+  ws.close(code, reason);
+  setTimeout(() => ws.terminate(), 2000).unref();
+}
+
+/** OpenAI Realtime events relayed as they are. */
+export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
+  ws.on('error', () => undefined);
+  // The provider greets at once (session.created), before the client's handshake is complete:
+  // what arrives before the relay listens waits here.
+  let emit: ((text: string) => void) | undefined;
+  const early: string[] = takeEarly().map((b) => b.toString('utf8'));
+  // binaryType 'nodebuffer' (the default): every message, fragmented or not, is one Buffer.
+  ws.on('message', (data: RawData) => {
+    const text = (data as Buffer).toString('utf8');
+    if (emit) emit(text);
+    else early.push(text);
+  });
+  return {
+    send: (text) => {
+      if (ws.readyState === 1) ws.send(text);
+    },
+    onEvent: (cb) => {
+      emit = cb;
+      for (const text of early.splice(0)) cb(text);
+    },
+    // A provider that hung up while the client's handshake completed is reported all the same.
+    onClose: (cb) => (ws.readyState === 3 ? queueMicrotask(() => cb(1006, '')) : void ws.once('close', (code: number, reason: Buffer) => cb(code, reason.toString('utf8')))),
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+    close: (code, reason) => closeProvider(ws, code, reason),
+  };
+}

@@ -1,0 +1,190 @@
+// One realtime session: the client's socket relayed to the provider's (an UpstreamLink), with the
+// gateway in the middle of every event. Client frames are checked (a bad one ends this session
+// only, with an `error` event first); each finished turn is charged (meter.ts) and a spent budget
+// ends the session; idle and maximum lengths, and backpressure: while the client has more than
+// `maxBufferedBytes` unsent, the provider's socket is not read, and a client that stays behind for
+// `backpressureMs` is disconnected. drain() ends it between turns (or at the grace period's end).
+import type { RawData, WebSocket } from 'ws';
+import { badFrameEvent, errorEvent, isBadFrame, readClientFrame } from './protocol.ts';
+import { eventType, TurnTracker, type TurnSummary } from './turns.ts';
+import type { UpstreamLink } from './link.ts';
+
+export interface SessionBounds {
+  idleMs: number;
+  maxMs: number;
+  maxEventBytes: number;
+  maxBufferedBytes: number;
+  backpressureMs: number;
+}
+
+/** Why a session ended (a metrics label and the log record's status). */
+export type EndReason = 'client' | 'upstream' | 'idle' | 'max_duration' | 'budget' | 'bad_frame' | 'backpressure' | 'shutdown' | 'error';
+
+export interface SessionEnd {
+  reason: EndReason;
+  /** The close code the client was sent (or received). */
+  code: number;
+  message: string;
+}
+
+export interface SessionHooks {
+  /** A turn finished: charge it. Answers a message when the session must end (its budget is spent). */
+  onTurn(turn: TurnSummary): Promise<string | undefined>;
+  /** An event passed (for the events metric). */
+  onEvent(direction: 'client' | 'server'): void;
+}
+
+/** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
+export const CLOSE = { normal: 1000, goingAway: 1001, unsupportedData: 1003, invalidPayload: 1007, policy: 1008, tooBig: 1009, internal: 1011, tryAgain: 1013 } as const;
+
+const BAD_FRAME_CLOSE: Readonly<Record<string, number>> = { binary_frame: CLOSE.unsupportedData, invalid_json: CLOSE.invalidPayload, invalid_event: CLOSE.invalidPayload, unknown_event: CLOSE.policy, event_too_large: CLOSE.tooBig };
+
+/** A message as one buffer (ws hands over fragments as a list, or an ArrayBuffer, by its binaryType). */
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}
+
+/** A close reason fits in a control frame (123 bytes). */
+const reasonOf = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8'));
+
+export class RealtimeSession {
+  readonly tracker = new TurnTracker();
+  readonly #client: WebSocket;
+  readonly #upstream: UpstreamLink;
+  readonly #bounds: SessionBounds;
+  readonly #hooks: SessionHooks;
+  readonly #finished = Promise.withResolvers<SessionEnd>();
+  #ended: SessionEnd | undefined;
+  #idle: NodeJS.Timeout | undefined;
+  #max: NodeJS.Timeout;
+  #paused: NodeJS.Timeout | undefined;
+  #pausedSince = 0;
+  #draining = false;
+  /** Turns being charged: the session's end waits for them, so the log record has every turn. */
+  #charging: Promise<unknown> = Promise.resolve();
+
+  constructor(client: WebSocket, upstream: UpstreamLink, bounds: SessionBounds, hooks: SessionHooks) {
+    this.#client = client;
+    this.#upstream = upstream;
+    this.#bounds = bounds;
+    this.#hooks = hooks;
+    this.#max = setTimeout(() => this.#end('max_duration', CLOSE.normal, `the session reached this gateway's maximum length (${bounds.maxMs / 1000} s)`, 'session_expired'), bounds.maxMs);
+    this.#touch();
+    client.on('message', (data: RawData, isBinary: boolean) => this.#fromClient(toBuffer(data), isBinary));
+    client.on('error', () => undefined);
+    client.once('close', (code: number) => this.#end('client', code, 'the client closed the session'));
+    upstream.onEvent((text) => this.#fromUpstream(text));
+    upstream.onClose((code, reason) => {
+      // 1005/1006 (no code, a dropped connection) are not sendable: the client gets 1011.
+      const sendable = code === 1000 || code === 1001 || (code >= 1007 && code <= 1014 && code !== 1010) || (code >= 3000 && code < 5000);
+      this.#end('upstream', sendable ? code : CLOSE.internal, reason || 'the provider closed the session', sendable && code === 1000 ? undefined : 'upstream_closed');
+    });
+  }
+
+  /** Resolves once the session is over and its turns are charged. */
+  get done(): Promise<SessionEnd> {
+    return this.#finished.promise;
+  }
+
+  /** Shutdown: end now if no response is being produced, else once it is done. */
+  drain(): void {
+    this.#draining = true;
+    if (!this.tracker.inFlight) this.#end('shutdown', CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'gateway_shutdown');
+  }
+
+  /** Shutdown's grace is over: end whatever is in flight. */
+  cut(): void {
+    this.#end('shutdown', CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'gateway_shutdown');
+  }
+
+  #touch(): void {
+    if (this.#idle) this.#idle.refresh();
+    else this.#idle = setTimeout(() => this.#end('idle', CLOSE.normal, `no event either way for ${this.#bounds.idleMs / 1000} s: the session is closed`, 'session_idle_timeout'), this.#bounds.idleMs);
+  }
+
+  #fromClient(data: Buffer, isBinary: boolean): void {
+    if (this.#ended) return;
+    this.#touch();
+    const read = readClientFrame(data, isBinary, this.#bounds.maxEventBytes);
+    if (isBadFrame(read)) {
+      this.#end('bad_frame', BAD_FRAME_CLOSE[read.code] ?? CLOSE.policy, read.message, undefined, badFrameEvent(read));
+      return;
+    }
+    this.#hooks.onEvent('client');
+    const text = data.toString('utf8');
+    this.tracker.client(read.type, text, performance.now());
+    this.#upstream.send(text, read);
+  }
+
+  #fromUpstream(text: string): void {
+    if (this.#ended) return;
+    this.#touch();
+    this.#hooks.onEvent('server');
+    const type = eventType(text);
+    let turn: TurnSummary | undefined;
+    if (type !== undefined) {
+      try {
+        turn = this.tracker.server(type, text, performance.now());
+      } catch {
+        // A provider event that is not JSON is relayed as it came; it carries no numbers to read.
+      }
+    }
+    this.#client.send(text);
+    this.#backpressure();
+    if (turn) this.#charge(turn);
+  }
+
+  #charge(turn: TurnSummary): void {
+    const charged = this.#charging.then(() => this.#hooks.onTurn(turn));
+    this.#charging = charged.catch(() => undefined);
+    void charged.then(
+      (spent) => {
+        if (spent) this.#end('budget', CLOSE.policy, spent, 'budget_exceeded');
+        else if (this.#draining) this.drain();
+      },
+      () => undefined,
+    );
+  }
+
+  /** Stops reading the provider while the client is behind; disconnects a client that stays behind. */
+  #backpressure(): void {
+    if (this.#paused || this.#client.bufferedAmount <= this.#bounds.maxBufferedBytes) return;
+    this.#upstream.pause();
+    this.#pausedSince = performance.now();
+    this.#paused = setInterval(() => {
+      if (this.#ended) return;
+      if (this.#client.bufferedAmount <= this.#bounds.maxBufferedBytes / 2) {
+        clearInterval(this.#paused);
+        this.#paused = undefined;
+        this.#upstream.resume();
+        return;
+      }
+      if (performance.now() - this.#pausedSince > this.#bounds.backpressureMs) {
+        // The socket cannot take an error event (that is the problem): the close frame says it.
+        this.#client.terminate();
+        this.#end('backpressure', CLOSE.policy, 'the client did not read its events', undefined);
+      }
+    }, 25);
+  }
+
+  /** Ends the session once: an error event first (when `code` names one), then close frames both ways. */
+  #end(reason: EndReason, closeCode: number, message: string, errorCode?: string, event?: string): void {
+    if (this.#ended) return;
+    const ended: SessionEnd = { reason, code: closeCode, message };
+    this.#ended = ended;
+    clearTimeout(this.#max);
+    if (this.#idle) clearTimeout(this.#idle);
+    if (this.#paused) clearInterval(this.#paused);
+    const client = this.#client;
+    if (client.readyState === 1) {
+      const errorText = event ?? (errorCode ? errorEvent(reason === 'budget' ? 'budget_exceeded' : reason === 'upstream' ? 'server_error' : 'invalid_request_error', errorCode, message) : undefined);
+      if (errorText) client.send(errorText);
+      client.close(closeCode, reasonOf(message));
+      // A client that does not answer the close handshake is not waited for.
+      setTimeout(() => client.terminate(), 2000).unref();
+    }
+    this.#upstream.close(CLOSE.normal, reason === 'upstream' ? '' : 'the client session ended');
+    void this.#charging.then(() => this.#finished.resolve(ended));
+  }
+}

@@ -1,0 +1,124 @@
+// What the session's log record says about its turns, read off the events as they pass: the usage
+// of each `response.done`, the seconds of audio each way, and the latency from asking for a response
+// to its first audio. Reading is cheap on purpose: an event's type is found in its first bytes and
+// only the few events that carry numbers are parsed (audio deltas are measured by their length).
+import type { Usage } from '../unified/chat.ts';
+
+/** A turn's numbers, once its response is done. */
+export interface TurnSummary {
+  responseId: string | undefined;
+  status: string | undefined;
+  usage: Usage | undefined;
+  /** Seconds of audio the model sent in this response. */
+  audioOutSeconds: number;
+  /** From the client's `response.create` (or the server's `response.created`) to the first audio delta, ms. */
+  firstAudioMs: number | undefined;
+}
+
+/** Bytes per second of each audio format the Realtime API names (PCM16 at 24 kHz unless G.711). */
+const BYTES_PER_SECOND: Readonly<Record<string, number>> = { 'audio/pcm': 48_000, pcm16: 48_000, 'audio/pcmu': 8000, 'audio/pcma': 8000, g711_ulaw: 8000, g711_alaw: 8000 };
+export const DEFAULT_BYTES_PER_SECOND = 48_000;
+
+const TYPE = /"type"\s*:\s*"([^"]{1,80})"/;
+
+/** An event's `type` from its text (the first match: Realtime events put their type first). */
+export function eventType(text: string): string | undefined {
+  return TYPE.exec(text.length > 400 ? text.slice(0, 400) : text)?.[1];
+}
+
+/** Decoded bytes of the base64 string value of `field` in `text`, without decoding it. */
+export function base64Bytes(text: string, field: string): number {
+  const key = `"${field}":"`;
+  const at = text.indexOf(key);
+  if (at < 0) return 0;
+  const start = at + key.length;
+  const end = text.indexOf('"', start);
+  if (end < 0) return 0;
+  let len = end - start;
+  let pad = 0;
+  if (len > 0 && text.charCodeAt(end - 1) === 61) pad++;
+  if (len > 1 && text.charCodeAt(end - 2) === 61) pad++;
+  len = Math.floor((len * 3) / 4) - pad;
+  return Math.max(0, len);
+}
+
+/** The Realtime `usage` object as the gateway's Usage. */
+export function usageOf(u: unknown): Usage | undefined {
+  if (typeof u !== 'object' || u === null) return undefined;
+  const r = u as { input_tokens?: unknown; output_tokens?: unknown; total_tokens?: unknown; input_token_details?: { cached_tokens?: unknown } };
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  const prompt = n(r.input_tokens);
+  const completion = n(r.output_tokens);
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: n(r.total_tokens) || prompt + completion };
+  const cached = n(r.input_token_details?.cached_tokens);
+  if (cached) usage.prompt_tokens_details = { cached_tokens: cached };
+  return usage;
+}
+
+/** The audio format a session.created/updated event sets for output, as bytes per second. */
+function outputRate(session: unknown): number | undefined {
+  const s = session as { audio?: { output?: { format?: { type?: unknown } | string } }; output_audio_format?: unknown } | undefined;
+  const f = s?.audio?.output?.format;
+  const name = typeof f === 'string' ? f : typeof f?.type === 'string' ? f.type : typeof s?.output_audio_format === 'string' ? s.output_audio_format : undefined;
+  return name === undefined ? undefined : BYTES_PER_SECOND[name];
+}
+
+/** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
+export class TurnTracker {
+  #rate = DEFAULT_BYTES_PER_SECOND;
+  #askedAt: number | undefined;
+  #firstAudioAt: number | undefined;
+  #audioBytes = 0;
+  /** performance.now() of the session's first audio delta. */
+  firstAudioAt: number | undefined;
+  audioInSeconds = 0;
+  audioOutSeconds = 0;
+  /** A response is being produced (between response.created and response.done). */
+  inFlight = false;
+
+  /** A client event (already read): its type and text. */
+  client(type: string, text: string, now: number): void {
+    if (type === 'response.create') this.#askedAt ??= now;
+    else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(text, 'audio') / this.#rate;
+  }
+
+  /** A server event; answers the finished turn at `response.done`. */
+  server(type: string, text: string, now: number): TurnSummary | undefined {
+    switch (type) {
+      case 'response.created':
+        this.inFlight = true;
+        this.#askedAt ??= now;
+        return undefined;
+      case 'response.output_audio.delta':
+      case 'response.audio.delta':
+        this.#firstAudioAt ??= now;
+        this.firstAudioAt ??= now;
+        this.#audioBytes += base64Bytes(text, 'delta');
+        return undefined;
+      case 'session.created':
+      case 'session.updated': {
+        const rate = outputRate((JSON.parse(text) as { session?: unknown }).session);
+        if (rate) this.#rate = rate;
+        return undefined;
+      }
+      case 'response.done': {
+        const response = (JSON.parse(text) as { response?: { id?: unknown; status?: unknown; usage?: unknown } }).response;
+        const turn: TurnSummary = {
+          responseId: typeof response?.id === 'string' ? response.id : undefined,
+          status: typeof response?.status === 'string' ? response.status : undefined,
+          usage: usageOf(response?.usage),
+          audioOutSeconds: this.#audioBytes / this.#rate,
+          firstAudioMs: this.#firstAudioAt !== undefined && this.#askedAt !== undefined ? this.#firstAudioAt - this.#askedAt : undefined,
+        };
+        this.audioOutSeconds += turn.audioOutSeconds;
+        this.inFlight = false;
+        this.#askedAt = undefined;
+        this.#firstAudioAt = undefined;
+        this.#audioBytes = 0;
+        return turn;
+      }
+      default:
+        return undefined;
+    }
+  }
+}
