@@ -133,6 +133,17 @@ describe('decisions on OpenRouter', () => {
     assert.deepEqual(r.body.usage, reported());
   });
 
+  test("OpenRouter's own members (provider preferences, session_id) reach it; a wrong one is a 400 naming it", async () => {
+    const ok = await post('/v1/decisions', { model: `openrouter/${MODEL}`, input: TICKET, questions: QUESTIONS.slice(0, 1), provider: { order: ['typesafe'], allow_fallbacks: false }, session_id: 'sess-42' });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const sent = lastUpstream().body as { provider?: unknown; session_id?: unknown };
+    assert.deepEqual(sent.provider, { order: ['typesafe'], allow_fallbacks: false });
+    assert.equal(sent.session_id, 'sess-42');
+    const bad = await post('/v1/decisions', { model: `openrouter/${MODEL}`, input: TICKET, questions: QUESTIONS.slice(0, 1), session_id: 42 });
+    assert.equal(bad.status, 400);
+    assert.equal((bad.body.error as { param?: string }).param, 'session_id');
+  });
+
   test("logged as a decision whose cost is OpenRouter's usage.cost, not the table's price", async () => {
     const res = await client().decisions.create({ model: `openrouter/${MODEL}`, input: 'price this one OpenRouter request please', questions: [{ type: 'predicate', name: 'priced', instructions: 'Is this priced?' }] });
     const { cost } = reported();

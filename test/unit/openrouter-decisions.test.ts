@@ -8,6 +8,7 @@ import { fromOpenRouterDecisions, toOpenRouterDecisions } from '../../proxy/src/
 import { fromSystemOneAnswer, systemOneToUnified, toSystemOneAnswer } from '../../proxy/src/unified/systemone.ts';
 import { decisionUsage, type DecisionRequest } from '../../proxy/src/unified/decisions.ts';
 import { ShapeError } from '../../proxy/src/unified/answer-shape.ts';
+import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
 const REQ: DecisionRequest = {
   model: 'openrouter/typesafe/jev-1.13',
@@ -29,6 +30,13 @@ test('the request: instructions as one text (JSON as its text), a choice without
       anger: { type: 'score', instructions: 'How angry?', criteria: ['calm', 'angry: shouting'] },
     },
   });
+});
+
+test("OpenRouter's own request members go as given; a wrong one is a 400 naming it", () => {
+  const body = toOpenRouterDecisions({ ...REQ, provider: { order: ['typesafe'] }, session_id: 's-1', user: 'u-1', trace: { run: 'r' } } as DecisionRequest, 'm');
+  assert.deepEqual([body.provider, body.session_id, body.user, body.trace], [{ order: ['typesafe'] }, 's-1', 'u-1', { run: 'r' }]);
+  assert.throws(() => toOpenRouterDecisions({ ...REQ, session_id: 7 } as DecisionRequest, 'm'), (e: unknown) => e instanceof GatewayError && e.status === 400 && e.param === 'session_id');
+  assert.equal(Object.hasOwn(toOpenRouterDecisions(REQ, 'm'), 'provider'), false);
 });
 
 const FULL = {
