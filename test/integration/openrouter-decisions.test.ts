@@ -3,7 +3,8 @@
 // and a System One client, against the mock's OpenRouter: the request as OpenRouter's schema
 // wants it, answers back in order, OpenRouter's usage.cost logged and charged to a budget as the
 // price (the table price is 0 here), answers without confidence and probabilities passed on
-// without invented numbers, and an upstream error relayed without the provider key.
+// without invented numbers, OpenRouter's own request members passed on, the async route, and an
+// upstream error relayed without the provider key.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -36,7 +37,7 @@ before(async () => {
       }),
     },
     logs_store: { enabled: true, type: 'sqlite', config: { path: 'logs.db' } },
-    client: { enable_logging: true, enforce_auth_on_inference: true },
+    client: { enable_logging: true, enforce_auth_on_inference: true, async_job_config: { lease_seconds: 2, poll_interval_ms: 100, sweep_interval_seconds: 1 } },
     governance: {
       budgets: [{ id: 'ordec-budget', max_limit: 0.0001, reset_duration: '1d' }],
       virtual_keys: [
@@ -169,6 +170,18 @@ describe('decisions on OpenRouter', () => {
       assert.equal(over.status, 402, JSON.stringify(over.body));
       assert.equal((over.body.error as { code: string }).code, 'budget_exceeded');
     }, 5000);
+  });
+
+  test('/v1/async/decisions on OpenRouter: 202 at submit, the translated answers when polled', async () => {
+    const submitted = await post('/v1/async/decisions', { model: `openrouter/${MODEL}`, input: TICKET, questions: QUESTIONS.slice(0, 2) });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    let job: { status: string; result?: OpenAI.Decision } | undefined;
+    await eventually(async () => {
+      job = (await (await fetch(`${gw.url}/v1/async/decisions/${String(submitted.body.id)}`, { headers: { 'x-bf-vk': VK } })).json()) as typeof job;
+      assert.equal(job!.status, 'completed', JSON.stringify(job));
+    }, 10_000);
+    assert.deepEqual(job!.result!.answers[1], { type: 'choice', name: 'urgency', choice: 'urgent', confidence: 0.9, probabilities: [{ value: 'low', probability: 0.1 }, { value: 'urgent', probability: 0.9 }] });
+    assert.equal(mock.requests.filter((r) => r.path === '/openrouter/api/alpha/decisions').at(-1)!.status, 200);
   });
 
   test("OpenRouter's error is relayed with its status and message, the provider key nowhere in it", async () => {
