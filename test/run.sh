@@ -29,6 +29,10 @@ bash test/servers/install.sh all
 # test/kube with Go: cached under ~/.cache/skybridge (~20 ms) unless test/kube changed; a cold build
 # takes ~13 min.
 bash test/kube/build.sh all >/dev/null
+# The tracing tests export spans to a real OpenTelemetry Collector built from Go modules by
+# test/otel/build.sh (the collector builder and test/otel/manifest.yaml): cached under
+# ~/.cache/skybridge by the manifest's hash; a cold build takes a few minutes.
+bash test/otel/build.sh >/dev/null
 # The committed code-mode sandbox (starlark.wasm) must be what starlark-wasm/ builds (cached, ~20 ms).
 bash starlark-wasm/build.sh --check
 # The committed dashboard build (dashboard/dist) must be what dashboard/src builds.

@@ -19,6 +19,9 @@ import { Dependencies } from './state/dependencies.ts';
 import { storeTimeoutMs } from './store-guard.ts';
 import { ModelCatalog } from './governance/catalog.ts';
 import { createServices, type Services } from './services.ts';
+import { TracingService } from './tracing/service.ts';
+import { tracingSettings } from './tracing/settings.ts';
+import { toolCallWatcher } from './tracing/tools.ts';
 import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
@@ -110,6 +113,13 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const dependencies = new Dependencies();
   // Read by each store as it opens; checked here too, so a bad value stops the start even without one.
   storeTimeoutMs();
+  // A bad OTEL_* variable stops the start naming it (config.json's otel fields were checked with the document).
+  try {
+    tracingSettings(loaded.config, process.env);
+  } catch (err) {
+    throw new GatewayStartError(`tracing: ${(err as Error).message}`);
+  }
+  const tracing = new TracingService(process.env);
   const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
@@ -151,9 +161,10 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
     onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
+    watchCall: toolCallWatcher(tracing),
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
-  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
+  const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));

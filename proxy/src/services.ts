@@ -14,7 +14,8 @@ import { closePools } from './upstream/pools.ts';
 import { McpManager } from './mcp/manager.ts';
 import { EventHub } from './logs/live-events.ts';
 import { GuessThrottle } from './governance/guess-throttle.ts';
-import { builtinStages, contextInit } from './builtin-stages.ts';
+import { builtinStages, contextInit, wrappedPlugins } from './builtin-stages.ts';
+import { TracingService } from './tracing/service.ts';
 import { Dependencies } from './state/dependencies.ts';
 
 export interface Services extends ContextServices {
@@ -24,6 +25,7 @@ export interface Services extends ContextServices {
   guesses: GuessThrottle;
   /** What the gateway depends on and can run without for a while (/health, /ready). */
   dependencies: Dependencies;
+  tracing: TracingService;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -31,9 +33,10 @@ export interface Services extends ContextServices {
 export { PLUGINS };
 
 export function createServices(
-  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub; videos?: ContextServices['videos']; dependencies?: Dependencies } = {},
+  opts: { counters?: CounterStore; catalog?: ModelCatalog; metrics?: Metrics; plugins?: PluginRegistry; logs?: ContextServices['logs']; mcp?: McpManager; cache?: ContextServices['cache']; events?: EventHub; videos?: ContextServices['videos']; dependencies?: Dependencies; tracing?: TracingService } = {},
 ): Services {
   const mcp = opts.mcp ?? new McpManager();
+  const tracing = opts.tracing ?? new TracingService();
   const services: Services = {
     initContext: contextInit(),
     ...(opts.logs && { logs: opts.logs }),
@@ -46,9 +49,10 @@ export function createServices(
     events: opts.events ?? new EventHub(),
     guesses: new GuessThrottle(),
     dependencies: opts.dependencies ?? new Dependencies(),
-    pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), opts.plugins ?? PLUGINS),
+    tracing,
+    pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), wrappedPlugins(opts.plugins ?? PLUGINS, () => services)),
     close: async () => {
-      await Promise.all([closePools(), mcp.close()]);
+      await Promise.all([closePools(), mcp.close(), tracing.close()]);
     },
   };
   return services;

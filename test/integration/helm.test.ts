@@ -149,6 +149,8 @@ const EVERYTHING_ON = [
   'redis.existingSecret=redis-auth',
   'redis.tls=true',
   'redis.keyPrefix=sb:',
+  'tracing.enabled=true',
+  'tracing.endpoint=http://otel-collector.observability:4318',
   'metrics.serviceMonitor.enabled=true',
   'metrics.serviceMonitor.labels.release=kube-prometheus-stack',
   'metrics.grafanaDashboard.enabled=true',
@@ -372,6 +374,35 @@ describe('helm chart', () => {
     const vs = JSON.parse(env.find((e) => e.name === 'SKYBRIDGE_VECTOR_STORE')?.value ?? '{}');
     assert.deepEqual(vs, { enabled: true, type: 'redis', config: { addr: 'redis-stack.data.svc:6379', password: 'env.SKYBRIDGE_VECTOR_STORE_PASSWORD' } });
     assert.deepEqual(env.find((e) => e.name === 'SKYBRIDGE_VECTOR_STORE_PASSWORD')?.valueFrom, { secretKeyRef: { name: 'rs-auth', key: 'password' } });
+  });
+
+  test('tracing: the OTel standard variables, the collector headers from a Secret; a bad endpoint, protocol or sampler is refused by name', async () => {
+    const { docs } = await template(['tracing.enabled=true', 'tracing.endpoint=http://otel-collector.observability:4317', 'tracing.protocol=grpc', 'tracing.sampler=parentbased_traceidratio', 'tracing.samplerArg=0.1', 'tracing.captureContent=true', 'tracing.headersSecret=otel-auth']);
+    const env = Object.fromEntries((container(find(docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('OTEL_'))),
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4317',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+        OTEL_SERVICE_NAME: 'skybridge',
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+        OTEL_EXPORTER_OTLP_HEADERS: { secretKeyRef: { name: 'otel-auth', key: 'headers' } },
+      },
+    );
+    const off = await template([]);
+    assert.ok(!(container(find(off.docs, 'Deployment', 'sb-skybridge-proxy')).env ?? []).some((e) => e.name.startsWith('OTEL_')), 'off by default');
+    for (const [sets, message] of [
+      [['tracing.enabled=true'], /endpoint/],
+      [['tracing.endpoint=collector:4317'], /endpoint/],
+      [['tracing.protocol=http/json'], /protocol/],
+      [['tracing.sampler=sometimes'], /sampler/],
+    ] as [string[], RegExp][]) {
+      const err = await template(sets).then(() => undefined, (e: { stderr?: string }) => e.stderr ?? String(e));
+      assert.ok(err, `helm template accepted ${sets.join(' ')}`);
+      assert.match(err, message);
+    }
   });
 
   test('ServiceMonitors scrape /metrics on ports the Services have', async () => {

@@ -16,6 +16,8 @@ export interface TestMcpServer {
   sseUrl: string;
   /** Requests seen (method, path, query, authorization). */
   seen: { method: string; path: string; query: string; authorization: string | undefined }[];
+  /** tools/call requests over streamable HTTP: the tool's name and the request's `_meta` (trace context). */
+  toolCalls: { name: string; meta: Record<string, unknown> | undefined }[];
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startTestMcpServer(opts: { variant?: Variant; token?: stri
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const sse = new Map<string, SSEServerTransport>();
   const seen: TestMcpServer['seen'] = [];
+  const toolCalls: TestMcpServer['toolCalls'] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     seen.push({ method: req.method ?? '', path: url.pathname, query: url.search, authorization: req.headers.authorization });
@@ -42,6 +45,8 @@ export async function startTestMcpServer(opts: { variant?: Variant; token?: stri
       const sid = req.headers['mcp-session-id'];
       let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
       const body = req.method === 'POST' ? await readJson(req) : undefined;
+      const rpc = body as { method?: string; params?: { name?: string; _meta?: Record<string, unknown> } } | undefined;
+      if (rpc?.method === 'tools/call') toolCalls.push({ name: String(rpc.params?.name), meta: rpc.params?._meta });
       if (!transport) {
         transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport!) });
         await buildServer(variant, req.headers).connect(transport);
@@ -78,6 +83,7 @@ export async function startTestMcpServer(opts: { variant?: Variant; token?: stri
     httpUrl: `http://127.0.0.1:${port}/mcp`,
     sseUrl: `http://127.0.0.1:${port}/sse`,
     seen,
+    toolCalls,
     // Also closed at the end of the file, should a failed hook skip the test's own close.
     close: closeAtEnd(async () => {
       for (const t of sessions.values()) await t.close().catch(() => undefined);

@@ -129,7 +129,7 @@ const RULES: Rule[] = [
     name: 'pipeline/** imports no stage module, types included',
     why: 'stages plug into the pipeline: each declares its own part of the request context and of the services (module augmentation), so a new cross-cutting feature is a new file and never an edit of the core',
     from: under('pipeline'),
-    forbids: under('governance', 'routing', 'cache', 'logs', 'metrics', 'mcp', 'dashboard', 'async', 'webhooks', 'state', 'services.ts', 'builtin-stages.ts', 'plugins.ts'),
+    forbids: under('governance', 'routing', 'cache', 'logs', 'metrics', 'mcp', 'dashboard', 'async', 'webhooks', 'state', 'tracing', 'services.ts', 'builtin-stages.ts', 'plugins.ts'),
   },
   {
     name: 'config/** imports no pipeline, endpoint, api or http',
@@ -160,6 +160,12 @@ const RULES: Rule[] = [
     why: 'the runtime a provider is called with is declared in providers/runtime.ts; adapters read the schema floor, not the compiler that builds snapshots (which imports governance and routing)',
     from: under('providers'),
     forbids: under('config'),
+  },
+  {
+    name: 'tracing/** is a stage and hooks: no endpoint, api, http or route table, and no stage it wraps',
+    why: 'tracing wraps the stages through builtin-stages.ts and watches attempts and tool calls through the hooks invoke.ts and the MCP manager declare; importing a stage or a front door would make it one more edit of the parts it observes',
+    from: under('tracing'),
+    forbids: under('endpoints', 'api', 'http', 'routes.ts', 'main.ts', 'gateway.ts', 'cache', 'logs', 'metrics', 'async', 'webhooks', 'builtin-stages.ts', 'services.ts', 'plugins.ts'),
   },
   {
     name: 'logs/** imports no endpoint, api or http',

@@ -11,6 +11,8 @@ import { governanceStages } from '../governance/stages.ts';
 import type { ContextServices } from '../pipeline/context.ts';
 import { Pipeline } from '../pipeline/runner.ts';
 import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
+import type { TraceContext } from '../webhooks/queue.ts';
+import { formatTraceparent, parseTraceparent } from '../tracing/traceparent.ts';
 import { JobStore, type Job } from './job-store.ts';
 import { asyncMetrics } from './metrics.ts';
 import { JobWorker } from './worker.ts';
@@ -49,8 +51,25 @@ export function jobEvent(job: Job): JobEvent {
       result_expires_at: new Date(job.expires_at).toISOString(),
       ...(job.request_id !== undefined && { request_id: job.request_id }),
       ...(completed ? { response: parsed(job.result) } : { error: parsed(job.error) }),
+      ...traceOf(job),
     },
   };
+}
+
+/** The W3C trace context the job was submitted in (kept with its headers), for its webhook. */
+function traceOf(job: Job): { trace?: TraceContext } {
+  if (!job.request_headers) return {};
+  let headers: Record<string, unknown>;
+  try {
+    headers = JSON.parse(job.request_headers) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const tp = headers.traceparent;
+  const ts = headers.tracestate;
+  const parent = parseTraceparent(typeof tp === 'string' ? tp : undefined, typeof ts === 'string' || Array.isArray(ts) ? (ts as string | string[]) : undefined);
+  if (!parent) return {};
+  return { trace: { traceparent: formatTraceparent(parent.traceId, parent.spanId, parent.flags), ...(parent.state && { tracestate: parent.state }) } };
 }
 
 export function startAsyncJobs(o: AsyncJobsOptions): AsyncJobs {

@@ -194,7 +194,8 @@ export class JobWorker {
       });
     if (!finished) return;
     this.#o.onFinished?.(finished.status as 'completed' | 'failed');
-    if (finished.webhook) await this.#handOver(finished);
+    // The finished row no longer holds the request's headers: the event takes its trace context from the claimed job.
+    if (finished.webhook) await this.#handOver({ ...finished, request_headers: job.request_headers });
   }
 
   async #handOver(job: Job): Promise<void> {

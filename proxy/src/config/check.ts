@@ -14,6 +14,7 @@ import { unsafeJson } from '../schema/names.ts';
 import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
+import { OtelPluginConfigSchema, otelConfigErrors, otelWarnings } from '../schema/plugins.ts';
 import { isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
@@ -38,6 +39,11 @@ const cacheConfigProblems = (v: unknown): FieldError[] | undefined => {
   const r = validateCacheConfig(v);
   return Array.isArray(r) ? r : undefined;
 };
+const validateOtelConfig = validator(OtelPluginConfigSchema);
+const otelConfigProblems = (v: unknown): FieldError[] | undefined => {
+  const r = validateOtelConfig(v);
+  return Array.isArray(r) ? r : undefined;
+};
 
 /** The process's vault values (config/vault.ts sets it once a vault is configured), read by every check. */
 let currentVault: VaultLookup | undefined;
@@ -54,9 +60,9 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
   if (Array.isArray(result)) throw new ConfigError(source, result);
   const errors: FieldError[] = [];
   const config = resolveRefs(result, '', { env, vault }, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config));
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
-  return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config)] };
+  return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config), ...otelWarnings(config)] };
 }
 
 /**

@@ -98,12 +98,12 @@ export class McpConnection {
     await d?.close().catch(() => undefined);
   }
 
-  /** Calls a tool on the server; the result is the MCP CallToolResult. */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallResult> {
+  /** Calls a tool on the server; the result is the MCP CallToolResult. `meta`: the request's `_meta` (W3C trace context). */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, meta?: Readonly<Record<string, string>>): Promise<CallResult> {
     const client = this.#client;
     if (!client || this.state !== 'connected') throw new McpUnavailable(this.name, this.state === 'error' ? this.lastError : this.state);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+      const result = await client.callTool({ name: tool, arguments: args, ...(meta && { _meta: { ...meta } }) }, undefined, { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs });
       return result as CallResult;
     } catch (err) {
       // The connection was closed under this call because an answer passed the cap: say so.

@@ -65,6 +65,15 @@ export interface CallMeta {
   governance?: ToolGovernance;
 }
 
+/** Watches each tool call (tracing gives each a span), told by the gateway; declared here so MCP names no tracing module. */
+export type ToolCallWatcher = (call: { client: string; tool: string; requestId: string | undefined }) => ToolCallWatch | undefined;
+
+export interface ToolCallWatch {
+  /** Sent as the call's `_meta` (W3C trace context: traceparent, tracestate). */
+  readonly meta: Readonly<Record<string, string>> | undefined;
+  end(outcome: { isError: boolean; failure?: string }): void;
+}
+
 export class McpManager {
   readonly #connections = new Map<string, McpConnection>();
   #section: McpSection | undefined = undefined;
@@ -77,15 +86,18 @@ export class McpManager {
   onChange: ((conn: McpConnection) => void) | undefined;
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
   runTurn: TurnRunner | undefined;
+  /** Told of each tool call. */
+  readonly watchCall: ToolCallWatcher | undefined;
 
   /** Told after each tool call (the metrics: gateway.ts). `outcome`: success, tool_error, timeout, unavailable, failed. */
   onCall: ((client: string, tool: string, outcome: string, seconds: number) => void) | undefined;
 
-  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner; onCall?: McpManager['onCall'] } = {}) {
+  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner; onCall?: McpManager['onCall']; watchCall?: ToolCallWatcher } = {}) {
     this.calls = hooks.calls ?? new MemoryMcpCallLog();
     this.onChange = hooks.onChange;
     this.runTurn = hooks.runTurn;
     this.onCall = hooks.onCall;
+    this.watchCall = hooks.watchCall;
   }
 
   /** Set once any snapshot was applied. */
@@ -187,8 +199,9 @@ export class McpManager {
     const { timeoutMs } = this.settings();
     let outcome: ToolOutcome;
     const cost = conn.config.tool_pricing?.[tool] ?? 0;
+    const watch = this.watchCall?.({ client: conn.name, tool, requestId: meta.requestId });
     try {
-      const result = await conn.call(tool, args, signal, timeoutMs);
+      const result = await conn.call(tool, args, signal, timeoutMs, watch?.meta);
       outcome = { content: resultText(result), isError: result.isError === true, ...(result.isError === true && { failure: 'tool_error' as const }) };
     } catch (err) {
       const msg = (err as Error)?.message ?? String(err);
@@ -197,6 +210,7 @@ export class McpManager {
       else outcome = { content: `tool '${tool}' of MCP client '${conn.name}' failed: ${msg}`, isError: true, failure: 'failed' };
     }
     this.onCall?.(conn.name, tool, outcome.failure ?? 'success', (Date.now() - started) / 1000);
+    watch?.end(outcome);
     this.calls.add({
       client: conn.name,
       tool,

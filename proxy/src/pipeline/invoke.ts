@@ -34,11 +34,28 @@ export interface Attempted {
   sentBody: string | undefined;
 }
 
+/**
+ * Watches each upstream attempt (tracing gives each a span): declared here, as AttemptMetrics is,
+ * so the pipeline names no stage module.
+ */
+export interface AttemptWatcher {
+  start(target: Target, attempt: number, fallbackIndex: number): AttemptWatch;
+}
+
+export interface AttemptWatch {
+  /** Sent with this attempt (W3C trace context). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  /** The attempt's answer status (headers received) or failure. */
+  end(status: number, keyId: string | undefined, error?: GatewayError): void;
+}
+
 /** What a request learns about its attempts (the request context keeps them for logs). */
 export interface AttemptFacts {
   fallbackIndex: number;
   retries: number;
   keyId: string | undefined;
+  /** Told of each attempt, when something watches them. */
+  readonly attempts?: AttemptWatcher | undefined;
 }
 
 /**
@@ -88,8 +105,9 @@ async function attemptTarget(
   for (let attempt = 0; ; attempt++) {
     const key = pickKey(target, failedKeys);
     const started = performance.now();
+    const watch = facts?.attempts?.start(target, attempt, facts.fallbackIndex);
     try {
-      const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal);
+      const answer = await sendUpstream(provider, adapter, key, watch?.headers ? withHeaders(up, watch.headers) : up, sentBody, signal);
       // A stream cut before its first byte has sent the client nothing yet: it fails here, where
       // retries and fallbacks still apply, instead of as an in-band error after a 200.
       if (up.stream) await firstBytes(answer.body).catch((err: unknown) => Promise.reject(transportError(provider.name, err, signal)));
@@ -97,9 +115,11 @@ async function attemptTarget(
       metrics.admitModel(model);
       if (facts) facts.keyId = key?.id;
       metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
+      watch?.end(answer.status, key?.id);
       return { target, adapter, key, up, answer, sentBody };
     } catch (err) {
       const e = err as GatewayError;
+      watch?.end(e.status, key?.id, e);
       metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
       if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
       if (key && (e.status === 429 || e.status === 401 || e.status === 403)) failedKeys.add(key.id);
@@ -111,4 +131,9 @@ async function attemptTarget(
       if (signal.aborted) throw e;
     }
   }
+}
+
+/** `up` with headers of the gateway's own added (trace context). */
+function withHeaders(up: UpstreamRequest, headers: Readonly<Record<string, string>>): UpstreamRequest {
+  return { ...up, headers: { ...up.headers, ...headers } };
 }

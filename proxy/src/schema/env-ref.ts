@@ -64,5 +64,8 @@ export function readRef(value: string, env: NodeJS.ProcessEnv, vault: VaultLooku
 /** Where secret material lives: `env.VAR` and `vault.<path>#<field>` there are read as references. */
 const ENV_REF_ROOTS = ['providers', 'governance.virtual_keys', 'governance.auth_config', 'auth_config', 'redis', 'logs_store.config', 'vector_store.config', 'mcp.client_configs', 'webhooks', 'encryption_key', 'audit_logs.hmac_key'];
 
+/** A plugin's headers (the otel plugin's collector headers: a token, by the reference's own example). */
+const PLUGIN_HEADERS = /^plugins\[\d+\]\.config\.headers\./;
+
 /** Whether a string at this document path is read as a reference. */
-export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r));
+export const resolvesEnvRef = (path: string): boolean => ENV_REF_ROOTS.some((r) => path.startsWith(r)) || PLUGIN_HEADERS.test(path);

@@ -11,7 +11,7 @@ import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
 import { encryptionKey, privateReceiverRefusal, webhookEndpoint, webhookEndpoints, type ResolvedEndpoint } from './endpoints.ts';
-import { deliveryBody } from './payload.ts';
+import { deliveryBody, traceHeaders } from './payload.ts';
 import { DeliveryQueue, type ClaimedDelivery } from './queue.ts';
 import { registerDispatcher, unregisterDispatcher } from './registry.ts';
 import { retryDelayMs } from './schedule.ts';
@@ -166,6 +166,7 @@ export class Dispatcher {
       const headers: Record<string, string> = {
         'user-agent': USER_AGENT,
         ...ep.headers,
+        ...traceHeaders(d.data),
         'content-type': 'application/json',
         'webhook-id': d.id,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

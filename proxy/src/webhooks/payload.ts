@@ -15,6 +15,7 @@ export function storedData(job: JobOutcome, includeResponse: boolean, maxKbs: nu
     result_expires_at: job.result_expires_at,
     ...(job.request_id !== undefined && { request_id: job.request_id }),
   };
+  if (job.trace) data.trace = job.trace;
   if (!includeResponse) return data;
   const fits = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '') <= maxKbs * 1024;
   if (job.status === 'completed' && job.response !== undefined) {
@@ -30,10 +31,19 @@ export function storedData(job: JobOutcome, includeResponse: boolean, maxKbs: nu
 
 /** The JSON body of one attempt. */
 export function deliveryBody(event: string, createdAt: number, data: StoredData, resultExpiresAt: number | undefined, now = Date.now()): string {
-  let out: Record<string, unknown> = { ...data };
+  // The trace context goes in headers (traceHeaders), not in the body.
+  const { trace: _t, ...fields } = data;
+  let out: Record<string, unknown> = fields;
   if (resultExpiresAt !== undefined && now >= resultExpiresAt) {
     const { response: _r, error: _e, ...rest } = out;
     out = { ...rest, result_expired: true };
   }
   return JSON.stringify({ event, created_at: new Date(createdAt).toISOString(), data: out });
+}
+
+/** The W3C trace context headers of a delivery: the trace its job was submitted in continues at the receiver. */
+export function traceHeaders(data: StoredData): Record<string, string> {
+  const t = data.trace;
+  if (!t || typeof t.traceparent !== 'string') return {};
+  return { traceparent: t.traceparent, ...(typeof t.tracestate === 'string' && { tracestate: t.tracestate }) };
 }

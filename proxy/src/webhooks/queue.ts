@@ -22,6 +22,13 @@ export interface JobOutcome {
   request_id?: string;
   response?: unknown;
   error?: unknown;
+  /** The W3C trace context the job was submitted in, sent with each attempt (never in the body). */
+  trace?: TraceContext;
+}
+
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** What a delivery row keeps of the job: its id as `job_id`, the answer inlined or marked omitted. */

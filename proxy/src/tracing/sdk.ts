@@ -1,0 +1,100 @@
+// The OpenTelemetry SDK, loaded only when tracing is configured (lazy.ts): a gateway without it
+// never loads a byte of it. One tracer provider per tracing settings: a batch processor exports
+// spans off the request path (after the answer), over OTLP HTTP/protobuf or gRPC.
+import { readFileSync } from 'node:fs';
+import type * as Api from '@opentelemetry/api';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
+import type * as Resources from '@opentelemetry/resources';
+import type * as ContextHooks from '@opentelemetry/context-async-hooks';
+import type * as ProtoExporter from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as GrpcExporter from '@opentelemetry/exporter-trace-otlp-grpc';
+import type * as Grpc from '@grpc/grpc-js';
+import { lazy } from '../lazy.ts';
+import { log } from '../log.ts';
+import type { TracingSettings } from './settings.ts';
+
+const api = lazy<typeof Api>('@opentelemetry/api');
+const sdkTrace = lazy<typeof SdkTrace>('@opentelemetry/sdk-trace');
+const resources = lazy<typeof Resources>('@opentelemetry/resources');
+const contextHooks = lazy<typeof ContextHooks>('@opentelemetry/context-async-hooks');
+const protoExporter = lazy<typeof ProtoExporter>('@opentelemetry/exporter-trace-otlp-proto');
+const grpcExporter = lazy<typeof GrpcExporter>('@opentelemetry/exporter-trace-otlp-grpc');
+const grpc = lazy<typeof Grpc>('@grpc/grpc-js');
+
+export interface Sdk {
+  readonly api: typeof Api;
+  readonly tracer: Api.Tracer;
+  /** Exports what is queued (tests, shutdown). */
+  flush(): Promise<void>;
+  /** Flushes, then stops the exporter. */
+  shutdown(): Promise<void>;
+}
+
+let contextManagerSet = false;
+
+/** A tracer provider for these settings (throws when the SDK cannot be loaded or the CA file read). */
+export function startSdk(settings: TracingSettings): Sdk {
+  const otel = api();
+  // Spans started inside a stage's work (a tool call, an agent turn) find their parent through the
+  // async context; one context manager serves every gateway of the process.
+  if (!contextManagerSet) {
+    contextManagerSet = otel.context.setGlobalContextManager(new (contextHooks().AsyncLocalStorageContextManager)().enable());
+  }
+  const { TracerProvider, BatchSpanProcessor } = sdkTrace();
+  const provider = new TracerProvider({
+    resource: resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName }),
+    sampler: sampler(settings),
+    spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000 })],
+  });
+  const tracer = provider.getTracer('skybridge');
+  log.info('tracing on', { protocol: settings.protocol, endpoint: withoutCredentials(settings.endpoint), sampler: settings.sampler, ratio: settings.ratio, service: settings.serviceName, content: settings.captureContent });
+  return {
+    api: otel,
+    tracer,
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+function sampler(s: TracingSettings): SdkTrace.Sampler {
+  const { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = sdkTrace();
+  switch (s.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(s.ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+function exporter(s: TracingSettings): SdkTrace.SpanExporter {
+  const ca = s.caFile ? readFileSync(s.caFile) : undefined;
+  if (s.protocol === 'grpc') {
+    const g = grpc();
+    const metadata = new g.Metadata();
+    for (const [k, v] of Object.entries(s.headers)) metadata.set(k.toLowerCase(), v);
+    const credentials = s.insecure && !ca ? g.credentials.createInsecure() : g.credentials.createSsl(ca ?? null);
+    // The exporter's own copy of sdk-trace may be another patch release: the SpanExporter shape is the same.
+    return new (grpcExporter().OTLPTraceExporter)({ url: s.endpoint, metadata, credentials }) as unknown as SdkTrace.SpanExporter;
+  }
+  return new (protoExporter().OTLPTraceExporter)({ url: s.endpoint, headers: { ...s.headers }, ...(ca && { httpAgentOptions: { ca } }) });
+}
+
+/** A URL as it may be logged: user:password@ left out. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
