@@ -3,7 +3,7 @@
 import { isObject } from './text.ts';
 import type { Fault, Format } from './types.ts';
 
-const FORMATS: Format[] = ['openai', 'anthropic', 'gemini', 'cohere', 'bedrock', 'vertex', 'azure'];
+const FORMATS: Format[] = ['openai', 'anthropic', 'gemini', 'cohere', 'bedrock', 'vertex', 'azure', 'openrouter'];
 
 interface Queued {
   fault: Fault;

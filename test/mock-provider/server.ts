@@ -14,6 +14,7 @@ import { isMultipart, parseMultipart } from './multipart.ts';
 import { openai } from './openai.ts';
 import { mistral } from './mistral.ts';
 import { ollama } from './ollama.ts';
+import { openrouter } from './openrouter.ts';
 import { vertex } from './vertex.ts';
 import { serveRealtime } from './realtime.ts';
 import type {
@@ -41,6 +42,7 @@ function resolveFormat(pathname: string): { module: FormatModule; sub: string } 
   if (pathname.startsWith('/vertex/')) return { module: vertex, sub: pathname.slice(7) };
   if (pathname.startsWith('/mistral/')) return { module: mistral, sub: pathname.slice(8) };
   if (pathname.startsWith('/ollama/')) return { module: ollama, sub: pathname.slice(7) };
+  if (pathname.startsWith('/openrouter/')) return { module: openrouter, sub: pathname.slice(11) };
   if (pathname.startsWith('/v1/')) return { module: openai, sub: pathname };
   return undefined;
 }

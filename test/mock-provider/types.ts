@@ -1,7 +1,7 @@
 // Public and internal types of the mock upstream provider.
 import type { RealtimeRecord } from './realtime.ts';
 
-export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama';
+export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama' | 'openrouter';
 
 export interface RecordedRequest {
   format: Format;

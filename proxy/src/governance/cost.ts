@@ -36,6 +36,8 @@ function priced(ctx: RequestContext): number | undefined {
   if (ctx.settledCost !== undefined) return ctx.settledCost;
   const usage = ctx.usage;
   if (!usage) return undefined;
+  // What the provider says it billed (OpenRouter) is the price: it already includes its routing.
+  if (usage.cost !== undefined) return usage.cost;
   const overrides = ctx.snapshot.governance.pricingOverrides.get(ctx.provider);
   // Billed per page (OCR): the pages at the page price, no token price.
   if (usage.pages !== undefined) {

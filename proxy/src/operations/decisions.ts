@@ -1,6 +1,7 @@
 // POST /v1/decisions (OpenAI's Decisions shape) and POST /v1/systemone (the System One shape), one
 // operation in two client shapes, on providers that declare the `decisions` capability. Each
-// provider speaks one of the two shapes (providers/catalog.ts `decisionsShape`); the adapter
+// provider speaks one shape (providers/catalog.ts `decisionsShape`: OpenAI's, System One's or
+// OpenRouter's variant of System One); the adapter
 // translates where the client's shape and the provider's differ (unified/systemone.ts). Priced per
 // token: the answer's input and output tokens.
 import { validated } from '../http/body.ts';
@@ -9,6 +10,7 @@ import { SystemOneRequestSchema, systemOneToUnified, toSystemOneAnswer } from '.
 import { requireOperation, unsupportedOperation } from '../unified/errors.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import type { Target } from '../pipeline/target.ts';
+import type { DecisionsShape } from '../providers/catalog.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
 import type { InferenceSpec } from './inference.ts';
 import { readJson, type OperationSpec } from './inference.ts';
@@ -16,7 +18,7 @@ import { readJson, type OperationSpec } from './inference.ts';
 const parseDecision = validated(DecisionRequestSchema);
 const parseSystemOne = validated(SystemOneRequestSchema);
 
-const shapeOf = (t: Target): 'openai' | 'systemone' => t.provider.kind.decisionsShape ?? 'openai';
+const shapeOf = (t: Target): DecisionsShape => t.provider.kind.decisionsShape ?? 'openai';
 
 function build(req: DecisionRequest): (t: Target, adapter: FormatAdapter) => UpstreamRequest {
   return (t, adapter) => {

@@ -39,7 +39,11 @@ export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData
 }
 
 export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): string {
-  return provider.pathOverrides[up.requestType] ?? provider.basePath + up.path;
+  const override = provider.pathOverrides[up.requestType];
+  if (override !== undefined) return override;
+  // The base URL's own path, without the version prefix the kind appends.
+  const base = up.unversioned ? provider.basePath.slice(0, provider.basePath.length - provider.kind.pathPrefix.length) : provider.basePath;
+  return base + up.path;
 }
 
 export async function sendUpstream(

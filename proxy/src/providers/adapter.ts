@@ -16,12 +16,18 @@ import type { ProviderModelPage } from '../unified/models.ts';
 import type { StreamContext, StreamTranslator } from '../unified/stream.ts';
 import type { UpstreamErrorDetail } from '../unified/errors.ts';
 import type { ProviderKey } from './runtime.ts';
+import type { DecisionsShape } from './catalog.ts';
 import type { SseEvent } from '../unified/stream.ts';
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
   /** Path below the provider's base path, with query string. */
   path: string;
+  /**
+   * The path is below the base URL's own path, beside the version prefix rather than under it
+   * (OpenRouter's `/api/alpha/decisions` beside `/api/v1`).
+   */
+  unversioned?: boolean;
   /** Name used by `custom_provider_config.request_path_overrides` (e.g. `chat_completion`). */
   requestType: string;
   body?: unknown;
@@ -94,8 +100,8 @@ export interface FormatAdapter {
   /** Document OCR, where the provider speaks Mistral's OCR API (the answer is the unified OCR shape). */
   ocrRequest?(req: OcrRequest, model: string): UpstreamRequest;
   /** Decisions in the provider's shape: OpenAI's Decisions API or System One's. */
-  decisionRequest?(req: DecisionRequest, model: string, shape: 'openai' | 'systemone'): UpstreamRequest;
-  decisionResponse?(body: unknown, req: DecisionRequest, shape: 'openai' | 'systemone'): DecisionResponse;
+  decisionRequest?(req: DecisionRequest, model: string, shape: DecisionsShape): UpstreamRequest;
+  decisionResponse?(body: unknown, req: DecisionRequest, shape: DecisionsShape): DecisionResponse;
   /** Token counting, where the provider has an endpoint for it. */
   countTokensRequest?(req: ChatRequest, model: string): UpstreamRequest;
   countTokensResponse?(body: unknown): TokenCount;

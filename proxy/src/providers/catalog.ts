@@ -2,6 +2,13 @@
 // and which unified operations it offers. OpenAI-compatible providers differ only here.
 import type { MediaOperation, Operation } from '../unified/operations.ts';
 
+/**
+ * The wire shape of a provider's decisions API: OpenAI's Decisions API, System One (`state` and a map
+ * of questions), or OpenRouter's alpha variant of System One (string criteria, optional
+ * probabilities and confidence, a cost in usage).
+ */
+export type DecisionsShape = 'openai' | 'systemone' | 'openrouter';
+
 export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere' | 'vertex' | 'azure';
 const MEDIA: MediaOperation[] = ['image_generation', 'image_edit', 'image_variation', 'speech', 'transcription'];
 
@@ -16,8 +23,8 @@ export interface ProviderKind {
   keyless: boolean;
   operations: ReadonlySet<Operation>;
   nativeResponses: boolean;
-  /** Which wire shape its decisions API speaks: OpenAI's Decisions API, or System One (`state` and a map of questions). */
-  decisionsShape?: 'openai' | 'systemone';
+  /** Which wire shape its decisions API speaks (OpenAI's when unset). */
+  decisionsShape?: DecisionsShape;
 }
 
 const CHAT: Operation[] = ['chat', 'responses', 'models'];
@@ -47,7 +54,8 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   mistral: kind('openai', 'https://api.mistral.ai', 'MISTRAL_API_KEY', ['embeddings', 'transcription', 'ocr']),
   // Ollama serves System One decision models at /v1/systemone (v0.35+).
   ollama: kind('openai', 'http://localhost:11434', 'OLLAMA_API_KEY', ['text', 'embeddings', 'decisions'], { keyless: true, decisionsShape: 'systemone' }),
-  openrouter: kind('openai', 'https://openrouter.ai/api', 'OPENROUTER_API_KEY', ['text']),
+  // OpenRouter's decisions are an alpha endpoint beside the versioned API: /api/alpha/decisions.
+  openrouter: kind('openai', 'https://openrouter.ai/api', 'OPENROUTER_API_KEY', ['text', 'decisions'], { decisionsShape: 'openrouter' }),
   xai: kind('openai', 'https://api.x.ai', 'XAI_API_KEY', ['image_generation'], { nativeResponses: true }),
   cerebras: kind('openai', 'https://api.cerebras.ai', 'CEREBRAS_API_KEY', ['text']),
   perplexity: kind('openai', 'https://api.perplexity.ai', 'PERPLEXITY_API_KEY', [], { pathPrefix: '' }),

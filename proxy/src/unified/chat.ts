@@ -143,6 +143,8 @@ export interface Usage {
   completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number };
   /** Pages processed, for operations billed per page (OCR) rather than per token. */
   pages?: number;
+  /** USD the provider itself reported for this answer (OpenRouter's `usage.cost`): the price charged, instead of the table's. */
+  cost?: number;
 }
 
 /** Gateway metadata on every response and chunk. */

@@ -65,8 +65,9 @@ export type DecisionPart = Static<typeof Part>;
 export type ChoiceValue = string | boolean;
 export type DecisionAnswer =
   | { type: 'predicate'; name: string | null; probability: number }
-  | { type: 'choice'; name: string | null; choice: ChoiceValue; confidence: number; probabilities: { value: ChoiceValue; probability: number }[] }
-  | { type: 'score'; name: string | null; score: number; confidence: number; probabilities: { label: string; value: number; probability: number }[] }
+  // confidence null and probabilities [] only where the provider did not report them (OpenRouter).
+  | { type: 'choice'; name: string | null; choice: ChoiceValue; confidence: number | null; probabilities: { value: ChoiceValue; probability: number }[] }
+  | { type: 'score'; name: string | null; score: number; confidence: number | null; probabilities: { label: string; value: number; probability: number }[] }
   | { type: 'refusal'; name: string | null };
 
 export interface DecisionUsage {
@@ -75,6 +76,8 @@ export interface DecisionUsage {
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
+  /** The provider's own price of the answer in USD, where it reports one (OpenRouter): charged as the price. */
+  cost?: number;
 }
 
 export interface DecisionResponse {
@@ -111,17 +114,19 @@ export function checkQuestions(questions: readonly DecisionQuestion[]): void {
   });
 }
 
-/** OpenAI's decision usage as the unified usage the gateway charges; System One's `{input_tokens, output_tokens}` reads the same way. */
+/** OpenAI's decision usage as the unified usage the gateway charges; System One's `{input_tokens, output_tokens}` (and OpenRouter's `cost`) reads the same way. */
 export function decisionUsage(u: unknown): Usage | undefined {
   if (!isObject(u) || typeof u.input_tokens !== 'number') return undefined;
   const output = typeof u.output_tokens === 'number' ? u.output_tokens : 0;
   const details = isObject(u.input_tokens_details) ? u.input_tokens_details : undefined;
   const cached = details && typeof details.cached_tokens === 'number' ? details.cached_tokens : 0;
+  const cost = typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost >= 0 ? u.cost : undefined;
   return {
     prompt_tokens: u.input_tokens,
     completion_tokens: output,
     total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.input_tokens + output,
     ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    ...(cost !== undefined ? { cost } : {}),
   };
 }
 

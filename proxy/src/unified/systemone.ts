@@ -39,15 +39,17 @@ export const SystemOneRequestSchema = Type.Object(
 export type SystemOneRequest = Static<typeof SystemOneRequestSchema>;
 type SystemOneQuestionT = Static<typeof SystemOneQuestion>;
 
+/** Probabilities and confidence are left out only where the provider left them out (OpenRouter). */
 export type SystemOneAnswer =
   | { type: 'noul'; noul: number }
-  | { type: 'choice'; choice: string; probabilities: Record<string, number>; confidence: number }
-  | { type: 'score'; score: number; legend: Record<string, string>; probabilities: Record<string, number>; confidence: number };
+  | { type: 'choice'; choice: string; probabilities?: Record<string, number>; confidence?: number }
+  | { type: 'score'; score: number; legend: Record<string, string>; probabilities?: Record<string, number>; confidence?: number };
 
 export interface SystemOneResponse {
   model: string;
   answers: Record<string, SystemOneAnswer>;
-  usage: { input_tokens: number; output_tokens: number };
+  /** `cost`: the provider's own price in USD, where it reports one (OpenRouter). */
+  usage: { input_tokens: number; output_tokens: number; cost?: number };
   extra_fields?: ExtraFields;
 }
 
@@ -137,8 +139,35 @@ function probabilities(v: unknown, at: string): Record<string, unknown> {
   return v;
 }
 
-/** A System One provider's answer in OpenAI's shape, in the request's question order; an unanswered question is a refusal. */
-export function fromSystemOneAnswer(body: unknown, req: DecisionRequest): DecisionResponse {
+/** How strictly an answer is read: OpenRouter's variant may leave out a choice's or score's confidence and probabilities. */
+export interface AnswerReading {
+  optionalDistribution?: boolean;
+}
+
+/** A confidence, or null where the provider may leave it out and did. */
+function confidenceOf(a: Record<string, unknown>, at: string, how: AnswerReading): number | null {
+  if (how.optionalDistribution && a.confidence === undefined) return null;
+  return num(a.confidence, `${at}.confidence`);
+}
+
+/** The probabilities by label, or undefined where the provider may leave them out and did. */
+function probabilitiesOf(a: Record<string, unknown>, at: string, how: AnswerReading): Record<string, unknown> | undefined {
+  if (how.optionalDistribution && a.probabilities === undefined) return undefined;
+  return probabilities(a.probabilities, at);
+}
+
+/** The provider's own price of the answer in USD (OpenRouter's `usage.cost`), when it reports one. */
+function reportedCost(usage: Record<string, unknown>): number | undefined {
+  const c = usage.cost;
+  return typeof c === 'number' && Number.isFinite(c) && c >= 0 ? c : undefined;
+}
+
+/**
+ * A System One provider's answer in OpenAI's shape, in the request's question order; an unanswered
+ * question is a refusal. A distribution the provider left out (OpenRouter) is not invented: the
+ * confidence is null and the probabilities an empty list.
+ */
+export function fromSystemOneAnswer(body: unknown, req: DecisionRequest, how: AnswerReading = {}): DecisionResponse {
   if (!isObject(body) || !isObject(body.answers)) throw new ShapeError(`'answers' is not an object`);
   const answers = body.answers;
   const names = questionNames(req.questions);
@@ -148,7 +177,7 @@ export function fromSystemOneAnswer(body: unknown, req: DecisionRequest): Decisi
     if (!isObject(a)) return { type: 'refusal', name };
     const at = `answers.${names[i]}`;
     if (q.type === 'predicate') return { type: 'predicate', name, probability: num(a.noul, `${at}.noul`) };
-    const probs = probabilities(a.probabilities, at);
+    const probs = probabilitiesOf(a, at, how);
     if (q.type === 'choice') {
       const choices = q.choices!;
       const picked = choices.find((c) => label(c.value) === a.choice);
@@ -157,8 +186,8 @@ export function fromSystemOneAnswer(body: unknown, req: DecisionRequest): Decisi
         type: 'choice',
         name,
         choice: picked.value,
-        confidence: num(a.confidence, `${at}.confidence`),
-        probabilities: choices.map((c) => ({ value: c.value, probability: typeof probs[label(c.value)] === 'number' ? (probs[label(c.value)] as number) : 0 })),
+        confidence: confidenceOf(a, at, how),
+        probabilities: probs ? choices.map((c) => ({ value: c.value, probability: typeof probs[label(c.value)] === 'number' ? (probs[label(c.value)] as number) : 0 })) : [],
       };
     }
     const levels = q.levels!;
@@ -166,18 +195,21 @@ export function fromSystemOneAnswer(body: unknown, req: DecisionRequest): Decisi
       type: 'score',
       name,
       score: num(a.score, `${at}.score`),
-      confidence: num(a.confidence, `${at}.confidence`),
+      confidence: confidenceOf(a, at, how),
       // Keyed by level index (the legend maps the index to the level).
-      probabilities: levels.map((l, idx) => {
-        const p = probs[String(idx)] ?? probs[l.label];
-        return { label: l.label, value: idx, probability: typeof p === 'number' ? p : 0 };
-      }),
+      probabilities: probs
+        ? levels.map((l, idx) => {
+            const p = probs[String(idx)] ?? probs[l.label];
+            return { label: l.label, value: idx, probability: typeof p === 'number' ? p : 0 };
+          })
+        : [],
     };
   });
   const usage = isObject(body.usage) ? body.usage : {};
   const input = typeof usage.input_tokens === 'number' ? usage.input_tokens : 0;
   const output = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
-  return { answers: out, model: typeof body.model === 'string' ? body.model : '', usage: openaiDecisionUsage(input, output) };
+  const cost = reportedCost(usage);
+  return { answers: out, model: typeof body.model === 'string' ? body.model : '', usage: { ...openaiDecisionUsage(input, output), ...(cost !== undefined ? { cost } : {}) } };
 }
 
 // ------------------------------------------------------------ System One client -> OpenAI shape
@@ -220,18 +252,26 @@ export function toSystemOneAnswer(res: DecisionResponse, req: DecisionRequest): 
   const answers: Record<string, SystemOneAnswer> = {};
   res.answers.forEach((a, i) => {
     const name = a.name ?? names[i];
+    // A distribution the provider did not report stays out, as it came.
+    const dist = (probabilities: Record<string, number>, confidence: number | null) => ({
+      ...(a.type !== 'predicate' && a.type !== 'refusal' && a.probabilities.length > 0 ? { probabilities } : {}),
+      ...(confidence !== null ? { confidence } : {}),
+    });
     if (a.type === 'predicate') answers[name] = { type: 'noul', noul: a.probability };
-    else if (a.type === 'choice') answers[name] = { type: 'choice', choice: label(a.choice), probabilities: Object.fromEntries(a.probabilities.map((p) => [label(p.value), p.probability])), confidence: a.confidence };
+    else if (a.type === 'choice') answers[name] = { type: 'choice', choice: label(a.choice), ...dist(Object.fromEntries(a.probabilities.map((p) => [label(p.value), p.probability])), a.confidence) };
     else if (a.type === 'score') {
       answers[name] = {
         type: 'score',
         score: a.score,
-        legend: Object.fromEntries(a.probabilities.map((p) => [String(p.value), p.label])),
-        probabilities: Object.fromEntries(a.probabilities.map((p) => [String(p.value), p.probability])),
-        confidence: a.confidence,
+        legend: Object.fromEntries(req.questions[i].levels?.map((l, idx) => [String(idx), l.label]) ?? a.probabilities.map((p) => [String(p.value), p.label])),
+        ...dist(Object.fromEntries(a.probabilities.map((p) => [String(p.value), p.probability])), a.confidence),
       };
     }
   });
   const u = res.usage as Partial<DecisionResponse['usage']> | undefined;
-  return { model: res.model, answers, usage: { input_tokens: u?.input_tokens ?? 0, output_tokens: u?.output_tokens ?? 0 } };
+  return {
+    model: res.model,
+    answers,
+    usage: { input_tokens: u?.input_tokens ?? 0, output_tokens: u?.output_tokens ?? 0, ...(typeof u?.cost === 'number' ? { cost: u.cost } : {}) },
+  };
 }
