@@ -14,20 +14,10 @@ export const DEFAULT_GROUPS = 8;
 export const MAX_GROUPS = 50;
 const MCP_TOOLS = 20;
 
-/** Sums of one (bucket, group) before percentiles: latency bins kept to merge groups and buckets. */
-interface Acc {
-  requests: number;
-  client_errors: number;
-  upstream_errors: number;
-  gateway_errors: number;
-  total_tokens: number;
-  cost: number;
-  cache_hits: number;
-  saved_cost: number;
-  bins: number[];
-}
+const SUMS = ['requests', 'client_errors', 'upstream_errors', 'gateway_errors', 'total_tokens', 'cost', 'cache_hits', 'saved_cost'] as const satisfies readonly (keyof UsageTotals)[];
 
-const SUMS = ['requests', 'client_errors', 'upstream_errors', 'gateway_errors', 'total_tokens', 'cost', 'cache_hits', 'saved_cost'] as const;
+/** Sums of one (bucket, group) before percentiles: latency bins kept to merge groups and buckets. */
+type Acc = Pick<UsageTotals, (typeof SUMS)[number]> & { bins: number[] };
 const FIELDS: readonly (keyof UsageTotals)[] = [...SUMS, 'p50_latency', 'p95_latency', 'p99_latency'];
 
 const empty = (): Acc => ({ requests: 0, client_errors: 0, upstream_errors: 0, gateway_errors: 0, total_tokens: 0, cost: 0, cache_hits: 0, saved_cost: 0, bins: new Array<number>(LATENCY_BINS).fill(0) });
