@@ -100,3 +100,16 @@ test('relativePath turns document paths inside the written record into body path
   assert.equal(relativePath('governance.virtual_keys[30].name', aliases), 'governance.virtual_keys[30].name');
   assert.equal(relativePath('providers.openai.keys', aliases), 'providers.openai.keys');
 });
+
+test('a body nested far deeper than any accepted one is masked without overflowing the stack (a refused write is still audited)', () => {
+  let deep: unknown = 'sk-live-abcdefghijklmnop';
+  for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { a: deep };
+  const masked = JSON.stringify(maskTree({ api_key: 'sk-live-abcdefghijklmnop', body: deep }));
+  assert.match(masked, /\[nested too deep\]/);
+  assert.ok(!masked.includes('sk-live-abcdefghijklmnop'));
+  let secretDeep: unknown = 'sk-live-abcdefghijklmnop';
+  for (let i = 0; i < 100_000; i++) secretDeep = { x: secretDeep };
+  assert.ok(!JSON.stringify(maskTree({ secret: secretDeep })).includes('sk-live'));
+  // Shallow trees are unchanged by the bound.
+  assert.deepEqual(maskTree({ a: [{ b: { c: 'x' } }] }), { a: [{ b: { c: 'x' } }] });
+});

@@ -4,6 +4,7 @@
 // are masked wherever a URL appears.
 import { maskUrlCredentials } from '../upstream/egress.ts';
 import { isReference } from '../schema/env-ref.ts';
+import { MAX_JSON_DEPTH } from '../schema/names.ts';
 
 export const REDACTED = '<redacted>';
 
@@ -32,20 +33,23 @@ const SECRET_HEADER = /auth|key|token|secret|cookie|session|password/i;
  * A copy of `value` with every secret-named field masked, recursively. `skip(path)` leaves a
  * subtree as it is (routing rule query trees have `value` fields that are not secrets).
  */
-export function maskTree(value: unknown, skip: (path: string) => boolean = () => false, path = ''): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => maskTree(v, skip, `${path}[${i}]`));
+export function maskTree(value: unknown, skip: (path: string) => boolean = () => false, path = '', depth = 0): unknown {
+  // A refused body is still audited, however deep it was: below the depth any accepted body may
+  // have, nothing is copied (recursing on would overflow the stack).
+  if (depth > MAX_JSON_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v, i) => maskTree(v, skip, `${path}[${i}]`, depth + 1));
   if (typeof value === 'string') return maskUrlCredentials(value);
   if (!value || typeof value !== 'object') return value;
   const entries = Object.entries(value).map(([k, v]): [string, unknown] => {
     const at = path ? `${path}.${k}` : k;
     if (skip(at)) return [k, v];
-    if (OPAQUE_FIELD.test(k)) return [k, hideAll(v, redact)];
-    if (SECRET_FIELD.test(k)) return [k, hideAll(v, maskSecret)];
+    if (OPAQUE_FIELD.test(k)) return [k, hideAll(v, redact, depth + 1)];
+    if (SECRET_FIELD.test(k)) return [k, hideAll(v, maskSecret, depth + 1)];
     if (k === 'extra_headers' && v && typeof v === 'object' && !Array.isArray(v)) return [k, maskHeaders(v as Record<string, unknown>)];
     // A webhook's headers are the receiver's credentials whatever they are called: every value is
     // hidden, as /api/webhooks shows them (a sealed `enc:v1:` value included).
-    if (k === 'headers' && /(^|\.)webhooks\[\d+\]$/.test(path)) return [k, hideAll(v, redact)];
-    return [k, maskTree(v, skip, at)];
+    if (k === 'headers' && /(^|\.)webhooks\[\d+\]$/.test(path)) return [k, hideAll(v, redact, depth + 1)];
+    return [k, maskTree(v, skip, at, depth + 1)];
   });
   // fromEntries defines fields: a `__proto__` key could never become the copy's prototype.
   return Object.fromEntries(entries);
@@ -56,12 +60,16 @@ export function maskHeaders(headers: Record<string, unknown>): Record<string, un
 }
 
 /** Every string leaf of a secret field (a list of keys, a credentials object) is hidden. */
-function hideAll(value: unknown, hide: (s: string) => string): unknown {
+function hideAll(value: unknown, hide: (s: string) => string, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) return TOO_DEEP;
   if (typeof value === 'string') return hide(value);
-  if (Array.isArray(value)) return value.map((v) => hideAll(v, hide));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideAll(v, hide)]));
+  if (Array.isArray(value)) return value.map((v) => hideAll(v, hide, depth + 1));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideAll(v, hide, depth + 1)]));
   return value;
 }
+
+/** What stands for a subtree nested deeper than any accepted body (a refused one, audited). */
+const TOO_DEEP = '[nested too deep]';
 
 /** True when `sent` is what an answer showed for `stored` (so the caller did not change it). */
 export function isMaskOf(sent: string, stored: string): boolean {
