@@ -358,7 +358,8 @@ describe('metrics', () => {
 });
 
 test('without a logs store /v1/async answers 503 naming what is missing', async () => {
-  const g = await startGateway({ providers: mockProviders(mock.url) });
+  // Request logs (and with them the embedded store) are on by default: turned off, there is none.
+  const g = await startGateway({ providers: mockProviders(mock.url), client: { enable_logging: false } });
   try {
     const r = await fetch(`${g.url}/v1/async/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }) });
     assert.equal(r.status, 503);
