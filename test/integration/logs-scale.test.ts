@@ -314,13 +314,20 @@ describe('a store from before the roll-up gains it on open, backfilled from its 
     try {
       const old = new SqliteDriver(join(dir, 'logs.db'));
       await old.migrate(MIGRATIONS.filter((m) => m.version < 4));
-      // A writer from before migration 4: no schema changes, and no roll-up upserts after its batches.
+      // A writer from before migration 4: no schema changes, no roll-up upserts after its batches,
+      // and only the columns its table had (later migrations added more).
+      const had = new Set((await old.query("SELECT name FROM pragma_table_info('logs')")).map((r) => String(r.name)));
+      const oldColumns = (b: RowsToInsert): RowsToInsert => {
+        if (b.table !== 'logs') return b;
+        const keep = b.columns.flatMap((c, i) => (had.has(c) ? [i] : []));
+        return { ...b, columns: keep.map((i) => b.columns[i]), types: keep.map((i) => b.types[i]), rows: b.rows.map((r) => keep.map((i) => r[i])) };
+      };
       const oldStore = await SqlLogStore.open(new (class extends Recording {
         override migrate(): Promise<number[]> {
           return Promise.resolve([]);
         }
         override insert(batches: readonly RowsToInsert[]): Promise<void> {
-          return super.insert(batches.map(({ afterRange: _, ...b }) => b));
+          return super.insert(batches.map(({ afterRange: _, ...b }) => oldColumns(b)));
         }
       })(old));
       await seedLogs(oldStore, { rows: 3000, end: END, seed: 3, content: 1 });
