@@ -127,7 +127,8 @@ test('with SQLite the calls outlive a restart; without a store each gateway keep
   assert.equal(kept.pagination.total_count, 1);
   assert.equal(kept.logs[0].cost, 0.25);
 
-  const memory = await start({});
+  // Request logs are on by default; off, there is no store and the calls stay in memory.
+  const memory = await start({ client: { enable_logging: false } });
   assert.equal((await logs(memory)).has_logs, false);
   await call(memory, 'add', { a: 1, b: 1 });
   const own = await logs(memory);

@@ -106,9 +106,11 @@ test('/mcp serves the tools the key may use to an MCP client, and runs them', as
   // No key, or a wrong one: 401.
   await assert.rejects(mcpClient(undefined), /401|virtual key/);
   await assert.rejects(mcpClient('sk-bf-wrong-0123456789'), /401|virtual key/);
-  // Each call was logged with its key.
-  const logs = await apiClient(g)<{ logs: { tool_name: string; virtual_key_id: string; source: string }[] }>('GET', '/api/mcp-logs?virtual_key_ids=reader&tool_names=add');
-  assert.ok(logs.body.logs.some((l) => l.source === 'mcp_server' && l.virtual_key_id === 'reader'));
+  // Each call was logged with its key (written to the logs store after the answer).
+  await eventually(async () => {
+    const logs = await apiClient(g)<{ logs: { tool_name: string; virtual_key_id: string; source: string }[] }>('GET', '/api/mcp-logs?virtual_key_ids=reader&tool_names=add');
+    assert.ok(logs.body.logs.some((l) => l.source === 'mcp_server' && l.virtual_key_id === 'reader'));
+  }, 10_000);
 });
 
 test('agent mode on /v1/responses runs auto-executable tools and returns the final answer', async () => {
