@@ -9,7 +9,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startGateway, runGatewayExpectingExit, type RunningGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
-import { apiClient } from '../helpers/api.ts';
+import { apiClient, type ApiAnswer } from '../helpers/api.ts';
 import { startTestMcpServer, type TestMcpServer } from '../mcp-servers/http.ts';
 import { addToolSilently } from '../mcp-servers/tools.ts';
 
@@ -185,10 +185,14 @@ test('agent mode runs auto-executable tools and answers with the final turn; oth
   assert.equal(badArgs.status, 400);
   assert.equal(((await badArgs.json()) as { error: { param: string } }).error.param, 'function.arguments');
 
-  // Every call is in the MCP logs with its arguments, outcome and duration.
-  const logs = await apiClient(g)<{ logs: { tool_name: string; server_label: string; arguments: unknown; status: string; latency: number }[]; pagination: { total_count: number } }>('GET', '/api/mcp-logs?tool_names=add');
-  assert.equal(logs.status, 200);
-  assert.equal(logs.body.pagination.total_count, 1);
+  // Every call is in the MCP logs with its arguments, outcome and duration (written after the answer).
+  type McpLogs = { logs: { tool_name: string; server_label: string; arguments: unknown; status: string; latency: number }[]; pagination: { total_count: number } };
+  let logs!: ApiAnswer<McpLogs>;
+  await eventually(async () => {
+    logs = await apiClient(g)<McpLogs>('GET', '/api/mcp-logs?tool_names=add');
+    assert.equal(logs.status, 200);
+    assert.equal(logs.body.pagination.total_count, 1);
+  }, 10_000);
   assert.deepEqual(logs.body.logs[0].arguments, { a: 2, b: 3 });
   assert.equal(logs.body.logs[0].status, 'success');
   assert.equal(logs.body.logs[0].server_label, 'local');
