@@ -25,6 +25,7 @@ import { connectUpstream, upstreamRequest } from './upstream.ts';
 import { relayLink, type UpstreamLink } from './link.ts';
 import { geminiLink } from './gemini-link.ts';
 import { RealtimeSession, type SessionBounds, type SessionEnd } from './session.ts';
+import { wsPort } from './client-port.ts';
 import { chargeTurn } from './meter.ts';
 import { sessionMetadata, turnRecord } from './log-records.ts';
 import { SECRET_PREFIX, verifySecret, type SecretGrant } from './client-secret.ts';
@@ -227,7 +228,7 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
     ctx.turns = new TurnTotals();
     // Each turn is a child record of the session's, when request logging is on.
     const logged = ctx.services.logs !== undefined && loggingEnabled(ctx.snapshot);
-    const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), {
+    const session = new RealtimeSession(wsPort(client), link, boundsOf(ctx.snapshot.config.websocket), {
       onTurn: async (turn) => {
         const spent = turn.usage ? await chargeTurn(ctx, turn.usage) : undefined;
         if (logged) ctx.services.logs?.enqueue(turnRecord(ctx, turn));
