@@ -1,8 +1,8 @@
 // A realtime session run under governance, whatever carries it (a WebSocket, a WebRTC call): each
 // turn charged to the key's limits and budgets as it finishes (a spent one ends the session), each
-// turn a child log record, the session's own record written when it ends, and the metrics of
-// active sessions, events and end reasons. The sessions a front runs
-// are kept in a SessionRegistry, which SIGTERM drains between turns.
+// turn a child log record, the session's own record written when it ends, the metrics of active
+// sessions, events and end reasons, and the session's model held to the one admitted. The
+// sessions a front runs are kept in a SessionRegistry, which SIGTERM drains between turns.
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { TurnTotals } from '../pipeline/turns.ts';
@@ -11,6 +11,7 @@ import type { WebsocketConfig } from '../schema/gateway.ts';
 import { loggingEnabled } from '../logs/stage.ts';
 import type { ClientPort } from './client-port.ts';
 import type { UpstreamLink } from './link.ts';
+import { errorEvent, type ClientEvent } from './protocol.ts';
 import { RealtimeSession, type SessionBounds, type SessionEnd, type SessionHooks } from './session.ts';
 import { chargeTurn } from './meter.ts';
 import { sessionMetadata, turnRecord } from './log-records.ts';
@@ -46,6 +47,25 @@ export class SessionRegistry {
   }
 }
 
+/**
+ * The session's model is the one it was admitted for: a `session.update` naming another is refused
+ * with an error event (the session goes on), and one naming the admitted model by the gateway's
+ * `provider/model` goes to the provider with the provider's own name for it.
+ */
+export function modelScreen(ctx: RequestContext): (event: ClientEvent) => { refuse: string } | { relay: ClientEvent } | undefined {
+  return (event) => {
+    if (event.type !== 'session.update') return undefined;
+    const session = event.session as Record<string, unknown> | undefined;
+    if (typeof session !== 'object' || session === null || session.model === undefined) return undefined;
+    const requested = ctx.scope.kind === 'model' ? ctx.scope.model : undefined;
+    if (session.model === ctx.model) return undefined;
+    if (session.model === requested) return { relay: { ...event, session: { ...session, model: ctx.model } } };
+    const asked = typeof session.model === 'string' ? `'${session.model.slice(0, 200)}'` : 'a model that is not a string';
+    const message = `this session is for '${requested ?? ctx.model}': a session.update cannot change it to ${asked} (open a new session for another model)`;
+    return { refuse: errorEvent('invalid_request_error', 'model_not_allowed', message, 'session.model', typeof event.event_id === 'string' ? event.event_id : undefined) };
+  };
+}
+
 export interface GovernOptions {
   /** Called with the session once it exists (a WebRTC call wires its media to it). */
   started?(session: RealtimeSession): void;
@@ -68,6 +88,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
       return spent.kind === 'budget' ? `budget '${spent.id}' is exhausted (limit $${spent.max} per ${spent.duration}): the session is closed` : `rate limit '${spent.id}' is reached (${spent.max} tokens per ${spent.duration}): the session is closed`;
     },
     onEvent: (direction) => metrics.realtimeEvents.inc({ direction, provider }),
+    screen: modelScreen(ctx),
   };
   const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), hooks);
   registry.sessions.add(session);

@@ -5,7 +5,7 @@
 // `maxBufferedBytes` unsent, the provider's socket is not read, and a client that stays behind for
 // `backpressureMs` is disconnected. drain() ends it between turns (or at the grace period's end).
 import type { ClientPort } from './client-port.ts';
-import { badFrameEvent, errorEvent, isBadFrame, readClientFrame } from './protocol.ts';
+import { badFrameEvent, errorEvent, isBadFrame, readClientFrame, type ClientEvent } from './protocol.ts';
 import { eventType, TurnTracker, type TurnSummary } from './turns.ts';
 import type { UpstreamLink } from './link.ts';
 
@@ -32,6 +32,11 @@ export interface SessionHooks {
   onTurn(turn: TurnSummary): Promise<string | undefined>;
   /** An event passed (for the events metric). */
   onEvent(direction: 'client' | 'server'): void;
+  /**
+   * A client event the gateway must see before the provider does: answers an `error` event to send
+   * back instead of relaying it (the session goes on), or the event to relay in its place.
+   */
+  screen?(event: ClientEvent): { refuse: string } | { relay: ClientEvent } | undefined;
 }
 
 /** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
@@ -102,9 +107,24 @@ export class RealtimeSession {
       return;
     }
     this.#hooks.onEvent('client');
-    const text = data.toString('utf8');
-    this.tracker.client(read.type, text, performance.now());
-    this.#upstream.send(text, read);
+    let text = data.toString('utf8');
+    let event = read;
+    const screened = this.#hooks.screen?.(read);
+    if (screened && 'refuse' in screened) {
+      this.#client.send(screened.refuse);
+      return;
+    }
+    if (screened) {
+      event = screened.relay;
+      text = JSON.stringify(event);
+    }
+    this.tracker.client(event.type, text, performance.now());
+    this.#upstream.send(text, event);
+  }
+
+  /** Media passed (a WebRTC call's audio): the session is not idle. */
+  touch(): void {
+    if (!this.#ended) this.#touch();
   }
 
   #fromUpstream(text: string): void {
