@@ -34,6 +34,11 @@ export const REALTIME_PATHS: readonly string[] = OPENAI_PREFIXES.map((p) => `${p
 const REQUEST_TYPE = 'realtime';
 const SUBPROTOCOL_KEY = 'openai-insecure-api-key.';
 
+/** The provider's handshake may take this long. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Largest provider event read (a provider sends whole responses' audio in deltas of a few KiB). */
+const MAX_UPSTREAM_EVENT_BYTES = 64 * 1024 * 1024;
+
 /** The subprotocols a client offered (`Sec-WebSocket-Protocol`, comma-separated). */
 function offered(req: IncomingMessage): string[] {
   const raw = req.headers['sec-websocket-protocol'];
