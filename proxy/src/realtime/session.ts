@@ -88,6 +88,11 @@ export class RealtimeSession {
     if (!this.tracker.inFlight) this.#end('shutdown', CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'gateway_shutdown');
   }
 
+  /** The call was hung up (a WebRTC call's /hangup): ends it as the client's own close would. */
+  hangup(): void {
+    this.#end('client', CLOSE.normal, 'the call was hung up');
+  }
+
   /** Shutdown's grace is over: end whatever is in flight. */
   cut(): void {
     this.#end('shutdown', CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'gateway_shutdown');
