@@ -1,5 +1,6 @@
 // Public and internal types of the mock upstream provider.
 import type { RealtimeRecord } from './realtime.ts';
+import type { WebrtcCallRecord } from './realtime-webrtc.ts';
 
 export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama' | 'openrouter';
 
@@ -61,6 +62,8 @@ export interface MockProvider {
   requests: RecordedRequest[];
   /** Realtime WebSocket sessions opened (realtime.ts): the handshake's headers and the client events received. */
   realtime: RealtimeRecord[];
+  /** WebRTC calls answered (realtime-webrtc.ts): the request, the SDPs, the events and the RTP counts. */
+  webrtc: WebrtcCallRecord[];
   inject(fault: Fault): void;
   /** Clear queued faults and recorded requests. */
   reset(): void;
