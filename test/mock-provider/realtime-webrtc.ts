@@ -155,17 +155,34 @@ export function serveWebrtc(): { handles(path: string): boolean; handle(req: Inc
           record,
           id,
         );
-      if (dc.isOpen()) start();
-      else dc.onOpen(start);
-      dc.onClosed(() => {
-        record.closed ??= { code: 1000, reason: 'data channel closed' };
-      });
+      // The close is listened to after the messages: node-datachannel drops messages queued toward
+      // a callback registered after the close callback.
+      const begin = (): void => {
+        start();
+        dc.onClosed(() => {
+          record.closed ??= { code: 1000, reason: 'data channel closed' };
+        });
+      };
+      if (dc.isOpen()) begin();
+      else dc.onOpen(begin);
     });
     pc.onStateChange((state) => {
       if (state === 'closed' || state === 'failed' || state === 'disconnected') record.closed ??= { code: state === 'closed' ? 1000 : 1006, reason: state };
     });
+    // The offer's candidates are checked only once the answer is on its way, as OpenAI's peer can
+    // afford to: a libdatachannel offerer checked before it has the answer closes its connection.
+    const candidates: [string, string][] = [];
+    let mid = '';
+    const bare = offer
+      .split(/\r?\n/)
+      .filter((line) => {
+        if (line.startsWith('a=mid:')) mid = line.slice(6);
+        if (line.startsWith('a=candidate:')) candidates.push([line.slice(2), mid || '0']);
+        return !line.startsWith('a=candidate:') && line !== 'a=end-of-candidates';
+      })
+      .join('\r\n');
     try {
-      pc.setRemoteDescription(offer, 'offer');
+      pc.setRemoteDescription(bare, 'offer');
     } catch (err) {
       pc.close();
       return json(res, 400, `Invalid SDP offer: ${(err as Error).message}`, 'invalid_offer', 'sdp');
@@ -180,6 +197,15 @@ export function serveWebrtc(): { handles(path: string): boolean; handle(req: Inc
     peers.set(callId, pc);
     res.writeHead(201, { 'content-type': 'application/sdp', location: `/v1/realtime/calls/${callId}`, 'content-length': Buffer.byteLength(answer) });
     res.end(answer);
+    setTimeout(() => {
+      for (const [candidate, m] of candidates) {
+        try {
+          pc.addRemoteCandidate(candidate, m);
+        } catch {
+          // the call already ended
+        }
+      }
+    }, 100);
   };
 
   return {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
-import { answerOpusPayloadType, isRtp, MediaCount, readOffer, refusedCandidate, retag } from '../../proxy/src/realtime/sdp.ts';
+import { answerOpusPayloadType, isRtp, MediaCount, readOffer, refusedCandidate, retag, splitCandidates } from '../../proxy/src/realtime/sdp.ts';
 import { callIdOf, callRequest, providerModel } from '../../proxy/src/realtime/webrtc-provider.ts';
 import { blockedAddress } from '../../proxy/src/upstream/egress.ts';
 import { modelScreen } from '../../proxy/src/realtime/governed.ts';
@@ -152,4 +152,12 @@ test('session.update: another model is refused with an error event; the session\
   assert.equal(event.type, 'error');
   assert.deepEqual([event.error.code, event.error.param, event.error.event_id], ['model_not_allowed', 'session.model', 'e1']);
   assert.match(event.error.message, /openai\/gpt-4o-realtime/);
+});
+
+test('the offer\'s candidates are kept apart, with their section\'s mid, until the answer is out', () => {
+  const offer = OFFER.replace('a=mid:0\r\n', 'a=mid:0\r\na=candidate:1 1 UDP 2114977791 127.0.0.1 40000 typ host\r\na=end-of-candidates\r\n');
+  const { offer: bare, candidates } = splitCandidates(offer);
+  assert.deepEqual(candidates, [{ candidate: 'candidate:1 1 UDP 2114977791 127.0.0.1 40000 typ host', mid: '0' }]);
+  assert.ok(!bare.includes('a=candidate') && !bare.includes('end-of-candidates'));
+  assert.deepEqual(readOffer(bare), readOffer(offer));
 });

@@ -43,6 +43,8 @@ const REQUEST_TYPE = 'realtime';
 const CONNECT_TIMEOUT_MS = 10_000;
 /** ICE gathering of host candidates only is immediate; this bounds a stuck one. */
 const GATHER_TIMEOUT_MS = 5000;
+/** How long after its answer is written the client is first checked (sdp.ts splitCandidates says why). */
+const ANSWER_HEAD_START_MS = 100;
 /** A form is an SDP offer and the session's settings. */
 const MAX_FORM_BYTES = MAX_SDP_BYTES + 64 * 1024;
 
@@ -181,7 +183,7 @@ export function callsFront(opts: { services: Services; cap: SessionCap }): Calls
         try {
           const net = networkOf(run);
           const up = await connectFirst(run, facts, settings, net);
-          let client: { leg: Leg; answer: string };
+          let client: { leg: Leg; answer: string; connect(): void };
           try {
             if (controller.signal.aborted) throw new GatewayError(499, 'the client went away before the call was answered', { type: 'client_closed' });
             client = await answerClient(input.sdp, facts, net, GATHER_TIMEOUT_MS);
@@ -193,6 +195,9 @@ export function callsFront(opts: { services: Services; cap: SessionCap }): Calls
           const id = `rtc_bf_${randomBytes(15).toString('hex')}`;
           ex.res.writeHead(201, { 'content-type': 'application/sdp', location: `${ex.path}/${id}`, 'content-length': Buffer.byteLength(client.answer) });
           ex.res.end(client.answer);
+          // The client's candidates once it can have read the answer (it is checked from then on).
+          const connect = client.connect;
+          setTimeout(connect, ANSWER_HEAD_START_MS).unref();
           didAnswer = true;
           ex.signal.removeEventListener('abort', onGone);
           answered.resolve();

@@ -64,6 +64,32 @@ export function readOffer(sdp: string): OfferFacts {
   return { audio: { mid, opusPayloadType: pt }, dataMid };
 }
 
+/**
+ * An offer without its ICE candidates, and the candidates with the mid of their section: the
+ * answerer applies them only once its answer is out. A libdatachannel offerer that receives the
+ * answerer's connectivity checks and DTLS hello before it has the answer closes its connection;
+ * browsers wait, but a peer checked before it could know the answer should not have to.
+ */
+export function splitCandidates(sdp: string): { offer: string; candidates: { candidate: string; mid: string }[] } {
+  const lines = sdp.split(/\r?\n/);
+  const kept: string[] = [];
+  const candidates: { candidate: string; mid: string }[] = [];
+  let pending: string[] = [];
+  let mid = '';
+  for (const line of lines) {
+    if (line.startsWith('m=')) {
+      for (const c of pending) candidates.push({ candidate: c, mid });
+      pending = [];
+      mid = '';
+    }
+    if (line.startsWith('a=mid:')) mid = line.slice(6);
+    if (line.startsWith('a=candidate:')) pending.push(line.slice(2));
+    else if (line !== 'a=end-of-candidates') kept.push(line);
+  }
+  for (const c of pending) candidates.push({ candidate: c, mid });
+  return { offer: kept.join('\r\n'), candidates };
+}
+
 /** The Opus payload type an answer chose (the provider's), or undefined when it has none. */
 export function answerOpusPayloadType(sdp: string): number | undefined {
   const m = /\r?\na=rtpmap:(\d{1,3}) opus\/48000/i.exec(`\n${sdp}`);

@@ -8,13 +8,19 @@ import type { Leg } from './webrtc-peer.ts';
 
 /** How long an ending leg waits for its data channel's queue to drain before closing. */
 const FLUSH_MS = 1000;
+/** Then how long SCTP is given to deliver what it was handed (a few round trips on any path a call works on). */
+const SCTP_LINGER_MS = 500;
 
 function flushThenClose(leg: Leg): void {
   const started = performance.now();
   const step = (): void => {
     if (!leg.channelOpen || leg.buffered === 0 || performance.now() - started > FLUSH_MS) {
-      // The SCTP stack sends what it took before the association is shut down; a short grace lets it.
-      setTimeout(() => leg.close(), 50).unref();
+      // What the channel handed to SCTP is not on the wire yet, and closing the connection drops it:
+      // the peer gets SCTP_LINGER_MS to receive it before the channel and the connection close.
+      setTimeout(() => {
+        leg.closeChannel();
+        setTimeout(() => leg.close(), 200).unref();
+      }, SCTP_LINGER_MS).unref();
       return;
     }
     setTimeout(step, 10).unref();

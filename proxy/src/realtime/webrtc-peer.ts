@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { DataChannel, PeerConnection, RtcConfig, Track } from 'node-datachannel';
 import { lazy } from '../lazy.ts';
 import { GatewayError } from '../unified/errors.ts';
-import type { OfferFacts } from './sdp.ts';
+import { splitCandidates, type OfferFacts } from './sdp.ts';
 
 type Ndc = typeof import('node-datachannel');
 const ndc = lazy<Ndc>('node-datachannel');
@@ -148,6 +148,11 @@ export class Leg {
     if (!this.#over && track && safe(() => track.isOpen(), false)) safe(() => track.sendMessageBinary(packet), false);
   }
 
+  /** Closes the events channel only (its stream is reset after what it still holds). */
+  closeChannel(): void {
+    safe(() => this.#channel?.close(), undefined);
+  }
+
   close(): void {
     this.#end('closed by the gateway');
     if (this.#closed) return;
@@ -165,8 +170,11 @@ function audioTrack(leg: Leg, mid: string, payloadType: number): Track {
   return leg.pc.addTrack(audio);
 }
 
-/** The client's leg: answers its offer; the client opens the events channel. */
-export async function answerClient(offer: string, facts: OfferFacts, net: PeerNetwork, timeoutMs: number): Promise<{ leg: Leg; answer: string }> {
+/**
+ * The client's leg: answers its offer; the client opens the events channel. The offer's candidates
+ * are applied by `connect()`, once the answer is on its way (splitCandidates says why).
+ */
+export async function answerClient(offer: string, facts: OfferFacts, net: PeerNetwork, timeoutMs: number): Promise<{ leg: Leg; answer: string; connect(): void }> {
   const leg = new Leg('skybridge-client', net);
   try {
     // The answer's audio section is the gateway's own track (same mid, Opus only, its SSRC).
@@ -175,12 +183,17 @@ export async function answerClient(offer: string, facts: OfferFacts, net: PeerNe
       if (dc.getLabel() === EVENTS_CHANNEL && !leg.channel) leg.useChannel(dc);
       else dc.close();
     });
+    const { offer: bare, candidates } = splitCandidates(offer);
     try {
-      leg.pc.setRemoteDescription(offer, 'offer');
+      leg.pc.setRemoteDescription(bare, 'offer');
     } catch (err) {
       throw new GatewayError(400, `the SDP offer could not be applied: ${(err as Error).message.slice(0, 300)}`, { param: 'sdp', code: 'invalid_sdp' });
     }
-    return { leg, answer: await leg.description(timeoutMs) };
+    const answer = await leg.description(timeoutMs);
+    const connect = (): void => {
+      for (const c of candidates) safe(() => leg.pc.addRemoteCandidate(c.candidate, c.mid || facts.dataMid), undefined);
+    };
+    return { leg, answer, connect };
   } catch (err) {
     leg.close();
     throw err;
