@@ -27,6 +27,7 @@ const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^\/api\/governance\/budgets\/([^/]+)/, 'budgets', 'budget'],
   [/^\/api\/governance\/rate-limits\/([^/]+)/, 'rate_limits', 'rate limit'],
   [/^\/api\/governance\/model-configs\/([^/]+)/, 'model_configs', 'model config'],
+  [/^\/api\/governance\/pricing-overrides\/([^/]+)/, 'pricing_overrides', 'pricing override'],
   [/^\/api\/governance\/routing-rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/routing\/rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/plugins\/([^/]+)/, 'plugins', 'plugin'],
