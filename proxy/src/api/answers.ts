@@ -3,10 +3,12 @@
 // Types only, and type imports only from modules that load no server code (schemas, record
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
-import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
+import type { Budget, Customer, ModelConfig, PricingOverride, PricingOverrideRecord, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
+import type { PriceInForce, PriceSource, PricesInForce } from '../governance/pricing/view.ts';
 import type { BreakdownBy, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
 
-export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, PricingOverride, RateLimit, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
+export type { PriceInForce, PriceSource, PricesInForce };
+export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, PricingOverride, PricingOverrideRecord, RateLimit, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {

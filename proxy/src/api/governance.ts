@@ -11,6 +11,7 @@ import { applyInlineLimits, budgetErrors, expandLimits, LIMIT_RESPONSE_ONLY } fr
 import { isMaskOf, maskSecret } from './mask.ts';
 import { queryParam, without } from './http.ts';
 import type { WriteContext } from './write.ts';
+import { pricingRouter } from './pricing.ts';
 
 /** The reference gateway's generated virtual keys look like this. */
 export const newVirtualKeyValue = (): string => `sk-bf-${randomUUID()}`;
@@ -146,5 +147,6 @@ export function governanceRouter(service: ConfigService): Router {
   router.use('/rate-limits', collectionRouter(service, RATE_LIMITS));
   router.use('/model-configs', collectionRouter(service, MODEL_CONFIGS));
   router.use('/pricing-overrides', collectionRouter(service, PRICING_OVERRIDES));
+  router.use('/pricing', pricingRouter(service));
   return router;
 }
