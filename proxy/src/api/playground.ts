@@ -8,7 +8,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { Snapshot } from '../config/snapshot.ts';
-import type { VirtualKeyRuntime } from '../config/governance-runtime.ts';
+import type { ModelSet, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import type { ExecuteRequest, Execution } from '../operations/execute.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
@@ -186,7 +186,8 @@ async function relayStream(res: Response, ctx: RequestContext, outcome: Extract<
 
 /** `provider/model` of every model the key may call (each grant's allowed models, or its provider's list). */
 export async function modelsFor(snapshot: Snapshot, vk: VirtualKeyRuntime | undefined, signal: AbortSignal): Promise<PlaygroundModels> {
-  const grants = vk?.grants.length ? vk.grants : [...snapshot.providers.keys()].map((provider) => ({ provider, models: '*' as const }));
+  // No key: every provider (a key without provider configs allows none, as plan refuses it).
+  const grants: readonly { provider: string; models: ModelSet }[] = vk ? vk.grants : [...snapshot.providers.keys()].map((provider) => ({ provider, models: '*' as const }));
   const lists = await Promise.all(
     grants.map(async (g) => {
       const p = snapshot.providers.get(g.provider);
