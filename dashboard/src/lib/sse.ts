@@ -58,12 +58,13 @@ export async function postStream(path: string, body: unknown, onEvent: (e: SseEv
     const err = (data as { error?: { message?: string; param?: string; code?: string } } | undefined)?.error;
     throw new ApiError(res.status, err?.message ?? `${res.status} ${res.statusText}`, err?.param ?? undefined, err?.code);
   }
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    const { events, rest } = takeEvents(buffer + value);
+    const { events, rest } = takeEvents(buffer + decoder.decode(value, { stream: true }));
     buffer = rest;
     for (const e of events) onEvent(e);
   }
