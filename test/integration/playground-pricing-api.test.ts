@@ -118,7 +118,7 @@ test('a streamed playground request runs as the chosen key and ends with its log
   // The record the store keeps is the one summarised.
   const stored = await logOf(r.id);
   assert.equal(stored.cost, r.cost);
-  assert.equal(stored.total_tokens, r.total_tokens);
+  assert.equal(stored.token_usage.total_tokens, r.total_tokens);
   assert.equal(stored.virtual_key_id, VK.id);
   assert.equal(stored.stream, true);
   // The key's value is in none of it.
