@@ -103,14 +103,14 @@ describe('playground and models & pricing', () => {
     const table = page.getByRole('table', { name: 'Prices in force' });
     await table.getByRole('row').nth(1).waitFor();
     // A configured model with no price says so.
-    await page.getByLabel('Source').selectOption('none');
+    await page.getByRole('combobox', { name: /^Source/ }).selectOption('none');
     const house = table.getByRole('row').filter({ hasText: 'house-model-1' });
     await house.getByText('none: charged $0').waitFor();
     await page.getByRole('status').filter({ hasText: /have no price and are charged \$0/ }).waitFor();
     // gpt-4o at its built-in price, found by provider and model.
-    await page.getByLabel('Source').selectOption('');
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
-    await page.getByLabel('Model', { exact: true }).fill('gpt-4o');
+    await page.getByRole('combobox', { name: /^Source/ }).selectOption('');
+    await page.getByRole('combobox', { name: /^Provider/ }).selectOption('openai');
+    await page.getByRole('searchbox', { name: /^Model/ }).fill('gpt-4o');
     const gpt = table.getByRole('row').filter({ has: page.getByText('gpt-4o', { exact: true }) });
     await gpt.getByText('built-in').waitFor();
     assert.match(await gpt.innerText(), /\$2\.5\s+\$10\s+\$1\.25/);
@@ -168,7 +168,7 @@ describe('playground and models & pricing', () => {
         await assertNoHorizontalOverflow(page);
         if (viewport.width === 390) {
           // Rows are cards: the action stays on screen.
-          const action = page.getByRole('button', { name: 'Set price of openai/gpt-4o' });
+          const action = page.getByRole('button', { name: 'Set price of openai/gpt-4o', exact: true });
           const box = (await action.boundingBox())!;
           assert.ok(box.x >= 0 && box.x + box.width <= 390, `the action spans ${box.x}..${box.x + box.width}`);
         }

@@ -78,6 +78,7 @@ export function ModelsPage({ info }: PageProps) {
           <h2>Model configs</h2>
           <Table<ModelConfig>
             caption="Model configs"
+            cards
             rows={data.configs}
             rowKey={(m) => m.id}
             empty="No model configs."
@@ -92,6 +93,7 @@ export function ModelsPage({ info }: PageProps) {
           <p class="muted">Kept in each provider's configuration (providers.&lt;name&gt;.pricing_overrides), in USD per million tokens: editable here for providers created through the dashboard; those of config.json are changed in the file, or overridden above.</p>
           <Table<OverrideRow>
             caption="Pricing overrides"
+            cards
             rows={rows}
             rowKey={(r) => `${r.provider}:${r.index}`}
             empty="No pricing overrides."
@@ -100,7 +102,8 @@ export function ModelsPage({ info }: PageProps) {
               { label: 'Model pattern', render: (r) => <code>{r.o.model_pattern}</code> },
               { label: 'Match', render: (r) => r.o.match_type },
               { label: 'Request types', render: (r) => (r.o.request_types ?? []).join(', ') || 'all' },
-              ...PRICE_FIELDS.map(([f, label]) => ({ label: label.replace('$/token', '$/1M'), numeric: true, render: (r: OverrideRow) => perMillion(r.o[f]) })),
+              // One column for the prices, so the table fits the page instead of scrolling sideways.
+              { label: 'Prices ($/1M tokens)', render: (r: OverrideRow) => PRICE_FIELDS.map(([f, label]) => `${label.replace(' $/token', '')} ${perMillion(r.o[f])}`).join(' · ') },
               ...actionsColumn(ro, (r: OverrideRow) => ({ name: `pricing ${r.provider} ${r.o.model_pattern}`, onEdit: () => setDialog({ kind: 'pricing', provider: r.provider, index: r.index }), onDelete: () => setDialog({ kind: 'delete-pricing', row: r }) })),
             ]}
           />
