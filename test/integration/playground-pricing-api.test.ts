@@ -12,7 +12,7 @@ import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { apiClient, basic, bearer, type Api, type ApiError } from '../helpers/api.ts';
 import { eventually } from '../helpers/patience.ts';
-import type { AuditLogList, IssuedManagementKey, LogEntry, PlaygroundAnswer, PlaygroundModels, PlaygroundSummary, PriceInForce, PricesInForce } from '../../proxy/src/api/answers.ts';
+import type { AuditLogList, IssuedManagementKey, UsageAnswer, LogEntry, PlaygroundAnswer, PlaygroundModels, PlaygroundSummary, PriceInForce, PricesInForce } from '../../proxy/src/api/answers.ts';
 
 const PASSWORD = 'playground-admin-password';
 const VK = { id: 'vk-play', name: 'play', value: 'sk-bf-playground-secret-0123456789' };
@@ -26,7 +26,8 @@ const config = (extra: Record<string, unknown> = {}) => ({
   client: { enforce_auth_on_inference: true, ...extra },
   governance: {
     auth_config: { is_enabled: true, admin_username: 'admin', admin_password: PASSWORD },
-    virtual_keys: [{ ...VK, provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'house-model-1'], key_ids: ['*'], weight: 1 }] }],
+    budgets: [{ id: 'b-play', max_limit: 100, reset_duration: '1d' }],
+    virtual_keys: [{ ...VK, budget_id: 'b-play', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'house-model-1'], key_ids: ['*'], weight: 1 }] }],
   },
 });
 
@@ -121,6 +122,12 @@ test('a streamed playground request runs as the chosen key and ends with its log
   assert.equal(stored.token_usage.total_tokens, r.total_tokens);
   assert.equal(stored.virtual_key_id, VK.id);
   assert.equal(stored.stream, true);
+  // Charged to the key's budget like any /v1 request.
+  await eventually(async () => {
+    const usage = await admin<UsageAnswer>('GET', '/api/governance/usage');
+    const budget = usage.body.budgets.find((b) => b.id === 'b-play');
+    assert.ok(budget && Math.abs(budget.current_usage - r.cost!) < 1e-9, JSON.stringify(budget));
+  }, 5000);
   // The key's value is in none of it.
   assert.ok(!JSON.stringify(all).includes(VK.value));
 });
