@@ -41,12 +41,11 @@ export class ClientPeer {
       });
     }
     this.dc = this.pc.createDataChannel('oai-events');
-    // Listened to before its close: node-datachannel drops the messages still queued toward a
-    // callback registered after the close callback when the channel closes.
+    // No close callback on the channel: node-datachannel frees a channel's message callback (and the
+    // messages still queued toward it) when its close callback runs. The connection's state says it.
     this.dc.onMessage((m) => this.events.push(JSON.parse(typeof m === 'string' ? m : Buffer.from(m as Buffer).toString('utf8')) as RealtimeEvent));
     this.opened = new Promise((resolve) => this.dc.onOpen(() => resolve()));
     this.closed = new Promise((resolve) => {
-      this.dc.onClosed(() => resolve());
       this.pc.onStateChange((s) => (s === 'closed' || s === 'failed' || s === 'disconnected') && resolve());
     });
   }

@@ -155,16 +155,10 @@ export function serveWebrtc(): { handles(path: string): boolean; handle(req: Inc
           record,
           id,
         );
-      // The close is listened to after the messages: node-datachannel drops messages queued toward
-      // a callback registered after the close callback.
-      const begin = (): void => {
-        start();
-        dc.onClosed(() => {
-          record.closed ??= { code: 1000, reason: 'data channel closed' };
-        });
-      };
-      if (dc.isOpen()) begin();
-      else dc.onOpen(begin);
+      // No close callback on the channel: node-datachannel frees its message callback (and the
+      // messages still queued toward it) when that runs. The connection's state says when it ends.
+      if (dc.isOpen()) start();
+      else dc.onOpen(start);
     });
     pc.onStateChange((state) => {
       if (state === 'closed' || state === 'failed' || state === 'disconnected') record.closed ??= { code: state === 'closed' ? 1000 : 1006, reason: state };
