@@ -79,7 +79,9 @@ export class Leg {
       if (this.#emit) this.#emit(m);
       else if (this.#early.length < MAX_EARLY) this.#early.push(m);
     });
-    dc.onClosed(() => this.#end('the data channel closed'));
+    // No close callback: node-datachannel frees the channel's message callback, and the messages
+    // still queued toward it (a provider's last events), when one runs. The connection's state
+    // change (closed, failed, disconnected) ends the leg instead.
     dc.onError(() => this.#end('the data channel failed'));
   }
 
