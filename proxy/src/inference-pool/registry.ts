@@ -55,8 +55,6 @@ export class PoolSource implements EndpointSource {
   #stopped = false;
   #intervalMs: number;
   #warned = new Set<string>();
-  /** Counts picks by how they were made (metrics, tests). */
-  readonly picks = { least_loaded: 0, round_robin: 0 };
 
   constructor(ref: InferencePoolRef, start: (source: PoolSource) => Promise<PoolWatch>) {
     this.ref = ref;
@@ -96,9 +94,11 @@ export class PoolSource implements EndpointSource {
   }
 
   #fail(message: string): void {
+    this.#warnOnce(message);
+    // Servers already known keep serving while the API server is away (the watch is retried).
+    if (this.#servers.length > 0) return;
     this.#state = 'error';
     this.#message = message;
-    this.#warnOnce(message);
   }
 
   #warnOnce(message: string): void {
@@ -139,7 +139,6 @@ export class PoolSource implements EndpointSource {
       this.#rr++,
     );
     if (!chosen) return { error: this.#message ?? `InferencePool ${this.id} has no endpoint` };
-    this.picks[chosen.how]++;
     const server = servers[chosen.index];
     server.inFlight++;
     let released = false;
