@@ -23,7 +23,7 @@ import { startGateway, type InProcessGateway } from '../helpers/in-process-gatew
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
-const INFERENCE_EXTENSION = 'sigs.k8s.io/gateway-api-inference-extension@v1.0.1';
+const INFERENCE_EXTENSION = 'sigs.k8s.io/gateway-api-inference-extension@v1.2.0';
 const NS = 'models';
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 const SCRAPE_MS = 200;
