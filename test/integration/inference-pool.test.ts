@@ -67,12 +67,10 @@ const chats = (s: MockProvider) => s.requests.filter((r) => r.path === '/v1/chat
 
 before(async () => {
   host = ownAddress();
-  const [server, build, extension] = await Promise.all([
-    startKubeApiServer(),
-    run('bash', [join(ROOT, 'test/kube/build.sh'), 'helm'], { maxBuffer: 1 << 24 }),
-    goModuleDir(INFERENCE_EXTENSION),
-  ]);
-  kube = server;
+  // One after the other: build.sh runs hold a lock each other's output depends on.
+  kube = await startKubeApiServer();
+  const build = await run('bash', [join(ROOT, 'test/kube/build.sh'), 'helm'], { maxBuffer: 1 << 24 });
+  const extension = await goModuleDir(INFERENCE_EXTENSION);
   const crd = readFileSync(join(extension, 'config/crd/bases/inference.networking.k8s.io_inferencepools.yaml'), 'utf8');
   await kubectlOk(kube, ['apply', '--server-side', '-f', '-'], crd);
   await kubectlOk(kube, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/inferencepools.inference.networking.k8s.io']);
@@ -80,7 +78,8 @@ before(async () => {
 
   // The proxies' ServiceAccount and the chart's InferencePool Role, as helm renders them.
   const helm = join(build.stdout.trim().split('\n').at(-1) as string, 'helm');
-  const rendered = await run(helm, ['template', 'sb', join(ROOT, 'charts/skybridge'), '-n', NS, '--show-only', 'templates/proxy-serviceaccount.yaml', '--show-only', 'templates/proxy-rbac.yaml', '--set', 'proxy.inferencePools.enabled=true', '--set', `configNamespace=${NS}`], { maxBuffer: 1 << 24 });
+  const version = (JSON.parse(await kubectlOk(kube, ['version', '-o', 'json'])) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
+  const rendered = await run(helm, ['template', 'sb', join(ROOT, 'charts/skybridge'), '-n', NS, '--kube-version', version, '--show-only', 'templates/proxy-serviceaccount.yaml', '--show-only', 'templates/proxy-rbac.yaml', '--set', 'proxy.inferencePools.enabled=true', '--set', `configNamespace=${NS}`], { maxBuffer: 1 << 24 });
   await kubectlOk(kube, ['apply', '-f', '-'], rendered.stdout);
   const token = (await kubectlOk(kube, ['create', 'token', 'sb-skybridge-proxy', '-n', NS])).trim();
   const config = parseYaml(readFileSync(kube.kubeconfig, 'utf8')) as { users: { user: Record<string, string> }[] };

@@ -62,7 +62,10 @@ export function watchPool(name: string, namespace: string | undefined, events: P
   let selector: string | undefined;
   let stopped = false;
 
-  const failed = (what: string) => (err: unknown) => events.error(`${what}: ${describe(err)}`);
+  // Stopping aborts the watches: that is no failure to report.
+  const failed = (what: string) => (err: unknown) => {
+    if (!stopped) events.error(`${what}: ${describe(err)}`);
+  };
 
   const followSlices = (labels: Record<string, string> | undefined): void => {
     const next = labels && Object.keys(labels).length > 0 ? selectorOf(labels) : undefined;
