@@ -98,10 +98,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Counted in a plain number on the request path (prom-client's inc/dec parse their arguments and hash the labels on every call); the gauge reads it at each scrape. */
+  #inFlight = 0;
+
   readonly requestsInFlight = new Gauge({
     name: 'skybridge_requests_in_flight',
     help: 'HTTP requests received and not yet answered (the answer not finished or abandoned), every route.',
     registers: [this.registry],
+    // prom-client calls collect() before every scrape.
+    collect: () => {
+      this.requestsInFlight.set(this.#inFlight);
+    },
   });
 
   readonly mcpToolCalls = new Counter({
@@ -267,7 +274,14 @@ export class Metrics {
   readonly mcpCallCount = cached(this.mcpToolCalls);
   readonly mcpCallTime = cached(this.mcpToolDuration);
   /** Requests in flight: inc() as one arrives, dec() as its answer closes (http/server.ts). */
-  readonly inFlight = this.requestsInFlight;
+  readonly inFlight = {
+    inc: (): void => {
+      this.#inFlight++;
+    },
+    dec: (): void => {
+      this.#inFlight--;
+    },
+  };
   readonly #spenders = new Set<string>();
   readonly #tools = new Set<string>();
 
