@@ -12,7 +12,8 @@ import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fixedRate, type Target } from './lib/load.ts';
+import { Pool } from 'undici';
+import { body, fixedRate, type Target } from './lib/load.ts';
 import { PEERS, ROOT, freePort, serviceCpuSeconds, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
@@ -26,6 +27,9 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '5' },
     'no-build': { type: 'boolean', default: false },
+    /** Closed loop instead: this many requests in flight, --requests per build per round (a loaded machine cannot hold a fixed rate). */
+    concurrency: { type: 'string' },
+    requests: { type: 'string', default: '2000' },
   },
   strict: true,
 });
@@ -55,6 +59,8 @@ async function main(): Promise<void> {
   for (const b of builds) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
+  const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
+  const requests = Number(values.requests);
   const rate = Number(values.rate);
   const seconds = Number(values.seconds);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -83,13 +89,25 @@ async function main(): Promise<void> {
     const p99 = new Map<string, number[]>(builds.map((b) => [b, []]));
     const loads: number[] = [];
     // A first pass unmeasured: JIT warm-up, pools filled, lazy modules loaded.
-    for (const b of builds) await fixedRate(targets.get(b)!, { rate, durationMs: 2000, warmupMs: 0, drainMs: 1000, maxInFlight: 5000 });
+    for (const b of builds) {
+      if (concurrency) await closedLoop(targets.get(b)!, concurrency, Math.ceil(requests / 2));
+      else await fixedRate(targets.get(b)!, { rate, durationMs: 2000, warmupMs: 0, drainMs: 1000, maxInFlight: 5000 });
+    }
     for (let r = 0; r < rounds; r++) {
       loads.push(loadavg()[0]);
       // Rotated each round, so no build always runs first (or right after the same neighbour).
       const order = builds.map((_, i) => builds[(i + r) % builds.length]);
       for (const b of order) {
         const proc = procs.get(b)!;
+        if (concurrency) {
+          const cpu0 = serviceCpuSeconds(proc);
+          const res = await closedLoop(targets.get(b)!, concurrency, requests);
+          cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, res.ok));
+          p50.get(b)!.push(res.p50);
+          p99.get(b)!.push(res.p99);
+          if (res.errors > 0) process.stderr.write(`round ${r + 1} ${b}: ${res.errors} errors\n`);
+          continue;
+        }
         const cpu0 = serviceCpuSeconds(proc);
         const res = await fixedRate(targets.get(b)!, { rate, durationMs: seconds * 1000, warmupMs: 500, drainMs: 1500, maxInFlight: 5000 });
         cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, res.sentAll));
@@ -101,7 +119,7 @@ async function main(): Promise<void> {
     }
     const ref = builds[0];
     const lines = [
-      `config ${config}, ${rate} req/s, ${rounds} rounds of ${seconds} s; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`,
+      `config ${config}, ${concurrency ? `closed loop of ${concurrency}, ${requests} requests` : `${rate} req/s, ${seconds} s`} per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`,
       '',
       `| build | CPU µs/request (median) | vs ${ref} (median of per-round ratios) | p50 ms | p99 ms | per round µs |`,
       '|---|---:|---:|---:|---:|---|',
@@ -117,6 +135,36 @@ async function main(): Promise<void> {
     await svc.redis?.stop();
     await svc.postgres?.stop();
   }
+}
+
+/** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */
+async function closedLoop(t: Target, concurrency: number, n: number): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
+  const pool = new Pool(t.origin, { connections: concurrency, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const payload = body(t, false);
+  const times: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: payload });
+        await res.body.dump();
+        if (res.statusCode === 200) times.push(performance.now() - t0);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.destroy().catch(() => undefined);
+  }
+  times.sort((a, b) => a - b);
+  return { ok: times.length, errors, p50: times[Math.floor(times.length / 2)] ?? Number.NaN, p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN };
 }
 
 main().catch((err: unknown) => {

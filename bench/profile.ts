@@ -53,8 +53,8 @@ function bucket(cf: CallFrame): string {
   return w;
 }
 
-/** skipMs: ignore samples from the first skipMs of the profile (start-up and warm-up). */
-export function summarise(profile: CpuProfile, top: number, skipMs = 0): string {
+/** skipMs: ignore samples from the first skipMs of the profile (start-up and warm-up); untilMs: and from untilMs on (shutdown). */
+export function summarise(profile: CpuProfile, top: number, skipMs = 0, untilMs = Number.POSITIVE_INFINITY): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -62,7 +62,7 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0): string 
   let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     elapsed += profile.timeDeltas[i] ?? 0;
-    if (elapsed < skipMs * 1000) continue;
+    if (elapsed < skipMs * 1000 || elapsed > untilMs * 1000) continue;
     const id = profile.samples[i];
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
@@ -99,7 +99,7 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0): string 
   }
   const table = (m: Map<string, number>, n: number) =>
     [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) => `  ${pct(t).padStart(6)}  ${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join('\n');
-  const wall = (profile.endTime - profile.startTime) / 1000 - skipMs;
+  const wall = Math.min((profile.endTime - profile.startTime) / 1000, untilMs) - skipMs;
   return [
     `profile: ${(wall / 1000).toFixed(1)} s wall (first ${(skipMs / 1000).toFixed(1)} s skipped), busy ${(busy / 1000).toFixed(0)} ms (${((100 * busy) / total).toFixed(0)}% of samples), idle ${(idle / 1000).toFixed(0)} ms`,
     '',
@@ -178,7 +178,8 @@ async function main(): Promise<void> {
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
   // Skip start-up (module loading, type stripping) and warm-up: only the measured load counts.
-  const parts = [summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt)];
+  // The profile's clock starts with the process, within a few ms of the spawn.
+  const parts = [summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt, measuredTo - spawnedAt)];
   if (heap) parts.push(heap);
   if (values.gc) parts.push(gcPauses(readFileSync(proc.logFile, 'utf8'), measuredFrom - spawnedAt, measuredTo - spawnedAt));
   const summary = parts.join('\n\n');
