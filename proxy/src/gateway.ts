@@ -160,8 +160,10 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
-    onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
-    watchCall: toolCallWatcher(tracing),
+    watchers: [
+      ({ client, tool }) => ({ meta: undefined, end: (outcome, seconds) => metrics.toolCalled(client, tool, outcome.failure ?? 'success', seconds) }),
+      toolCallWatcher(tracing),
+    ],
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
