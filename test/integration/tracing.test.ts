@@ -190,6 +190,22 @@ describe('traces exported over OTLP HTTP/protobuf', () => {
     assert.equal(childrenOf(spans, root).filter((s) => s.kind === CLIENT).length, 0);
   });
 
+  test('a passthrough call is an attempt span of its request, whose context and the request id reach the provider', async () => {
+    const traceId = hex(16);
+    const pt = new OpenAI({ baseURL: `${gw.url}/openai_passthrough/v1`, apiKey: VK, maxRetries: 0, defaultHeaders: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+    const { response } = await pt.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'passing through' }] }).withResponse();
+    const upstream = mock.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!;
+    const spans = await trace(traceId, (s) => s.some((x) => x.kind === SERVER) && s.some((x) => x.kind === CLIENT));
+    const root = requestSpan(spans);
+    assert.equal(root.attributes['skybridge.request.id'], response.headers.get('x-request-id'));
+    const attempts = childrenOf(spans, root).filter((s) => s.kind === CLIENT);
+    assert.equal(attempts.length, 1);
+    assert.equal(attempts[0].attributes['http.response.status_code'], 200);
+    assert.equal(attempts[0].attributes['skybridge.provider'], 'openai');
+    assert.equal(upstream.headers.traceparent, `00-${traceId}-${attempts[0].spanId}-01`, 'the span replaced the client traceparent');
+    assert.equal(upstream.headers['x-request-id'], response.headers.get('x-request-id'));
+  });
+
   test('agent mode: the tool call and each turn are spans of the agent request, and the MCP server gets the tool span as _meta traceparent', async () => {
     // No virtual key: the MCP client admits callers without one.
     const agentGw = await startGateway({

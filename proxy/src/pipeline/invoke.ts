@@ -141,3 +141,28 @@ function ownHeaders(requestId: string | undefined, trace: Readonly<Record<string
   return requestId === undefined ? trace : { 'x-request-id': requestId, ...trace };
 }
 
+/**
+ * A request's one call to a provider outside the retry chain (files, batches, containers, a video's
+ * create and polls): not retried (a create repeated after a lost answer would happen twice), but
+ * watched as an attempt is (its span when traced), and sent with the request id and trace context.
+ */
+export async function sendOnce(
+  facts: Pick<AttemptFacts, 'attempts' | 'requestId'>,
+  target: Target,
+  adapter: FormatAdapter,
+  key: ProviderKey | undefined,
+  up: UpstreamRequest,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  const watch = facts.attempts?.start(target, 0, 0);
+  try {
+    const answer = await sendUpstream(target.provider, adapter, key, up, body, signal, ownHeaders(facts.requestId, watch?.headers));
+    watch?.end(answer.status, key?.id);
+    return answer;
+  } catch (err) {
+    const e = err as GatewayError;
+    watch?.end(typeof e.status === 'number' ? e.status : 502, key?.id, e);
+    throw err;
+  }
+}
