@@ -22,6 +22,7 @@ import { createServices, type Services } from './services.ts';
 import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
+import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
@@ -219,7 +220,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   holder.onSwap((next) => catalog.refresh(next));
 
   // Webhook deliveries live in the logs store's database: without one there are none to send.
-  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics) : undefined;
+  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics, process.env, deliveryWatcher(tracing)) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = sql ? (await import('./async/jobs.ts')).startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
   // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.

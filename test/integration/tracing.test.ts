@@ -316,13 +316,27 @@ describe('async jobs and their webhooks', () => {
         assert.ok(delivery, 'the webhook arrived');
       }, 15_000);
       assert.equal(delivery!.verified, true);
-      assert.equal(delivery!.headers.traceparent, `00-${traceId}-${parentId}-01`);
-      assert.equal(delivery!.headers.tracestate, 'vendor=job');
       assert.ok(!delivery!.body.includes('traceparent'), 'the trace context is not in the signed body');
-      const spans = await trace(traceId, (s) => s.some((x) => x.parentSpanId === parentId), asyncGw);
-      const run = spans.find((x) => x.parentSpanId === parentId)!;
-      assert.equal(run.name, 'chat openai/gpt-4o');
+      const spans = await trace(traceId, (s) => s.some((x) => x.name === 'webhook async_job.completed') && s.filter((x) => x.name === 'chat openai/gpt-4o').length >= 2, asyncGw);
+      // The submit is the client span's child; the run and the delivery continue under it.
+      const submit = spans.find((x) => x.parentSpanId === parentId)!;
+      assert.equal(submit.name, 'chat openai/gpt-4o');
+      assert.equal(spans.filter((x) => x.parentSpanId === parentId).length, 1, 'one child of the client span: the submit');
+      const run = spans.find((x) => x.parentSpanId === submit.spanId && x.name === 'chat openai/gpt-4o')!;
+      assert.ok(run, 'the run is a child of the submit');
       assert.equal(run.attributes['gen_ai.provider.name'], 'openai');
+      const sent = spans.find((x) => x.name === 'webhook async_job.completed')!;
+      assert.equal(sent.parentSpanId, submit.spanId);
+      assert.equal(sent.kind, CLIENT);
+      assert.equal(sent.attributes['skybridge.webhook.name'], 'hook');
+      assert.equal(sent.attributes['skybridge.webhook.attempt'], 1);
+      assert.equal(sent.attributes['server.address'], new URL(receiver.url).host);
+      assert.equal(sent.attributes['http.response.status_code'], 200);
+      // The receiver got the delivery span's context, the client's tracestate kept.
+      assert.equal(delivery!.headers.traceparent, `00-${traceId}-${sent.spanId}-01`);
+      assert.equal(delivery!.headers.tracestate, 'vendor=job');
+      const raw = collector.raw();
+      assert.ok(!raw.includes(SECRET) && !raw.includes(String(delivery!.headers['webhook-signature'])), 'neither the secret nor the signature');
       const attempt = childrenOf(spans, run).find((x) => x.kind === CLIENT)!;
       const upstream = mock.requests.filter((r) => r.path.endsWith('/chat/completions') && String(r.headers.traceparent ?? '').includes(traceId));
       assert.deepEqual(upstream.map((r) => r.headers.traceparent), [`00-${traceId}-${attempt.spanId}-01`]);

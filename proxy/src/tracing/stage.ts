@@ -34,6 +34,17 @@ export interface RequestTrace {
   facts: StreamFacts | undefined;
 }
 
+/**
+ * The W3C headers naming the request's span (its client's tracestate kept), for work it hands on
+ * (an async job's run continues under its submit); undefined when the request is not traced.
+ */
+export function requestTraceHeaders(ctx: RequestContext): Record<string, string> | undefined {
+  const span = ctx.trace?.span;
+  if (!span?.isRecording()) return undefined;
+  const sc = span.spanContext();
+  return traceHeaders(sc.traceId, sc.spanId, sc.traceFlags, sc.traceState?.serialize());
+}
+
 /** First values of the tracing fields on every context (one object shape for all). */
 export function initTracingFields(ctx: RequestContext): void {
   ctx.trace = undefined;
