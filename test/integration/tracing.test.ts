@@ -279,6 +279,16 @@ describe('configured by the OTel environment variables, exported over gRPC', () 
       assert.ok(root, 'the request span arrived over gRPC');
     }, 10_000);
     assert.equal(root!.parentSpanId, '');
+    // No virtual key and no routing rule: identify and plan had nothing to do and record no span;
+    // the request span's only child is the upstream attempt.
+    const traceId = root!.traceId;
+    let spans: CollectedSpan[] = [];
+    await eventually(async () => {
+      await grpcGw.gateway.services.tracing.flush();
+      spans = collector.spans().filter((s) => s.traceId === traceId);
+      assert.ok(spans.some((s) => s.kind === CLIENT), 'the attempt span arrived');
+    }, 10_000);
+    assert.deepEqual(childrenOf(spans, root!).map((s) => [s.name, s.kind]), [['chat gpt-4o', CLIENT]]);
     assert.match(String(root!.attributes['gen_ai.input.messages']), /over grpc please/);
     assert.match(String(root!.attributes['gen_ai.output.messages']), /Mock reply to: over grpc please/);
   });
