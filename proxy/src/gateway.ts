@@ -23,7 +23,7 @@ import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
-import { execute } from './operations/execute.ts';
+import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
@@ -250,6 +250,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
+      playground: { run: (snapshot, request) => startExecution(services, snapshot, request), logsOpen: () => logs !== undefined },
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined, audit: audit !== undefined }),
     }, services.guesses, revocations, skills, { ...(audit && { audit }), ...(managementKeys && { keys: managementKeys }) }),
   );
