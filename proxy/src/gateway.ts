@@ -23,6 +23,7 @@ import { createServices, type Services } from './services.ts';
 import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
+import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
@@ -163,8 +164,10 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
-    onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
-    watchCall: toolCallWatcher(tracing),
+    watchers: [
+      ({ client, tool }) => ({ meta: undefined, end: (outcome, seconds) => metrics.toolCalled(client, tool, outcome.failure ?? 'success', seconds) }),
+      toolCallWatcher(tracing),
+    ],
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
@@ -222,7 +225,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   holder.onSwap((next) => catalog.refresh(next));
 
   // Webhook deliveries live in the logs store's database: without one there are none to send.
-  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics) : undefined;
+  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics, process.env, deliveryWatcher(tracing)) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = sql ? (await import('./async/jobs.ts')).startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
   // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.

@@ -47,6 +47,16 @@ export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): st
   return base + up.path;
 }
 
+function hasHeader(headers: Readonly<Record<string, string>>, lowerName: string): boolean {
+  for (const name in headers) if (name.toLowerCase() === lowerName) return true;
+  return false;
+}
+
+/** The headers that carry the gateway's request id to a provider. */
+export function requestIdHeaders(requestId: string | undefined): Readonly<Record<string, string>> | undefined {
+  return requestId === undefined ? undefined : { 'x-request-id': requestId };
+}
+
 export async function sendUpstream(
   provider: ProviderRuntime,
   adapter: FormatAdapter,
@@ -54,6 +64,7 @@ export async function sendUpstream(
   up: UpstreamRequest,
   body: string | undefined,
   signal: AbortSignal,
+  own?: Readonly<Record<string, string>>,
   resent = false,
 ): Promise<UpstreamAnswer> {
   const unsignedBody = body;
@@ -64,6 +75,9 @@ export async function sendUpstream(
   };
   // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
   for (const [name, value] of Object.entries(up.headers ?? {})) headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+  // The gateway's own (the request id, trace context): set before signing, so SigV4 covers them.
+  // They replace a client's header of the same name; one the operator configured (extra_headers) wins.
+  if (own) for (const name in own) if (!hasHeader(provider.extraHeaders, name)) headers[name] = own[name];
   if (body !== undefined) headers['content-type'] = 'application/json';
   else if (up.payload) headers['content-type'] = up.payload.contentType;
   let path = upstreamPath(provider, up);
@@ -116,7 +130,7 @@ export async function sendUpstream(
   // A cached credential the provider no longer takes (an OAuth token revoked or expired early) is dropped, and the call signed and sent once more.
   if (res.statusCode === 401 && !resent && adapter.authRejected?.(key, headers)) {
     await res.body.dump();
-    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, true);
+    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, own, true);
   }
   // Providers echo keys back ("Incorrect API key provided: sk-..."): scrubbed before anything reads it.
   const text = scrubProvider(await readPrefix(res.body, ERROR_BODY_BYTES), provider);
