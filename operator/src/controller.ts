@@ -209,9 +209,19 @@ export class Controller {
     return Promise.all(this.#all().map((i) => (i === this.#reports ? undefined : i.waitForSync()))).then(() => undefined);
   }
 
-  /** This replica won the lease: start the worker. */
-  startLeading(): void {
+  /**
+   * This replica won the lease: start the worker. `resumed`: the lease stayed ours through a break
+   * (an API-server outage), so what this replica knows of its own writes and of the revisions it
+   * rendered still holds; otherwise another replica may have written meanwhile and only the caches
+   * tell the truth.
+   */
+  startLeading(resumed = false): void {
     if (this.#leading) return;
+    if (!resumed) {
+      this.#written.clear();
+      this.#served.reset();
+      this.#lastPass = undefined;
+    }
     this.#leading = true;
     this.#term++;
     const metrics = this.#opts.metrics;
@@ -232,10 +242,7 @@ export class Controller {
     clearTimeout(this.#expiry);
     this.#queue?.shutDown();
     this.#queue = undefined;
-    // Another replica writes while we follow: only the caches tell the truth then.
-    this.#written.clear();
-    this.#served.reset();
-    this.#lastPass = undefined;
+    // What we know of our own writes is dropped when the next term starts, unless it resumes this one.
   }
 
   #enqueue(): void {
