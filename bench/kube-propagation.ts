@@ -4,7 +4,7 @@
 // operator and two proxies started as the e2e tests start them (admin credentials: RBAC is not
 // what is measured).
 //
-//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json]
+//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR]
 //
 // Per count: a realistic mix (2% Providers, 8% RoutingRules, the rest VirtualKeys, each key's value
 // and each Provider's key in a Secret) is applied and rendered; then `--changes` single-resource
@@ -23,10 +23,7 @@ import { Agent, fetch as undiciFetch, request } from 'undici';
 import { kubectlOk, startKubeApiServer, type KubeApiServer } from '../test/helpers/kube.ts';
 import { summarize, median, round } from './lib/stats.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 const NODE = new URL('../node_modules/.bin/node', import.meta.url).pathname;
-const OPERATOR = new URL('../operator/src/main.ts', import.meta.url).pathname;
-const PROXY = new URL('../proxy/src/main.ts', import.meta.url).pathname;
 const NS = 'bench';
 const GROUP = 'gateway.skybridge.dev/v1alpha1';
 const POLL_MS = 2;
@@ -37,8 +34,14 @@ const { values } = parseArgs({
     changes: { type: 'string', default: '50' },
     restart: { type: 'boolean', default: false },
     json: { type: 'string' },
+    // Another checkout's operator and proxy (e.g. `git archive <commit> operator proxy crds` with a
+    // node_modules link): the before figures, measured the same way.
+    root: { type: 'string' },
   },
 });
+const ROOT = values.root ? `${values.root.replace(/\/$/, '')}/` : new URL('..', import.meta.url).pathname;
+const OPERATOR = `${ROOT}operator/src/main.ts`;
+const PROXY = `${ROOT}proxy/src/main.ts`;
 
 interface Proc {
   child: ChildProcess;
