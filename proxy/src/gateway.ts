@@ -331,7 +331,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   let drained: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
   // Realtime sessions never end by themselves: they are ended between turns (close code 1001) while the listener drains.
-  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs)]).then(() => undefined));
+  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs, () => services.openStreams.cutAll())]).then(() => undefined));
   return {
     config: service,
     holder,
