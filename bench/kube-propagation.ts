@@ -10,8 +10,8 @@
 // and each Provider's key in a Secret) is applied and rendered; then `--changes` single-resource
 // edits, one at a time, rotating over the three kinds. Per edit: the time from sending the write
 // to each proxy serving it (each proxy's /api polled in a tight loop: the edited object shows the
-// new value), the operator's CPU seconds (/proc/<pid>/stat, idle rate subtracted) from the write to
-// 1 s after the last proxy served it (its status writes included), and each proxy's CPU for the
+// new value), the operator's CPU seconds (/proc/<pid>/stat) from the write to 1 s after the last
+// proxy served it (its status writes included), and each proxy's CPU for the
 // reload (polling cost subtracted, measured the same way without a change). With `--restart`, the
 // API server is restarted afterwards and one edit made as soon as it answers: the time from its
 // return to every proxy serving the edit, and whether the leader stepped down.
@@ -155,6 +155,8 @@ interface CountResult {
   machineLoad: number[];
   firstRenderMs: number;
   propagationMs: { p50: number; p99: number; max: number; n: number };
+  /** Edits no proxy served within the bound (left out of the figures above). */
+  timeouts: number;
   byKind: Record<string, { p50: number; p99: number }>;
   operatorCpuPerChange: { median: number; p90: number };
   proxyCpuPerChange: { median: number; p90: number };
@@ -208,9 +210,9 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
 
     const opPid = operator.child.pid;
     const proxyPids = proxies.map((p) => p.proc.child.pid);
-    // Idle rates: the operator alone, and each proxy while being polled as during an edit.
+    // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a
+    // settled configuration. The operator's figure is raw: at rest it only renews its lease.
     const idleWindowMs = 3000;
-    const op0 = cpuSeconds(opPid);
     const px0 = proxyPids.map(cpuSeconds);
     const pollUntil = Date.now() + idleWindowMs;
     await Promise.all(proxies.map(async (p) => {
@@ -219,10 +221,10 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
         await sleep(POLL_MS);
       }
     }));
-    const opIdlePerMs = (cpuSeconds(opPid) - op0) / idleWindowMs;
     const pxIdlePerMs = proxyPids.map((pid, i) => (cpuSeconds(pid) - px0[i]) / idleWindowMs);
 
     const latencies: number[] = [];
+    let timeouts = 0;
     const byKind: Record<string, number[]> = {};
     const opCpu: number[] = [];
     const pxCpu: number[] = [];
@@ -258,13 +260,21 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     for (let n = 1; n <= changes; n++) {
       const op = cpuSeconds(opPid);
       const px = proxyPids.map(cpuSeconds);
-      const { c, t0, ms } = await timeEdit(n);
+      let edit: Awaited<ReturnType<typeof timeEdit>>;
+      try {
+        edit = await timeEdit(n);
+      } catch (err) {
+        // Not served in time (a loaded machine): counted at the bound, and said so.
+        process.stderr.write(`  ${count}: ${(err as Error).message.split('\n')[0]}\n`);
+        timeouts++;
+        continue;
+      }
+      const { c, ms } = edit;
       latencies.push(ms);
       (byKind[c.kind] ??= []).push(ms);
       // Status writes and events follow the render: counted in the edit's cost.
       await sleep(1000);
-      const window = performance.now() - t0;
-      opCpu.push(Math.max(0, cpuSeconds(opPid) - op - opIdlePerMs * window));
+      opCpu.push(cpuSeconds(opPid) - op);
       // The proxies were polled only until they served; the rest of the window they idled (~0).
       pxCpu.push(median(proxyPids.map((pid, i) => Math.max(0, cpuSeconds(pid) - px[i] - pxIdlePerMs[i] * ms))));
       process.stderr.write(`  ${count}: edit ${n} ${c.kind} served by both in ${ms.toFixed(1)} ms\n`);
@@ -276,6 +286,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       machineLoad: (readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3)).map(Number),
       firstRenderMs,
       propagationMs: (({ p50, p99, max, n }) => ({ p50: round(p50, 1), p99: round(p99, 1), max: round(max, 1), n }))(summarize(latencies)),
+      timeouts,
       byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => { const s = summarize(v); return [k, { p50: round(s.p50, 1), p99: round(s.p99, 1) }]; })),
       operatorCpuPerChange: { median: round(median(opCpu), 3), p90: round(summarize(opCpu).p90, 3) },
       proxyCpuPerChange: { median: round(median(pxCpu), 3), p90: round(summarize(pxCpu).p90, 3) },
@@ -302,6 +313,9 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     await kube.stop();
   }
 }
+
+// Interrupted: the exit handlers stop the API server and the processes it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 const results: CountResult[] = [];
 for (const count of (values.counts as string).split(',').map(Number)) {
