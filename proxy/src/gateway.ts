@@ -11,6 +11,7 @@ import type { LoadedConfig } from './config/check.ts';
 import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
 import { vaultSecrets } from './config/vault.ts';
 import type { ConfigService } from './config/service.ts';
+import { poolProblems, poolRefs, retainPools, startPoolDiscovery, stopPoolDiscovery } from './inference-pool/registry.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
@@ -22,7 +23,7 @@ import { createServices, type Services } from './services.ts';
 import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
-import { execute } from './operations/execute.ts';
+import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
@@ -120,6 +121,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     throw new GatewayStartError(`tracing: ${(err as Error).message}`);
   }
   const tracing = new TracingService(process.env);
+  // Before the first snapshot is compiled: a provider naming an InferencePool gets its endpoints from here.
+  startPoolDiscovery();
   const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
@@ -165,6 +168,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
+  // Only the InferencePools the served configuration names are watched and scraped.
+  holder.onSwap((next) => retainPools(poolRefs(next)));
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
@@ -247,6 +252,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
+      playground: { run: (snapshot, request) => startExecution(services, snapshot, request), logsOpen: () => logs !== undefined },
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined, audit: audit !== undefined }),
     }, services.guesses, revocations, skills, { ...(audit && { audit }), ...(managementKeys && { keys: managementKeys }) }),
   );
@@ -276,6 +282,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
+      stopPoolDiscovery(),
       services.close(),
       cache && stopResponseCache(cache, holder.current().config),
       Promise.all([webhooks?.stop(), jobs?.close(), mcp.calls.close(), audit?.close(), managementKeys?.close()]).then(() => logs?.close()),
@@ -325,7 +332,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube) {
     const { startServedReport } = await import('./state/served-report.ts');
     const source = kube.source;
-    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), pools: () => poolProblems(holder.current()), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
   }
 
   let drained: Promise<void> | undefined;

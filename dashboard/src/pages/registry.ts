@@ -14,6 +14,7 @@ import { McpPage } from './mcp.tsx';
 import { SkillsPage } from './skills.tsx';
 import { AuditPage } from './audit.tsx';
 import { ManagementKeysPage } from './management-keys.tsx';
+import { PlaygroundPage } from './playground.tsx';
 
 export const PAGES: readonly PageDef[] = [
   { path: 'overview', title: 'Overview', component: OverviewPage },
@@ -23,6 +24,7 @@ export const PAGES: readonly PageDef[] = [
   { path: 'teams', title: 'Teams & customers', component: TeamsPage },
   { path: 'budgets', title: 'Budgets & rate limits', component: BudgetsPage },
   { path: 'models', title: 'Models & pricing', component: ModelsPage },
+  { path: 'playground', title: 'Playground', component: PlaygroundPage },
   { path: 'routing', title: 'Routing rules', component: RoutingPage },
   { path: 'cache', title: 'Plugins & cache', component: CachePage },
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },

@@ -7,6 +7,7 @@ import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { poolFor } from '../upstream/pools.ts';
+import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
 
@@ -68,6 +69,16 @@ export async function sendUpstream(
   let path = upstreamPath(provider, up);
   let pool = provider.pool;
   let payload = up.payload;
+  // An InferencePool provider: this request goes to the server the pool's source picks (least loaded).
+  let picked: PickedEndpoint | undefined;
+  if (provider.endpoints) {
+    const choice = provider.endpoints.pick();
+    if ('error' in choice) {
+      throw new GatewayError(503, `provider '${provider.name}' has no model server to send to: ${choice.error}`, { type: 'upstream_unavailable', code: 'no_endpoints', provider: provider.name, upstream: true });
+    }
+    picked = choice;
+    pool = poolFor(choice.origin, provider.maxConnections, provider.allowLinkLocal);
+  }
   if (adapter.sign) {
     const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath, form: up.form }, key);
     ({ headers, path } = signed);
@@ -78,7 +89,7 @@ export async function sendUpstream(
   }
   let res: Dispatcher.ResponseData;
   try {
-    res = await pool.request({
+    res = await sendVia(pool, picked, {
       method: up.method,
       path,
       headers,
@@ -134,6 +145,22 @@ export async function sendUpstream(
     upstream: true,
     retryAfter: parseRetryAfter(res.headers['retry-after']),
   });
+}
+
+/** The request on `pool`; a picked server counts it in flight until its answer body is done with. */
+async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  if (!picked) return pool.request(opts);
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await pool.request(opts);
+  } catch (err) {
+    picked.release();
+    throw err;
+  }
+  // 'close' follows the end of the body, its destruction (client gone, error) and a dump alike.
+  if (res.body.closed || res.body.destroyed) picked.release();
+  else res.body.once('close', () => picked.release());
+  return res;
 }
 
 export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
