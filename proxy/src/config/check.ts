@@ -15,7 +15,7 @@ import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { OtelPluginConfigSchema, otelConfigErrors, otelWarnings } from '../schema/plugins.ts';
-import { isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
+import { isReference, isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -72,6 +72,8 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
  */
 function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
+    // Not a reference: read as written wherever it is (most strings; the path test is the cost).
+    if (!isReference(value)) return value;
     if (!resolvesEnvRef(path)) {
       if (isVaultRef(value) && !('error' in parseVaultRef(value))) errors.push({ path, message: 'a vault reference is not read here: only provider keys and settings, virtual keys, auth settings, redis, store configs, MCP clients, webhooks and encryption_key take references' });
       return value;
@@ -104,8 +106,14 @@ function semanticErrors(config: GatewayConfig): FieldError[] {
     if (!builtIn && !p.custom_provider_config) {
       errors.push({ path: at, message: `unknown provider '${name}': built-in providers are ${Object.keys(PROVIDER_KINDS).join(', ')}; a custom provider needs custom_provider_config.base_provider_type` });
     }
-    if (p.custom_provider_config && !p.network_config?.base_url) {
-      errors.push({ path: `${at}.network_config.base_url`, message: 'is required for a custom provider' });
+    const pool = p.network_config?.inference_pool;
+    if (p.custom_provider_config && !p.network_config?.base_url && !pool) {
+      errors.push({ path: `${at}.network_config.base_url`, message: 'is required for a custom provider (or network_config.inference_pool)' });
+    }
+    // A pool's servers are reached at their own addresses, so only a format with no per-key endpoint or signature fits.
+    const format = builtIn?.format ?? p.custom_provider_config?.base_provider_type;
+    if (pool && format !== 'openai') {
+      errors.push({ path: `${at}.network_config.inference_pool`, message: `is for OpenAI-compatible model servers (vllm, or a custom provider with base_provider_type openai), not a provider of format '${format}'` });
     }
     if (builtIn?.format === 'azure') errors.push(...azureConfigErrors(at, p));
     const baseUrl = p.network_config?.base_url;
