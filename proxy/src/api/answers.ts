@@ -14,6 +14,42 @@ export interface Owned {
   source?: string;
 }
 
+// ---- GET /api/config/settings, PUT /api/config (api/config.ts, api/client-settings.ts) ----
+
+/** One client setting the Settings page shows and PUT /api/config changes. */
+export interface ClientSettingView {
+  /** Dotted path below `client` (`async_job_config.max_attempts`). */
+  name: string;
+  group: string;
+  type: 'boolean' | 'integer' | 'list' | 'choice';
+  options?: string[];
+  minimum?: number;
+  maximum?: number;
+  /** The schema's description. */
+  description: string;
+  /** What it opens or costs. */
+  effect: string;
+  default: unknown;
+  /** As stored; absent: the default applies. */
+  value?: unknown;
+  /** Who set it: config.json (`file`, read-only here), the environment, /api (`store`), Kubernetes, or nobody (`default`). */
+  owner: 'file' | 'environment' | 'store' | 'kubernetes' | 'default';
+  source?: string;
+  /** `now`: the next request reads it; `restart`: read when the gateway starts. */
+  applies: 'now' | 'restart';
+}
+
+export interface ClientSettingsAnswer {
+  settings: ClientSettingView[];
+  /** True when writes answer 409 (Kubernetes owns the document). */
+  read_only: boolean;
+  read_only_reason?: string;
+  /** Whether a change survives a restart (`--app-dir` or `redis` keeps the configuration store). */
+  persistent: boolean;
+  /** Where changes are kept: `memory`, `file` (the path) or `redis`. */
+  store: { kind: string; location?: string };
+}
+
 // ---- GET /api/dashboard (api/dashboard-info.ts) ----
 
 export interface DashboardFeatures {
