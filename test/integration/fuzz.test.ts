@@ -89,6 +89,7 @@ const API_ROUTES: Route[] = [
   ['/api/governance/usage', ['GET']],
   ['/api/config', ['GET', 'PUT']],
   ['/api/config/status', ['GET']],
+  ['/api/config/settings', ['GET']],
   ['/api/version', ['GET']],
   ['/api/models', ['GET']],
   ['/api/keys', ['GET']],
@@ -121,6 +122,7 @@ const API_ROUTES: Route[] = [
   ['/api/mcp/client/m1', ['GET', 'PUT', 'DELETE']],
   ['/api/mcp/client/m1/reconnect', ['POST']],
   ['/api/mcp-logs', ['GET']],
+  ['/api/realtime/sessions', ['GET']],
   ...['stats', 'dropped', 'filterdata', 'histogram', 'histogram/tokens', 'histogram/cost', 'histogram/models', 'histogram/cost/by-provider', 'histogram/tokens/by-provider', 'histogram/latency', 'histogram/latency/by-provider'].map((p): [string, string[]] => [`/api/logs/${p}`, ['GET']]),
   ...['virtual-keys', 'teams', 'customers', 'budgets', 'rate-limits', 'model-configs'].flatMap((c): [string, string[]][] => [
     [`/api/governance/${c}`, ['GET', 'POST']],

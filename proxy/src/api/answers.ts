@@ -5,13 +5,24 @@
 // test/unit/imports.test.ts checks both.
 import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
 import type { BreakdownBy, FilterData, IdName, LogEntry, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
+import type { RealtimeSessionView } from '../realtime/registry.ts';
 
-export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogStats, McpToolUsage, PricingOverride, RateLimit, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
+export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogStats, McpToolUsage, PricingOverride, RateLimit, RealtimeSessionView, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {
   managed_by?: string;
   source?: string;
+}
+
+// ---- GET /api/realtime/sessions (api/realtime.ts) ----
+
+
+export interface RealtimeSessionsAnswer {
+  /** Open sessions on this replica, oldest first. */
+  open: RealtimeSessionView[];
+  /** The last sessions that ended on this replica, most recent first. */
+  ended: RealtimeSessionView[];
 }
 
 // ---- GET /api/config/settings, PUT /api/config (api/config.ts, api/client-settings.ts) ----

@@ -4,6 +4,7 @@ import type { ConfigService } from '../config/service.ts';
 import { gatewayInfo } from './dashboard-info.ts';
 import type { DashboardFeatures } from './answers.ts';
 import type { TicketStore } from './ws-tickets.ts';
+import type { RealtimeRegistry } from '../realtime/registry.ts';
 import { managementAuth } from './auth.ts';
 import { packageVersion } from './config.ts';
 import { reply } from './http.ts';
@@ -15,6 +16,8 @@ export interface DashboardApi {
   tickets?: TicketStore;
   /** The optional subsystems running on this gateway. */
   features(): DashboardFeatures;
+  /** This replica's realtime sessions (GET /api/realtime/sessions). */
+  realtime?: RealtimeRegistry;
 }
 
 const NONE: DashboardFeatures = { logs: false, cache: false, mcp: false, webhooks: false, async: false, skills: false, audit: false };
