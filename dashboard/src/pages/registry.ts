@@ -14,6 +14,7 @@ import { McpPage } from './mcp.tsx';
 import { SkillsPage } from './skills.tsx';
 import { AuditPage } from './audit.tsx';
 import { ManagementKeysPage } from './management-keys.tsx';
+import { SettingsPage } from './settings.tsx';
 
 export const PAGES: readonly PageDef[] = [
   { path: 'overview', title: 'Overview', component: OverviewPage },
@@ -30,4 +31,5 @@ export const PAGES: readonly PageDef[] = [
   { path: 'skills', title: 'Skills', component: SkillsPage },
   { path: 'audit', title: 'Audit log', component: AuditPage },
   { path: 'management-keys', title: 'Management keys', component: ManagementKeysPage },
+  { path: 'settings', title: 'Settings', component: SettingsPage },
 ];
