@@ -11,6 +11,7 @@ import { RoutingPage } from './routing.tsx';
 import { CachePage } from './cache.tsx';
 import { WebhooksPage } from './webhooks.tsx';
 import { McpPage } from './mcp.tsx';
+import { RealtimePage } from './realtime.tsx';
 import { SkillsPage } from './skills.tsx';
 import { AuditPage } from './audit.tsx';
 import { ManagementKeysPage } from './management-keys.tsx';
@@ -28,6 +29,7 @@ export const PAGES: readonly PageDef[] = [
   { path: 'cache', title: 'Plugins & cache', component: CachePage },
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { path: 'mcp', title: 'MCP', component: McpPage },
+  { path: 'realtime', title: 'Realtime sessions', component: RealtimePage },
   { path: 'skills', title: 'Skills', component: SkillsPage },
   { path: 'audit', title: 'Audit log', component: AuditPage },
   { path: 'management-keys', title: 'Management keys', component: ManagementKeysPage },
