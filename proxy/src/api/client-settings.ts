@@ -28,7 +28,7 @@ const JOBS = asyncSettings({});
 
 /** In the page's order. Defaults are the code's own constants, so the page cannot drift from them. */
 const SETTINGS: readonly SettingDef[] = [
-  { path: 'enable_logging', group: 'Request logs', default: true, applies: 'now', effect: 'Stores a record of every request (model, tokens, cost, and the content unless content logging is off). Turning it on takes effect at once only when a logs store was opened at start; otherwise after a restart.' },
+  { path: 'enable_logging', group: 'Request logs', default: true, applies: 'now', effect: 'Stores a record of every request (model, tokens, cost, and the content unless content logging is off). Turning it on takes effect at once only when a logs store was opened at start; otherwise after a restart. (In Kubernetes it is off unless the chart names a store.)' },
   { path: 'disable_content_logging', group: 'Request logs', default: false, applies: 'now', effect: 'While off, prompts and answers are stored in the logs, readable by anyone with logs:read; on keeps only the numbers.' },
   { path: 'log_retention_days', group: 'Request logs', default: DEFAULT_RETENTION_DAYS, applies: 'restart', effect: 'Records older than this are deleted every hour: longer keeps more history and more disk.' },
   { path: 'logging_headers', group: 'Request logs', default: [], applies: 'now', effect: "Each header named is copied into the log record's metadata: never list credentials (authorization, cookies)." },
