@@ -37,7 +37,7 @@ interface Win {
   document: El & { activeElement: El | null; documentElement: { scrollWidth: number; clientWidth: number } };
   getComputedStyle(e: El): { outlineStyle: string; outlineWidth: string; visibility: string };
 }
-const win = () => globalThis as unknown as Win;
+// Functions passed to page.evaluate run in the page: they name `globalThis` themselves, never a helper of this file.
 
 /** Opens a route afresh and waits until its data is in (no loading indicator left). */
 async function visit(page: Page, url: string): Promise<void> {
@@ -48,7 +48,10 @@ async function visit(page: Page, url: string): Promise<void> {
 }
 
 async function assertNoSidewaysScroll(page: Page, what: string): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: win().document.documentElement.scrollWidth, client: win().document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => {
+    const root = (globalThis as unknown as Win).document.documentElement;
+    return { scroll: root.scrollWidth, client: root.clientWidth };
+  });
   assert.ok(scroll <= client, `${what}: the page is ${scroll}px wide in a ${client}px viewport`);
 }
 
@@ -68,7 +71,7 @@ function markMainAction(page: Page): Promise<string | undefined> {
     const target = pick(main.querySelectorAll(`.page-actions :is(${FOCUSABLE})`)) ?? own[0];
     if (!target) return undefined;
     target.setAttribute('data-main-action', '');
-    return `${target.tagName.toLowerCase()} “${(target.textContent ?? target.getAttribute('aria-label') ?? '').trim().slice(0, 40)}”`;
+    return `${target.tagName.toLowerCase()} “${(target.textContent || target.getAttribute('aria-label') || '').trim().slice(0, 40)}”`;
   });
 }
 
@@ -159,7 +162,7 @@ describe('every dashboard page', () => {
           await visit(page, `${d.gw.url}/#/${p.path}`);
           const action = await markMainAction(page);
           assert.ok(action, `#/${p.path} has a control to reach`);
-          await page.evaluate(() => win().document.activeElement?.blur());
+          await page.evaluate(() => (globalThis as unknown as Win).document.activeElement?.blur());
           let nav = false;
           let reached: Focus | undefined;
           for (let i = 0; i < 80 && !reached; i++) {

@@ -65,8 +65,8 @@ describe('realtime sessions for the dashboard', () => {
     // The dashboard's socket (auth off, loopback: no ticket needed).
     const live = new WebSocket(`${gw.url.replace(/^https/, 'wss')}/ws`, { ca: ca.pem });
     const events: RealtimeEvent[] = [];
-    live.on('message', (data: Buffer) => {
-      const msg = JSON.parse(data.toString()) as { type: string };
+    live.on('message', (data) => {
+      const msg = JSON.parse((data as Buffer).toString()) as { type: string };
       if (msg.type === 'realtime') events.push(msg as RealtimeEvent);
     });
     await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
