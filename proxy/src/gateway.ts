@@ -131,7 +131,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
   // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
   // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
-  const logs = await openRequestLogs(holder.current().config, appDir, { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }, kube === undefined).catch((err: unknown) => {
+  const logs = await openRequestLogs(holder.current().config, appDir, { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }, kube === undefined, () => holder.current().config).catch((err: unknown) => {
     log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
     return undefined;
   });

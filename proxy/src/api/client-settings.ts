@@ -30,7 +30,7 @@ const JOBS = asyncSettings({});
 const SETTINGS: readonly SettingDef[] = [
   { path: 'enable_logging', group: 'Request logs', default: true, applies: 'now', effect: 'Stores a record of every request (model, tokens, cost, and the content unless content logging is off). Turning it on takes effect at once only when a logs store was opened at start; otherwise after a restart. (In Kubernetes it is off unless the chart names a store.)' },
   { path: 'disable_content_logging', group: 'Request logs', default: false, applies: 'now', effect: 'While off, prompts and answers are stored in the logs, readable by anyone with logs:read; on keeps only the numbers.' },
-  { path: 'log_retention_days', group: 'Request logs', default: DEFAULT_RETENTION_DAYS, applies: 'restart', effect: 'Records older than this are deleted every hour: longer keeps more history and more disk.' },
+  { path: 'log_retention_days', group: 'Request logs', default: DEFAULT_RETENTION_DAYS, applies: 'now', effect: 'Records older than this are deleted at the next hourly sweep: longer keeps more history and more disk. (MCP tool call logs keep the value read at start.)' },
   { path: 'logging_headers', group: 'Request logs', default: [], applies: 'now', effect: "Each header named is copied into the log record's metadata: never list credentials (authorization, cookies)." },
   { path: 'allowed_origins', group: 'Access', default: [], applies: 'now', effect: "Each origin may call /api and inference from a browser page and open the dashboard's socket; '*' lets any web page call with a virtual key." },
   { path: 'enforce_auth_on_inference', group: 'Access', default: false, applies: 'now', effect: "While off, an inference call without a virtual key is served with the gateway's own provider keys." },
