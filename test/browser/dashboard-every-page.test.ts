@@ -56,7 +56,8 @@ async function assertNoSidewaysScroll(page: Page, what: string): Promise<void> {
 }
 
 /**
- * Marks the page's main action: the first control of its header actions, else its first control.
+ * Marks the page's main action: the primary button of its header, else the header's first control,
+ * else the page's first control.
  * Answers its description (or undefined: a page with no control at all).
  */
 function markMainAction(page: Page): Promise<string | undefined> {
@@ -68,7 +69,7 @@ function markMainAction(page: Page): Promise<string | undefined> {
     const main = d.querySelector('main')!;
     // Banners about the gateway (notices, the first-run hint) are not the page's own.
     const own = Array.from(main.querySelectorAll(FOCUSABLE)).filter((e) => visible(e) && !e.closest('.banner') && !e.closest('[aria-label="Protect this dashboard"]'));
-    const target = pick(main.querySelectorAll(`.page-actions :is(${FOCUSABLE})`)) ?? own[0];
+    const target = pick(main.querySelectorAll('.page-actions .btn-primary:not([disabled])')) ?? pick(main.querySelectorAll(`.page-actions :is(${FOCUSABLE})`)) ?? own[0];
     if (!target) return undefined;
     target.setAttribute('data-main-action', '');
     return `${target.tagName.toLowerCase()} “${(target.textContent || target.getAttribute('aria-label') || '').trim().slice(0, 40)}”`;

@@ -1,12 +1,13 @@
 // Realtime sessions: the open sessions of this replica (GET /api/realtime/sessions) with their
 // virtual key, team, model, provider, turns, tokens and cost, kept current by the dashboard socket's
-// `realtime` events (opened, turn, ended) without a reload; ended sessions link to their log record.
+// `realtime` events (opened, turn, ended) without a reload (and read again every 15 s, or on Refresh,
+// in case the socket missed one); ended sessions link to their log record.
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.ts';
 import { onLiveStatus, subscribe, type LiveStatus } from '../lib/live.ts';
 import { formatCost, formatNumber, formatTime } from '../lib/format.ts';
 import { hrefOf } from '../shell/route.ts';
-import { ErrorBox, Loading, PageHeader, Table, type Column } from '../ui/components.tsx';
+import { Button, ErrorBox, Loading, PageHeader, Table, type Column } from '../ui/components.tsx';
 import type { PageProps } from './types.ts';
 import type { RealtimeSessionView, RealtimeSessionsAnswer } from '../../../proxy/src/api/answers.ts';
 
@@ -46,6 +47,7 @@ export function RealtimePage(_props: PageProps) {
   const [error, setError] = useState<unknown>(undefined);
   const [live, setLive] = useState<LiveStatus>('idle');
   const [now, setNow] = useState(Date.now());
+  const [tick, setTick] = useState(0);
 
   useEffect(() => {
     let gone = false;
@@ -55,21 +57,26 @@ export function RealtimePage(_props: PageProps) {
         (e: unknown) => !gone && setError(e),
       );
     void load();
+    const resync = setInterval(() => void load(), RESYNC_MS);
+    return () => {
+      gone = true;
+      clearInterval(resync);
+    };
+  }, [tick]);
+
+  useEffect(() => {
     const unsub = subscribe('realtime', (m) => {
       const v = m.data as RealtimeSessionView | undefined;
       if (!v || typeof v.id !== 'string' || typeof m.event !== 'string') return;
       setState((s) => (s ? applyEvent(s, m.event as string, v) : s));
     });
     const unStatus = onLiveStatus(setLive);
-    const resync = setInterval(() => void load(), RESYNC_MS);
     // Durations tick while sessions are open.
-    const tick = setInterval(() => setNow(Date.now()), 1000);
+    const clock = setInterval(() => setNow(Date.now()), 1000);
     return () => {
-      gone = true;
       unsub();
       unStatus();
-      clearInterval(resync);
-      clearInterval(tick);
+      clearInterval(clock);
     };
   }, []);
 
@@ -79,6 +86,7 @@ export function RealtimePage(_props: PageProps) {
         <span class="muted" role="status">
           {live === 'open' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Not live: refreshing every 15 s'}
         </span>
+        <Button onClick={() => setTick((t) => t + 1)}>Refresh</Button>
       </PageHeader>
       <p class="muted">
         Voice and text sessions on <code>/v1/realtime</code> open on this gateway process (each replica lists its own), with what their turns used so far. An ended session's request log record
