@@ -181,7 +181,8 @@ function settingsAnswer(service: ConfigService): ClientSettingsAnswer {
   const origin = service.origin();
   const status = service.status();
   return {
-    settings: clientSettings(service.document().client, (field) => service.ownerOf('client', field)),
+    // In Kubernetes mode the whole document is the operator's rendering: a setting it holds is Kubernetes'.
+    settings: clientSettings(service.document().client, (field) => service.ownerOf('client', field) ?? (origin ? { owner: 'kubernetes' } : undefined)),
     read_only: origin !== undefined,
     ...(origin && { read_only_reason: `the configuration is managed by ${origin.managedBy}: change ${origin.editWith}` }),
     persistent: status.store.persistent,
