@@ -3,7 +3,7 @@
 // says what it opens), each with a default of its own type, and a stored value and owner shown as set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { ClientConfigSchema, UNBUILT_CLIENT_FIELDS } from '../../proxy/src/schema/gateway.ts';
 import { clientSettings } from '../../proxy/src/api/client-settings.ts';
 import { mergeClient } from '../../proxy/src/api/config.ts';
@@ -14,7 +14,7 @@ const NOT_LISTED = new Set(['enforce_governance_header']);
 
 /** Every leaf setting of the schema by dotted path (objects' members, not the objects). */
 function leaves(schema: TSchema, prefix = ''): string[] {
-  return Object.entries((schema as { properties: Record<string, TSchema> }).properties).flatMap(([k, s]) => {
+  return Object.entries((schema as TObject).properties).flatMap(([k, s]) => {
     const path = prefix ? `${prefix}.${k}` : k;
     return s.type === 'object' ? leaves(s, path) : [path];
   });

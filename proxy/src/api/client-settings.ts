@@ -2,7 +2,7 @@
 // default, its value as stored, who owns it, when a change applies and one line on what it opens or
 // costs. Type, bounds and description come from the schema (ClientConfigSchema); this file adds
 // only what the schema cannot say. Settings of features not built are not listed (PUT refuses them).
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { ClientConfigSchema, UNBUILT_CLIENT_FIELDS, type ClientConfig } from '../schema/gateway.ts';
 import { DEFAULTS } from '../config/snapshot.ts';
 import { DEFAULT_RETENTION_DAYS } from '../logs/retention.ts';
@@ -58,7 +58,7 @@ const SETTINGS: readonly SettingDef[] = [
 /** The schema of a dotted path below the client section. */
 function schemaAt(path: string): TSchema {
   let node: TSchema = ClientConfigSchema;
-  for (const seg of path.split('.')) node = (node as { properties: Record<string, TSchema> }).properties[seg];
+  for (const seg of path.split('.')) node = (node as TObject).properties[seg];
   return node;
 }
 
