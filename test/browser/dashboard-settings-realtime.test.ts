@@ -124,7 +124,12 @@ describe('realtime sessions page', () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: VK, maxRetries: 0 });
     const rt = new OpenAIRealtimeWS({ model: 'openai/gpt-realtime', options: { ca: ca.pem } }, client);
     const types: string[] = [];
-    rt.on('event', (e) => types.push(e.type));
+    let usage: { input_tokens: number; output_tokens: number } | undefined;
+    rt.on('event', (e) => {
+      types.push(e.type);
+      if (e.type === 'response.done') usage = (e as unknown as { response: { usage: typeof usage } }).response.usage;
+    });
+    rt.on('error', () => undefined);
     await new Promise((resolve, reject) => (rt.socket.once('open', resolve), rt.socket.once('error', reject)));
     // No reload: the socket's `opened` event adds the row.
     const row = open.getByRole('row').filter({ hasText: 'voice-bot' });
@@ -133,9 +138,10 @@ describe('realtime sessions page', () => {
 
     rt.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello page' }] } });
     rt.send({ type: 'response.create' });
-    await eventually(() => assert.ok(types.includes('response.done')));
-    // The turn: 9 tokens at a cent each, counted on the page as it was charged.
-    await row.filter({ hasText: /\b1\s+9\s+\$0\.09\b/ }).waitFor();
+    await eventually(() => assert.ok(types.includes('response.done') && usage));
+    // The turn's tokens at a cent each, counted on the page as it was charged.
+    const tokens = usage!.input_tokens + usage!.output_tokens;
+    await row.filter({ hasText: new RegExp(`\\b1\\s+${tokens}\\s+\\$${(tokens * 0.01).toFixed(2).replace('.', '\\.')}\\b`) }).waitFor();
 
     const closed = new Promise((resolve) => rt.socket.once('close', resolve));
     rt.close();
