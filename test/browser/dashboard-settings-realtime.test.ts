@@ -11,6 +11,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startGateway as startInProcess, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.ts';
@@ -84,15 +85,15 @@ describe('realtime sessions page', () => {
   const VK = 'sk-bf-rt-page-0123456789abcd';
   let ca: TestCa;
   let mock: MockProvider;
-  let gw: RunningGateway;
+  let gw: InProcessGateway;
   let browser: Browser;
   let page: Page;
   before(async () => {
     ca = makeTestCa();
     const files = ca.issue('gateway');
     mock = await startMockProvider();
-    const env: NodeJS.ProcessEnv = process.env.SKYBRIDGE_DASHBOARD_DIR ? { SKYBRIDGE_DASHBOARD_DIR: process.env.SKYBRIDGE_DASHBOARD_DIR } : {};
-    gw = await startGateway(
+    // In this process (it serves SKYBRIDGE_DASHBOARD_DIR of this environment when set), over TLS.
+    gw = await startInProcess(
       {
         providers: mockProviders(mock.url, { openai: { pricing_overrides: [{ model_pattern: '*', match_type: 'wildcard', input_cost_per_token: 0.01, output_cost_per_token: 0.01 }] } }),
         governance: {
@@ -100,7 +101,7 @@ describe('realtime sessions page', () => {
           virtual_keys: [{ id: 'voice-bot', name: 'voice-bot', value: VK, team_id: 'voice', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] }],
         },
       },
-      { env, args: ['--tls-cert', files.cert, '--tls-key', files.key] },
+      { args: ['--tls-cert', files.cert, '--tls-key', files.key] },
     );
     browser = await launchChromium();
     // The browser trusts the gateway's certificate as it would a real one (the test CA is not installed).
@@ -141,7 +142,8 @@ describe('realtime sessions page', () => {
     await eventually(() => assert.ok(types.includes('response.done') && usage));
     // The turn's tokens at a cent each, counted on the page as it was charged.
     const tokens = usage!.input_tokens + usage!.output_tokens;
-    await row.filter({ hasText: new RegExp(`\\b1\\s+${tokens}\\s+\\$${(tokens * 0.01).toFixed(2).replace('.', '\\.')}\\b`) }).waitFor();
+    const turned = new RegExp(`\\b1\\s+${tokens}\\s+\\$${(tokens * 0.01).toFixed(2).replace('.', '\\.')}\\b`);
+    await eventually(async () => assert.match(await row.innerText(), turned));
 
     const closed = new Promise((resolve) => rt.socket.once('close', resolve));
     rt.close();
