@@ -105,7 +105,8 @@ export function Table<T>(props: {
 }) {
   const cards = props.cards ?? true;
   return (
-    <div class={`table-wrap${cards ? ' table-wrap-cards' : ''}`}>
+    // Focusable and named: a table wider than its box scrolls there, and the keyboard must reach it too.
+    <div class={`table-wrap${cards ? ' table-wrap-cards' : ''}`} tabIndex={0} role="region" aria-label={props.caption}>
       <table class={['table', cards ? 'table-cards' : '', props.dense ? 'table-dense' : ''].filter(Boolean).join(' ')}>
         <caption class="sr-only">{props.caption}</caption>
         <thead>
