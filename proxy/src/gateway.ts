@@ -22,7 +22,7 @@ import { createServices, type Services } from './services.ts';
 import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
-import { execute } from './operations/execute.ts';
+import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
@@ -251,6 +251,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
       realtime: realtimeSessions,
+      playground: { run: (snapshot, request) => startExecution(services, snapshot, request), logsOpen: () => logs !== undefined },
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined, audit: audit !== undefined }),
     }, services.guesses, revocations, skills, { ...(audit && { audit }), ...(managementKeys && { keys: managementKeys }) }),
   );
@@ -335,7 +336,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   let drained: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
   // Realtime sessions never end by themselves: they are ended between turns (close code 1001) while the listener drains.
-  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs)]).then(() => undefined));
+  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs, () => services.openStreams.cutAll())]).then(() => undefined));
   return {
     config: service,
     holder,

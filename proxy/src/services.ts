@@ -17,6 +17,7 @@ import { GuessThrottle } from './governance/guess-throttle.ts';
 import { builtinStages, contextInit, wrappedPlugins } from './builtin-stages.ts';
 import { TracingService } from './tracing/service.ts';
 import { Dependencies } from './state/dependencies.ts';
+import { OpenStreams } from './pipeline/open-streams.ts';
 
 export interface Services extends ContextServices {
   pipeline: Pipeline;
@@ -26,6 +27,7 @@ export interface Services extends ContextServices {
   /** What the gateway depends on and can run without for a while (/health, /ready). */
   dependencies: Dependencies;
   tracing: TracingService;
+  openStreams: OpenStreams;
   /** Closes the upstream connection pools. */
   close(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export function createServices(
     guesses: new GuessThrottle(),
     dependencies: opts.dependencies ?? new Dependencies(),
     tracing,
+    openStreams: new OpenStreams(),
     pipeline: new Pipeline((snapshot) => builtinStages(snapshot, services), wrappedPlugins(opts.plugins ?? PLUGINS, () => services)),
     close: async () => {
       await Promise.all([closePools(), mcp.close(), tracing.close()]);

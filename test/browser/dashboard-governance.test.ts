@@ -167,7 +167,8 @@ test('a bad value shows the gateway message under its field; provider keys stay 
   await fieldError(page, 'Input $/token').waitFor();
   await dialog.getByLabel('Input $/token').fill('0.0000025');
   await dialog.getByRole('button', { name: 'Add pricing override' }).click();
-  await page.getByRole('row').filter({ hasText: 'gpt-4o' }).getByText('$2.5').waitFor();
+  // In the providers' own overrides (the prices in force list gpt-4o too).
+  await page.getByRole('table', { name: 'Pricing overrides' }).getByRole('row').filter({ hasText: 'gpt-4o' }).getByText('$2.5').waitFor();
 
   // Providers: every key shows masked; the full values are nowhere in the page's HTML.
   await page.goto(`${gw.url}/#/providers`);

@@ -124,7 +124,10 @@ const API_ROUTES: Route[] = [
   ['/api/mcp-logs', ['GET']],
   ['/api/realtime/sessions', ['GET']],
   ...['stats', 'dropped', 'filterdata', 'histogram', 'histogram/tokens', 'histogram/cost', 'histogram/models', 'histogram/cost/by-provider', 'histogram/tokens/by-provider', 'histogram/latency', 'histogram/latency/by-provider'].map((p): [string, string[]] => [`/api/logs/${p}`, ['GET']]),
-  ...['virtual-keys', 'teams', 'customers', 'budgets', 'rate-limits', 'model-configs'].flatMap((c): [string, string[]][] => [
+  ['/api/playground', ['POST']],
+  ['/api/playground/models', ['GET']],
+  ['/api/governance/pricing', ['GET']],
+  ...['virtual-keys', 'teams', 'customers', 'budgets', 'rate-limits', 'model-configs', 'pricing-overrides'].flatMap((c): [string, string[]][] => [
     [`/api/governance/${c}`, ['GET', 'POST']],
     [`/api/governance/${c}/x1`, ['GET', 'PUT', 'DELETE']],
   ]),

@@ -3,7 +3,8 @@
 // Ready only once every live proxy serves it; a stopped proxy (SIGSTOP: it stops renewing without
 // saying so) drops out of the count when its lease expires, and one shutting down drops out at once.
 // A kind the proxies do not act on never reports Ready. MCPClient status carries what the proxies
-// report of their MCP connections (Connected, toolCount, lastError without secrets). Everything runs
+// report of their MCP connections (Connected, toolCount, lastError without secrets). A refused resource
+// (a CEL type error, an MCP URL with credentials) says why and shows SERVED 0/N. Everything runs
 // with the chart's RBAC for the proxies and the operator, as static-token users.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -279,6 +280,53 @@ describe('Ready means served', { concurrency: false }, () => {
     process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
     assert.match(table, new RegExp(`tools\\s+stdio\\s+(<none>\\s+)?True\\s+${tools}\\s+True\\s+Served\\s+2/2`));
     assert.match(table, /broken\s+stdio\s+(<none>\s+)?False\s+(<none>\s+)?True\s+ConnectionFailed\s+2\/2/);
+  });
+
+  test('a RoutingRule whose CEL does not type-check is refused as a type error, and a refused resource shows SERVED 0/2', { timeout: 60_000 }, async () => {
+    await apply({
+      apiVersion: 'gateway.skybridge.dev/v1alpha1',
+      kind: 'RoutingRule',
+      metadata: { name: 'typed', namespace: NS },
+      // Parses, but an int compared with a string does not type-check.
+      spec: { cel_expression: '1 == "one"', targets: [{ provider: 'openai', model: 'gpt-4o', weight: 1 }] },
+    });
+    const o = await waitFor('the rule refused', async () => {
+      const cr = await api(`${GROUP_PATH}/routingrules/typed`);
+      return cr?.status?.served !== undefined && condition(cr, 'Ready')?.status === 'False' ? cr : undefined;
+    });
+    const refused = [condition(o, 'Accepted'), condition(o, 'Ready')].find((c) => c?.status === 'False')!;
+    assert.match(refused.message, /CEL type check failed/, 'named a type error');
+    assert.doesNotMatch(refused.message, /invalid CEL syntax/);
+    assert.equal(o.status?.served, '0/2', 'no replica serves a refused generation');
+    const table = await kubectl(['get', 'routingrules', '-n', NS]);
+    process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
+    assert.match(table, /typed\s.*\s0\/2\s/);
+  });
+
+  test('an MCPClient URL carrying credentials is refused naming the field, and the credential reaches no status, Event or proxy log', { timeout: 60_000 }, async () => {
+    const secret = 'hunter2-url-secret';
+    await apply({
+      apiVersion: 'gateway.skybridge.dev/v1alpha1',
+      kind: 'MCPClient',
+      metadata: { name: 'creds-in-url', namespace: NS },
+      spec: { connection_type: 'http', connection_string: `https://admin:${secret}@mcp.example.com/mcp`, tools_to_execute: ['*'] },
+    });
+    // The API server stores it (its schema checks shapes only); the operator refuses it.
+    const cr = await waitFor('the client refused', async () => {
+      const c = await api(`${GROUP_PATH}/mcpclients/creds-in-url`);
+      return condition(c, 'Accepted')?.status === 'False' ? c : undefined;
+    });
+    assert.match(condition(cr, 'Accepted')!.message, /connection_string.*must not carry credentials/);
+    assert.equal(cr.status?.served, '0/2');
+    await sleep(1000);
+    const places: Record<string, string> = {
+      status: JSON.stringify((await api(`${GROUP_PATH}/mcpclients/creds-in-url`))?.status ?? {}),
+      events: await kubectl(['get', 'events', '-n', NS, '-o', 'json']),
+      operator: operatorOut,
+      ...Object.fromEntries(Object.entries(proxies).map(([n, p]) => [n, p.logs()])),
+    };
+    const leaked = Object.entries(places).filter(([, text]) => text.includes(secret)).map(([where, text]) => `${where}: ${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}`);
+    assert.deepEqual(leaked, [], 'the URL credential is in no status, Event or log');
   });
 
   test('a Webhook whose deliveries a proxy gives up on is not Delivering: its status says why and a Warning Event is recorded', { timeout: 90_000 }, async () => {

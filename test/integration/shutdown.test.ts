@@ -1,8 +1,12 @@
 // Graceful shutdown and readiness: on SIGTERM the gateway stops taking connections, fails readiness,
-// lets a stream in flight finish, then exits 0; /ready answers 200 once a configuration is served.
+// lets a stream in flight finish, then exits 0; a stream still open when the grace period ends gets an
+// error event and its log record; /ready answers 200 once a configuration is served.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { mockProviders } from '../helpers/providers.ts';
@@ -54,4 +58,44 @@ test('SIGTERM: new connections are refused, a stream in flight finishes whole, t
   assert.equal(code, 0);
   assert.ok(Date.now() - signalled < 15_000, 'exited once the stream ended, well inside the grace period');
   assert.match(g.logs(), /shutting down: finishing requests in flight/);
+});
+
+test('SIGTERM: a stream still open when the grace period ends gets an error event the SDK raises, and its log record is kept', async () => {
+  // Logging is on by default (SQLite logs.db in the app dir); 60 words at 150 ms each outlast a 1 s grace.
+  const g = await startGateway({ providers: mockProviders(mock.url) }, { args: ['--shutdown-grace', '1'] });
+  const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
+  const client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  const stream = await client.chat.completions.create({ model: 'openai/gpt-4o', stream: true, messages: [{ role: 'user', content: words }] });
+  const exited = once(g.process, 'exit');
+  let text = '';
+  let signalled = false;
+  const failure = await (async () => {
+    try {
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        if (!signalled) {
+          signalled = true;
+          g.process.kill('SIGTERM');
+        }
+      }
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  })();
+  assert.ok(failure instanceof OpenAI.APIError, `the stream ended with the SDK's error, not a cut connection: ${String(failure)}`);
+  assert.match(failure.message, /shutting down/);
+  assert.ok(text.length > 0 && !text.includes('w59'), 'the stream was cut part way');
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0);
+  assert.match(g.logs(), /shutdown grace period over: ending the streams/);
+  const db = new DatabaseSync(join(g.appDir, 'logs.db'), { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT object, status, stream, error_details FROM logs').all() as { status: string; error_details: string | null }[];
+    assert.equal(rows.length, 1, `the cut stream has its log record: ${JSON.stringify(rows)}\n${g.logs()}`);
+    assert.equal(rows[0].status, 'error');
+    assert.match(rows[0].error_details ?? '', /gateway_shutdown/);
+  } finally {
+    db.close();
+  }
 });

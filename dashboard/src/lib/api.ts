@@ -22,6 +22,11 @@ export function onUnauthorized(listener: Listener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
+/** Tells the shell the session is gone (a 401 from any /api call but the session's own). */
+export function signalUnauthorized(): void {
+  for (const l of unauthorizedListeners) l();
+}
+
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   // X-Requested-With: the gateway then answers a 401 without a Basic challenge (no browser password dialog).
   const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' } };
@@ -41,7 +46,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   }
   if (!res.ok) {
     const err = (data as { error?: { message?: string; param?: string; code?: string } } | undefined)?.error;
-    if (res.status === 401 && !path.startsWith('/api/session/')) for (const l of unauthorizedListeners) l();
+    if (res.status === 401 && !path.startsWith('/api/session/')) signalUnauthorized();
     throw new ApiError(res.status, err?.message ?? `${res.status} ${res.statusText}`, err?.param, err?.code);
   }
   return data as T;

@@ -1,5 +1,6 @@
-// Model configs (per-model budgets and rate limits, optionally per provider) and pricing overrides
-// (per provider, by exact name, wildcard or regex): list, create, edit, delete.
+// The prices in force for every model the gateway knows (models/prices.tsx), model configs
+// (per-model budgets and rate limits, optionally per provider) and the providers' own pricing
+// overrides (per provider, by exact name, wildcard or regex): list, create, edit, delete.
 import { useState } from 'preact/hooks';
 import type { PageProps } from './types.ts';
 import './governance.css';
@@ -11,6 +12,7 @@ import { ConfirmDelete } from './shared/confirm-delete.tsx';
 import { actionsColumn } from './shared/row-actions.tsx';
 import { useUsage } from './budgets/use-usage.ts';
 import { ModelConfigForm, PRICE_FIELDS, PricingForm } from './models/forms.tsx';
+import { PricesInForceSection } from './models/prices.tsx';
 import type { ModelConfigView as ModelConfig, PricingOverride, ProviderView } from '../../../proxy/src/api/answers.ts';
 
 interface Lists {
@@ -43,12 +45,14 @@ export function ModelsPage({ info }: PageProps) {
   const lists = useAsync(loadLists, []);
   const usage = useUsage();
   const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
+  // Bumped by a change of the providers' own overrides: the prices in force are read again.
+  const [pricesVersion, setPricesVersion] = useState(0);
   const data = lists.data;
   const providerNames = data?.providers.map((p) => p.name) ?? [];
   const overridesOf = (name: string) => data?.providers.find((p) => p.name === name)?.pricing_overrides ?? [];
   const rows: OverrideRow[] = data?.providers.flatMap((p) => (p.pricing_overrides ?? []).map((o, index) => ({ provider: p.name, index, o }))) ?? [];
   const close = () => setDialog(undefined);
-  const done = () => (setDialog(undefined), lists.reload(), usage.reload());
+  const done = () => (setDialog(undefined), lists.reload(), usage.reload(), setPricesVersion((v) => v + 1));
 
   return (
     <section class="stack">
@@ -68,11 +72,13 @@ export function ModelsPage({ info }: PageProps) {
       {ro && <ReadOnlyBanner reason={info.read_only_reason} kind="Provider" />}
       <ErrorBox error={lists.error} />
       {lists.loading && !data && <Loading />}
+      {data && <PricesInForceSection key={pricesVersion} readOnly={ro} providers={providerNames} />}
       {data && (
         <>
           <h2>Model configs</h2>
           <Table<ModelConfig>
             caption="Model configs"
+            cards
             rows={data.configs}
             rowKey={(m) => m.id}
             empty="No model configs."
@@ -83,10 +89,11 @@ export function ModelsPage({ info }: PageProps) {
               ...actionsColumn(ro, (m: ModelConfig) => ({ name: `model config ${m.model_name}`, onEdit: () => setDialog({ kind: 'config', record: m }), onDelete: () => setDialog({ kind: 'delete-config', record: m }) })),
             ]}
           />
-          <h2>Pricing overrides</h2>
-          <p class="muted">Prices in USD per million tokens; they replace the catalog's price for matching models.</p>
+          <h2>Providers' own pricing overrides</h2>
+          <p class="muted">Kept in each provider's configuration (providers.&lt;name&gt;.pricing_overrides), in USD per million tokens: editable here for providers created through the dashboard; those of config.json are changed in the file, or overridden above.</p>
           <Table<OverrideRow>
             caption="Pricing overrides"
+            cards
             rows={rows}
             rowKey={(r) => `${r.provider}:${r.index}`}
             empty="No pricing overrides."
@@ -95,7 +102,8 @@ export function ModelsPage({ info }: PageProps) {
               { label: 'Model pattern', render: (r) => <code>{r.o.model_pattern}</code> },
               { label: 'Match', render: (r) => r.o.match_type },
               { label: 'Request types', render: (r) => (r.o.request_types ?? []).join(', ') || 'all' },
-              ...PRICE_FIELDS.map(([f, label]) => ({ label: label.replace('$/token', '$/1M'), numeric: true, render: (r: OverrideRow) => perMillion(r.o[f]) })),
+              // One column for the prices, so the table fits the page instead of scrolling sideways.
+              { label: 'Prices ($/1M tokens)', render: (r: OverrideRow) => PRICE_FIELDS.map(([f, label]) => `${label.replace(' $/token', '')} ${perMillion(r.o[f])}`).join(' · ') },
               ...actionsColumn(ro, (r: OverrideRow) => ({ name: `pricing ${r.provider} ${r.o.model_pattern}`, onEdit: () => setDialog({ kind: 'pricing', provider: r.provider, index: r.index }), onDelete: () => setDialog({ kind: 'delete-pricing', row: r }) })),
             ]}
           />

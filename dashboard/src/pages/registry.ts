@@ -16,6 +16,7 @@ import { SkillsPage } from './skills.tsx';
 import { AuditPage } from './audit.tsx';
 import { ManagementKeysPage } from './management-keys.tsx';
 import { SettingsPage } from './settings.tsx';
+import { PlaygroundPage } from './playground.tsx';
 
 export const PAGES: readonly PageDef[] = [
   { path: 'overview', title: 'Overview', component: OverviewPage },
@@ -25,6 +26,7 @@ export const PAGES: readonly PageDef[] = [
   { path: 'teams', title: 'Teams & customers', component: TeamsPage },
   { path: 'budgets', title: 'Budgets & rate limits', component: BudgetsPage },
   { path: 'models', title: 'Models & pricing', component: ModelsPage },
+  { path: 'playground', title: 'Playground', component: PlaygroundPage },
   { path: 'routing', title: 'Routing rules', component: RoutingPage },
   { path: 'cache', title: 'Plugins & cache', component: CachePage },
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },

@@ -3,11 +3,13 @@
 // Types only, and type imports only from modules that load no server code (schemas, record
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
-import type { Budget, Customer, ModelConfig, PricingOverride, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
-import type { BreakdownBy, FilterData, IdName, LogEntry, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
+import type { Budget, Customer, ModelConfig, PricingOverride, PricingOverrideRecord, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
+import type { PriceInForce, PriceSource, PricesInForce } from '../governance/pricing/view.ts';
+import type { BreakdownBy, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
 import type { RealtimeSessionView } from '../realtime/registry.ts';
 
-export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogStats, McpToolUsage, PricingOverride, RateLimit, RealtimeSessionView, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
+export type { PriceInForce, PriceSource, PricesInForce };
+export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, PricingOverride, PricingOverrideRecord, RateLimit, RealtimeSessionView, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {
@@ -510,4 +512,30 @@ export interface AuditVerifyAnswer {
   checkpoint: { through_seq: number; hash: string } | null;
   first_broken: { seq: number; id: string; reason: string; message: string } | null;
   algorithm: 'sha256' | 'hmac-sha256';
+}
+
+// ---- /api/playground (api/playground.ts) ----
+
+/** What the playground shows of one answer. */
+export interface PlaygroundSummary {
+  /** The request's log record as the logging stage builds it (no content): tokens, cost, latency, ttft, cache, routing. */
+  record: LogRecord;
+  /** Where the request could go, in order (`provider/model`): the primary target, then its fallbacks. */
+  targets: string[];
+  /** A logs store keeps the record: `#/logs/<record.id>` opens it. */
+  logged: boolean;
+}
+
+/** POST /api/playground without `stream`: the /v1 answer and its summary. */
+export interface PlaygroundAnswer {
+  response: unknown;
+  summary: PlaygroundSummary;
+}
+
+/** GET /api/playground/models?virtual_key_id=: what the key may call. */
+export interface PlaygroundModels {
+  /** `provider/model`, sorted. */
+  models: string[];
+  /** Some provider allows every model it lists (`allowed_models: ['*']`): others may be typed. */
+  any: boolean;
 }

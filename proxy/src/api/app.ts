@@ -40,6 +40,7 @@ import { scoped, setPrincipal } from './scopes.ts';
 import { actorOf, auditWrites } from './audit-trail.ts';
 import { auditLogsRouter } from './audit-logs.ts';
 import { managementKeysRouter } from './management-keys.ts';
+import { playgroundRouter } from './playground.ts';
 
 /** Paths that answer without credentials: one says whether auth is on, the other is how to get in. */
 const OPEN_PATHS = new Set(['/api/session/is-auth-enabled', '/api/session/login']);
@@ -131,6 +132,8 @@ export function createApiApp(service: ConfigService, logs?: LogsApiSource, webho
   api.use('/governance/routing-rules', rules);
   if (counters) api.use('/governance/usage', scoped({ area: 'governance' }, usageRouter(service, counters)));
   api.use('/governance', scoped({ area: 'governance' }, governanceRouter(service)));
+  // Running a request as a virtual key spends what the key may spend: governance's write scope.
+  api.use('/playground', scoped({ area: 'governance' }, playgroundRouter(service, dashboard?.playground)));
   api.use('/providers', scoped({ area: 'providers' }, providersRouter(service)));
   api.use('/keys', scoped({ area: 'providers' }, allKeysRouter(service)));
   // Logging is built, but runs only where a request-log store could be opened.

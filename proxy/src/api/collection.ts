@@ -16,7 +16,7 @@ import { governanceOf, write, type WriteContext } from './write.ts';
 import { methodNotAllowed } from './not-allowed.ts';
 import { markManaged } from './managed.ts';
 
-type Section = 'budgets' | 'rate_limits' | 'customers' | 'teams' | 'virtual_keys' | 'model_configs';
+type Section = 'budgets' | 'rate_limits' | 'customers' | 'teams' | 'virtual_keys' | 'model_configs' | 'pricing_overrides';
 export type StoredRecord = Record<string, unknown> & { id: string };
 
 export interface CollectionSpec {

@@ -5,6 +5,7 @@ import { gatewayInfo } from './dashboard-info.ts';
 import type { DashboardFeatures } from './answers.ts';
 import type { TicketStore } from './ws-tickets.ts';
 import type { RealtimeRegistry } from '../realtime/registry.ts';
+import type { PlaygroundDeps } from './playground.ts';
 import { managementAuth } from './auth.ts';
 import { packageVersion } from './config.ts';
 import { reply } from './http.ts';
@@ -18,6 +19,8 @@ export interface DashboardApi {
   features(): DashboardFeatures;
   /** This replica's realtime sessions (GET /api/realtime/sessions). */
   realtime?: RealtimeRegistry;
+  /** Runs the playground's requests in process; absent: POST /api/playground answers 503. */
+  playground?: PlaygroundDeps;
 }
 
 const NONE: DashboardFeatures = { logs: false, cache: false, mcp: false, webhooks: false, async: false, skills: false, audit: false };

@@ -1,16 +1,17 @@
-// /api/governance/{virtual-keys,teams,customers,budgets,rate-limits,model-configs}.
+// /api/governance/{virtual-keys,teams,customers,budgets,rate-limits,model-configs,pricing-overrides}.
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ConfigService } from '../config/service.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import {
-  BudgetSchema, CustomerSchema, ModelConfigSchema, RateLimitSchema, TeamSchema, VirtualKeySchema, type Budget,
+  BudgetSchema, CustomerSchema, ModelConfigSchema, PricingOverrideRecordSchema, RateLimitSchema, TeamSchema, VirtualKeySchema, type Budget,
 } from '../schema/governance.ts';
 import { collectionRouter, type CollectionSpec, type StoredRecord } from './collection.ts';
 import { applyInlineLimits, budgetErrors, expandLimits, LIMIT_RESPONSE_ONLY } from './limits.ts';
 import { isMaskOf, maskSecret } from './mask.ts';
 import { queryParam, without } from './http.ts';
 import type { WriteContext } from './write.ts';
+import { pricingRouter } from './pricing.ts';
 
 /** The reference gateway's generated virtual keys look like this. */
 export const newVirtualKeyValue = (): string => `sk-bf-${randomUUID()}`;
@@ -126,6 +127,17 @@ export const MODEL_CONFIGS: CollectionSpec = {
   filter: byQuery('provider'),
 };
 
+/** Overrides of config.json's providers can only be written here (the provider itself is the file's). */
+export const PRICING_OVERRIDES: CollectionSpec = {
+  section: 'pricing_overrides',
+  label: 'pricing override',
+  singular: 'pricing_override',
+  plural: 'pricing_overrides',
+  schema: PricingOverrideRecordSchema,
+  view: (r) => r,
+  filter: byQuery('provider'),
+};
+
 export function governanceRouter(service: ConfigService): Router {
   const router = Router();
   router.use('/virtual-keys', collectionRouter(service, VIRTUAL_KEYS));
@@ -134,5 +146,7 @@ export function governanceRouter(service: ConfigService): Router {
   router.use('/budgets', collectionRouter(service, BUDGETS));
   router.use('/rate-limits', collectionRouter(service, RATE_LIMITS));
   router.use('/model-configs', collectionRouter(service, MODEL_CONFIGS));
+  router.use('/pricing-overrides', collectionRouter(service, PRICING_OVERRIDES));
+  router.use('/pricing', pricingRouter(service));
   return router;
 }

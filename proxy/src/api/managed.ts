@@ -13,8 +13,8 @@ import type { Owned } from './answers.ts';
 /** Reads, and the session endpoints (logging in is not a configuration change). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const SESSION_PATH = /^\/api\/session(\/|$)/;
-/** Writes that change no configuration: a webhook test delivery, a redelivery, a routing rule check, clearing cache entries. */
-const ACTION_PATH = /^\/api\/(webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)|(routing\/rules|governance\/routing-rules)\/(validate|test)|cache\/(clear|clear-by-key)\/[^/]+)$/;
+/** Writes that change no configuration: a webhook test delivery, a redelivery, a routing rule check, clearing cache entries, a playground request. */
+const ACTION_PATH = /^\/api\/(playground|webhooks\/(deliveries\/[^/]+\/redeliver|[^/]+\/test)|(routing\/rules|governance\/routing-rules)\/(validate|test)|cache\/(clear|clear-by-key)\/[^/]+)$/;
 
 /** Data kept in the logs store, not configuration: the skills repository is written through /api in every mode. */
 const DATA_PATH = /^\/api\/skills(\/|$)/;
@@ -27,6 +27,7 @@ const SECTIONS: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^\/api\/governance\/budgets\/([^/]+)/, 'budgets', 'budget'],
   [/^\/api\/governance\/rate-limits\/([^/]+)/, 'rate_limits', 'rate limit'],
   [/^\/api\/governance\/model-configs\/([^/]+)/, 'model_configs', 'model config'],
+  [/^\/api\/governance\/pricing-overrides\/([^/]+)/, 'pricing_overrides', 'pricing override'],
   [/^\/api\/governance\/routing-rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/routing\/rules\/([^/]+)/, 'routing_rules', 'routing rule'],
   [/^\/api\/plugins\/([^/]+)/, 'plugins', 'plugin'],

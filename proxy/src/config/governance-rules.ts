@@ -33,6 +33,7 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
   unique('virtual_keys', g.virtual_keys, 'name');
   unique('virtual_keys', g.virtual_keys, 'value', 'virtual key value');
   unique('model_configs', g.model_configs, 'id');
+  unique('pricing_overrides', g.pricing_overrides, 'id');
 
   const ref = (path: string, id: string | undefined, known: Set<string>, what: string) => {
     if (id !== undefined && !known.has(id)) errors.push({ path, message: `no ${what} with id '${id}'` });
@@ -66,6 +67,12 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
     limits(`governance.model_configs[${i}]`, mc);
     if (mc.provider !== undefined && !providers.has(mc.provider)) errors.push({ path: `governance.model_configs[${i}].provider`, message: `provider '${mc.provider}' is not configured` });
   });
+  g.pricing_overrides?.forEach((o, i) => {
+    const at = `governance.pricing_overrides[${i}]`;
+    if (o.provider !== undefined && !providers.has(o.provider)) errors.push({ path: `${at}.provider`, message: `provider '${o.provider}' is not configured` });
+    const problem = o.match_type === 'regex' ? regexProblem(o.model_pattern) : undefined;
+    if (problem) errors.push({ path: `${at}.model_pattern`, message: `is not a valid regular expression: ${problem}` });
+  });
   g.providers?.forEach((p, i) => {
     limits(`governance.providers[${i}]`, p);
     if (!providers.has(p.name)) errors.push({ path: `governance.providers[${i}].name`, message: `provider '${p.name}' is not configured` });
@@ -80,3 +87,12 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
 }
 
 const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

@@ -73,8 +73,7 @@ export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
   }
   const budgets = new Map((g.budgets ?? []).map((b) => [b.id, b]));
   const rateLimits = new Map((g.rate_limits ?? []).map((r) => [r.id, r]));
-  const pricingOverrides = new Map<string, PricingOverride[]>();
-  for (const [name, p] of Object.entries(config.providers ?? {})) if (p.pricing_overrides?.length) pricingOverrides.set(name, p.pricing_overrides);
+  const pricingOverrides = pricingOverridesOf(config);
   const client = config.client;
   return {
     enforceAuth: client?.enforce_auth_on_inference ?? client?.enforce_governance_header ?? false,
@@ -112,4 +111,20 @@ export function findVirtualKey(rt: GovernanceRuntime, presented: string): Virtua
   const hit = rt.virtualKeys.get(d.toString('base64'));
   if (!hit) return undefined;
   return timingSafeEqual(d, hit.digest) ? hit : undefined;
+}
+
+/**
+ * Each provider's pricing overrides in the order they are tried (the first match wins): the
+ * governance records for it or for every provider (written through /api), then its own
+ * `pricing_overrides` (config.json). The record's `id` and `provider` are not price fields.
+ */
+export function pricingOverridesOf(config: GatewayConfig): Map<string, PricingOverride[]> {
+  const out = new Map<string, PricingOverride[]>();
+  const records = config.governance?.pricing_overrides ?? [];
+  for (const name of Object.keys(config.providers ?? {})) {
+    const list: PricingOverride[] = records.filter((r) => r.provider === undefined || r.provider === name).map(({ id: _id, provider: _p, ...o }) => o);
+    list.push(...(config.providers?.[name]?.pricing_overrides ?? []));
+    if (list.length) out.set(name, list);
+  }
+  return out;
 }

@@ -33,6 +33,7 @@ export const OBJECT_SECTIONS: readonly ObjectSection[] = [
   { section: 'teams', label: 'team', path: ['governance', 'teams'], id: byId },
   { section: 'virtual_keys', label: 'virtual key', path: ['governance', 'virtual_keys'], id: byId },
   { section: 'model_configs', label: 'model config', path: ['governance', 'model_configs'], id: byId },
+  { section: 'pricing_overrides', label: 'pricing override', path: ['governance', 'pricing_overrides'], id: byId },
   { section: 'routing_rules', label: 'routing rule', path: ['governance', 'routing_rules'], id: (v) => ruleId(v as { name: string }) },
   { section: 'plugins', label: 'plugin', path: ['plugins'], id: byName },
   { section: 'webhooks', label: 'webhook', path: ['webhooks'], id: byName },

@@ -23,6 +23,7 @@ const ID_FIELDS: Readonly<Record<string, readonly string[]>> = {
   virtual_keys: ['id', 'team_id', 'customer_id', 'budget_id', 'rate_limit_id'],
   routing_rules: ['id', 'scope_id'],
   model_configs: ['id', 'budget_id', 'rate_limit_id'],
+  pricing_overrides: ['id'],
   providers: ['budget_id', 'rate_limit_id'],
 };
 

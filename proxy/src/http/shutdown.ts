@@ -9,20 +9,32 @@ import { markDraining } from '../state/readiness.ts';
 /** After the grace period, closing the stores gets this long before the process exits anyway. */
 const CLOSE_TIMEOUT_MS = 5000;
 
-/** Closes the listener and waits for its connections to end, cutting those still open after `graceMs`. */
-export function drainServer(server: Server, graceMs: number): Promise<void> {
+/** After the grace period, streams ended with an error event get this long to write it before their connections are cut. */
+const CUT_FLUSH_MS = 1000;
+
+/**
+ * Closes the listener and waits for its connections to end. Once `graceMs` is over, the streams
+ * still relayed are ended with an in-band error (`cutStreams`), and whatever is still open a moment
+ * later is cut.
+ */
+export function drainServer(server: Server, graceMs: number, cutStreams: () => number = () => 0): Promise<void> {
   return new Promise((resolve) => {
+    let over: NodeJS.Timeout | undefined;
     // A keep-alive connection whose answer just ended is idle: close it rather than wait for its next request.
     const idle = setInterval(() => server.closeIdleConnections(), 250);
     const grace = setTimeout(() => {
-      clearInterval(idle);
-      log.warn('shutdown grace period over: closing the connections still open');
-      server.closeAllConnections();
-      resolve();
+      const streams = cutStreams();
+      log.warn('shutdown grace period over: ending the streams and closing the connections still open', { streams });
+      over = setTimeout(() => {
+        clearInterval(idle);
+        server.closeAllConnections();
+        resolve();
+      }, streams > 0 ? CUT_FLUSH_MS : 0).unref();
     }, graceMs).unref();
     server.close(() => {
       clearInterval(idle);
       clearTimeout(grace);
+      clearTimeout(over);
       resolve();
     });
     server.closeIdleConnections();

@@ -28,7 +28,18 @@ export interface ExecuteRequest extends InProcessOrigin {
  * (or `return()`ed): its `after` hooks (usage charged, metrics) run when it is.
  */
 export function execute(services: ContextServices & { pipeline: Pipeline }, snapshot: Snapshot, request: ExecuteRequest): Promise<Outcome> {
-  const ctx = new RequestContext({
+  return startExecution(services, snapshot, request).outcome;
+}
+
+/** A request run in process, with the context the stages fill in: read it once the outcome is settled (a stream read to its end). */
+export interface Execution {
+  context: RequestContext;
+  outcome: Promise<Outcome>;
+}
+
+/** execute(), keeping the request's context: what a caller reports of the answer besides its body (the dashboard's playground: cost, routing, timings). */
+export function startExecution(services: ContextServices & { pipeline: Pipeline }, snapshot: Snapshot, request: ExecuteRequest): Execution {
+  const context = new RequestContext({
     services,
     snapshot,
     operation: request.operation,
@@ -42,7 +53,7 @@ export function execute(services: ContextServices & { pipeline: Pipeline }, snap
     ...(request.caller && { caller: request.caller }),
     ...(request.untilDone && { untilDone: true }),
   });
-  return services.pipeline.run(ctx, acceptOf(request.operation), true);
+  return { context, outcome: services.pipeline.run(context, acceptOf(request.operation), true) };
 }
 
 /** An operation's read-and-validate step: async submit checks a request with it, then stores it instead of running it. */

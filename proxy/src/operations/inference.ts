@@ -177,10 +177,11 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
         maxEventBytes: rt.maxStreamEventBytes,
         scrub: (t) => scrubProvider(t, rt),
       };
+      const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
       if (relayable(ctx, plan, opts)) {
-        return { kind: 'stream', items: relayText(ctx, attempt.answer.body, plan, opts), format: textFormat(plan as StreamFormat<unknown>), extra: ctx.errorExtra };
+        return { kind: 'stream', items: relayText(ctx, body, plan, opts), format: textFormat(plan as StreamFormat<unknown>), extra: ctx.errorExtra };
       }
-      const items = streamItems(ctx, attempt.answer.body, plan, opts);
+      const items = streamItems(ctx, body, plan, opts);
       return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
     }
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);

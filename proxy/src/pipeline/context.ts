@@ -11,6 +11,7 @@ import type { GatewayError } from '../unified/errors.ts';
 import type { Target } from './target.ts';
 import type { ErrorExtra } from './outcome.ts';
 import type { TurnTotals } from './turns.ts';
+import type { OpenStreams } from './open-streams.ts';
 import type { OperationRow } from '../unified/operations.ts';
 import { newRequestId } from '../request-id.ts';
 
@@ -28,6 +29,8 @@ export interface ContextServices {
    * assignments, not a copy from a template object: that measured about 40% slower per context.
    */
   readonly initContext?: (ctx: RequestContext) => void;
+  /** Upstream bodies being relayed: the end of the shutdown grace ends them with an in-band error. */
+  readonly openStreams?: OpenStreams;
 }
 
 /**

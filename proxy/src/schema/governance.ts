@@ -177,23 +177,6 @@ export const AuthConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const GovernanceSchema = Type.Object(
-  {
-    budgets: Type.Optional(Type.Array(BudgetSchema)),
-    rate_limits: Type.Optional(Type.Array(RateLimitSchema)),
-    customers: Type.Optional(Type.Array(CustomerSchema)),
-    teams: Type.Optional(Type.Array(TeamSchema)),
-    virtual_keys: Type.Optional(Type.Array(VirtualKeySchema)),
-    routing_rules: Type.Optional(Type.Array(RoutingRuleSchema)),
-    model_configs: Type.Optional(Type.Array(ModelConfigSchema)),
-    providers: Type.Optional(Type.Array(ProviderGovernanceSchema)),
-    auth_config: Type.Optional(AuthConfigSchema),
-    /** Embedding-based `complexity_tier` for routing rules (a Skybridge extension). */
-    complexity_classifier: Type.Optional(ComplexityClassifierSchema),
-  },
-  { additionalProperties: false },
-);
-
 /** Per-model price overrides on a provider (`providers.<name>.pricing_overrides[]`), USD. */
 export const PricingOverrideSchema = Type.Object(
   {
@@ -209,6 +192,41 @@ export const PricingOverrideSchema = Type.Object(
   },
   // The reference lists many more price dimensions (images, audio, tiers): accepted, not applied.
   { additionalProperties: true },
+);
+
+/**
+ * A pricing override kept as an object of its own (`governance.pricing_overrides[]`), for one
+ * provider or, without `provider`, every provider: what /api and the dashboard write, since a
+ * provider of config.json (or of the environment) is read-only there. These come before the
+ * provider's own `pricing_overrides` (the first match wins). Only the price fields the gateway
+ * applies are accepted, so a misspelt one is refused instead of ignored.
+ */
+export const PricingOverrideRecordSchema = Type.Object(
+  {
+    id: Id,
+    provider: Type.Optional(Type.String({ minLength: 1, description: 'The provider it prices; absent: every provider.' })),
+    ...PricingOverrideSchema.properties,
+  },
+  { additionalProperties: false },
+);
+
+export const GovernanceSchema = Type.Object(
+  {
+    budgets: Type.Optional(Type.Array(BudgetSchema)),
+    rate_limits: Type.Optional(Type.Array(RateLimitSchema)),
+    customers: Type.Optional(Type.Array(CustomerSchema)),
+    teams: Type.Optional(Type.Array(TeamSchema)),
+    virtual_keys: Type.Optional(Type.Array(VirtualKeySchema)),
+    routing_rules: Type.Optional(Type.Array(RoutingRuleSchema)),
+    model_configs: Type.Optional(Type.Array(ModelConfigSchema)),
+    /** Pricing overrides written through /api (a Skybridge extension; see PricingOverrideRecordSchema). */
+    pricing_overrides: Type.Optional(Type.Array(PricingOverrideRecordSchema)),
+    providers: Type.Optional(Type.Array(ProviderGovernanceSchema)),
+    auth_config: Type.Optional(AuthConfigSchema),
+    /** Embedding-based `complexity_tier` for routing rules (a Skybridge extension). */
+    complexity_classifier: Type.Optional(ComplexityClassifierSchema),
+  },
+  { additionalProperties: false },
 );
 
 /** Where counters and the config store live when several replicas share state. */
@@ -240,4 +258,5 @@ export type ProviderGovernance = Static<typeof ProviderGovernanceSchema>;
 export type AuthConfig = Static<typeof AuthConfigSchema>;
 export type Governance = Static<typeof GovernanceSchema>;
 export type PricingOverride = Static<typeof PricingOverrideSchema>;
+export type PricingOverrideRecord = Static<typeof PricingOverrideRecordSchema>;
 export type RedisConfig = Static<typeof RedisConfigSchema>;

@@ -29,6 +29,11 @@ const VEO: Record<string, Row> = {
 const VIDEO_PRICES: Readonly<Record<string, Readonly<Record<string, Row>>>> = { openai: SORA, gemini: VEO, vertex: VEO };
 const SEPARATORS = new Set(['-', '@', ':', '/']);
 
+/** The model ids the built-in video list prices for `provider`. */
+export function videoModels(provider: string): string[] {
+  return Object.keys(VIDEO_PRICES[provider] ?? {});
+}
+
 export function videoTier(size: string): VideoTier {
   const m = /^(\d+)x(\d+)$/.exec(size);
   const short = m ? Math.min(Number(m[1]), Number(m[2])) : 720;
