@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { axeContext, seriousViolations } from '../helpers/axe.ts';
 import { mockProviders } from '../helpers/providers.ts';
+import { patience } from '../helpers/patience.ts';
 
 const T = { timeout: 300_000 };
 const ADMIN = { username: 'admin', password: 'every-page-password-41c9' };
@@ -134,7 +135,7 @@ describe('every dashboard page', () => {
   ]) {
     test(`axe-core: no serious or critical violation, and no sideways scroll, on every page at ${viewport.width} px`, T, async () => {
       const context = await axeContext(d.browser, viewport);
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(patience(15_000));
       try {
         const page = await context.newPage();
         await page.goto(`${d.gw.url}/#/overview`);
@@ -154,7 +155,7 @@ describe('every dashboard page', () => {
 
     test(`the keyboard alone reaches the navigation and each page's main action, with a visible focus, at ${viewport.width} px`, T, async () => {
       const context = await d.browser.newContext({ viewport });
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(patience(15_000));
       try {
         const page = await context.newPage();
         await page.goto(`${d.gw.url}/#/overview`);

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startGateway as startInProcess, type InProcessGateway } from '../helpers/in-process-gateway.ts';
-import { eventually } from '../helpers/patience.ts';
+import { eventually, patience } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
@@ -26,6 +26,8 @@ describe('settings page', () => {
   let restarted: RunningGateway | undefined;
   before(async () => {
     d = await openDashboard({ config: (u) => ({ providers: mockProviders(u), client: { allowed_origins: ['https://a.example'] } }), path: '#/settings' });
+    // Waits stretch with the machine's load (a restarted child gateway, a save under load).
+    d.context.setDefaultTimeout(patience(15_000));
   });
   after(async () => {
     await restarted?.stop();
@@ -106,7 +108,7 @@ describe('realtime sessions page', () => {
     browser = await launchChromium();
     // The browser trusts the gateway's certificate as it would a real one (the test CA is not installed).
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ignoreHTTPSErrors: true });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(patience(15_000));
     page = await context.newPage();
   });
   after(async () => {
