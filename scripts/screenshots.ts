@@ -75,7 +75,7 @@ async function traffic(url: string, inject: (f: Record<string, unknown>) => void
 async function realtimeSessions(url: string): Promise<WebSocket> {
   const open = () =>
     new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/realtime?model=openai/gpt-realtime`, { headers: { authorization: `Bearer ${VK_SEARCH}` } });
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/realtime?model=openai/gpt-realtime`);
       ws.once('open', () => resolve(ws));
       ws.once('error', reject);
     });
