@@ -1,13 +1,18 @@
 // Where does the gateway's time go? Runs the mock (20 ms) and the gateway (or the floor) under
 // node --cpu-prof, drives fixed-rate load, stops it, and summarises the .cpuprofile: top functions
 // by self time, time per source file / library, and inclusive time of the gateway's own functions.
+// --heap adds an allocation profile of the measured load (bytes allocated per function, freed
+// objects included); --gc adds V8's --trace-gc and summarises the pauses of the measured load.
 //
-//   node bench/profile.ts [--target gateway|governed|floor] [--rate 1000] [--seconds 10] [--stream] [--top 25]
+//   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
+//                         [--stream] [--heap] [--gc] [--top 25]
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fixedRate, type Target } from './lib/load.ts';
-import { BENCH, BENCH_VK, ROOT, freePort, governedConfig, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { BENCH, ROOT, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
+import { allocationsBySelf, sampleAllocations } from './lib/heap-sampling.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -16,6 +21,9 @@ interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: numb
 const { values } = parseArgs({
   options: {
     target: { type: 'string', default: 'gateway' },
+    config: { type: 'string', default: 'plain' },
+    heap: { type: 'boolean', default: false },
+    gc: { type: 'boolean', default: false },
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     stream: { type: 'boolean', default: false },
@@ -45,8 +53,8 @@ function bucket(cf: CallFrame): string {
   return w;
 }
 
-/** skipMs: ignore samples from the first skipMs of the profile (start-up and warm-up). */
-export function summarise(profile: CpuProfile, top: number, skipMs = 0): string {
+/** skipMs: ignore samples from the first skipMs of the profile (start-up and warm-up); untilMs: and from untilMs on (shutdown). */
+export function summarise(profile: CpuProfile, top: number, skipMs = 0, untilMs = Number.POSITIVE_INFINITY): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -54,7 +62,7 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0): string 
   let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     elapsed += profile.timeDeltas[i] ?? 0;
-    if (elapsed < skipMs * 1000) continue;
+    if (elapsed < skipMs * 1000 || elapsed > untilMs * 1000) continue;
     const id = profile.samples[i];
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
@@ -91,7 +99,7 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0): string 
   }
   const table = (m: Map<string, number>, n: number) =>
     [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) => `  ${pct(t).padStart(6)}  ${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join('\n');
-  const wall = (profile.endTime - profile.startTime) / 1000 - skipMs;
+  const wall = Math.min((profile.endTime - profile.startTime) / 1000, untilMs) - skipMs;
   return [
     `profile: ${(wall / 1000).toFixed(1)} s wall (first ${(skipMs / 1000).toFixed(1)} s skipped), busy ${(busy / 1000).toFixed(0)} ms (${((100 * busy) / total).toFixed(0)}% of samples), idle ${(idle / 1000).toFixed(0)} ms`,
     '',
@@ -112,48 +120,95 @@ async function main(): Promise<void> {
     process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top, Number(values['skip-ms'])) + '\n');
     return;
   }
-  const which = values.target;
-  if (which !== 'gateway' && which !== 'governed' && which !== 'floor') throw new Error('--target must be gateway, governed or floor');
+  // `--target governed` as before: the gateway with the governed configuration.
+  const which = values.target === 'governed' ? 'gateway' : values.target;
+  const configName = (values.target === 'governed' ? 'governed' : values.config) as ConfigName;
+  if (which !== 'gateway' && which !== 'floor') throw new Error('--target must be gateway or floor');
+  if (!CONFIGS.includes(configName)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
   if (values['no-build']) skipBuild();
-  const governed = which === 'governed';
+  const label = which === 'floor' ? 'floor' : configName;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const dir = join(BENCH, 'results', `profile-${which}-${stamp}`);
+  const dir = join(BENCH, 'results', `profile-${label}-${stamp}`);
   mkdirSync(dir, { recursive: true });
   const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
   const mockBase = `http://127.0.0.1:${mock.port}/openai`;
+  const svc = await servicesFor(which === 'floor' ? 'plain' : configName);
   const port = await freePort();
+  const inspectPort = values.heap ? await freePort() : undefined;
+  const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
   const spawnedAt = performance.now();
   let measuredFrom = spawnedAt;
+  let measuredTo = spawnedAt;
   let proc: Proc;
   try {
     proc = which !== 'floor'
-      ? await startGateway(mockBase, port, dir, { workers: 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`], ...(governed && { config: governedConfig(), name: 'governed' as const }) })
-      : await startFloor(mockBase, port, dir, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      ? await startGateway(mockBase, port, dir, { workers: 1, nodeFlags: flags, ...(svc.config && { config: svc.config }) })
+      : await startFloor(mockBase, port, dir, flags);
   } catch (err) {
     await stop(mock);
     throw err;
   }
-  const target: Target = {
-    name: which, origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', ...(governed && { 'x-bf-vk': BENCH_VK }) }, model: governed ? 'gpt-4o' : 'openai/gpt-4o',
-  };
+  const target: Target = { name: which === 'floor' ? 'floor' : 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model };
+  let heap: string | undefined;
   try {
     const rate = Number(values.rate);
     const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
     await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
+    const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
     measuredFrom = performance.now();
     const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
-    process.stderr.write(`${which} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
+    measuredTo = performance.now();
+    process.stderr.write(`${label} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
+    if (stopSampling) {
+      const byFn = allocationsBySelf(await stopSampling(), where);
+      const total = byFn.reduce((s, [, b]) => s + b, 0);
+      heap = [
+        `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / Math.max(1, r.sentAll) / 1024).toFixed(1)} KB per request`,
+        '',
+        `Top ${top} functions by bytes allocated (self, freed objects included):`,
+        ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, r.sentAll)).toFixed(0).padStart(6)} B/req  ${k}`),
+      ].join('\n');
+    }
   } finally {
     await stop(proc, 15_000);
     await stop(mock);
+    await svc.redis?.stop();
+    await svc.postgres?.stop();
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
   // Skip start-up (module loading, type stripping) and warm-up: only the measured load counts.
-  const summary = summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt);
+  // The profile's clock starts with the process, within a few ms of the spawn.
+  const parts = [summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt, measuredTo - spawnedAt)];
+  if (heap) parts.push(heap);
+  if (values.gc) parts.push(gcPauses(readFileSync(proc.logFile, 'utf8'), measuredFrom - spawnedAt, measuredTo - spawnedAt));
+  const summary = parts.join('\n\n');
   writeFileSync(join(dir, 'summary.txt'), summary + '\n');
   process.stdout.write(summary + `\n\nprofile: ${join(dir, file)}\n`);
+}
+
+/**
+ * The pauses --trace-gc reported inside [fromMs, toMs] of the process's life (its lines carry the
+ * time since the isolate started, which is within a few ms of the spawn).
+ */
+export function gcPauses(log: string, fromMs: number, toMs: number): string {
+  const by = new Map<string, number[]>();
+  for (const m of log.matchAll(/\s(\d+) ms: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-sweep)\b[^\n]*?MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/g)) {
+    const at = Number(m[1]);
+    if (at < fromMs || at > toMs) continue;
+    const list = by.get(m[2]) ?? [];
+    list.push(Number(m[3]));
+    by.set(m[2], list);
+  }
+  const seconds = (toMs - fromMs) / 1000;
+  const lines = [`GC pauses during the measured load (${seconds.toFixed(1)} s, --trace-gc):`];
+  for (const [kind, pauses] of by) {
+    const sorted = [...pauses].sort((a, b) => a - b);
+    const sum = sorted.reduce((s, x) => s + x, 0);
+    lines.push(`  ${kind}: ${sorted.length} (${(sorted.length / seconds).toFixed(1)}/s), total ${sum.toFixed(0)} ms (${((100 * sum) / (toMs - fromMs)).toFixed(1)}% of wall), p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
+  }
+  if (by.size === 0) lines.push('  none reported');
+  return lines.join('\n');
 }
 
 main().catch((err: unknown) => {

@@ -26,8 +26,15 @@ import { round } from './lib/stats.ts';
 const ALL_TARGETS: TargetName[] = [
   'direct', 'floor', 'baseline', 'gateway', 'logging', 'logging-pg', 'cache-hit', 'cache-bypass', 'governed', 'governed-redis', 'portkey', 'litellm',
 ];
-/** Measured unless --targets says otherwise (baseline needs --baseline; the others are opt-in too). */
+/** Measured unless --targets says otherwise (the others are opt-in; baseline is added unless --no-baseline). */
 const DEFAULT_TARGETS: TargetName[] = ['direct', 'floor', 'gateway', 'governed', 'governed-redis', 'portkey', 'litellm'];
+/**
+ * The build every run compares against unless `--baseline REF` names another or `--no-baseline`
+ * skips it: the last commit before the hardening, the stage pipeline and the features of issues
+ * 15-25 (issue 26 sets the plain gateway's CPU per request at ≤ 0.8× this build's), so a
+ * regression against it shows in every run.
+ */
+const DEFAULT_BASELINE = 'cb05528';
 const PHASES = ['c1', 'load', 'streams'] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -85,6 +92,7 @@ function parseOptions() {
       quick: { type: 'boolean', default: false },
       targets: { type: 'string', default: DEFAULT_TARGETS.join(',') },
       baseline: { type: 'string' },
+      'no-baseline': { type: 'boolean', default: false },
       phases: { type: 'string', default: PHASES.join(',') },
       'no-build': { type: 'boolean', default: false },
       'gateway-workers': { type: 'string', default: '1' },
@@ -97,7 +105,7 @@ function parseOptions() {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets LIST] [--baseline REF] [--phases c1,load,streams]
+    process.stdout.write(`Usage: node bench/run.ts [--quick] [--runs N] [--targets LIST] [--baseline REF | --no-baseline] [--phases c1,load,streams]
                          [--gateway-workers N] [--gateway-node-flags "..."] [--docs | --no-docs]
   --quick            one short smoke run (< 3 min); does not touch docs/benchmarks.md unless --docs
   --runs N           full runs to take medians over (default 3; quick: 1)
@@ -106,7 +114,9 @@ function parseOptions() {
                      governed: virtual key + 10 CEL rules + budgets and rate limits, in process / in Redis;
                      logging / logging-pg: request logs on (content off) into SQLite / a PostgreSQL server;
                      cache-hit / cache-bypass: the response cache answering hits / running without a cache key)
-  --baseline REF     also measure the gateway as built from an older commit (target "baseline")
+  --baseline REF     the older commit the gateway is also measured as built from (target "baseline";
+                     default ${DEFAULT_BASELINE}, measured in every run unless --no-baseline)
+  --no-baseline      skip the baseline build
   --phases LIST      which phase groups to run (default all: c1 latency+TTFT, load, held streams)
   --no-build         measure dist/ as it is instead of building it first
   --gateway-workers  gateway worker processes (cluster mode; 1 = single process)
@@ -118,8 +128,10 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   const targets = values.targets.split(',').map((s) => s.trim()).filter(Boolean) as TargetName[];
   for (const t of targets) if (!ALL_TARGETS.includes(t)) throw new Error(`unknown target ${t}`);
   if (!targets.includes('direct')) targets.unshift('direct');
-  if (values.baseline && !targets.includes('baseline')) targets.push('baseline');
-  if (targets.includes('baseline') && !values.baseline) throw new Error('target baseline needs --baseline <git ref>');
+  if (values.baseline && values['no-baseline']) throw new Error('--baseline and --no-baseline exclude each other');
+  const baselineRef = values['no-baseline'] ? undefined : (values.baseline ?? DEFAULT_BASELINE);
+  if (baselineRef && !targets.includes('baseline')) targets.push('baseline');
+  if (!baselineRef && targets.includes('baseline')) throw new Error('target baseline and --no-baseline exclude each other');
   if (values['no-build']) skipBuild();
   const phases = values.phases.split(',').map((s) => s.trim()).filter(Boolean) as Phase[];
   for (const p of phases) if (!PHASES.includes(p)) throw new Error(`unknown phase ${p}`);
@@ -132,7 +144,7 @@ Results: bench/results/<stamp>.json; the table goes to stdout and docs/benchmark
   const gatewayNodeFlags = values['gateway-node-flags'].split(/\s+/).filter(Boolean);
   return {
     quick, runs, targets: ALL_TARGETS.filter((t) => targets.includes(t)), workers, gatewayNodeFlags, docs, render: values.render,
-    baselineRef: values.baseline, phases, baseline: undefined as { root: string; commit: string } | undefined,
+    baselineRef, phases, baseline: undefined as { root: string; commit: string } | undefined,
   };
 }
 

@@ -128,7 +128,11 @@ export interface RateResult {
  */
 export async function fixedRate(
   t: Target,
-  opts: { rate: number; durationMs: number; warmupMs: number; drainMs: number; maxInFlight: number; stream?: boolean },
+  opts: {
+    rate: number; durationMs: number; warmupMs: number; drainMs: number; maxInFlight: number; stream?: boolean;
+    /** Each measured answer: when it was due (performance.now()), its latency in ms, and whether it was a 200. */
+    onSample?: (due: number, latencyMs: number, ok: boolean) => void;
+  },
 ): Promise<RateResult> {
   const pool = new Pool(t.origin, { connections: 1024, headersTimeout: 10_000, bodyTimeout: 10_000, keepAliveTimeout: 30_000 });
   const payload = body(t, opts.stream ?? false);
@@ -153,6 +157,7 @@ export async function fixedRate(
         await res.body.dump();
         const now = performance.now();
         if (!record) return;
+        opts.onSample?.(due, now - due, res.statusCode === 200);
         if (res.statusCode === 200) {
           ok++;
           samples.push(now - due);

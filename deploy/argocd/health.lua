@@ -20,8 +20,8 @@ local connected = nil
 for _, c in ipairs(status.conditions) do
   if c.type == "Accepted" then accepted = c end
   if c.type == "Ready" then ready = c end
-  -- How a served resource is doing: an MCPClient's Connected, a Webhook's Delivering.
-  if c.type == "Connected" or c.type == "Delivering" then connected = c end
+  -- How a served resource is doing: an MCPClient's Connected, a Webhook's Delivering, a Provider's InferencePool.
+  if c.type == "Connected" or c.type == "Delivering" or c.type == "InferencePool" then connected = c end
 end
 local function stale(c)
   return c == nil or (generation ~= nil and c.observedGeneration ~= nil and c.observedGeneration < generation)

@@ -19,7 +19,7 @@ import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, type 
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
 import { currentStatus, desiredConditions, nextStatus, servedProblem, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
-import { ServedTracker } from './served.ts';
+import { ServedTracker, poolProviderName } from './served.ts';
 import { forEachLimited } from './pool.ts';
 import { OutageLog } from './outage-log.ts';
 import type { Verdict } from './resources/desired.ts';
@@ -379,6 +379,10 @@ export class Controller {
     } else if (cr.kind === 'Webhook') {
       const id = pass.webhookIds.get(crRef(cr));
       view.givenUp = id ? this.#served.givenUp(id, live) : [];
+    } else if (cr.kind === 'Provider') {
+      // Only the replicas can tell whether an InferencePool gives them a server.
+      const name = poolProviderName(cr);
+      if (name) view.pools = this.#served.pools(name, live);
     }
     return view;
   }

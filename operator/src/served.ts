@@ -7,7 +7,7 @@
 // render is numbered here; revisions rendered before this process led are unknown and count as not
 // serving the CR until the replica loads a current one (conservative: Ready never claims too much).
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { SERVED_ANNOTATION, parseServedReport, type ServedMcpClient, type ServedReport, type ServedWebhook } from '../../proxy/src/contract.ts';
+import { SERVED_ANNOTATION, parseServedReport, type ServedMcpClient, type ServedPool, type ServedReport, type ServedWebhook } from '../../proxy/src/contract.ts';
 
 export interface Replica {
   identity: string;
@@ -151,6 +151,16 @@ export class ServedTracker {
     return out;
   }
 
+  /** The live replicas whose InferencePool for provider `name` gives them no server, with why. */
+  pools(name: string, live: readonly Replica[]): { identity: string; pool: ServedPool }[] {
+    const out: { identity: string; pool: ServedPool }[] = [];
+    for (const r of live) {
+      const pool = r.report.pools?.[name];
+      if (pool) out.push({ identity: r.identity, pool });
+    }
+    return out;
+  }
+
   /** The live replicas that gave up deliveries to webhook `id` lately. */
   givenUp(id: string, live: readonly Replica[]): { identity: string; webhook: ServedWebhook }[] {
     const out: { identity: string; webhook: ServedWebhook }[] = [];
@@ -160,4 +170,11 @@ export class ServedTracker {
     }
     return out;
   }
+}
+
+/** The provider name of a Provider resource that names an InferencePool; undefined for any other. */
+export function poolProviderName(cr: { metadata: { name: string }; spec?: unknown }): string | undefined {
+  const spec = cr.spec && typeof cr.spec === 'object' ? (cr.spec as { name?: unknown; network_config?: { inference_pool?: unknown } }) : undefined;
+  if (!spec?.network_config || typeof spec.network_config !== 'object' || spec.network_config.inference_pool === undefined) return undefined;
+  return typeof spec.name === 'string' ? spec.name : cr.metadata.name;
 }

@@ -42,6 +42,8 @@ export interface ServedView {
   mcp?: { identity: string; client: { state: string; tools: number; error?: string } }[];
   /** Webhook: the live replicas that gave up deliveries to it lately. */
   givenUp?: { identity: string; webhook: { exhausted: number; error?: string } }[];
+  /** Provider naming an InferencePool: the live replicas that find no server in it, with why. */
+  pools?: { identity: string; pool: { problem: string } }[];
 }
 
 export function desiredConditions(verdict: Verdict, outcome: RenderOutcome, served?: ServedView): DesiredCondition[] {
@@ -68,6 +70,7 @@ export function desiredConditions(verdict: Verdict, outcome: RenderOutcome, serv
   const out = [accepted, ready];
   if (served && served.kind === 'MCPClient') out.push(connectedCondition(verdict, served));
   if (served && served.kind === 'Webhook') out.push(deliveringCondition(verdict, served));
+  if (served?.pools) out.push(poolCondition(verdict, served));
   return out;
 }
 
@@ -124,9 +127,20 @@ function deliveringCondition(verdict: Verdict, { givenUp = [] }: ServedView): De
   return { type: 'Delivering', status: 'True', reason: 'Delivering', message: 'No delivery was given up lately.' };
 }
 
+/**
+ * A Provider's InferencePool (network_config.inference_pool): False while a replica finds no server
+ * in it (the pool does not exist, cannot be read, or has no ready endpoint), as that replica says.
+ */
+function poolCondition(verdict: Verdict, { pools = [] }: ServedView): DesiredCondition {
+  if (!verdict.accepted) return { type: 'InferencePool', status: 'False', reason: 'NotAccepted', message: 'Not rendered: see the Accepted condition.' };
+  const first = pools[0];
+  if (first) return { type: 'InferencePool', status: 'False', reason: 'InferencePoolUnavailable', message: truncate(`${first.identity}: ${first.pool.problem}`) };
+  return { type: 'InferencePool', status: 'True', reason: 'EndpointsFound', message: 'No proxy replica reports a problem with the InferencePool.' };
+}
+
 /** Reasons of the served side that a user must act on: each gets a Warning Event, like a refusal. */
-const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImplemented', 'ConnectionFailed', 'DeliveriesExhausted']);
-const ACTIONS: Record<string, string> = { Connected: 'Connect', Delivering: 'Deliver' };
+const SERVED_PROBLEMS: ReadonlySet<string> = new Set(['RejectedByProxy', 'NotImplemented', 'ConnectionFailed', 'DeliveriesExhausted', 'InferencePoolUnavailable']);
+const ACTIONS: Record<string, string> = { Connected: 'Connect', Delivering: 'Deliver', InferencePool: 'Route' };
 
 /**
  * The problem of an accepted resource that the proxies report (a replica refused the rendering, no
@@ -143,7 +157,7 @@ export function statusFields(conditions: readonly DesiredCondition[], served?: S
   const accepted = by('Accepted');
   const ready = by('Ready');
   // Connected (MCPClient) or Delivering (Webhook): how the served resource is doing.
-  const working = by('Connected') ?? by('Delivering');
+  const working = by('Connected') ?? by('Delivering') ?? by('InferencePool');
   // Not accepted: Ready just says NotAccepted, the cause is Accepted's. Degraded: shown even when served.
   let reason = ready?.reason;
   if (accepted && accepted.status !== 'True') reason = accepted.reason;

@@ -33,4 +33,4 @@ export {
 export { validator, type FieldError } from './schema/validate.ts';
 export { validateRuleForWrite, WEIGHT_TOLERANCE } from './routing/rules.ts';
 export { configureLog, log, type LogLevel, type LogStyle } from './log.ts';
-export { EXHAUSTED_WINDOW_MS, SERVED_ANNOTATION, SERVED_REPORT_SELECTOR, parseServedReport, scrubError, type ServedReport, type ServedMcpClient, type ServedWebhook } from './state/served-contract.ts';
+export { EXHAUSTED_WINDOW_MS, SERVED_ANNOTATION, SERVED_REPORT_SELECTOR, parseServedReport, scrubError, type ServedReport, type ServedMcpClient, type ServedPool, type ServedWebhook } from './state/served-contract.ts';

@@ -11,6 +11,7 @@ import type { LoadedConfig } from './config/check.ts';
 import { watchConfigFile, type SnapshotHolder } from './config/source.ts';
 import { vaultSecrets } from './config/vault.ts';
 import type { ConfigService } from './config/service.ts';
+import { poolProblems, poolRefs, retainPools, startPoolDiscovery, stopPoolDiscovery } from './inference-pool/registry.ts';
 import type { KubeStart } from './config/kube-source.ts';
 import { openState } from './state/shared-state.ts';
 import type { SessionRevocations } from './state/session-revocations.ts';
@@ -22,6 +23,7 @@ import { createServices, type Services } from './services.ts';
 import { TracingService } from './tracing/service.ts';
 import { tracingSettings } from './tracing/settings.ts';
 import { toolCallWatcher } from './tracing/tools.ts';
+import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
@@ -121,6 +123,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     throw new GatewayStartError(`tracing: ${(err as Error).message}`);
   }
   const tracing = new TracingService(process.env);
+  // Before the first snapshot is compiled: a provider naming an InferencePool gets its endpoints from here.
+  startPoolDiscovery();
   const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
@@ -161,11 +165,15 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     onChange: (c) => events.mcpClientChanged({ id: c.id, name: c.name, state: c.state, lastError: c.lastError }),
     // Agent turns run through the whole pipeline.
     runTurn: (snapshot, request) => execute(services, snapshot, request),
-    onCall: (client, tool, outcome, seconds) => metrics.toolCalled(client, tool, outcome, seconds),
-    watchCall: toolCallWatcher(tracing),
+    watchers: [
+      ({ client, tool }) => ({ meta: undefined, end: (outcome, seconds) => metrics.toolCalled(client, tool, outcome.failure ?? 'success', seconds) }),
+      toolCallWatcher(tracing),
+    ],
   });
   // Video jobs are recorded there too (the gateway's video ids), so any replica answers for any video.
   const services = createServices({ counters, catalog, metrics, events, mcp, dependencies, tracing, ...(logs && { logs: logs.writer }), ...(cache && { cache }), ...(videos && { videos }) });
+  // Only the InferencePools the served configuration names are watched and scraped.
+  holder.onSwap((next) => retainPools(poolRefs(next)));
   // MCP clients follow the snapshots.
   mcp.apply(holder.current());
   holder.onSwap((next) => mcp.apply(next));
@@ -218,7 +226,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   holder.onSwap((next) => catalog.refresh(next));
 
   // Webhook deliveries live in the logs store's database: without one there are none to send.
-  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics) : undefined;
+  const webhooks = sql ? await (await import('./webhooks/start.ts')).startWebhooks(sql, holder, metrics, process.env, deliveryWatcher(tracing)) : undefined;
   // Async jobs live there too; without a store /v1/async answers 503 naming what is missing.
   const jobs = sql ? (await import('./async/jobs.ts')).startAsyncJobs({ driver: sql, current: () => holder.current(), services, metrics }) : undefined;
   // Given-up deliveries go to the dashboard's live events and, in Kubernetes, to the served report.
@@ -281,6 +289,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
+      stopPoolDiscovery(),
       services.close(),
       cache && stopResponseCache(cache, holder.current().config),
       Promise.all([webhooks?.stop(), jobs?.close(), mcp.calls.close(), audit?.close(), managementKeys?.close()]).then(() => logs?.close()),
@@ -330,7 +339,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube) {
     const { startServedReport } = await import('./state/served-report.ts');
     const source = kube.source;
-    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
+    servedReport = startServedReport({ namespace: source.namespace, kc: (await import('./config/kube-source.ts')).defaultKubeConfig(), served: () => source.servedIndex, problem: () => source.problem, mcp, givenUp: () => givenUp.recent(), pools: () => poolProblems(holder.current()), webhooks: webhooks !== undefined, cache: cache !== undefined, ...(cluster.isWorker && cluster.worker ? { worker: cluster.worker.id } : {}) });
   }
 
   let drained: Promise<void> | undefined;

@@ -590,6 +590,24 @@ describe('helm chart: the secure install', () => {
     assert.equal(envOf((await template(['gateway.client.enforce_auth_on_inference=false'])).docs).SKYBRIDGE_CLIENT, '{"enforce_auth_on_inference":false}');
   });
 
+  test('audit log settings: retention and disabled as SKYBRIDGE_AUDIT_LOGS, the HMAC key by secretKeyRef only', async () => {
+    const { docs, text } = await template(['gateway.auditLogs.retentionDays=90', 'gateway.auditLogs.hmacKeySecret=skybridge-audit']);
+    await conform(text, 'audit-logs');
+    const env = envOf(docs);
+    assert.deepEqual(JSON.parse(env.SKYBRIDGE_AUDIT_LOGS as string), { disabled: false, retention_days: 90 });
+    assert.deepEqual(env.SKYBRIDGE_AUDIT_HMAC_KEY, { secretKeyRef: { name: 'skybridge-audit', key: 'hmac-key' } });
+    assert.equal(all(docs, 'Secret').length + all(docs, 'ConfigMap').length, 0, 'no object of the chart holds the key');
+    // Off, or retention 0 (kept forever), are said; the defaults set nothing.
+    assert.equal(envOf((await template(['gateway.auditLogs.disabled=true'])).docs).SKYBRIDGE_AUDIT_LOGS, '{"disabled":true}');
+    assert.equal(envOf((await template(['gateway.auditLogs.retentionDays=0'])).docs).SKYBRIDGE_AUDIT_LOGS, '{"disabled":false,"retention_days":0}');
+    const defaults = envOf((await template([])).docs);
+    assert.equal(defaults.SKYBRIDGE_AUDIT_LOGS, undefined);
+    assert.equal(defaults.SKYBRIDGE_AUDIT_HMAC_KEY, undefined);
+    // A key in the values is refused by the schema: there is no such value.
+    await assert.rejects(template(['gateway.auditLogs.hmacKey=inline-0123456789abcdef0123456789']), /hmacKey/);
+    await assert.rejects(template(['gateway.auditLogs.retentionDays=-1']), /retentionDays/);
+  });
+
   test('the checksum annotation rolls the proxies when the chart’s Secret changes, and only then', async () => {
     const checksum = async (sets: string[]) => podSpec(find((await template(sets)).docs, 'Deployment', 'sb-skybridge-proxy')).metadata.annotations?.['checksum/secret'];
     const base = ['redis.enabled=true', 'redis.addr=r:6379'];

@@ -4,7 +4,8 @@
 // saying so) drops out of the count when its lease expires, and one shutting down drops out at once.
 // A kind the proxies do not act on never reports Ready. MCPClient status carries what the proxies
 // report of their MCP connections (Connected, toolCount, lastError without secrets). A refused resource
-// (a CEL type error, an MCP URL with credentials) says why and shows SERVED 0/N. Everything runs
+// (a CEL type error, an MCP URL with credentials) says why and shows SERVED 0/N. A Provider whose
+// InferencePool the proxies cannot use carries their reason (InferencePool=False). Everything runs
 // with the chart's RBAC for the proxies and the operator, as static-token users.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -374,6 +375,29 @@ describe('Ready means served', { concurrency: false }, () => {
       delete proxies['proxy-c'];
       receiver.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a Provider naming an InferencePool the proxies cannot use says so: InferencePool=False with a replica's reason, in REASON, with a Warning Event", { timeout: 60_000 }, async () => {
+    // No InferencePool CRD on this API server and no Role for it: every proxy finds the pool unreadable.
+    await apply({ apiVersion: 'gateway.skybridge.dev/v1alpha1', kind: 'Provider', metadata: { name: 'vllm', namespace: NS }, spec: { network_config: { inference_pool: { name: 'llama' } } } });
+    try {
+      const cr = await waitFor('REASON InferencePoolUnavailable', async () => {
+        const o = await api(`${GROUP_PATH}/providers/vllm`);
+        return o?.status?.reason === 'InferencePoolUnavailable' ? o : undefined;
+      }, 30_000);
+      const pool = condition(cr, 'InferencePool')!;
+      assert.equal(pool.status, 'False');
+      // The namespace defaulted to the Provider's own.
+      assert.match(pool.message, /^proxy-[a-z]+: InferencePool skybridge\/llama cannot be read \(is the InferencePool CRD/);
+      assert.equal(condition(cr, 'Ready')?.status, 'True', 'served: the proxies load it, they just find no server');
+      const event = await waitFor('a Warning Event on the Provider', async () => {
+        const list = JSON.parse(await kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as { items: { type: string; reason: string; regarding: { kind: string; name: string }; note: string }[] };
+        return list.items.find((e) => e.regarding.kind === 'Provider' && e.regarding.name === 'vllm' && e.reason === 'InferencePoolUnavailable');
+      });
+      assert.equal(event.type, 'Warning');
+    } finally {
+      await kubectl(['delete', 'provider', 'vllm', '-n', NS]);
     }
   });
 });

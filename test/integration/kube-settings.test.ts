@@ -36,11 +36,11 @@ interface EnvVar {
   valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: unknown };
 }
 
-/** The proxy container of `helm template` with the secure defaults and management auth from a Secret. */
-async function chartProxy(): Promise<{ args: string[]; env: EnvVar[] }> {
+/** The proxy container of `helm template` with the secure defaults and management auth from a Secret (and `more` values). */
+async function chartProxy(more: string[] = []): Promise<{ args: string[]; env: EnvVar[] }> {
   const build = await run('bash', [join(ROOT, 'test/kube/build.sh'), 'helm'], { maxBuffer: 1 << 24 });
   const helm = join(build.stdout.trim().split('\n').at(-1) as string, 'helm');
-  const sets = ['gateway.managementAuth.existingSecret=skybridge-admin', 'gateway.managementAuth.apiKeysKey=api-keys'];
+  const sets = ['gateway.managementAuth.existingSecret=skybridge-admin', 'gateway.managementAuth.apiKeysKey=api-keys', ...more];
   const { stdout } = await run(helm, ['template', 'sb', join(ROOT, 'charts/skybridge'), '-n', NS, '--kube-version', '1.34.0', ...sets.flatMap((s) => ['--set', s])], { maxBuffer: 1 << 26 });
   const deployment = parseAllDocuments(stdout)
     .map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: { template: { spec: { containers: { args: string[]; env: EnvVar[] }[] } } } })
@@ -161,6 +161,30 @@ describe('the chart’s secure defaults on a proxy following Kubernetes', () => 
     assert.equal(served.status, 200);
     assert.equal(mock.requests.at(-1)?.headers['x-config-rev'], '2');
     assert.equal((await fetch(`${adminUrl}/api/config`)).status, 401);
+  });
+
+  test('audit log settings from chart values reach the proxy: retention as a value, the HMAC key from a Secret', async () => {
+    const HMAC = 'audit-hmac-key-from-a-secret-0123456789abcdef';
+    await apply([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'skybridge-audit', namespace: NS }, type: 'Opaque', stringData: { 'hmac-key': HMAC } }]);
+    const c = await chartProxy(['gateway.auditLogs.retentionDays=30', 'gateway.auditLogs.hmacKeySecret=skybridge-audit', 'gateway.client.enable_logging=true']);
+    const keyVar = c.env.find((e) => e.name === 'SKYBRIDGE_AUDIT_HMAC_KEY');
+    assert.deepEqual(keyVar?.valueFrom?.secretKeyRef, { name: 'skybridge-audit', key: 'hmac-key' }, 'the key is a Secret reference');
+    assert.equal(c.env.find((e) => e.name === 'SKYBRIDGE_AUDIT_LOGS')?.value, '{"disabled":false,"retention_days":30}');
+    const audited = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig, ...(await resolveEnv(c.env)) }, args: ['--kube-namespace', NS, '--admin-port=0'] });
+    try {
+      const port = /"admin_address":"http:\/\/[^:]+:(\d+)"/.exec(audited.logs())?.[1];
+      assert.ok(port, audited.logs());
+      const auth = { authorization: `Bearer ${ADMIN_API_KEY}` };
+      const verify = await fetch(`http://127.0.0.1:${port}/api/audit-logs/verify`, { headers: auth });
+      assert.equal(verify.status, 200, await verify.clone().text());
+      assert.equal(((await verify.json()) as { algorithm: string }).algorithm, 'hmac-sha256', 'the chain is keyed by the Secret');
+      const config = await (await fetch(`http://127.0.0.1:${port}/api/config`, { headers: auth })).text();
+      assert.match(config, /"retention_days":30/);
+      assert.ok(!config.includes(HMAC), 'the key is not in /api/config');
+      assert.ok(!audited.logs().includes(HMAC), 'nor in the log');
+    } finally {
+      await audited.stop();
+    }
   });
 
   test('a bad setting stops the start with a message naming the variable and the field', async () => {

@@ -190,6 +190,22 @@ describe('traces exported over OTLP HTTP/protobuf', () => {
     assert.equal(childrenOf(spans, root).filter((s) => s.kind === CLIENT).length, 0);
   });
 
+  test('a passthrough call is an attempt span of its request, whose context and the request id reach the provider', async () => {
+    const traceId = hex(16);
+    const pt = new OpenAI({ baseURL: `${gw.url}/openai_passthrough/v1`, apiKey: VK, maxRetries: 0, defaultHeaders: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+    const { response } = await pt.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'passing through' }] }).withResponse();
+    const upstream = mock.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!;
+    const spans = await trace(traceId, (s) => s.some((x) => x.kind === SERVER) && s.some((x) => x.kind === CLIENT));
+    const root = requestSpan(spans);
+    assert.equal(root.attributes['skybridge.request.id'], response.headers.get('x-request-id'));
+    const attempts = childrenOf(spans, root).filter((s) => s.kind === CLIENT);
+    assert.equal(attempts.length, 1);
+    assert.equal(attempts[0].attributes['http.response.status_code'], 200);
+    assert.equal(attempts[0].attributes['skybridge.provider'], 'openai');
+    assert.equal(upstream.headers.traceparent, `00-${traceId}-${attempts[0].spanId}-01`, 'the span replaced the client traceparent');
+    assert.equal(upstream.headers['x-request-id'], response.headers.get('x-request-id'));
+  });
+
   test('agent mode: the tool call and each turn are spans of the agent request, and the MCP server gets the tool span as _meta traceparent', async () => {
     // No virtual key: the MCP client admits callers without one.
     const agentGw = await startGateway({
@@ -263,6 +279,16 @@ describe('configured by the OTel environment variables, exported over gRPC', () 
       assert.ok(root, 'the request span arrived over gRPC');
     }, 10_000);
     assert.equal(root!.parentSpanId, '');
+    // No virtual key and no routing rule: identify and plan had nothing to do and record no span;
+    // the request span's only child is the upstream attempt.
+    const traceId = root!.traceId;
+    let spans: CollectedSpan[] = [];
+    await eventually(async () => {
+      await grpcGw.gateway.services.tracing.flush();
+      spans = collector.spans().filter((s) => s.traceId === traceId);
+      assert.ok(spans.some((s) => s.kind === CLIENT), 'the attempt span arrived');
+    }, 10_000);
+    assert.deepEqual(childrenOf(spans, root!).map((s) => [s.name, s.kind]), [['chat gpt-4o', CLIENT]]);
     assert.match(String(root!.attributes['gen_ai.input.messages']), /over grpc please/);
     assert.match(String(root!.attributes['gen_ai.output.messages']), /Mock reply to: over grpc please/);
   });
@@ -300,13 +326,27 @@ describe('async jobs and their webhooks', () => {
         assert.ok(delivery, 'the webhook arrived');
       }, 15_000);
       assert.equal(delivery!.verified, true);
-      assert.equal(delivery!.headers.traceparent, `00-${traceId}-${parentId}-01`);
-      assert.equal(delivery!.headers.tracestate, 'vendor=job');
       assert.ok(!delivery!.body.includes('traceparent'), 'the trace context is not in the signed body');
-      const spans = await trace(traceId, (s) => s.some((x) => x.parentSpanId === parentId), asyncGw);
-      const run = spans.find((x) => x.parentSpanId === parentId)!;
-      assert.equal(run.name, 'chat openai/gpt-4o');
+      const spans = await trace(traceId, (s) => s.some((x) => x.name === 'webhook async_job.completed') && s.filter((x) => x.name === 'chat openai/gpt-4o').length >= 2, asyncGw);
+      // The submit is the client span's child; the run and the delivery continue under it.
+      const submit = spans.find((x) => x.parentSpanId === parentId)!;
+      assert.equal(submit.name, 'chat openai/gpt-4o');
+      assert.equal(spans.filter((x) => x.parentSpanId === parentId).length, 1, 'one child of the client span: the submit');
+      const run = spans.find((x) => x.parentSpanId === submit.spanId && x.name === 'chat openai/gpt-4o')!;
+      assert.ok(run, 'the run is a child of the submit');
       assert.equal(run.attributes['gen_ai.provider.name'], 'openai');
+      const sent = spans.find((x) => x.name === 'webhook async_job.completed')!;
+      assert.equal(sent.parentSpanId, submit.spanId);
+      assert.equal(sent.kind, CLIENT);
+      assert.equal(sent.attributes['skybridge.webhook.name'], 'hook');
+      assert.equal(sent.attributes['skybridge.webhook.attempt'], 1);
+      assert.equal(sent.attributes['server.address'], new URL(receiver.url).host);
+      assert.equal(sent.attributes['http.response.status_code'], 200);
+      // The receiver got the delivery span's context, the client's tracestate kept.
+      assert.equal(delivery!.headers.traceparent, `00-${traceId}-${sent.spanId}-01`);
+      assert.equal(delivery!.headers.tracestate, 'vendor=job');
+      const raw = collector.raw();
+      assert.ok(!raw.includes(SECRET) && !raw.includes(String(delivery!.headers['webhook-signature'])), 'neither the secret nor the signature');
       const attempt = childrenOf(spans, run).find((x) => x.kind === CLIENT)!;
       const upstream = mock.requests.filter((r) => r.path.endsWith('/chat/completions') && String(r.headers.traceparent ?? '').includes(traceId));
       assert.deepEqual(upstream.map((r) => r.headers.traceparent), [`00-${traceId}-${attempt.spanId}-01`]);

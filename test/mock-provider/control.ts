@@ -6,14 +6,17 @@
 //   DELETE /_mock/requests  clear recorded requests
 //   POST   /_mock/reset     same as DELETE /_mock/faults
 //   GET    /_mock/health    liveness
+//   POST   /_mock/metrics   set the load GET /metrics reports ({waiting, kvCache} in vLLM's names), null: none
 
 import { faultProblem, type FaultQueue } from './faults.ts';
 import type { Fault, RecordedRequest } from './types.ts';
+import { loadProblem, type MockLoad } from './vllm-metrics.ts';
 
 export interface ControlState {
   faults: FaultQueue;
   requests: RecordedRequest[];
   reset: () => void;
+  setLoad: (load: MockLoad | null) => void;
 }
 
 export interface ControlAnswer {
@@ -49,6 +52,18 @@ export function control(method: string, path: string, rawBody: string, state: Co
     case 'DELETE /_mock/requests':
       state.requests.length = 0;
       return { status: 200, body: { ok: true } };
+    case 'POST /_mock/metrics': {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rawBody);
+      } catch {
+        return { status: 400, body: { error: 'body is not valid JSON' } };
+      }
+      const problem = loadProblem(parsed);
+      if (problem) return { status: 400, body: { error: `invalid load: ${problem}` } };
+      state.setLoad(parsed as MockLoad | null);
+      return { status: 200, body: { ok: true } };
+    }
     case 'GET /_mock/health':
       return { status: 200, body: { ok: true } };
     default:

@@ -17,6 +17,7 @@ import { ollama } from './ollama.ts';
 import { openrouter } from './openrouter.ts';
 import { vertex } from './vertex.ts';
 import { serveRealtime } from './realtime.ts';
+import { metricsText, type MockLoad } from './vllm-metrics.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
 } from './types.ts';
@@ -67,6 +68,10 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   let requestIds = 0;
   const nextId = (): string => `mock${(++counter).toString(36).padStart(10, '0')}`;
 
+  let load: MockLoad | null = null;
+  const setLoad = (next: MockLoad | null): void => {
+    load = next;
+  };
   const reset = (): void => {
     faults.clear();
     requests.length = 0;
@@ -220,9 +225,17 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const query = q < 0 ? EMPTY_QUERY : parseQuery(url.slice(q + 1));
 
     if (pathname.startsWith('/_mock/')) {
-      const answer = control(method, pathname, raw.toString('utf8'), { faults, requests, reset });
+      const answer = control(method, pathname, raw.toString('utf8'), { faults, requests, reset, setLoad });
       const body = JSON.stringify(answer.body);
       res.writeHead(answer.status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+
+    // A vLLM server's Prometheus endpoint (not recorded: scrapes are not provider requests).
+    if (method === 'GET' && pathname === '/metrics') {
+      const body = load ? metricsText(load) : JSON.stringify({ error: 'no metrics: none set (setLoad)' });
+      res.writeHead(load ? 200 : 404, { 'content-type': load ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;
     }
@@ -335,6 +348,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     inject(fault: Fault): void {
       faults.add(fault);
     },
+    setLoad,
     reset,
     close(): Promise<void> {
       for (const t of timers) clearTimeout(t);

@@ -69,7 +69,7 @@ test('semantic rules: keys required, custom providers need a base URL, backoff o
     },
   });
   assert.ok(errors.includes('providers.anthropic.keys: needs at least one key'), errors.join('\n'));
-  assert.ok(errors.includes('providers.mine.network_config.base_url: is required for a custom provider'));
+  assert.ok(errors.includes('providers.mine.network_config.base_url: is required for a custom provider (or network_config.inference_pool)'));
   assert.ok(errors.includes('providers.openai.network_config.base_url: must be an absolute http(s) URL'));
   assert.ok(errors.includes('providers.openai.network_config.retry_backoff_max_ms: must be >= retry_backoff_initial_ms'));
   assert.ok(errors.some((e) => e.startsWith('providers: ') || e.includes('Bad Name')), errors.join('\n'));

@@ -252,7 +252,7 @@ describe('CEL validation rules', () => {
     const all = KINDS.flatMap((k) => rulesOf(k.kind)).map((r) => `${r.kind} ${r.path || '(root)'}: ${r.rule}`);
     assert.deepEqual(all, [
       "Provider (root): has(self.spec.name) || self.metadata.name.matches(r'^[a-z0-9][a-z0-9_-]*$')",
-      'Provider spec: !has(self.custom_provider_config) || has(self.network_config) && has(self.network_config.base_url)',
+      'Provider spec: !has(self.custom_provider_config) || has(self.network_config) && (has(self.network_config.base_url) || has(self.network_config.inference_pool))',
       "Provider spec.network_config: !has(self.base_url) || self.base_url.matches('^https?://')",
       'Provider spec.network_config: !has(self.retry_backoff_initial_ms) || !has(self.retry_backoff_max_ms) || self.retry_backoff_initial_ms <= self.retry_backoff_max_ms',
       "Provider spec.network_config.extra_headers.*: !self.startsWith('env.')",
@@ -456,8 +456,10 @@ describe('CEL rules accept and reject what they say', () => {
     assert.equal(violations('Provider', { keys, network_config: { extra_headers: { 'x-org': 'env.WEBHOOK_DEFAULT_W_SECRET' } } }, 'openai').length, 1);
     assert.deepEqual(violations('Provider', { keys, network_config: { extra_headers: { 'x-org': 'org-1' } } }, 'openai'), []);
     const custom = { keys, custom_provider_config: { base_provider_type: 'openai' } };
-    assert.deepEqual(violations('Provider', custom, 'corp'), ['spec: a custom provider (custom_provider_config) needs network_config.base_url']);
+    assert.deepEqual(violations('Provider', custom, 'corp'), ['spec: a custom provider (custom_provider_config) needs network_config.base_url (or network_config.inference_pool)']);
     assert.deepEqual(violations('Provider', { ...custom, network_config: { base_url: 'https://llm.corp' } }, 'corp'), []);
+    // Its servers come from an InferencePool instead.
+    assert.deepEqual(violations('Provider', { ...custom, network_config: { inference_pool: { name: 'llama' } } }, 'corp'), []);
     assert.deepEqual(violations('Provider', { keys, network_config: { base_url: 'llm.corp' } }), ['spec.network_config: base_url must be an absolute http(s) URL']);
     assert.deepEqual(violations('Provider', { keys, network_config: { retry_backoff_initial_ms: 900, retry_backoff_max_ms: 100 } }), [
       'spec.network_config: retry_backoff_max_ms must be >= retry_backoff_initial_ms',

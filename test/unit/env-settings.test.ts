@@ -48,6 +48,16 @@ test('client and MCP settings merge over the rendered sections; management auth 
   assert.equal((rendered.document.client as Record<string, unknown>).enforce_auth_on_inference, undefined);
 });
 
+test('audit log settings: retention and disabled as JSON, the HMAC key from its own variable, a reference in the document', () => {
+  const KEY = 'audit-hmac-key-from-a-secret-0123456789';
+  const settings = gatewaySettingsFromEnv({ SKYBRIDGE_AUDIT_LOGS: '{"retention_days":30}', SKYBRIDGE_AUDIT_HMAC_KEY: KEY });
+  const merged = withGatewaySettings({ ...rendered, document: { ...rendered.document, audit_logs: { retention_days: 7, disabled: true } } }, settings);
+  assert.ok(!JSON.stringify(merged.document).includes(KEY), 'the key is a reference in the document');
+  const { config } = checkConfig(merged.document, 'test', merged.env);
+  // The deployment's settings win over the rendered section; what they leave out stays.
+  assert.deepEqual(config.audit_logs, { retention_days: 30, disabled: true, hmac_key: KEY });
+});
+
 test('a rendered document cannot name the management credentials (their variable names are not guessable)', () => {
   const settings = gatewaySettingsFromEnv({ SKYBRIDGE_ADMIN_USERNAME: 'admin', SKYBRIDGE_ADMIN_PASSWORD: 'pa55word-from-secret' });
   const names = Object.keys(settings?.env ?? {});
@@ -69,6 +79,9 @@ test('a bad setting is refused naming the variable and the field', () => {
     [{ SKYBRIDGE_SKILLS: '{"serving":"everyone"}' }, /^SKYBRIDGE_SKILLS: serving: /],
     [{ SKYBRIDGE_ADMIN_USERNAME: 'admin' }, /SKYBRIDGE_ADMIN_USERNAME and SKYBRIDGE_ADMIN_PASSWORD must be set together/],
     [{ SKYBRIDGE_ADMIN_API_KEYS: 'short' }, /SKYBRIDGE_ADMIN_API_KEYS: governance\.auth_config\.api_keys\[0\]: /],
+    [{ SKYBRIDGE_AUDIT_LOGS: '{"retention_days":-1}' }, /^SKYBRIDGE_AUDIT_LOGS: retention_days: /],
+    [{ SKYBRIDGE_AUDIT_LOGS: '{"hmac_key":"inline-key-0123456789abcdef0123456789"}' }, /^SKYBRIDGE_AUDIT_LOGS: hmac_key is a secret: set it with SKYBRIDGE_AUDIT_HMAC_KEY/],
+    [{ SKYBRIDGE_AUDIT_HMAC_KEY: 'too-short' }, /SKYBRIDGE_AUDIT_HMAC_KEY: audit_logs\.hmac_key: must be at least 32 bytes/],
   ];
   for (const [env, message] of cases) assert.throws(() => gatewaySettingsFromEnv(env), (err: Error) => message.test(err.message) || assert.fail(`${JSON.stringify(env)}: ${err.message}`));
   // The password itself never appears in a message.

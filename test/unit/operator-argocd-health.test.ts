@@ -118,6 +118,20 @@ test('a Webhook whose deliveries a replica gave up on lately is Degraded; one de
   assert.equal(health(webhook([])).status, 'Healthy');
 });
 
+test('a Provider whose InferencePool gives a replica no server is Degraded; one with servers everywhere is Healthy', () => {
+  const provider = (pools: { identity: string; pool: { problem: string } }[]) => ({
+    apiVersion: 'gateway.skybridge.dev/v1alpha1',
+    kind: 'Provider',
+    metadata: { name: 'vllm', namespace: 'skybridge', generation: 1 },
+    spec: { network_config: { inference_pool: { name: 'llama' } } },
+    status: nextStatus(undefined, desiredConditions(VALID, RENDERED, { kind: 'Provider', count: { live: 1, implementing: 1, serving: 1, waiting: [] }, pools }), 1, now),
+  });
+  const missing = health(provider([{ identity: 'proxy-0', pool: { problem: 'InferencePool skybridge/llama does not exist' } }]));
+  assert.equal(missing.status, 'Degraded');
+  assert.match(missing.message, /^InferencePoolUnavailable: proxy-0: InferencePool skybridge\/llama does not exist/);
+  assert.equal(health(provider([])).status, 'Healthy');
+});
+
 test('health.yaml ships the same script for every kind, under the key Argo CD looks up', () => {
   const doc = parse(readFileSync(`${ROOT}deploy/argocd/health.yaml`, 'utf8')) as { data: Record<string, string> };
   assert.deepEqual(Object.keys(doc.data).sort(), KINDS.map((k) => `resource.customizations.health.gateway.skybridge.dev_${k.kind}`).sort());

@@ -218,3 +218,34 @@ test('given-up deliveries count within the window and drop out after it', () => 
   assert.deepEqual(given.recent(70_000), { billing: { exhausted: 1, error: 'receiver answered 503' }, audit: { exhausted: 1 } });
   assert.deepEqual(given.recent(101_000), {});
 });
+
+test('a Provider whose InferencePool gives a replica no server says so: InferencePool=False with that replica\'s reason, a Warning, the REASON column', () => {
+  const valid = { accepted: true, reason: 'Valid', message: 'ok' };
+  const ok = { ok: true, revision: 'r' } as const;
+  const count = { live: 2, implementing: 2, serving: 2, waiting: [] };
+  const t = new ServedTracker();
+  const report = (name: string, pools?: Record<string, { problem: string }>) => ({
+    metadata: { name, annotations: { 'skybridge.dev/served': encodeServedReport({ revision: 'r', secretChecksum: 's', sections: ['providers'], mcp: {}, ...(pools && { pools }) }) } },
+    spec: { holderIdentity: name, leaseDurationSeconds: 10, renewTime: new Date(T0).toISOString() },
+  });
+  t.observe('add', report('p1'), T0);
+  t.observe('add', report('p2', { vllm: { problem: 'InferencePool models/llama does not exist' } }), T0);
+  const pools = t.pools('vllm', t.live(T0 + 1));
+  assert.deepEqual(pools, [{ identity: 'p2', pool: { problem: 'InferencePool models/llama does not exist' } }]);
+  const conditions = desiredConditions(valid, ok, { kind: 'Provider', count, pools });
+  const pool = conditions.find((c) => c.type === 'InferencePool');
+  assert.deepEqual(pool && [pool.status, pool.reason, pool.message], ['False', 'InferencePoolUnavailable', 'p2: InferencePool models/llama does not exist']);
+  assert.equal(statusFields(conditions, { kind: 'Provider', count, pools }).reason, 'InferencePoolUnavailable');
+  assert.deepEqual(servedProblem(conditions)?.reason, 'InferencePoolUnavailable');
+  // Every replica finds servers: True, no Event; a Provider without a pool gets no such condition.
+  const fine = desiredConditions(valid, ok, { kind: 'Provider', count, pools: t.pools('openai', t.live(T0 + 1)) });
+  assert.equal(fine.find((c) => c.type === 'InferencePool')?.status, 'True');
+  assert.equal(servedProblem(fine), undefined);
+  assert.equal(desiredConditions(valid, ok, { kind: 'Provider', count }).some((c) => c.type === 'InferencePool'), false);
+  // The report drops malformed entries, and names none when there is nothing to say.
+  const raw = JSON.parse(encodeServedReport({ sections: [], mcp: {}, pools: { a: { problem: 'x Bearer sk-secret-token-value' } } })) as Record<string, unknown>;
+  assert.deepEqual(parseServedReport(JSON.stringify(raw))?.pools, { a: { problem: 'x Bearer [redacted]' } });
+  raw.pools = { a: { problem: 3 }, b: 'x', c: { problem: 'ok' } };
+  assert.deepEqual(parseServedReport(JSON.stringify(raw))?.pools, { c: { problem: 'ok' } });
+  assert.equal('pools' in JSON.parse(encodeServedReport({ sections: [], mcp: {}, pools: {} })), false);
+});

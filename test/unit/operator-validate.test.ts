@@ -238,3 +238,12 @@ test('created in the same second (or older but refused until now), the newcomer 
     assert.equal(d.verdicts.get('VirtualKey default/aaa-copy')?.reason, 'DuplicateValue');
   }
 });
+
+test('a Provider naming an InferencePool without a namespace gets its own: the pool is its neighbour, not the proxies\'', () => {
+  const own = translate(cr('Provider', 'vllm', { network_config: { inference_pool: { name: 'llama' } } }, { namespace: 'team-a' }), secrets({}));
+  assert.ok(!isRejection(own), isRejection(own) ? own.message : '');
+  assert.deepEqual((own.fragments[0].value as { network_config: unknown }).network_config, { inference_pool: { name: 'llama', namespace: 'team-a' } });
+  const named = translate(cr('Provider', 'vllm', { network_config: { inference_pool: { name: 'llama', namespace: 'models' } } }, { namespace: 'team-a' }), secrets({}));
+  assert.ok(!isRejection(named));
+  assert.deepEqual((named.fragments[0].value as { network_config: unknown }).network_config, { inference_pool: { name: 'llama', namespace: 'models' } });
+});

@@ -118,3 +118,14 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- dict "enabled" true "type" .Values.vectorStore.type "config" $config | toJson -}}
 {{- end -}}
+
+{{/* A Gateway API duration (1h, 30s, 1m30s, 500ms) in milliseconds. */}}
+{{- define "skybridge.durationMs" -}}
+{{- $units := dict "h" 3600000 "m" 60000 "s" 1000 "ms" 1 -}}
+{{- $total := 0 -}}
+{{- range regexFindAll "[0-9]+(ms|h|m|s)" . -1 -}}
+{{- $digits := regexFind "^[0-9]+" . -}}
+{{- $total = add $total (mul (atoi $digits) (get $units (trimPrefix $digits .))) -}}
+{{- end -}}
+{{- $total -}}
+{{- end -}}

@@ -76,8 +76,8 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
     rules: {
       '': [
         {
-          rule: ifSet('custom_provider_config', `${has('network_config')} && ${has('network_config.base_url')}`),
-          message: 'a custom provider (custom_provider_config) needs network_config.base_url',
+          rule: ifSet('custom_provider_config', `${has('network_config')} && (${has('network_config.base_url')} || ${has('network_config.inference_pool')})`),
+          message: 'a custom provider (custom_provider_config) needs network_config.base_url (or network_config.inference_pool)',
           fieldPath: '.network_config',
           reason: 'FieldValueRequired',
         },

@@ -156,6 +156,11 @@ function provider(cr: CustomResource, spec: Record<string, unknown>, refs: Secre
       return { ...rest, value: refs.use(`${at}.valueFrom`, valueFrom, `keys_${i}_value`) };
     });
   }
+  // An InferencePool without a namespace is the Provider's neighbour: the proxies run elsewhere.
+  const nc = config.network_config;
+  if (isObject(nc) && isObject(nc.inference_pool) && nc.inference_pool.namespace === undefined) {
+    config.network_config = { ...nc, inference_pool: { ...nc.inference_pool, namespace: cr.metadata.namespace } };
+  }
   const checked = checkProvider(config);
   errors.push(...(Array.isArray(checked) ? checked : []), ...refs.errors);
   if (errors.length) return invalid(errors);

@@ -4,6 +4,7 @@
 // shapes): the dashboard imports this file, and its bundle and typecheck must not reach further.
 // test/unit/imports.test.ts checks both.
 import type { Budget, Customer, ModelConfig, PricingOverride, PricingOverrideRecord, RateLimit, RoutingFallback, RoutingRule, RoutingScope, RoutingTarget, Team, VirtualKey, VirtualKeyProviderConfig } from '../schema/governance.ts';
+import type { AuditRecord } from '../audit/record.ts';
 import type { PriceInForce, PriceSource, PricesInForce } from '../governance/pricing/view.ts';
 import type { BreakdownBy, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
 import type { RealtimeSessionView } from '../realtime/registry.ts';
@@ -480,22 +481,26 @@ export interface IssuedManagementKey extends ManagementKeyView {
 
 // ---- /api/audit-logs (api/audit-logs.ts) ----
 
-export interface AuditRecordView {
-  seq: number;
-  id: string;
+/** The record's actor fields, answered together as `actor` (their names there lose the `actor_` prefix). */
+type ActorField = 'actor_type' | 'actor_id' | 'actor_name' | 'session_id' | 'remote_address' | 'user_agent';
+
+/**
+ * A stored record as /api answers it (api/audit-logs.ts recordView): the time in RFC 3339, the
+ * actor's fields as one object, and the chain key's id left out. Derived from AuditRecord, so a
+ * field added to the record reaches the answer's type.
+ */
+export interface AuditRecordView extends Omit<AuditRecord, ActorField | 'timestamp' | 'key_id'> {
   timestamp: string;
-  actor: { type: string; id: string | null; name: string | null; session_id: string | null; remote_address: string | null; user_agent: string | null };
-  action: string;
-  resource: string;
-  resource_id: string | null;
-  method: string | null;
-  path: string | null;
-  status_code: number | null;
-  outcome: string;
+  actor: {
+    type: AuditRecord['actor_type'];
+    id: AuditRecord['actor_id'];
+    name: AuditRecord['actor_name'];
+    session_id: AuditRecord['session_id'];
+    remote_address: AuditRecord['remote_address'];
+    user_agent: AuditRecord['user_agent'];
+  };
   /** The change: the request body with secrets masked, config hashes before and after, or the event's own fields. */
   details: unknown;
-  prev_hash: string;
-  hash: string;
 }
 
 export interface AuditLogList {

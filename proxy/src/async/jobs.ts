@@ -13,6 +13,8 @@ import { Pipeline } from '../pipeline/runner.ts';
 import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
 import type { TraceContext } from '../webhooks/queue.ts';
 import { formatTraceparent, parseTraceparent } from '../tracing/traceparent.ts';
+import { tracedStage, tracingStage } from '../tracing/stage.ts';
+import type { BuiltinStages, Stage } from '../pipeline/stage.ts';
 import { JobStore, type Job } from './job-store.ts';
 import { asyncMetrics } from './metrics.ts';
 import { JobWorker } from './worker.ts';
@@ -72,6 +74,15 @@ function traceOf(job: Job): { trace?: TraceContext } {
   return { trace: { traceparent: formatTraceparent(parent.traceId, parent.spanId, parent.flags), ...(parent.state && { tracestate: parent.state }) } };
 }
 
+/** The submit's stages: governance, and when traced the submit's own span with a span per stage that works. */
+function submitStages(snap: Snapshot, services: ContextServices): BuiltinStages {
+  const g = governanceStages(snap);
+  const t = services.tracing?.for(snap);
+  if (!t) return g;
+  const wrap = (s: Stage) => tracedStage(s, t);
+  return { caller: [tracingStage(t), ...g.caller.map(wrap)], request: g.request.map(wrap) };
+}
+
 export function startAsyncJobs(o: AsyncJobsOptions): AsyncJobs {
   const store = new JobStore(o.driver);
   let worker: JobWorker | undefined = undefined;
@@ -88,7 +99,7 @@ export function startAsyncJobs(o: AsyncJobsOptions): AsyncJobs {
   return {
     store,
     worker: w,
-    submitPipeline: new Pipeline((snap) => governanceStages(snap)),
+    submitPipeline: new Pipeline((snap) => submitStages(snap, o.services)),
     close: () => w.close(),
   };
 }

@@ -11,6 +11,7 @@ import { acceptOf } from '../operations/execute.ts';
 import type { OPERATIONS } from '../unified/operations.ts';
 import { invalidRequest } from '../unified/errors.ts';
 import type { FormPart } from '../unified/form.ts';
+import { requestTraceHeaders } from '../tracing/stage.ts';
 import { checkWebhookForSubmit, WEBHOOK_HEADER } from '../webhooks/enqueue.ts';
 import { overBound } from './bounds.ts';
 import { iso } from './job-view.ts';
@@ -68,7 +69,8 @@ function submitAccept(jobs: AsyncJobs, s: JobSubmission): Accept {
     }
     // Bounded per key and in all before the limits count the request (a refused submit uses none).
     const requestBody = JSON.stringify(Array.isArray(input) ? encodeForm(input as FormPart[]) : input);
-    const requestHeaders = JSON.stringify(keptHeaders(s.headers));
+    // Traced, the job's run and its webhook continue under the submit's span (the client's span is its parent).
+    const requestHeaders = JSON.stringify({ ...keptHeaders(s.headers), ...requestTraceHeaders(c) });
     const key = c.vk ? { id: c.vk.record.id, name: c.vk.record.name } : undefined;
     const full = await overBound(jobs.store, asyncSettings(c.snapshot.config), key, Buffer.byteLength(requestBody) + Buffer.byteLength(requestHeaders));
     if (full) throw full;

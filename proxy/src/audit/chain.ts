@@ -3,31 +3,12 @@
 // With `audit_logs.hmac_key` the hash is an HMAC under that key: whoever can write the database but
 // not read the key cannot forge a chain that verifies.
 import { createHash, createHmac } from 'node:crypto';
+import type { AuditContent } from './record.ts';
+
+export type { AuditContent } from './record.ts';
 
 /** The hash the first record links to (nothing before it). */
 export const GENESIS = '0'.repeat(64);
-
-/** What a record says, without its place in the chain. */
-export interface AuditContent {
-  seq: number;
-  id: string;
-  timestamp: number;
-  actor_type: string;
-  actor_id: string | null;
-  actor_name: string | null;
-  session_id: string | null;
-  remote_address: string | null;
-  user_agent: string | null;
-  action: string;
-  resource: string;
-  resource_id: string | null;
-  method: string | null;
-  path: string | null;
-  status_code: number | null;
-  outcome: string;
-  /** The change itself, secrets masked, as stored (JSON text). */
-  details: string | null;
-}
 
 export const CONTENT_FIELDS: readonly (keyof AuditContent)[] = [
   'seq', 'id', 'timestamp', 'actor_type', 'actor_id', 'actor_name', 'session_id', 'remote_address', 'user_agent',

@@ -6,6 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Row, SqlDriver } from '../logs/driver.ts';
 import { checkRun, GENESIS, keyId, linkHash, type AuditContent, type Break, type StoredLink } from './chain.ts';
+import type { AuditRecord } from './record.ts';
+
+export type { AuditRecord } from './record.ts';
 
 /** Who did it. */
 export interface AuditActor {
@@ -32,13 +35,6 @@ export interface AuditEntry {
   outcome: 'success' | 'failure' | 'denied';
   /** The change itself (a masked request body, before/after), stored as JSON. */
   details?: unknown;
-}
-
-export interface AuditRecord extends Omit<AuditContent, 'details'> {
-  details: unknown;
-  key_id: string;
-  prev_hash: string;
-  hash: string;
 }
 
 export interface AuditFilters {

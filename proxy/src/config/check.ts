@@ -104,8 +104,14 @@ function semanticErrors(config: GatewayConfig): FieldError[] {
     if (!builtIn && !p.custom_provider_config) {
       errors.push({ path: at, message: `unknown provider '${name}': built-in providers are ${Object.keys(PROVIDER_KINDS).join(', ')}; a custom provider needs custom_provider_config.base_provider_type` });
     }
-    if (p.custom_provider_config && !p.network_config?.base_url) {
-      errors.push({ path: `${at}.network_config.base_url`, message: 'is required for a custom provider' });
+    const pool = p.network_config?.inference_pool;
+    if (p.custom_provider_config && !p.network_config?.base_url && !pool) {
+      errors.push({ path: `${at}.network_config.base_url`, message: 'is required for a custom provider (or network_config.inference_pool)' });
+    }
+    // A pool's servers are reached at their own addresses, so only a format with no per-key endpoint or signature fits.
+    const format = builtIn?.format ?? p.custom_provider_config?.base_provider_type;
+    if (pool && format !== 'openai') {
+      errors.push({ path: `${at}.network_config.inference_pool`, message: `is for OpenAI-compatible model servers (vllm, or a custom provider with base_provider_type openai), not a provider of format '${format}'` });
     }
     if (builtIn?.format === 'azure') errors.push(...azureConfigErrors(at, p));
     const baseUrl = p.network_config?.base_url;

@@ -11,9 +11,11 @@
 //   SKYBRIDGE_ADMIN_API_KEYS  governance.auth_config.api_keys, comma- or newline-separated
 //   SKYBRIDGE_MCP             JSON object: mcp.tool_manager_config and mcp.tool_sync_interval
 //   SKYBRIDGE_SKILLS          JSON object: the `skills` section (who may read /skills/*, limits)
+//   SKYBRIDGE_AUDIT_LOGS      JSON object: audit_logs.disabled and audit_logs.retention_days
+//   SKYBRIDGE_AUDIT_HMAC_KEY  audit_logs.hmac_key (from a Secret: never in the JSON above)
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ClientConfigSchema, SkillsConfigSchema, type ClientConfig, type SkillsConfig } from '../schema/gateway.ts';
+import { AuditLogsConfigSchema, ClientConfigSchema, SkillsConfigSchema, type AuditLogsConfig, type ClientConfig, type SkillsConfig } from '../schema/gateway.ts';
 import { GO_DURATION_PATTERN, McpToolManagerConfigSchema } from '../schema/mcp.ts';
 import type { AuthConfig } from '../schema/governance.ts';
 import { validator } from '../schema/validate.ts';
@@ -28,6 +30,12 @@ export const McpSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The `audit_logs` settings a deployment sets as JSON: all but the key, which comes from a Secret alone. */
+export const AuditSettingsSchema = Type.Object(
+  { disabled: AuditLogsConfigSchema.properties.disabled, retention_days: AuditLogsConfigSchema.properties.retention_days },
+  { additionalProperties: false },
+);
+
 export interface GatewaySettings {
   client?: ClientConfig;
   /**
@@ -38,7 +46,9 @@ export interface GatewaySettings {
   auth?: AuthConfig;
   mcp?: { tool_manager_config?: Record<string, unknown>; tool_sync_interval?: string };
   skills?: SkillsConfig;
-  /** What the references in `auth` resolve against. */
+  /** `hmac_key` as an env reference (resolved against `env`, as the admin credentials are). */
+  audit?: AuditLogsConfig;
+  /** What the references in `auth` and `audit` resolve against. */
   env: Record<string, string>;
 }
 
@@ -47,6 +57,8 @@ function variableOf(path: string): string {
   if (path.startsWith('client')) return 'SKYBRIDGE_CLIENT';
   if (path.startsWith('mcp')) return 'SKYBRIDGE_MCP';
   if (path.startsWith('skills')) return 'SKYBRIDGE_SKILLS';
+  if (path.startsWith('audit_logs.hmac_key')) return 'SKYBRIDGE_AUDIT_HMAC_KEY';
+  if (path.startsWith('audit_logs')) return 'SKYBRIDGE_AUDIT_LOGS';
   if (path.includes('admin_username')) return 'SKYBRIDGE_ADMIN_USERNAME';
   if (path.includes('admin_password')) return 'SKYBRIDGE_ADMIN_PASSWORD';
   if (path.includes('api_keys')) return 'SKYBRIDGE_ADMIN_API_KEYS';
@@ -69,6 +81,7 @@ function json<T>(name: string, text: string, check: (v: unknown) => ReturnType<R
 const checkClient = validator(ClientConfigSchema);
 const checkMcp = validator(McpSettingsSchema);
 const checkSkills = validator(SkillsConfigSchema);
+const checkAudit = validator(AuditSettingsSchema);
 
 /**
  * Reads and validates the settings (a bad value throws, naming the variable and the field: start-up
@@ -79,17 +92,23 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
   if (env.SKYBRIDGE_CLIENT) settings.client = json<ClientConfig>('SKYBRIDGE_CLIENT', env.SKYBRIDGE_CLIENT, checkClient);
   if (env.SKYBRIDGE_MCP) settings.mcp = json<GatewaySettings['mcp']>('SKYBRIDGE_MCP', env.SKYBRIDGE_MCP, checkMcp);
   if (env.SKYBRIDGE_SKILLS) settings.skills = json<SkillsConfig>('SKYBRIDGE_SKILLS', env.SKYBRIDGE_SKILLS, checkSkills);
+  if (env.SKYBRIDGE_AUDIT_LOGS) {
+    if (/"hmac_key"/.test(env.SKYBRIDGE_AUDIT_LOGS)) throw new Error('SKYBRIDGE_AUDIT_LOGS: hmac_key is a secret: set it with SKYBRIDGE_AUDIT_HMAC_KEY from a Secret (the chart value gateway.auditLogs.hmacKeySecret), never in this JSON');
+    settings.audit = json<AuditLogsConfig>('SKYBRIDGE_AUDIT_LOGS', env.SKYBRIDGE_AUDIT_LOGS, checkAudit);
+  }
+  const hmacKey = env.SKYBRIDGE_AUDIT_HMAC_KEY || undefined;
   const user = env.SKYBRIDGE_ADMIN_USERNAME || undefined;
   const pass = env.SKYBRIDGE_ADMIN_PASSWORD || undefined;
   if ((user === undefined) !== (pass === undefined)) throw new Error('SKYBRIDGE_ADMIN_USERNAME and SKYBRIDGE_ADMIN_PASSWORD must be set together (Basic auth needs both)');
   const keys = (env.SKYBRIDGE_ADMIN_API_KEYS ?? '').split(/[,\n]/).map((k) => k.trim()).filter(Boolean);
+  const suffix = randomBytes(12).toString('hex');
+  const ref = (name: string, value: string): string => {
+    settings.env[`${name}_${suffix}`] = value;
+    return `env.${name}_${suffix}`;
+  };
+  if (hmacKey !== undefined) settings.audit = { ...settings.audit, hmac_key: ref('SKYBRIDGE_AUDIT_HMAC_KEY', hmacKey) };
   if (user !== undefined || keys.length > 0) {
     const auth: AuthConfig = { is_enabled: true };
-    const suffix = randomBytes(12).toString('hex');
-    const ref = (name: string, value: string): string => {
-      settings.env[`${name}_${suffix}`] = value;
-      return `env.${name}_${suffix}`;
-    };
     if (user !== undefined && pass !== undefined) {
       auth.admin_username = ref('SKYBRIDGE_ADMIN_USERNAME', user);
       auth.admin_password = ref('SKYBRIDGE_ADMIN_PASSWORD', pass);
@@ -97,7 +116,7 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
     if (keys.length > 0) auth.api_keys = keys.map((k, i) => ref(`SKYBRIDGE_ADMIN_API_KEYS_${i}`, k));
     settings.auth = auth;
   }
-  if (!settings.client && !settings.mcp && !settings.skills && !settings.auth) return undefined;
+  if (!settings.client && !settings.mcp && !settings.skills && !settings.auth && !settings.audit) return undefined;
   // The semantic rules too (an API key shorter than 16 characters...), once, against an empty document.
   const probe = withGatewaySettings({ document: {}, env: {} }, settings);
   try {
@@ -110,7 +129,7 @@ export function gatewaySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ga
 }
 
 /** The deployment settings variables: read with --kube-namespace only. */
-const SETTINGS_VARIABLES = ['SKYBRIDGE_CLIENT', 'SKYBRIDGE_ADMIN_USERNAME', 'SKYBRIDGE_ADMIN_PASSWORD', 'SKYBRIDGE_ADMIN_API_KEYS', 'SKYBRIDGE_MCP', 'SKYBRIDGE_SKILLS'];
+const SETTINGS_VARIABLES = ['SKYBRIDGE_CLIENT', 'SKYBRIDGE_ADMIN_USERNAME', 'SKYBRIDGE_ADMIN_PASSWORD', 'SKYBRIDGE_ADMIN_API_KEYS', 'SKYBRIDGE_MCP', 'SKYBRIDGE_SKILLS', 'SKYBRIDGE_AUDIT_LOGS', 'SKYBRIDGE_AUDIT_HMAC_KEY'];
 
 /**
  * Outside Kubernetes, config.json holds these sections and the variables are not read; a deployment
@@ -121,7 +140,7 @@ export function ignoredSettingsWarning(env: NodeJS.ProcessEnv = process.env): st
   const set = SETTINGS_VARIABLES.filter((v) => env[v]);
   if (!set.length) return undefined;
   const auth = set.some((v) => v.startsWith('SKYBRIDGE_ADMIN_'));
-  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but read only with --kube-namespace and ignored here: ${auth ? '/api is NOT protected by them; ' : ''}put the same settings in config.json (governance.auth_config, client, mcp, skills) instead`;
+  return `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but read only with --kube-namespace and ignored here: ${auth ? '/api is NOT protected by them; ' : ''}put the same settings in config.json (governance.auth_config, client, mcp, skills, audit_logs) instead`;
 }
 
 let cached: { settings: GatewaySettings | undefined } | undefined;
@@ -148,5 +167,6 @@ export function withGatewaySettings<T extends { document: unknown; env: Record<s
   if (settings.mcp) document.mcp = { ...section('mcp'), ...settings.mcp };
   if (settings.skills) document.skills = { ...section('skills'), ...settings.skills };
   if (settings.auth) document.governance = { ...section('governance'), auth_config: settings.auth };
+  if (settings.audit) document.audit_logs = { ...section('audit_logs'), ...settings.audit };
   return { ...doc, document, env: { ...doc.env, ...settings.env } };
 }

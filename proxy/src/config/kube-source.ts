@@ -4,7 +4,7 @@
 // ConfigService.replace. What is served only ever changes to a whole, valid document: a partial write
 // or an invalid document keeps the last good snapshot.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, ListWatch, Watch, type KubernetesObject, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { assemble, type Assembly } from './kube-document.ts';
 import { CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES } from '../schema/config-index.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
@@ -33,7 +33,7 @@ const RESTART_MAX_MS = 1000;
  * only on an event, so a quiet resource could wait that long after an API server restart. Capped.
  */
 const MAX_RECONNECT_DELAY_MS = 250;
-const cappedDelay = (ms: number): Promise<void> => sleep(Math.min(ms, MAX_RECONNECT_DELAY_MS));
+export const cappedDelay = (ms: number): Promise<void> => sleep(Math.min(ms, MAX_RECONNECT_DELAY_MS));
 
 export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const kc = new KubeConfig();
@@ -42,8 +42,8 @@ export function defaultKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeCon
   return kc;
 }
 
-/** An informer that starts itself again after an error, with capped exponential backoff. */
-class Follower<T extends V1ConfigMap | V1Secret> {
+/** An informer that starts itself again after an error, with capped exponential backoff (InferencePool discovery uses it too). */
+export class Follower<T extends KubernetesObject> {
   readonly informer: ListWatch<T>;
   #what: string;
   #delay = RESTART_BASE_MS;
@@ -92,7 +92,7 @@ class Follower<T extends V1ConfigMap | V1Secret> {
   }
 }
 
-function describe(err: unknown): string {
+export function describe(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as Error & { statusCode?: number; code?: unknown }).statusCode ?? (err as Error & { code?: unknown }).code;
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';

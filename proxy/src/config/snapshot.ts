@@ -5,6 +5,7 @@ import type { GatewayConfig, ProviderConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS, type ProviderKind } from '../providers/catalog.ts';
 import type { Operation } from '../unified/operations.ts';
 import { poolFor } from '../upstream/pools.ts';
+import { endpointSourceFor } from '../upstream/endpoint-sources.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
@@ -97,6 +98,7 @@ function compileProvider(name: string, p: ProviderConfig): ProviderRuntime {
     maxConnections: nc.max_conns_per_host ?? DEFAULTS.maxConnections,
     allowLinkLocal: nc.allow_link_local === true,
     pool: poolFor(url.origin, nc.max_conns_per_host ?? DEFAULTS.maxConnections, nc.allow_link_local === true),
+    ...(nc.inference_pool && { endpoints: endpointSourceFor(nc.inference_pool) }),
     sendBackRawRequest: p.send_back_raw_request ?? false,
     sendBackRawResponse: p.send_back_raw_response ?? false,
     passthroughPaths: (p.passthrough_allowed_paths ?? []).map(allowedPathMatcher),

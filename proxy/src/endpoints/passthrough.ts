@@ -169,11 +169,16 @@ async function send(
     key = provider.keys.find((k) => k.weight > 0 && (!keyIds || keyIds.has(k.id)));
   }
   ctx.keyId = key?.id;
-  const headers = { ...forwardedRequestHeaders(req.headers), ...provider.extraHeaders, ...adapter.authHeaders(key?.value) };
+  // The call is the request's one attempt: its span when traced, whose context replaces the
+  // client's traceparent; the gateway's request id replaces the client's x-request-id (the same
+  // value when the client's was kept). The operator's extra headers and the key come last.
+  const watch = ctx.attempts?.start({ provider, model }, 0, 0);
+  const headers = { ...forwardedRequestHeaders(req.headers), 'x-request-id': ctx.requestId, ...watch?.headers, ...provider.extraHeaders, ...adapter.authHeaders(key?.value) };
   // The base path without the API version prefix: the client's path carries its own version.
   const root = provider.basePath.slice(0, provider.basePath.length - provider.kind.pathPrefix.length);
+  let res: Dispatcher.ResponseData;
   try {
-    return await provider.pool.request({
+    res = await provider.pool.request({
       method: req.method as 'GET',
       path: root + rest + rawQuery(req.url ?? ''),
       headers,
@@ -183,8 +188,13 @@ async function send(
       bodyTimeout: provider.streamIdleTimeoutMs,
     });
   } catch (err) {
-    throw transportError(provider.name, err, ctx.signal);
+    const e = transportError(provider.name, err, ctx.signal);
+    watch?.end(e.status, key?.id, e);
+    throw e;
   }
+  // Relayed as it is, whatever the status: the span says whether the provider refused it.
+  watch?.end(res.statusCode, key?.id, res.statusCode >= 400 ? new GatewayError(res.statusCode, `provider '${provider.name}' answered HTTP ${res.statusCode}`, { provider: provider.name, upstream: true }) : undefined);
+  return res;
 }
 
 /** The answer's bytes as they arrive; a JSON answer small enough is kept aside to read its usage at the end. */

@@ -7,7 +7,7 @@ import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
 import type { Operation } from '../unified/operations.ts';
 import type { UpstreamRequest } from '../providers/adapter.ts';
 import { ADAPTERS } from '../providers/registry.ts';
-import { sendUpstream } from '../pipeline/upstream-call.ts';
+import { sendOnce } from '../pipeline/invoke.ts';
 import { upstreamBytes } from '../pipeline/body-relay.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
@@ -107,7 +107,7 @@ export function resourceRoute(operation: ResourceOperation, requestType: string,
     const key = resourceKey(provider, ctx.keyIds);
     // The log record names the key (its id, never its value) the resource lives under.
     ctx.keyId = key?.id;
-    const answer = await sendUpstream(provider, ADAPTERS[provider.kind.format], key, up, body, ctx.signal);
+    const answer = await sendOnce(ctx, { provider, model: '' }, ADAPTERS[provider.kind.format], key, up, body, ctx.signal);
     if (call.raw) return { kind: 'bytes', status: answer.status, headers: relayedHeaders(answer.headers), body: upstreamBytes(answer.body, provider.name, ctx.signal) };
     const text = await answer.text();
     if (call.price) chargeFixedCost(ctx, call.price(parsedOrUndefined(text)));

@@ -28,7 +28,7 @@ import { inferenceAccept } from '../operations/inference.ts';
 import { namedProvider } from './provider-resources.ts';
 import { httpRoute } from './serve.ts';
 import { ADAPTERS } from '../providers/registry.ts';
-import { sendUpstream } from '../pipeline/upstream-call.ts';
+import { sendOnce } from '../pipeline/invoke.ts';
 import { appendMember } from '../unified/json-splice.ts';
 
 /** What accept found for a call on one video. */
@@ -209,7 +209,7 @@ function characterRoute(requestType: string, prepare: (ctx: RequestContext) => P
       const adapter = ADAPTERS[provider.kind.format];
       const key = videoKey(provider, undefined, c.keyIds);
       c.keyId = key?.id;
-      const answer = await sendUpstream(provider, adapter, key, up, up.body === undefined ? undefined : JSON.stringify(up.body), c.signal);
+      const answer = await sendOnce(c, { provider, model: '' }, adapter, key, up, up.body === undefined ? undefined : JSON.stringify(up.body), c.signal);
       const text = await answer.text();
       const spliced = appendMember(text, 'extra_fields', { provider: provider.name, request_type: requestType });
       if (spliced === undefined) throw new GatewayError(502, `provider '${provider.name}' returned a body that is not a JSON object`, { type: 'upstream_invalid_response', provider: provider.name, upstream: true });

@@ -39,6 +39,10 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
+const HINT = 'send a virtual key (x-bf-vk or Authorization: Bearer), or list the page\'s origin in client.allowed_origins';
+const refuse = (param: string, why: string) =>
+  new GatewayError(403, `cross-site request refused: ${why}; a web page must not spend this gateway's provider keys: ${HINT}`, { type: 'permission_error', code: 'cross_site_request', param });
+
 /**
  * Refuses a request that writes (not GET/HEAD) without a virtual key when it comes from a page on
  * another site, or carries a body only a cross-site page would send: 403 naming the header.
@@ -47,9 +51,6 @@ export function checkCrossSite(headers: IncomingHttpHeaders, method: string | un
   if (SAFE_METHODS.has(method ?? 'GET')) return;
   const origin = one(headers, 'origin');
   if (origin !== undefined && listed(allowedOrigins, origin)) return;
-  const hint = 'send a virtual key (x-bf-vk or Authorization: Bearer), or list the page\'s origin in client.allowed_origins';
-  const refuse = (param: string, why: string) =>
-    new GatewayError(403, `cross-site request refused: ${why}; a web page must not spend this gateway's provider keys: ${hint}`, { type: 'permission_error', code: 'cross_site_request', param });
   if (origin !== undefined && !sameOrigin(origin, one(headers, 'host') ?? one(headers, ':authority'))) throw refuse('origin', `it comes from a page on ${origin} (Origin) and carries no virtual key`);
   if (one(headers, 'sec-fetch-site') === 'cross-site') throw refuse('sec-fetch-site', 'the browser marks it Sec-Fetch-Site: cross-site and it carries no virtual key');
   const type = one(headers, 'content-type')?.split(';')[0].trim().toLowerCase();

@@ -106,6 +106,8 @@ const identify: Stage = {
     if (vk) ctx.access.vk = vk.record.id;
     return undefined;
   },
+  // No virtual key: the caller is anonymous (the cross-site check is a header read).
+  idle: (ctx) => ctx.vk === undefined,
 };
 
 const plan: Stage = {
@@ -123,6 +125,8 @@ const plan: Stage = {
     else if (scope.kind === 'providers') planProviders(ctx, scope.providers);
     return undefined;
   },
+  // Neither a routing rule evaluated nor a key's grants applied: the model name was looked up.
+  idle: (ctx) => ctx.routing === undefined && ctx.vk === undefined,
 };
 
 function planModel(ctx: RequestContext, model: string, fallbacks: readonly string[] | undefined, tier: ComplexityTier | undefined): void {
@@ -176,6 +180,8 @@ const limits: Stage = {
     if (ctx.limits.length === 0 || ctx.caller?.admitted) return undefined;
     return admitLimits(ctx, ctx.limits).then(() => undefined);
   },
+  // It returned at once: no limit applies, or the caller was admitted already.
+  idle: () => true,
   after(ctx) {
     if (ctx.usage) charge(ctx, ctx.usage);
   },

@@ -115,8 +115,11 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
   res.end(text);
 }
 
-/** Renders an error in a provider's native shape (for the compatibility prefixes), with any headers it needs. */
-export type ErrorRenderer = (err: GatewayError) => { status: number; body: unknown; headers?: Record<string, string> };
+/**
+ * Renders an error in a provider's native shape (for the compatibility prefixes), with any headers
+ * it needs; `requestId` (the answer's x-request-id) goes where that shape has a place for one.
+ */
+export type ErrorRenderer = (err: GatewayError, requestId?: string) => { status: number; body: unknown; headers?: Record<string, string> };
 
 export function sendError(
   res: ServerResponse,
@@ -139,13 +142,14 @@ export function sendError(
   const headers: Record<string, string> = {};
   stopReading(res, headers);
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
+  // The id the server put on the answer (server.ts), so a client's error names its log record.
+  const header = res.getHeader(REQUEST_ID_HEADER);
+  const id = typeof header === 'string' ? header : undefined;
   if (render) {
-    const native = render(e);
+    const native = render(e, id);
     sendJson(res, native.status, native.body, { ...headers, ...native.headers });
   } else {
-    // The id the server put on the answer (server.ts), so a client's error names its log record.
-    const id = res.getHeader(REQUEST_ID_HEADER);
-    sendJson(res, e.status, e.toBody(extra, typeof id === 'string' ? id : undefined), headers);
+    sendJson(res, e.status, e.toBody(extra, id), headers);
   }
   return e;
 }

@@ -57,19 +57,20 @@ export function createGatewayServer(
     }
     return [undefined, []];
   };
-  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): void => {
+  /** Runs the route's handler; answers the AbortController the closing answer aborts (undefined: nothing to abort). */
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): AbortController | undefined => {
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
       if (!byMethod && pages && (path === '/' || path === '/index.html' || path.startsWith('/assets/'))) {
         pages(req, res);
-        return;
+        return undefined;
       }
       const err = byMethod
         ? new GatewayError(405, `method ${req.method} is not allowed on ${path}`, { type: 'method_not_allowed' })
         : new GatewayError(404, `no route for ${req.method} ${path}`, { type: 'not_found_error' });
       sendError(res, err);
-      return;
+      return undefined;
     }
     const controller = new AbortController();
     const ex: Exchange = {
@@ -85,12 +86,10 @@ export function createGatewayServer(
       requestId,
       services,
     };
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-    Promise.resolve()
-      .then(() => handler(ex))
-      .catch((err: unknown) => failed(res, path, err));
+    // Called directly (a sync throw is caught by onRequest): no promise wraps a handler that answers without one.
+    const running = handler(ex);
+    if (running) running.catch((err: unknown) => failed(res, path, err));
+    return controller;
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
@@ -108,7 +107,10 @@ export function createGatewayServer(
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const inFlight = services.metrics.inFlight;
     inFlight.inc();
+    // One listener for the answer's end: a client gone mid-answer aborts the handler's work.
+    let controller: AbortController | undefined;
     res.once('close', () => {
+      if (controller && !res.writableFinished) controller.abort();
       inFlight.dec();
       logAccess(req, res, path, started, access, requestId);
     });
@@ -116,7 +118,7 @@ export function createGatewayServer(
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
       if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
-      else route(req, res, path, raw, q, started, access, requestId);
+      else controller = route(req, res, path, raw, q, started, access, requestId);
     } catch (err) {
       failed(res, path, err);
     }

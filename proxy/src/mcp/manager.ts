@@ -65,13 +65,24 @@ export interface CallMeta {
   governance?: ToolGovernance;
 }
 
-/** Watches each tool call (tracing gives each a span), told by the gateway; declared here so MCP names no tracing module. */
+/**
+ * Watches each tool call, told by the gateway (metrics count and time it, tracing gives it a span);
+ * declared here so MCP names neither module. Undefined: this call is not watched.
+ */
 export type ToolCallWatcher = (call: { client: string; tool: string; requestId: string | undefined }) => ToolCallWatch | undefined;
 
 export interface ToolCallWatch {
   /** Sent as the call's `_meta` (W3C trace context: traceparent, tracestate). */
   readonly meta: Readonly<Record<string, string>> | undefined;
-  end(outcome: { isError: boolean; failure?: string }): void;
+  /** `failure`: tool_error, timeout, unavailable or failed; none: success. */
+  end(outcome: { isError: boolean; failure?: string }, seconds: number): void;
+}
+
+/** The watches' `_meta` for the call, merged (undefined when none has any). */
+function callMeta(watches: readonly ToolCallWatch[]): Readonly<Record<string, string>> | undefined {
+  let meta: Record<string, string> | undefined;
+  for (const w of watches) if (w.meta) meta = meta ? { ...meta, ...w.meta } : { ...w.meta };
+  return meta;
 }
 
 export class McpManager {
@@ -86,18 +97,14 @@ export class McpManager {
   onChange: ((conn: McpConnection) => void) | undefined;
   /** Runs agent turns; without it, agent mode is off (tools are still added). */
   runTurn: TurnRunner | undefined;
-  /** Told of each tool call. */
-  readonly watchCall: ToolCallWatcher | undefined;
+  /** Told of each tool call, in order. */
+  readonly watchers: readonly ToolCallWatcher[];
 
-  /** Told after each tool call (the metrics: gateway.ts). `outcome`: success, tool_error, timeout, unavailable, failed. */
-  onCall: ((client: string, tool: string, outcome: string, seconds: number) => void) | undefined;
-
-  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner; onCall?: McpManager['onCall']; watchCall?: ToolCallWatcher } = {}) {
+  constructor(hooks: { calls?: McpCallStore; onChange?: (conn: McpConnection) => void; runTurn?: TurnRunner; watchers?: readonly ToolCallWatcher[] } = {}) {
     this.calls = hooks.calls ?? new MemoryMcpCallLog();
     this.onChange = hooks.onChange;
     this.runTurn = hooks.runTurn;
-    this.onCall = hooks.onCall;
-    this.watchCall = hooks.watchCall;
+    this.watchers = hooks.watchers ?? [];
   }
 
   /** Set once any snapshot was applied. */
@@ -199,9 +206,9 @@ export class McpManager {
     const { timeoutMs } = this.settings();
     let outcome: ToolOutcome;
     const cost = conn.config.tool_pricing?.[tool] ?? 0;
-    const watch = this.watchCall?.({ client: conn.name, tool, requestId: meta.requestId });
+    const watches = this.#watch({ client: conn.name, tool, requestId: meta.requestId });
     try {
-      const result = await conn.call(tool, args, signal, timeoutMs, watch?.meta);
+      const result = await conn.call(tool, args, signal, timeoutMs, callMeta(watches));
       outcome = { content: resultText(result), isError: result.isError === true, ...(result.isError === true && { failure: 'tool_error' as const }) };
     } catch (err) {
       const msg = (err as Error)?.message ?? String(err);
@@ -209,8 +216,8 @@ export class McpManager {
       else if (/timed out|timeout/i.test(msg)) outcome = { content: `tool '${tool}' of MCP client '${conn.name}' timed out after ${timeoutMs / 1000} s`, isError: true, failure: 'timeout' };
       else outcome = { content: `tool '${tool}' of MCP client '${conn.name}' failed: ${msg}`, isError: true, failure: 'failed' };
     }
-    this.onCall?.(conn.name, tool, outcome.failure ?? 'success', (Date.now() - started) / 1000);
-    watch?.end(outcome);
+    const seconds = (Date.now() - started) / 1000;
+    for (const w of watches) w.end(outcome, seconds);
     this.calls.add({
       client: conn.name,
       tool,
@@ -225,6 +232,15 @@ export class McpManager {
     } satisfies NewMcpCall);
     if (!outcome.isError) meta.governance?.charge(cost);
     return outcome;
+  }
+
+  #watch(call: Parameters<ToolCallWatcher>[0]): ToolCallWatch[] {
+    const watches: ToolCallWatch[] = [];
+    for (const watcher of this.watchers) {
+      const w = watcher(call);
+      if (w) watches.push(w);
+    }
+    return watches;
   }
 
   async close(): Promise<void> {

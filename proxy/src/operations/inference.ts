@@ -136,6 +136,27 @@ function withFields(body: unknown, fields: Readonly<Record<string, unknown>> | u
   return { ...body, ...fields };
 }
 
+/** What a translator is given: the model answered, and the answer's id (made when it is read) and time. */
+export interface AnswerIds {
+  readonly model: string;
+  readonly id: string;
+  readonly created: number;
+}
+
+/**
+ * `ids` with the model: the id stays unmade until a translator reads it (a spread would read it, and
+ * an OpenAI answer, which carries its own, would pay for a random UUID it never uses).
+ */
+export function withModel(ids: { readonly id: string; readonly created: number }, model: string): AnswerIds {
+  return {
+    model,
+    get id() {
+      return ids.id;
+    },
+    created: ids.created,
+  };
+}
+
 /** The id and time a translated answer carries; the id is made only when a translator reads it (an OpenAI answer relayed as is has its own). */
 function answerIds(): { readonly id: string; created: number } {
   let id: string | undefined;

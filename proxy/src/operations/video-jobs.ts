@@ -8,7 +8,8 @@ import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
 import type { FormatAdapter, UpstreamRequest, VideoAdapter } from '../providers/adapter.ts';
 import { ADAPTERS } from '../providers/registry.ts';
 import { scrubProvider } from '../providers/scrub.ts';
-import { sendUpstream, type UpstreamAnswer } from '../pipeline/upstream-call.ts';
+import { sendOnce } from '../pipeline/invoke.ts';
+import type { UpstreamAnswer } from '../pipeline/upstream-call.ts';
 import { parseAnswerJson } from '../pipeline/answer-body.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import { videoCost } from '../governance/pricing/video.ts';
@@ -54,7 +55,7 @@ export function videoKey(provider: ProviderRuntime, keyId: string | undefined, a
 export async function callVideo(ctx: RequestContext, provider: ProviderRuntime, rec: Pick<VideoRecord, 'key_id'>, up: UpstreamRequest): Promise<UpstreamAnswer> {
   const key = videoKey(provider, rec.key_id, ctx.keyIds);
   ctx.keyId = key?.id;
-  return sendUpstream(provider, ADAPTERS[provider.kind.format], key, up, up.body === undefined ? undefined : JSON.stringify(up.body), ctx.signal);
+  return sendOnce(ctx, { provider, model: ctx.model ?? '' }, ADAPTERS[provider.kind.format], key, up, up.body === undefined ? undefined : JSON.stringify(up.body), ctx.signal);
 }
 
 /** A provider answer about a job, read (bounded) and checked as the job's state. */

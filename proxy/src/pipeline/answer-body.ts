@@ -6,23 +6,54 @@ import { invalidUpstreamResponse, upstreamTooLarge } from '../unified/errors.ts'
 
 export const RESPONSE_LIMIT_SETTING = 'max_response_body_size_mb';
 
-export async function readBounded(body: Dispatcher.ResponseData['body'], headers: Dispatcher.ResponseData['headers'], limit: number, provider: string): Promise<string> {
+/**
+ * The whole body as text, or a 502 past `limit`. Read with 'data'/'end' listeners rather than
+ * `for await`: a stream's async iterator (its promises and end-of-stream watch) cost more than the
+ * read itself for the small answers most calls get.
+ */
+export function readBounded(body: Dispatcher.ResponseData['body'], headers: Dispatcher.ResponseData['headers'], limit: number, provider: string): Promise<string> {
   const declared = Number(headers['content-length']);
   if (declared > limit) {
     body.destroy();
-    throw upstreamTooLarge(provider, 'response body', limit, RESPONSE_LIMIT_SETTING);
+    return Promise.reject(upstreamTooLarge(provider, 'response body', limit, RESPONSE_LIMIT_SETTING));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw upstreamTooLarge(provider, 'response body', limit, RESPONSE_LIMIT_SETTING);
-    }
-    chunks.push(chunk);
-  }
-  return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        body.destroy();
+        reject(upstreamTooLarge(provider, 'response body', limit, RESPONSE_LIMIT_SETTING));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8'));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    // Closed before its end without an error (destroyed by someone else): as the iterator would say it.
+    const onClose = () => {
+      done();
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    body.once('close', onClose);
+  });
 }
 
 /** Up to `limit` bytes of a body the gateway only needs the start of (an error message); the rest is dropped. */

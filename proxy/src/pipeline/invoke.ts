@@ -7,7 +7,7 @@ import { ADAPTERS } from '../providers/registry.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { pickKey } from './key-pool.ts';
 import { backoffMs, canFallback, isRetryable } from './retry.ts';
-import { sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
+import { requestIdHeaders, sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
 import { firstBytes } from './first-bytes.ts';
 import type { Target } from './target.ts';
 import { log } from '../log.ts';
@@ -56,6 +56,8 @@ export interface AttemptFacts {
   keyId: string | undefined;
   /** Told of each attempt, when something watches them. */
   readonly attempts?: AttemptWatcher | undefined;
+  /** Sent upstream on each attempt as `x-request-id` (the id the client got). */
+  readonly requestId?: string;
 }
 
 /**
@@ -107,7 +109,7 @@ async function attemptTarget(
     const started = performance.now();
     const watch = facts?.attempts?.start(target, attempt, facts.fallbackIndex);
     try {
-      const answer = await sendUpstream(provider, adapter, key, watch?.headers ? withHeaders(up, watch.headers) : up, sentBody, signal);
+      const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal, ownHeaders(facts?.requestId, watch?.headers));
       // A stream cut before its first byte has sent the client nothing yet: it fails here, where
       // retries and fallbacks still apply, instead of as an in-band error after a 200.
       if (up.stream) await firstBytes(answer.body).catch((err: unknown) => Promise.reject(transportError(provider.name, err, signal)));
@@ -133,7 +135,34 @@ async function attemptTarget(
   }
 }
 
-/** `up` with headers of the gateway's own added (trace context). */
-function withHeaders(up: UpstreamRequest, headers: Readonly<Record<string, string>>): UpstreamRequest {
-  return { ...up, headers: { ...up.headers, ...headers } };
+/** The gateway's own headers of one attempt: the request id, and the attempt span's trace context when traced. */
+function ownHeaders(requestId: string | undefined, trace: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> | undefined {
+  if (!trace) return requestIdHeaders(requestId);
+  return requestId === undefined ? trace : { 'x-request-id': requestId, ...trace };
+}
+
+/**
+ * A request's one call to a provider outside the retry chain (files, batches, containers, a video's
+ * create and polls): not retried (a create repeated after a lost answer would happen twice), but
+ * watched as an attempt is (its span when traced), and sent with the request id and trace context.
+ */
+export async function sendOnce(
+  facts: Pick<AttemptFacts, 'attempts' | 'requestId'>,
+  target: Target,
+  adapter: FormatAdapter,
+  key: ProviderKey | undefined,
+  up: UpstreamRequest,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  const watch = facts.attempts?.start(target, 0, 0);
+  try {
+    const answer = await sendUpstream(target.provider, adapter, key, up, body, signal, ownHeaders(facts.requestId, watch?.headers));
+    watch?.end(answer.status, key?.id);
+    return answer;
+  } catch (err) {
+    const e = err as GatewayError;
+    watch?.end(typeof e.status === 'number' ? e.status : 502, key?.id, e);
+    throw err;
+  }
 }

@@ -55,9 +55,17 @@ export class Pipeline {
     try {
       if (readFirst) {
         const execute = await accept(ctx);
-        outcome = (await runBefore(list.caller, ctx)) ?? (await runBefore(list.request, ctx)) ?? (await execute(ctx));
+        let early = runBefore(list.caller, ctx);
+        if (early instanceof Promise) early = await early;
+        if (!early) {
+          early = runBefore(list.request, ctx);
+          if (early instanceof Promise) early = await early;
+        }
+        outcome = early ?? (await execute(ctx));
       } else {
-        outcome = (await runBefore(list.caller, ctx)) ?? (await accepted(list, ctx, accept));
+        let early = runBefore(list.caller, ctx);
+        if (early instanceof Promise) early = await early;
+        outcome = early ?? (await accepted(list, ctx, accept));
       }
     } catch (err) {
       outcome = failure(ctx, err);
@@ -93,14 +101,23 @@ export class Pipeline {
 
 async function accepted(list: StageList, ctx: RequestContext, accept: Accept): Promise<Outcome> {
   const execute = await accept(ctx);
-  return (await runBefore(list.request, ctx)) ?? (await execute(ctx));
+  let early = runBefore(list.request, ctx);
+  if (early instanceof Promise) early = await early;
+  return early ?? (await execute(ctx));
 }
 
-async function runBefore(stages: readonly Stage[], ctx: RequestContext): Promise<Outcome | undefined> {
-  for (const stage of stages) {
-    const r = stage.before!(ctx);
-    const o = r instanceof Promise ? await r : r;
-    if (o) return o;
+type Before = Outcome | undefined | Promise<Outcome | undefined>;
+
+/**
+ * The `before` hooks from `from` on, until one answers. Synchronous while the hooks are (identify,
+ * plan without complexity routing, limits without counters to ask): a promise only from the first
+ * hook that returns one, and the caller awaits only a promise, so a plain request makes none here.
+ */
+function runBefore(stages: readonly Stage[], ctx: RequestContext, from = 0): Before {
+  for (let i = from; i < stages.length; i++) {
+    const r = stages[i].before!(ctx);
+    if (r instanceof Promise) return r.then((o) => o ?? runBefore(stages, ctx, i + 1));
+    if (r) return r;
   }
   return undefined;
 }

@@ -11,6 +11,11 @@ export interface Stage {
   readonly name: string;
   /** May answer instead of the call (an Outcome) or refuse it (throw a GatewayError). */
   before?(ctx: RequestContext): Outcome | undefined | Promise<Outcome | undefined>;
+  /**
+   * Asked after `before` returned nothing synchronously: true when it had nothing to do for this
+   * request (no key to identify, no limit to admit), so observers (tracing) record nothing for it.
+   */
+  idle?(ctx: RequestContext): boolean;
   /** Once the answer is complete (a stream: ended); `result` is the error outcome when it failed. */
   after?(ctx: RequestContext, result: Outcome): void;
   /** Each streamed item (a unified chunk or native event) before it is encoded, and each chunk (Uint8Array) of a relayed byte body. */

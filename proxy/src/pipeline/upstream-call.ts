@@ -7,6 +7,7 @@ import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { poolFor } from '../upstream/pools.ts';
+import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
 
@@ -46,6 +47,16 @@ export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): st
   return base + up.path;
 }
 
+function hasHeader(headers: Readonly<Record<string, string>>, lowerName: string): boolean {
+  for (const name in headers) if (name.toLowerCase() === lowerName) return true;
+  return false;
+}
+
+/** The headers that carry the gateway's request id to a provider. */
+export function requestIdHeaders(requestId: string | undefined): Readonly<Record<string, string>> | undefined {
+  return requestId === undefined ? undefined : { 'x-request-id': requestId };
+}
+
 export async function sendUpstream(
   provider: ProviderRuntime,
   adapter: FormatAdapter,
@@ -53,6 +64,7 @@ export async function sendUpstream(
   up: UpstreamRequest,
   body: string | undefined,
   signal: AbortSignal,
+  own?: Readonly<Record<string, string>>,
   resent = false,
 ): Promise<UpstreamAnswer> {
   const unsignedBody = body;
@@ -63,11 +75,24 @@ export async function sendUpstream(
   };
   // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
   for (const [name, value] of Object.entries(up.headers ?? {})) headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+  // The gateway's own (the request id, trace context): set before signing, so SigV4 covers them.
+  // They replace a client's header of the same name; one the operator configured (extra_headers) wins.
+  if (own) for (const name in own) if (!hasHeader(provider.extraHeaders, name)) headers[name] = own[name];
   if (body !== undefined) headers['content-type'] = 'application/json';
   else if (up.payload) headers['content-type'] = up.payload.contentType;
   let path = upstreamPath(provider, up);
   let pool = provider.pool;
   let payload = up.payload;
+  // An InferencePool provider: this request goes to the server the pool's source picks (least loaded).
+  let picked: PickedEndpoint | undefined;
+  if (provider.endpoints) {
+    const choice = provider.endpoints.pick();
+    if ('error' in choice) {
+      throw new GatewayError(503, `provider '${provider.name}' has no model server to send to: ${choice.error}`, { type: 'upstream_unavailable', code: 'no_endpoints', provider: provider.name, upstream: true });
+    }
+    picked = choice;
+    pool = poolFor(choice.origin, provider.maxConnections, provider.allowLinkLocal);
+  }
   if (adapter.sign) {
     const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath, form: up.form }, key);
     ({ headers, path } = signed);
@@ -78,7 +103,7 @@ export async function sendUpstream(
   }
   let res: Dispatcher.ResponseData;
   try {
-    res = await pool.request({
+    res = await sendVia(pool, picked, {
       method: up.method,
       path,
       headers,
@@ -105,7 +130,7 @@ export async function sendUpstream(
   // A cached credential the provider no longer takes (an OAuth token revoked or expired early) is dropped, and the call signed and sent once more.
   if (res.statusCode === 401 && !resent && adapter.authRejected?.(key, headers)) {
     await res.body.dump();
-    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, true);
+    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, own, true);
   }
   // Providers echo keys back ("Incorrect API key provided: sk-..."): scrubbed before anything reads it.
   const text = scrubProvider(await readPrefix(res.body, ERROR_BODY_BYTES), provider);
@@ -134,6 +159,22 @@ export async function sendUpstream(
     upstream: true,
     retryAfter: parseRetryAfter(res.headers['retry-after']),
   });
+}
+
+/** The request on `pool`; a picked server counts it in flight until its answer body is done with. */
+async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  if (!picked) return pool.request(opts);
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await pool.request(opts);
+  } catch (err) {
+    picked.release();
+    throw err;
+  }
+  // 'close' follows the end of the body, its destruction (client gone, error) and a dump alike.
+  if (res.body.closed || res.body.destroyed) picked.release();
+  else res.body.once('close', () => picked.release());
+  return res;
 }
 
 export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {

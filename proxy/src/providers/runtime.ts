@@ -6,6 +6,7 @@ import type { BedrockKeyConfig, VertexKeyConfig } from '../schema/gateway.ts';
 import type { ProviderKind } from './catalog.ts';
 import type { Operation } from '../unified/operations.ts';
 import type { AzureKey } from './azure/key.ts';
+import type { EndpointSource } from '../upstream/endpoint-sources.ts';
 
 export interface ProviderKey {
   /** Stable id (UUID-shaped, derived from provider and key name) so every replica agrees. */
@@ -49,6 +50,8 @@ export interface ProviderRuntime {
   allowLinkLocal: boolean;
   /** Keep-alive pool to `origin` (shared with earlier snapshots for the same origin). */
   pool: Pool;
+  /** `network_config.inference_pool`: each request goes to a server this source picks, not to `origin`. */
+  endpoints?: EndpointSource;
   sendBackRawRequest: boolean;
   sendBackRawResponse: boolean;
   /** `passthrough_allowed_paths` as matchers (the inference paths are allowed besides). */

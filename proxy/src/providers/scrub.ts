@@ -35,13 +35,27 @@ export function providerSecrets(provider: ProviderRuntime): readonly string[] {
   return secrets;
 }
 
+/** The secrets' JSON-escaped forms, per list (providerSecrets keeps one list per provider): scrubbing runs on every answer. */
+const escapedLists = new WeakMap<readonly string[], readonly string[]>();
+
+function escapedForms(secrets: readonly string[]): readonly string[] {
+  let forms = escapedLists.get(secrets);
+  if (!forms) {
+    forms = secrets.map((s) => JSON.stringify(s).slice(1, -1));
+    escapedLists.set(secrets, forms);
+  }
+  return forms;
+}
+
 /** `text` with every occurrence of each secret (and its JSON-escaped form) replaced by REDACTED. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) {
+  const forms = escapedForms(secrets);
+  for (let i = 0; i < secrets.length; i++) {
+    const s = secrets[i];
     if (out.includes(s)) out = out.split(s).join(REDACTED);
     // A secret with quotes or newlines (a service-account key) appears escaped inside JSON.
-    const escaped = JSON.stringify(s).slice(1, -1);
+    const escaped = forms[i];
     if (escaped !== s && out.includes(escaped)) out = out.split(escaped).join(REDACTED);
   }
   return out;

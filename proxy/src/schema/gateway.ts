@@ -71,6 +71,26 @@ export const ProviderKeySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Self-hosted model servers behind a Gateway API Inference Extension InferencePool
+ * (inference.networking.k8s.io/v1): the proxies read the pool's selector and target ports, follow
+ * the matching EndpointSlices, and send each request to the least-loaded server (docs/kubernetes.md).
+ */
+export const InferencePoolRefSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$', description: 'The InferencePool name.' }),
+    namespace: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: "The pool's namespace; default: a Provider resource's own namespace, else the kubeconfig's (in a pod: the pod's)." }),
+    ),
+    metrics_path: Type.Optional(Type.String({ pattern: '^/[^?#\\s]*$', maxLength: 256, description: "Path of the model servers' Prometheus metrics (default /metrics, as vLLM serves them)." })),
+    metrics_port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'Port of the metrics endpoint; default: the port each request goes to.' })),
+    scrape_interval_ms: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 10000, description: 'How often each server is asked for its load (default 500); its answer counts as stale after three intervals.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const NetworkConfigSchema = Type.Object(
   {
     base_url: Type.Optional(EnvString({ minLength: 1 })),
@@ -87,6 +107,7 @@ export const NetworkConfigSchema = Type.Object(
     allow_link_local: Type.Optional(
       Type.Boolean({ description: 'Allow base_url to reach link-local addresses and cloud metadata services (169.254.0.0/16, fe80::/10, fd00:ec2::254, metadata.google.internal); default false.' }),
     ),
+    inference_pool: Type.Optional(InferencePoolRefSchema),
     // Bounds on what one upstream answer may make the gateway hold in memory (a 502 names the limit).
     max_response_body_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, description: 'Largest non-streaming upstream answer read, in MiB (default 64).' })),
     max_stream_event_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Largest single upstream stream event, in MiB (default 8).' })),
@@ -350,6 +371,7 @@ export type BedrockKeyConfig = Static<typeof BedrockKeyConfigSchema>;
 export type AzureKeyConfig = Static<typeof AzureKeyConfigSchema>;
 export type VertexKeyConfig = Static<typeof VertexKeyConfigSchema>;
 export type NetworkConfig = Static<typeof NetworkConfigSchema>;
+export type InferencePoolRef = Static<typeof InferencePoolRefSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
 export type ClientConfig = Static<typeof ClientConfigSchema>;
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;

@@ -44,6 +44,13 @@ export interface ServedReport {
   problem?: string;
   /** Webhooks by id with deliveries given up lately; absent when none. */
   webhooks?: Record<string, ServedWebhook>;
+  /** Providers (by name) whose InferencePool gives this process no server to send to, and why; absent when none. */
+  pools?: Record<string, ServedPool>;
+}
+
+/** A provider's InferencePool that cannot be served from (missing, unreadable, no ready server). */
+export interface ServedPool {
+  problem: string;
 }
 
 const MAX_ERROR = 300;
@@ -77,6 +84,8 @@ export function encodeServedReport(r: ServedReport): string {
     const w = r.webhooks![id];
     webhooks[id] = { exhausted: w.exhausted, ...(w.error !== undefined ? { error: scrubError(w.error) } : {}) };
   }
+  const pools: Record<string, ServedPool> = {};
+  for (const name of Object.keys(r.pools ?? {}).sort().slice(0, MAX_CLIENTS)) pools[name] = { problem: scrubError(r.pools![name].problem) };
   return JSON.stringify({
     revision: r.revision,
     secretChecksum: r.secretChecksum,
@@ -84,6 +93,7 @@ export function encodeServedReport(r: ServedReport): string {
     mcp,
     ...(r.problem ? { problem: scrubError(r.problem) } : {}),
     ...(Object.keys(webhooks).length ? { webhooks } : {}),
+    ...(Object.keys(pools).length ? { pools } : {}),
   });
 }
 
@@ -120,6 +130,13 @@ export function parseServedReport(text: string | undefined): ServedReport | unde
       webhooks[id] = { exhausted: w.exhausted, ...(typeof w.error === 'string' ? { error: w.error } : {}) };
     }
   }
+  const pools: Record<string, ServedPool> = {};
+  if (o.pools && typeof o.pools === 'object' && !Array.isArray(o.pools)) {
+    for (const [name, v] of Object.entries(o.pools as Record<string, unknown>)) {
+      const problem = v && typeof v === 'object' ? (v as Record<string, unknown>).problem : undefined;
+      if (typeof problem === 'string' && problem) pools[name] = { problem };
+    }
+  }
   const revision = str(o.revision);
   const secretChecksum = str(o.secretChecksum);
   const problem = str(o.problem);
@@ -130,5 +147,6 @@ export function parseServedReport(text: string | undefined): ServedReport | unde
     mcp,
     ...(problem ? { problem } : {}),
     ...(Object.keys(webhooks).length ? { webhooks } : {}),
+    ...(Object.keys(pools).length ? { pools } : {}),
   };
 }

@@ -10,7 +10,7 @@ import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-
 import { fetch } from 'undici';
 import { log } from '../log.ts';
 import { notReadyReason } from './readiness.ts';
-import { IMPLEMENTED_SECTIONS, SERVED_ANNOTATION, SERVED_REPORT_LABEL, encodeServedReport, type ServedReport, type ServedWebhook } from './served-contract.ts';
+import { IMPLEMENTED_SECTIONS, SERVED_ANNOTATION, SERVED_REPORT_LABEL, encodeServedReport, type ServedReport, type ServedPool, type ServedWebhook } from './served-contract.ts';
 
 export interface ServedReporterOptions {
   kc: KubeConfig;
@@ -231,6 +231,8 @@ export interface ServedReportSources {
   mcp: McpClientsView;
   /** Webhooks with deliveries given up lately (webhooks/given-up.ts). */
   givenUp?: () => Record<string, ServedWebhook>;
+  /** Providers whose InferencePool gives no server to send to (inference-pool/registry.ts). */
+  pools?: () => Record<string, ServedPool>;
   /** Optional sections this process acts on only when their runtime is there. */
   webhooks: boolean;
   cache: boolean;
@@ -273,7 +275,15 @@ export function startServedReport(src: ServedReportSources, env: NodeJS.ProcessE
       }
       const problem = src.problem?.();
       const webhooks = src.givenUp?.();
-      return { ...(index ?? {}), sections: [...sections], mcp, ...(problem ? { problem } : {}), ...(webhooks && Object.keys(webhooks).length ? { webhooks } : {}) };
+      const pools = src.pools?.();
+      return {
+        ...(index ?? {}),
+        sections: [...sections],
+        mcp,
+        ...(problem ? { problem } : {}),
+        ...(webhooks && Object.keys(webhooks).length ? { webhooks } : {}),
+        ...(pools && Object.keys(pools).length ? { pools } : {}),
+      };
     },
   });
   reporter.start();

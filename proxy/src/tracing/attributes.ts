@@ -86,7 +86,7 @@ export function endAttributes(ctx: RequestContext, result: Outcome, facts: Strea
     if (cache.cache_hit === true && typeof cache.hit_type === 'string') a['skybridge.cache.hit_type'] = cache.hit_type;
   }
   usage(ctx, a);
-  const answer = answerFacts(result, facts);
+  const answer = answerFacts(result, facts, captureContent);
   if (answer.model) a['gen_ai.response.model'] = answer.model;
   else if (ctx.model && result.kind !== 'error') a['gen_ai.response.model'] = ctx.model;
   if (answer.id) a['gen_ai.response.id'] = answer.id;
@@ -153,8 +153,27 @@ interface AnswerFacts {
 /** Answers larger than this are not parsed again for their finish reasons (the span goes without them). */
 const MAX_PARSED_ANSWER = 1 << 20;
 
-function answerFacts(result: Outcome, facts: StreamFacts | undefined): AnswerFacts {
+/** An answer relayed as JSON text read without parsing it: its top-level id (first member), model and choices' finish reasons. */
+const TOP_ID = /^\{\s*"id":\s*"([^"\\]{1,256})"/;
+const MODEL = /"model":\s*"([^"\\]{1,256})"/;
+const FINISH_REASONS = /"finish_reason":\s*"([A-Za-z_]+)"/g;
+
+function answerFacts(result: Outcome, facts: StreamFacts | undefined, captureContent: boolean): AnswerFacts {
   if (facts) return { ...(facts.responseModel && { model: facts.responseModel }), ...(facts.finishReasons && { finishReasons: facts.finishReasons }) };
+  if (result.kind === 'text' && !captureContent && result.text.length <= MAX_PARSED_ANSWER) {
+    // A chat answer relayed as text (the usual OpenAI-format case): the facts are read off it, not
+    // parsed a second time. (An escaped quote inside content cannot match: it is preceded by `\`.)
+    const text = result.text;
+    const reasons = Array.from(text.matchAll(FINISH_REASONS), (m) => m[1]);
+    if (reasons.length) {
+      const out: AnswerFacts = { finishReasons: reasons };
+      const model = MODEL.exec(text)?.[1];
+      if (model) out.model = model;
+      const id = TOP_ID.exec(text)?.[1];
+      if (id) out.id = id;
+      return out;
+    }
+  }
   let body: unknown;
   if (result.kind === 'json') body = result.value;
   else if (result.kind === 'text' && result.text.length <= MAX_PARSED_ANSWER && result.text.startsWith('{')) {

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import type * as Api from '@opentelemetry/api';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
 import type * as Resources from '@opentelemetry/resources';
-import type * as ContextHooks from '@opentelemetry/context-async-hooks';
 import type * as ProtoExporter from '@opentelemetry/exporter-trace-otlp-proto';
 import type * as GrpcExporter from '@opentelemetry/exporter-trace-otlp-grpc';
 import type * as Grpc from '@grpc/grpc-js';
@@ -16,10 +15,13 @@ import type { TracingSettings } from './settings.ts';
 const api = lazy<typeof Api>('@opentelemetry/api');
 const sdkTrace = lazy<typeof SdkTrace>('@opentelemetry/sdk-trace');
 const resources = lazy<typeof Resources>('@opentelemetry/resources');
-const contextHooks = lazy<typeof ContextHooks>('@opentelemetry/context-async-hooks');
 const protoExporter = lazy<typeof ProtoExporter>('@opentelemetry/exporter-trace-otlp-proto');
 const grpcExporter = lazy<typeof GrpcExporter>('@opentelemetry/exporter-trace-otlp-grpc');
 const grpc = lazy<typeof Grpc>('@grpc/grpc-js');
+
+/** Spans held for export at most, and per export. */
+const QUEUE = 8192;
+const BATCH = 1024;
 
 export interface Sdk {
   readonly api: typeof Api;
@@ -30,21 +32,18 @@ export interface Sdk {
   shutdown(): Promise<void>;
 }
 
-let contextManagerSet = false;
-
 /** A tracer provider for these settings (throws when the SDK cannot be loaded or the CA file read). */
 export function startSdk(settings: TracingSettings): Sdk {
   const otel = api();
-  // Spans started inside a stage's work (a tool call, an agent turn) find their parent through the
-  // async context; one context manager serves every gateway of the process.
-  if (!contextManagerSet) {
-    contextManagerSet = otel.context.setGlobalContextManager(new (contextHooks().AsyncLocalStorageContextManager)().enable());
-  }
+  // No context manager: spans started inside a request's work (a tool call, an agent turn) find
+  // their parent through Tracing.live by request id, so no async context is carried on every await.
   const { TracerProvider, BatchSpanProcessor } = sdkTrace();
   const provider = new TracerProvider({
     resource: resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName }),
     sampler: sampler(settings),
-    spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000 })],
+    // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
+    // (counted by the SDK), never held; large batches make fewer, cheaper exports.
+    spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH })],
   });
   const tracer = provider.getTracer('skybridge');
   log.info('tracing on', { protocol: settings.protocol, endpoint: withoutCredentials(settings.endpoint), sampler: settings.sampler, ratio: settings.ratio, service: settings.serviceName, content: settings.captureContent });

@@ -8,18 +8,23 @@ import { log } from '../log.ts';
 import { sameSettings, tracingSettings, type TracingSettings } from './settings.ts';
 import { startSdk, type Sdk } from './sdk.ts';
 
+/** What a span started inside a request's work is the child of: the request's span, or the stage running. */
+export interface Parent {
+  readonly context: Context;
+}
+
 /** One settings' tracer: what the stage and the hooks use. */
 export interface Tracing {
   readonly settings: TracingSettings;
   readonly sdk: Sdk;
-  /** The context of each traced request in flight, by request id. */
-  readonly live: Map<string, Context>;
+  /** The span each traced request in flight runs now (its stage's, else its own), by the context's id. */
+  readonly live: Map<string, Parent>;
 }
 
 export class TracingService {
   readonly #env: NodeJS.ProcessEnv;
   readonly #bySnapshot = new WeakMap<Snapshot, Tracing | null>();
-  readonly #live = new Map<string, Context>();
+  readonly #live = new Map<string, Parent>();
   #current: Tracing | undefined;
   #failed: string | undefined;
 

@@ -11,7 +11,7 @@ import type { AttemptWatch, AttemptWatcher } from '../pipeline/invoke.ts';
 import type { GatewayError } from '../unified/errors.ts';
 import { endAttributes, genAiOperation, genAiProvider, spanName, startAttributes, type StreamFacts } from './attributes.ts';
 import { parseTraceparent, traceHeaders } from './traceparent.ts';
-import type { Tracing, TracingService } from './service.ts';
+import type { Parent, Tracing, TracingService } from './service.ts';
 
 declare module '../pipeline/context.ts' {
   interface ContextServices {
@@ -26,12 +26,23 @@ declare module '../pipeline/context.ts' {
   }
 }
 
-export interface RequestTrace {
+export interface RequestTrace extends Parent {
   readonly span: Span;
   /** The request span's context: the parent of the stage, attempt and tool spans. */
   readonly context: Context;
   /** What the stream taps saw. */
   facts: StreamFacts | undefined;
+}
+
+/**
+ * The W3C headers naming the request's span (its client's tracestate kept), for work it hands on
+ * (an async job's run continues under its submit); undefined when the request is not traced.
+ */
+export function requestTraceHeaders(ctx: RequestContext): Record<string, string> | undefined {
+  const span = ctx.trace?.span;
+  if (!span?.isRecording()) return undefined;
+  const sc = span.spanContext();
+  return traceHeaders(sc.traceId, sc.spanId, sc.traceFlags, sc.traceState?.serialize());
 }
 
 /** First values of the tracing fields on every context (one object shape for all). */
@@ -58,54 +69,104 @@ export function tracingStage(t: Tracing): Stage {
   };
 }
 
-/** Wraps a stage's `before` in a span named after the stage (a stage without `before` is returned as it is). */
+/**
+ * Wraps a stage's `before` in a span named after the stage (a stage without `before` is returned as
+ * it is). The span is made when it is known to be wanted, not before: once the stage went async,
+ * answered, threw, said it was not idle, or when a span started inside its work (an agent's turns
+ * and tool calls) asks for its parent. A stage that did nothing (`Stage.idle`) records none. Its
+ * work finds the parent through `Tracing.live` (by request id), never an async context switch.
+ */
 export function tracedStage(stage: Stage, t: Tracing): Stage {
   const before = stage.before;
   if (!before) return stage;
-  const { api, tracer } = t.sdk;
-  return {
+  const name = `stage ${stage.name}`;
+  const traced: Stage = {
     name: stage.name,
     before(ctx) {
       const trace = ctx.trace;
       if (!trace?.span.isRecording()) return before.call(stage, ctx);
-      const span = tracer.startSpan(`stage ${stage.name}`, { attributes: { 'skybridge.stage': stage.name } }, trace.context);
+      const s = new StageSpan(t, name, stage.name, trace);
+      t.live.set(ctx.id, s);
       let r: ReturnType<NonNullable<Stage['before']>>;
       try {
-        // The stage's own work (an agent's tool calls and turns) runs with its span as the active one.
-        r = api.context.with(api.trace.setSpan(trace.context, span), () => before.call(stage, ctx));
+        r = before.call(stage, ctx);
       } catch (err) {
-        endStage(span, undefined, err, t);
+        s.end(ctx, undefined, err);
         throw err;
       }
       if (!(r instanceof Promise)) {
-        endStage(span, r, undefined, t);
+        if (r || s.opened || !stage.idle?.(ctx)) s.end(ctx, r, undefined);
+        else s.drop(ctx);
         return r;
       }
       return r.then(
         (o) => {
-          endStage(span, o, undefined, t);
+          s.end(ctx, o, undefined);
           return o;
         },
         (err: unknown) => {
-          endStage(span, undefined, err, t);
+          s.end(ctx, undefined, err);
           throw err;
         },
       );
     },
-    ...(stage.after && { after: stage.after.bind(stage) }),
-    ...(stage.tap && { tap: stage.tap.bind(stage) }),
   };
+  if (stage.after) traced.after = stage.after.bind(stage);
+  if (stage.tap) traced.tap = stage.tap.bind(stage);
+  return traced;
 }
 
-function endStage(span: Span, answered: Outcome | undefined, err: unknown, t: Tracing): void {
-  if (answered) span.setAttribute('skybridge.stage.answered', true);
-  if (err) {
-    const e = err as Partial<GatewayError>;
-    span.setAttribute('error.type', e.type ?? 'internal_error');
-    if (typeof e.status === 'number') span.setAttribute('http.response.status_code', e.status);
-    span.setStatus({ code: t.sdk.api.SpanStatusCode.ERROR, message: typeof e.message === 'string' ? e.message.slice(0, 256) : undefined });
+/** A stage's span, started (at the stage's start time) only when something needs it. */
+class StageSpan implements Parent {
+  readonly #t: Tracing;
+  readonly #name: string;
+  readonly #stage: string;
+  readonly #trace: RequestTrace;
+  readonly #started = performance.now();
+  #span: Span | undefined;
+  #context: Context | undefined;
+
+  constructor(t: Tracing, name: string, stage: string, trace: RequestTrace) {
+    this.#t = t;
+    this.#name = name;
+    this.#stage = stage;
+    this.#trace = trace;
   }
-  span.end();
+
+  /** Whether a span inside the stage's work asked for it. */
+  get opened(): boolean {
+    return this.#span !== undefined;
+  }
+
+  /** The stage span's context: spans started inside the stage's work are its children. */
+  get context(): Context {
+    if (!this.#context) this.#context = this.#t.sdk.api.trace.setSpan(this.#trace.context, this.#open());
+    return this.#context;
+  }
+
+  #open(): Span {
+    this.#span ??= this.#t.sdk.tracer.startSpan(this.#name, { startTime: this.#started, attributes: { 'skybridge.stage': this.#stage } }, this.#trace.context);
+    return this.#span;
+  }
+
+  end(ctx: RequestContext, answered: Outcome | undefined, err: unknown): void {
+    this.drop(ctx);
+    const span = this.#open();
+    if (answered) span.setAttribute('skybridge.stage.answered', true);
+    if (err) {
+      const e = err as Partial<GatewayError>;
+      span.setAttribute('error.type', e.type ?? 'internal_error');
+      if (typeof e.status === 'number') span.setAttribute('http.response.status_code', e.status);
+      span.setStatus({ code: this.#t.sdk.api.SpanStatusCode.ERROR, message: typeof e.message === 'string' ? e.message.slice(0, 256) : undefined });
+    }
+    // On the clock its start was read from (a span given a start time would end on Date.now()'s milliseconds).
+    span.end(performance.now());
+  }
+
+  /** The request span is the parent again. */
+  drop(ctx: RequestContext): void {
+    if (this.#t.live.get(ctx.id) === this) this.#t.live.set(ctx.id, this.#trace);
+  }
 }
 
 function begin(ctx: RequestContext, t: Tracing): RequestTrace {
@@ -122,20 +183,19 @@ function begin(ctx: RequestContext, t: Tracing): RequestTrace {
   const trace: RequestTrace = { span, context, facts: undefined };
   ctx.trace = trace;
   ctx.attempts = attemptWatcher(ctx, trace, t);
-  t.live.set(ctx.id, context);
+  t.live.set(ctx.id, trace);
   return trace;
 }
 
 /**
- * The span running this code (an agent turn inside its agent request's MCP stage), else the agent
- * request (a streamed agent's turns run as the client reads), else the client's traceparent.
+ * The span its parent request runs now (an agent turn: its agent request's MCP stage, or the agent
+ * request itself for a streamed agent, whose turns run as the client reads), else the client's
+ * traceparent.
  */
 function parentContext(ctx: RequestContext, t: Tracing): Context {
   const { api } = t.sdk;
-  const active = api.context.active();
-  if (api.trace.getSpan(active)) return active;
   const parent = ctx.parentRequestId ? t.live.get(ctx.parentRequestId) : undefined;
-  if (parent) return parent;
+  if (parent) return parent.context;
   const remote = parseTraceparent(ctx.headers.traceparent, ctx.headers.tracestate);
   if (!remote) return api.ROOT_CONTEXT;
   const spanContext: SpanContext = {

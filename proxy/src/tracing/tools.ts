@@ -12,8 +12,7 @@ export function toolCallWatcher(service: TracingService): ToolCallWatcher {
     const t = service.current;
     if (!t) return undefined;
     const { api, tracer } = t.sdk;
-    const active = api.context.active();
-    const parent: Context = api.trace.getSpan(active) ? active : ((requestId !== undefined && t.live.get(requestId)) || api.ROOT_CONTEXT);
+    const parent: Context = (requestId !== undefined && t.live.get(requestId)?.context) || api.ROOT_CONTEXT;
     const span = tracer.startSpan(
       `execute_tool ${tool}`,
       { kind: api.SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.type': 'extension', 'skybridge.mcp.client': client } },

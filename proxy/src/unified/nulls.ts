@@ -11,13 +11,26 @@ import { setOwn } from './own-fields.ts';
 const OPAQUE = new Set(['metadata', 'logit_bias', 'extra_body']);
 
 export function dropNulls(body: unknown): unknown {
-  if (!isPlainObject(body)) return body;
+  if (!isPlainObject(body) || !holdsNull(body)) return body;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (v === null) continue;
     setOwn(out, k, isPlainObject(v) && !OPAQUE.has(k) ? withoutNullMembers(v) : v);
   }
   return out;
+}
+
+/** Whether dropNulls has anything to drop: most bodies have no null, and are then used as they are (no copy). */
+function holdsNull(body: Record<string, unknown>): boolean {
+  for (const k in body) {
+    if (!Object.hasOwn(body, k)) continue;
+    const v = body[k];
+    if (v === null) return true;
+    if (isPlainObject(v) && !OPAQUE.has(k)) {
+      for (const m in v) if (Object.hasOwn(v, m) && v[m] === null) return true;
+    }
+  }
+  return false;
 }
 
 function withoutNullMembers(obj: Record<string, unknown>): Record<string, unknown> {

@@ -23,12 +23,33 @@ const LEASE_MARGIN_MS = 5_000;
 const DEFAULT_POLL_MS = 1_000;
 const USER_AGENT = 'skybridge-webhooks/1';
 
+/**
+ * Watches each delivery attempt (tracing gives each a span), told by the gateway; declared here so
+ * webhooks name no tracing module. `trace`: the W3C headers the event was raised in, if any.
+ */
+export type DeliveryWatcher = (attempt: { webhook: string; event: string; attempt: number; host: string; trace: Readonly<Record<string, string>> }) => DeliveryWatch | undefined;
+
+export interface DeliveryWatch {
+  /** The trace context sent with this attempt (replaces the event's own). */
+  readonly headers: Readonly<Record<string, string>>;
+  end(statusCode: number | undefined, error: string | undefined): void;
+}
+
 export interface DispatcherOptions {
   /** How often due work (retries, other nodes' enqueues, expired leases) is looked for. */
   pollMs?: number;
   metrics?: Metrics;
+  watch?: DeliveryWatcher;
   /** Names this node in attempt records. */
   node?: string;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
 
 const statusClass = (r: AttemptResult): string => (r.statusCode === undefined ? 'none' : `${Math.floor(r.statusCode / 100)}xx`);
@@ -41,6 +62,7 @@ export class Dispatcher {
   readonly #snapshot: () => Snapshot;
   readonly #sender = new Sender();
   readonly #metrics: Metrics | undefined;
+  readonly #watch: DeliveryWatcher | undefined;
   readonly #pollMs: number;
   readonly #inflight = new Map<string, number>();
   readonly #claiming = new Set<string>();
@@ -57,6 +79,7 @@ export class Dispatcher {
     this.queue = new DeliveryQueue(driver);
     this.secrets = new SecretStore(driver);
     this.#metrics = opts.metrics;
+    this.#watch = opts.watch;
     this.#pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.node = opts.node ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   }
@@ -163,16 +186,20 @@ export class Dispatcher {
     } else {
       const body = deliveryBody(d.event, d.createdAt, d.data, d.resultExpiresAt);
       const at = new Date();
+      const trace = traceHeaders(d.data);
+      // The host only: the URL's path or query may carry a token, the headers the secret.
+      const watch = this.#watch?.({ webhook: d.endpoint, event: d.event, attempt: d.attempts + 1, host: hostOf(s.url), trace });
       const headers: Record<string, string> = {
         'user-agent': USER_AGENT,
         ...ep.headers,
-        ...traceHeaders(d.data),
+        ...(watch?.headers ?? trace),
         'content-type': 'application/json',
         'webhook-id': d.id,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': new Webhook(secret).sign(d.id, at, body),
       };
       result = await this.#sender.send(s.url, headers, body, s.attempt_timeout_seconds * 1000, s.allow_private_network);
+      watch?.end(result.statusCode, result.error);
     }
     this.#metrics?.webhookAttemptDuration.labels(statusClass(result)).observe(result.durationMs / 1000);
     const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;

@@ -4,7 +4,7 @@ import type { SnapshotHolder } from '../config/holder.ts';
 import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, type DeliveryWatcher } from './dispatcher.ts';
 import { DEFAULT_HISTORY_RETENTION_DAYS } from '../schema/webhooks.ts';
 
 const SWEEP_EVERY_MS = 3_600_000;
@@ -15,9 +15,9 @@ export interface Webhooks {
   stop(): Promise<void>;
 }
 
-export async function startWebhooks(driver: SqlDriver, holder: Pick<SnapshotHolder, 'current'>, metrics?: Metrics, env: NodeJS.ProcessEnv = process.env): Promise<Webhooks> {
+export async function startWebhooks(driver: SqlDriver, holder: Pick<SnapshotHolder, 'current'>, metrics?: Metrics, env: NodeJS.ProcessEnv = process.env, watch?: DeliveryWatcher): Promise<Webhooks> {
   const poll = Number(env.SKYBRIDGE_WEBHOOK_POLL_MS);
-  const dispatcher = new Dispatcher(driver, () => holder.current(), { metrics, ...(Number.isInteger(poll) && poll > 0 && { pollMs: poll }) }).start();
+  const dispatcher = new Dispatcher(driver, () => holder.current(), { metrics, ...(watch && { watch }), ...(Number.isInteger(poll) && poll > 0 && { pollMs: poll }) }).start();
   const sweep = async () => {
     const days = holder.current().config.client?.webhook_config?.delivery_history_retention_days ?? DEFAULT_HISTORY_RETENTION_DAYS;
     try {

@@ -7,6 +7,7 @@ import type { AnthropicErrorBody } from '../types.ts';
 export interface AnthropicErrorResponse {
   status: number;
   body: AnthropicErrorBody & { type: 'error'; error: { type: string; message: string } };
+  headers?: Record<string, string>;
 }
 
 /**
@@ -14,9 +15,13 @@ export interface AnthropicErrorResponse {
  * invalid_request_error ... 529 overloaded_error), since gateway and OpenAI-style types
  * (`unsupported_operation`, `server_error`) mean nothing to Anthropic clients.
  */
-export function toAnthropicError(err: GatewayError): AnthropicErrorResponse {
+export function toAnthropicError(err: GatewayError, requestId?: string): AnthropicErrorResponse {
+  // Anthropic's error bodies carry `request_id` (and its answers the `request-id` header, which the
+  // SDK reads as APIError.requestID): both name the gateway's request id.
+  if (requestId === undefined) return { status: err.status, body: { type: 'error', error: { type: typeForStatus(err.status), message: err.message } } };
   return {
     status: err.status,
-    body: { type: 'error', error: { type: typeForStatus(err.status), message: err.message } },
+    body: { type: 'error', error: { type: typeForStatus(err.status), message: err.message }, request_id: requestId },
+    headers: { 'request-id': requestId },
   };
 }

@@ -32,13 +32,14 @@ export function bedrockExceptionName(status: number): string {
   }
 }
 
-export function toBedrockError(err: GatewayError): BedrockErrorResponse {
+export function toBedrockError(err: GatewayError, requestId?: string): BedrockErrorResponse {
   const status = Number.isInteger(err.status) && err.status >= 400 && err.status <= 599 ? err.status : 500;
   const name = bedrockExceptionName(status);
   return {
     status,
     body: { message: err.message },
-    headers: { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+    // AWS names the request in a header only (the SDK's $metadata.requestId): its error body is `message` alone.
+    headers: { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`, ...(requestId !== undefined && { 'x-amzn-requestid': requestId }) },
   };
 }
 

@@ -8,9 +8,10 @@ export interface CohereErrorResponse {
   body: { id: string; message: string };
 }
 
-export function toCohereError(err: GatewayError): CohereErrorResponse {
+export function toCohereError(err: GatewayError, requestId?: string): CohereErrorResponse {
   const status = Number.isInteger(err.status) && err.status >= 400 && err.status <= 599 ? err.status : 500;
-  // An upstream Cohere error id (kept as `code` by ../error.ts) is passed on; otherwise a fresh one.
-  const id = err.upstream && err.provider === 'cohere' && err.code ? err.code : randomUUID();
+  // An upstream Cohere error id (kept as `code` by ../error.ts) is passed on; otherwise the
+  // gateway's request id (the answer's x-request-id), else a fresh one.
+  const id = err.upstream && err.provider === 'cohere' && err.code ? err.code : (requestId ?? randomUUID());
   return { status, body: { id, message: err.message } };
 }

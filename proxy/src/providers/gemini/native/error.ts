@@ -4,7 +4,13 @@ import { STATUS_BY_HTTP } from '../error.ts';
 
 export interface GeminiErrorResponse {
   status: number;
-  body: { error: { code: number; message: string; status: string } };
+  body: { error: { code: number; message: string; status: string; details?: RequestInfo[] } };
+}
+
+/** google.rpc.RequestInfo: where Google's error details name the request. */
+interface RequestInfo {
+  '@type': 'type.googleapis.com/google.rpc.RequestInfo';
+  requestId: string;
 }
 
 /** Statuses Google never answers with, mapped to the nearest canonical code. */
@@ -15,8 +21,10 @@ const EXTRA_STATUS: Record<number, string> = {
   502: 'UNAVAILABLE',
 };
 
-export function toGeminiError(err: GatewayError): GeminiErrorResponse {
+export function toGeminiError(err: GatewayError, requestId?: string): GeminiErrorResponse {
   const status = Number.isInteger(err.status) && err.status >= 400 && err.status <= 599 ? err.status : 500;
   const name = STATUS_BY_HTTP[status] ?? EXTRA_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-  return { status, body: { error: { code: status, message: err.message, status: name } } };
+  const error: GeminiErrorResponse['body']['error'] = { code: status, message: err.message, status: name };
+  if (requestId !== undefined) error.details = [{ '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId }];
+  return { status, body: { error } };
 }

@@ -1,0 +1,173 @@
+// Interleaved A/B of CPU per request: builds of the gateway (and the floor) measured in alternating
+// rounds at a fixed rate against one mock, so drift in the machine's load hits every build alike.
+// Ratios within a round are what count; the table gives medians over rounds and the load average.
+//
+//   node bench/ab.ts --save before                 # keep the current dist/ as build "before"
+//   node bench/ab.ts --builds floor,before,current # current: this checkout's dist/ (built first)
+//   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
+//
+// --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
+// governed-redis, cache-hit), as the targets of the same names in bench/run.ts.
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { body, fixedRate, type Target } from './lib/load.ts';
+import { PEERS, ROOT, freePort, serviceCpuSeconds, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { median } from './lib/stats.ts';
+import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
+
+const { values } = parseArgs({
+  options: {
+    save: { type: 'string' },
+    builds: { type: 'string', default: 'floor,current' },
+    config: { type: 'string', default: 'plain' },
+    rounds: { type: 'string', default: '5' },
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '5' },
+    'no-build': { type: 'boolean', default: false },
+    /** Closed loop instead: this many requests in flight, --requests per build per round (a loaded machine cannot hold a fixed rate). */
+    concurrency: { type: 'string' },
+    requests: { type: 'string', default: '2000' },
+  },
+  strict: true,
+});
+
+const rootOf = (name: string) => join(PEERS, `ab-${name}`);
+
+/** The current dist/ kept as a named build, beside the checkout's node_modules (resolved from there). */
+function save(name: string): void {
+  if (!/^[\w.-]+$/.test(name)) throw new Error('--save NAME: letters, digits, . _ -');
+  const root = rootOf(name);
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+  if (!existsSync(join(root, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  process.stderr.write(`saved dist/ as ${root}\n`);
+}
+
+async function main(): Promise<void> {
+  if (values.save) {
+    save(values.save);
+    return;
+  }
+  const config = values.config as ConfigName;
+  if (!CONFIGS.includes(config)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
+  const builds = values.builds.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const b of builds) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
+  if (values['no-build']) skipBuild();
+  const rounds = Number(values.rounds);
+  const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
+  const requests = Number(values.requests);
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(PEERS, 'ab-runs', stamp);
+  mkdirSync(dir, { recursive: true });
+  const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
+  const mockBase = `http://127.0.0.1:${mock.port}/openai`;
+  const svc = await servicesFor(config);
+  const procs = new Map<string, Proc>();
+  const targets = new Map<string, Target>();
+  try {
+    for (const b of builds) {
+      const port = await freePort();
+      if (b === 'floor') {
+        procs.set(b, await startFloor(mockBase, port, dir));
+        targets.set(b, { name: 'floor', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, model: 'openai/gpt-4o' });
+        continue;
+      }
+      // Each build its own app dir (its own SQLite logs or cache file); 'gateway' as the name keeps the config's shape.
+      const sub = join(dir, b);
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, ...(svc.config && { config: svc.config }), ...(b !== 'current' && { root: rootOf(b) }) }));
+      targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
+    }
+    const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
+    const p50 = new Map<string, number[]>(builds.map((b) => [b, []]));
+    const p99 = new Map<string, number[]>(builds.map((b) => [b, []]));
+    const loads: number[] = [];
+    // A first pass unmeasured: JIT warm-up, pools filled, lazy modules loaded.
+    for (const b of builds) {
+      if (concurrency) await closedLoop(targets.get(b)!, concurrency, Math.ceil(requests / 2));
+      else await fixedRate(targets.get(b)!, { rate, durationMs: 2000, warmupMs: 0, drainMs: 1000, maxInFlight: 5000 });
+    }
+    for (let r = 0; r < rounds; r++) {
+      loads.push(loadavg()[0]);
+      // Rotated each round, so no build always runs first (or right after the same neighbour).
+      const order = builds.map((_, i) => builds[(i + r) % builds.length]);
+      for (const b of order) {
+        const proc = procs.get(b)!;
+        if (concurrency) {
+          const cpu0 = serviceCpuSeconds(proc);
+          const res = await closedLoop(targets.get(b)!, concurrency, requests);
+          cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, res.ok));
+          p50.get(b)!.push(res.p50);
+          p99.get(b)!.push(res.p99);
+          if (res.errors > 0) process.stderr.write(`round ${r + 1} ${b}: ${res.errors} errors\n`);
+          continue;
+        }
+        const cpu0 = serviceCpuSeconds(proc);
+        const res = await fixedRate(targets.get(b)!, { rate, durationMs: seconds * 1000, warmupMs: 500, drainMs: 1500, maxInFlight: 5000 });
+        cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, res.sentAll));
+        p50.get(b)!.push(res.latency.p50);
+        p99.get(b)!.push(res.latency.p99);
+        if (res.errors > 0) process.stderr.write(`round ${r + 1} ${b}: ${res.errors} errors\n`);
+      }
+      process.stderr.write(`round ${r + 1}: ${builds.map((b) => `${b} ${Math.round(cpu.get(b)!.at(-1)!)} µs`).join(', ')} (load ${loads.at(-1)!.toFixed(2)})\n`);
+    }
+    const ref = builds[0];
+    const lines = [
+      `config ${config}, ${concurrency ? `closed loop of ${concurrency}, ${requests} requests` : `${rate} req/s, ${seconds} s`} per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`,
+      '',
+      `| build | CPU µs/request (median) | vs ${ref} (median of per-round ratios) | p50 ms | p99 ms | per round µs |`,
+      '|---|---:|---:|---:|---:|---|',
+    ];
+    for (const b of builds) {
+      const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
+      lines.push(`| ${b} | ${Math.round(median(cpu.get(b)!))} | ${median(ratios).toFixed(3)} | ${median(p50.get(b)!).toFixed(1)} | ${median(p99.get(b)!).toFixed(1)} | ${cpu.get(b)!.map(Math.round).join(', ')} |`);
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await Promise.allSettled([...procs.values()].map((p) => stop(p)));
+    await stop(mock);
+    await svc.redis?.stop();
+    await svc.postgres?.stop();
+  }
+}
+
+/** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */
+async function closedLoop(t: Target, concurrency: number, n: number): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
+  const pool = new Pool(t.origin, { connections: concurrency, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const payload = body(t, false);
+  const times: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: payload });
+        await res.body.dump();
+        if (res.statusCode === 200) times.push(performance.now() - t0);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.destroy().catch(() => undefined);
+  }
+  times.sort((a, b) => a - b);
+  return { ok: times.length, errors, p50: times[Math.floor(times.length / 2)] ?? Number.NaN, p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN };
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`ab failed: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

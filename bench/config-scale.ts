@@ -1,0 +1,156 @@
+// Issue 26, target 4: the cost of a governed request must not grow with the configuration. Gateways
+// with 10 and 10,000 virtual keys, and with 10 and 1,000 routing rules, are measured side by side in
+// alternating rounds (CPU per request at a fixed rate, the governed request of bench/run.ts); then a
+// live reload of the 10,000-key configuration is made while traffic flows, and the p99 of that
+// traffic is compared with the same traffic without a reload.
+//
+//   node bench/config-scale.ts [--rounds 5] [--rate 500] [--seconds 5] [--reload-rounds 3]
+//
+// The extra keys each have their own budget and rate limit and belong to one of 100 teams; the extra
+// routing rules are scoped to those other keys (the bench key keeps its 5 own rules and the 5 global
+// ones), so a request evaluates the same rules in every configuration: what may grow is lookup and
+// bookkeeping, never the work a request asks for.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fixedRate, type Target } from './lib/load.ts';
+import { BENCH_VK, PEERS, freePort, governedConfig, serviceCpuSeconds, skipBuild, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { median, percentile } from './lib/stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    rate: { type: 'string', default: '500' },
+    seconds: { type: 'string', default: '5' },
+    'reload-rounds': { type: 'string', default: '3' },
+    'no-build': { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+interface Governance {
+  budgets: Record<string, unknown>[];
+  rate_limits: Record<string, unknown>[];
+  teams: Record<string, unknown>[];
+  virtual_keys: Record<string, unknown>[];
+  routing_rules: Record<string, unknown>[];
+}
+
+/** The bench's governed configuration grown to `keys` virtual keys and `rules` routing rules; `generation` changes every budget (a reload). */
+function scaledConfig(keys: number, rules: number, generation = 0): Record<string, unknown> {
+  const base = governedConfig();
+  const g = structuredClone(base.governance) as Governance;
+  const extraKeys = Math.max(0, keys - g.virtual_keys.length);
+  for (let t = 0; t < Math.min(100, extraKeys); t++) g.teams.push({ id: `team-${t}`, name: `team ${t}` });
+  for (let i = 0; i < extraKeys; i++) {
+    g.budgets.push({ id: `b-${i}`, max_limit: 1000 + generation, reset_duration: '1M' });
+    g.rate_limits.push({ id: `rl-${i}`, request_max_limit: 10_000, request_reset_duration: '1m' });
+    g.virtual_keys.push({
+      id: `vk-${i}`, name: `key ${i}`, value: `sk-bf-scale-${String(i).padStart(10, '0')}`, team_id: `team-${i % 100}`, budget_id: `b-${i}`, rate_limit_id: `rl-${i}`,
+      provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'gpt-4o-mini'], key_ids: ['*'], weight: 1 }],
+    });
+  }
+  (g.budgets[0] as { max_limit: number }).max_limit = 1e9 + generation;
+  const extraRules = Math.max(0, rules - g.routing_rules.length);
+  for (let i = 0; i < extraRules; i++) {
+    g.routing_rules.push({
+      name: `scaled-${i}`, scope: 'virtual_key', scope_id: extraKeys > 0 ? `vk-${i % extraKeys}` : 'other-vk', priority: i,
+      cel_expression: `headers["x-tier"] == "t${i}" && model == "gpt-4o"`, targets: [{ provider: 'openai', model: 'gpt-4o-mini', weight: 1 }],
+    });
+  }
+  return { ...base, governance: g };
+}
+
+const VARIANTS = [
+  { name: '10 keys, 10 rules', keys: 10, rules: 10 },
+  { name: '10,000 keys, 10 rules', keys: 10_000, rules: 10 },
+  { name: '10 keys, 1,000 rules', keys: 10, rules: 1000 },
+  { name: '10,000 keys, 1,000 rules', keys: 10_000, rules: 1000 },
+];
+
+async function main(): Promise<void> {
+  if (values['no-build']) skipBuild();
+  const rounds = Number(values.rounds);
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const dir = join(PEERS, 'config-scale', new Date().toISOString().replace(/[:.]/g, '-'));
+  const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
+  const mockBase = `http://127.0.0.1:${mock.port}/openai`;
+  const procs: Proc[] = [];
+  const out: string[] = [];
+  try {
+    const gateways: { v: (typeof VARIANTS)[number]; proc: Proc; target: Target }[] = [];
+    for (const v of VARIANTS) {
+      const port = await freePort();
+      const proc = await startGateway(mockBase, port, join(dir, `${v.keys}-${v.rules}`), { workers: 1, config: scaledConfig(v.keys, v.rules), name: 'governed' });
+      procs.push(proc);
+      gateways.push({ v, proc, target: { name: 'governed', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', 'x-bf-vk': BENCH_VK }, model: 'gpt-4o' } });
+    }
+    const load = { rate, durationMs: seconds * 1000, warmupMs: 500, drainMs: 1500, maxInFlight: 5000 };
+    for (const g of gateways) await fixedRate(g.target, { ...load, durationMs: 2000, warmupMs: 0 });
+    const cpu = new Map<string, number[]>(VARIANTS.map((v) => [v.name, []]));
+    const loads: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      loads.push(loadavg()[0]);
+      const order = gateways.map((_, i) => gateways[(i + r) % gateways.length]);
+      for (const g of order) {
+        const cpu0 = serviceCpuSeconds(g.proc);
+        const res = await fixedRate(g.target, load);
+        if (res.errors) process.stderr.write(`${g.v.name}: ${res.errors} errors\n`);
+        cpu.get(g.v.name)!.push(((serviceCpuSeconds(g.proc) - cpu0) * 1e6) / Math.max(1, res.sentAll));
+      }
+      process.stderr.write(`round ${r + 1}: ${VARIANTS.map((v) => `${v.name} ${Math.round(cpu.get(v.name)!.at(-1)!)} µs`).join('; ')}\n`);
+    }
+    const ref = cpu.get(VARIANTS[0].name)!;
+    out.push(`CPU per governed request at ${rate} req/s, ${rounds} rounds of ${seconds} s, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`, '');
+    out.push('| configuration | CPU µs/request (median) | vs 10 keys, 10 rules (median of per-round ratios) | per round µs |', '|---|---:|---:|---|');
+    for (const v of VARIANTS) {
+      const c = cpu.get(v.name)!;
+      out.push(`| ${v.name} | ${Math.round(median(c))} | ${median(c.map((x, i) => x / ref[i])).toFixed(3)} | ${c.map(Math.round).join(', ')} |`);
+    }
+
+    // Live reload of the 10,000-key configuration under traffic: the file is rewritten (every
+    // budget changed) 1/3 into the window; the same window without a reload is the reference.
+    const big = gateways.find((g) => g.v.keys === 10_000 && g.v.rules === 10)!;
+    const configFile = join(dir, '10000-10', 'governed-app', 'config.json');
+    const reloadRounds = Number(values['reload-rounds']);
+    const quiet: number[] = [];
+    const reloading: number[] = [];
+    const worst: number[] = [];
+    for (let r = 0; r < reloadRounds; r++) {
+      for (const withReload of [false, true]) {
+        const samples: number[] = [];
+        const timer = withReload
+          ? setTimeout(() => writeFileSync(configFile, reloaded(configFile, r + 1)), (seconds * 1000) / 3)
+          : undefined;
+        await fixedRate(big.target, { ...load, warmupMs: 0, onSample: (_due, ms) => samples.push(ms) });
+        clearTimeout(timer);
+        (withReload ? reloading : quiet).push(percentile(samples, 0.99));
+        if (withReload) worst.push(Math.max(...samples));
+        // The watcher's debounce and the swap are over before the next window.
+        await new Promise((res) => setTimeout(res, 1500));
+      }
+    }
+    out.push('', `Live reload of the 10,000-key configuration at ${rate} req/s (${reloadRounds} rounds; p99 of a ${seconds} s window, the reload 1/3 into it):`, '');
+    out.push('| | p99 ms (median) | per round |', '|---|---:|---|');
+    out.push(`| no reload | ${median(quiet).toFixed(1)} | ${quiet.map((x) => x.toFixed(1)).join(', ')} |`);
+    out.push(`| reload during the window | ${median(reloading).toFixed(1)} | ${reloading.map((x) => x.toFixed(1)).join(', ')} (slowest request ${worst.map((x) => x.toFixed(0)).join(', ')} ms) |`);
+    out.push(`| added to p99 by the reload | ${(median(reloading) - median(quiet)).toFixed(1)} | |`);
+    process.stdout.write(out.join('\n') + '\n');
+  } finally {
+    await Promise.allSettled(procs.map((p) => stop(p)));
+    await stop(mock);
+  }
+}
+
+/** The configuration file with its governance section of generation `generation` (everything else as startGateway wrote it). */
+function reloaded(file: string, generation: number): string {
+  const current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...current, governance: scaledConfig(10_000, 10, generation).governance }, null, 2);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`config-scale failed: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});
