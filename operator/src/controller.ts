@@ -5,7 +5,7 @@
 // deleted after), then writes each CR's status. Nothing outside Kubernetes is created, so no
 // finalizers are needed: a deleted CR simply drops out of the next render.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { SERVED_REPORT_SELECTOR, log } from '../../proxy/src/contract.ts';
+import { SERVED_REPORT_SELECTOR, log, parseIndex, readSources, type ConfigIndex } from '../../proxy/src/contract.ts';
 import { KubeApiError, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
 import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
@@ -13,9 +13,9 @@ import type { OperatorMetrics } from './metrics.ts';
 import type { EventRecorder } from './events.ts';
 import { API_VERSION, KINDS, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
-import type { SecretLookup } from './resources/translate.ts';
-import { renderOutput, type AppliedObject } from './render/output.ts';
-import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, type IndexDocument } from './render/contract.ts';
+import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
+import { renderOutput, type AppliedObject, type RenderedOutput } from './render/output.ts';
+import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, sourcesPartNumber } from './render/contract.ts';
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
 import { currentStatus, desiredConditions, nextStatus, servedProblem, statusChanged, statusFields, statusPatch, type RenderOutcome, type ResourceStatus, type ServedView } from './status.ts';
@@ -98,6 +98,22 @@ export class Controller {
   /** The proxies' served reports (absent with readyWhen `rendered`). */
   readonly #reports: Informer | undefined;
   readonly #served = new ServedTracker();
+  /** Each CR's translation, reused while its generation and the Secrets it read are unchanged. */
+  readonly #translations = new TranslationCache();
+  /**
+   * By CR uid: the inputs its status was last computed from and the status object it was compared
+   * with, when nothing needed writing. A proxy's report changing re-evaluates every CR; most of them
+   * have the same inputs and are skipped at the cost of building a key.
+   */
+  readonly #statusSeen = new Map<string, { inputs: string; status: unknown }>();
+  /** The live index as last read, with its sources (parsed once per index text). */
+  #liveIndex: { raw: string; index: ConfigIndex } | undefined;
+  /** The last desired state and the inputs it came from (#inputFingerprint). */
+  #lastDesired: { fingerprint: string; desired: DesiredState } | undefined;
+  /** The last render of a desired state, reused while the desired state and the index's uid are the same. */
+  #lastRender: { input: DesiredState['input']; indexUid: string | undefined; out: RenderedOutput } | undefined;
+  /** The laid-out text of each fragment (by identity: a cached translation's fragments are reused). */
+  readonly #texts = new WeakMap<object, string>();
   #lastPass: LastPass | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #liveKey = '';
@@ -209,9 +225,20 @@ export class Controller {
     return Promise.all(this.#all().map((i) => (i === this.#reports ? undefined : i.waitForSync()))).then(() => undefined);
   }
 
-  /** This replica won the lease: start the worker. */
-  startLeading(): void {
+  /**
+   * This replica won the lease: start the worker. `resumed`: the lease stayed ours through a break
+   * (an API-server outage), so what this replica knows of its own writes and of the revisions it
+   * rendered still holds; otherwise another replica may have written meanwhile and only the caches
+   * tell the truth.
+   */
+  startLeading(resumed = false): void {
     if (this.#leading) return;
+    if (!resumed) {
+      this.#written.clear();
+      this.#statusSeen.clear();
+      this.#served.reset();
+      this.#lastPass = undefined;
+    }
     this.#leading = true;
     this.#term++;
     const metrics = this.#opts.metrics;
@@ -232,10 +259,7 @@ export class Controller {
     clearTimeout(this.#expiry);
     this.#queue?.shutDown();
     this.#queue = undefined;
-    // Another replica writes while we follow: only the caches tell the truth then.
-    this.#written.clear();
-    this.#served.reset();
-    this.#lastPass = undefined;
+    // What we know of our own writes is dropped when the next term starts, unless it resumes this one.
   }
 
   #enqueue(): void {
@@ -247,6 +271,7 @@ export class Controller {
     if (type === 'delete') {
       this.#generations.delete(uid);
       this.#written.delete(uid);
+      this.#statusSeen.delete(uid);
       this.#served.forget(uid);
     } else {
       // Our own status writes change resourceVersion but not generation: nothing to render.
@@ -300,7 +325,18 @@ export class Controller {
     if (!this.synced) return 'requeue';
     const { metrics } = this.#opts;
     const resources = this.#resources();
-    const desired = desiredState(resources, this.#secretLookup());
+    const secrets = this.#secretLookup();
+    // Nothing the render reads has changed (a resync, the informers listing again after an outage,
+    // our own writes coming back): the last desired state stands, and so does what was written.
+    const fingerprint = this.#inputFingerprint(resources, secrets);
+    let desired: DesiredState;
+    if (this.#lastDesired?.fingerprint === fingerprint) desired = this.#lastDesired.desired;
+    else {
+      this.#translations.retain(resources);
+      desired = desiredState(resources, secrets, undefined, (cr) => this.#translations.translate(cr, secrets));
+      // Taken again: translating may have read Secrets the last pass did not.
+      this.#lastDesired = { fingerprint: this.#inputFingerprint(resources, secrets), desired };
+    }
     this.#countResources(resources, desired);
     for (const w of desired.warnings) log.debug('rendered configuration warning', { warning: w });
 
@@ -390,14 +426,33 @@ export class Controller {
   /** Whether writing `desired` would empty most of what the proxies serve by accident (safety.ts). */
   #holdDecision(target: string, resources: readonly CustomResource[], desired: DesiredState): HoldDecision {
     const raw = (this.#output.configMaps.get(INDEX_NAME, target) as RawObject | undefined)?.data?.[INDEX_KEY];
-    let live: IndexDocument | undefined;
-    try {
-      live = raw ? (JSON.parse(raw) as IndexDocument) : undefined;
-    } catch {
-      live = undefined; // not ours to judge: the next write replaces it
+    let live: ConfigIndex | undefined;
+    if (raw !== undefined && this.#liveIndex?.raw === raw) live = this.#liveIndex.index;
+    else {
+      try {
+        const parsed = raw ? parseIndex(raw) : undefined;
+        // A sharded index's sources come from its parts (a part still being written: judged next time).
+        const read = parsed && readSources(parsed, (name) => (this.#output.configMaps.get(name, target) as RawObject | undefined)?.data);
+        live = read?.state === 'complete' ? read.index : undefined;
+      } catch {
+        live = undefined; // not ours to judge: the next write replaces it
+      }
+      // The index names its source parts by checksum: the same index text, the same sources.
+      if (raw !== undefined && live) this.#liveIndex = { raw, index: live };
     }
     const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
-    return holdDecision(live && live.managed && live.sources ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
+    return holdDecision(live && Object.keys(live.sources).length ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
+  }
+
+  /**
+   * What the desired state depends on: every CR's identity, generation and deletion, and the version
+   * of every Secret the translations read (not every Secret: our own rendered ones change on each write).
+   */
+  #inputFingerprint(resources: readonly CustomResource[], secrets: VersionedSecretLookup): string {
+    const parts: string[] = [];
+    for (const cr of resources) parts.push(`${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`);
+    parts.push(this.#translations.secretsKey(secrets));
+    return parts.join('\n');
   }
 
   #resources(): CustomResource[] {
@@ -408,8 +463,15 @@ export class Controller {
     return out;
   }
 
-  #secretLookup(): SecretLookup {
+  #secretLookup(): VersionedSecretLookup {
     const informers = this.#secretInformers;
+    const find = (namespace: string, name: string) => {
+      for (const informer of informers.get('*') ?? informers.get(namespace) ?? []) {
+        const secret = informer.get(name, namespace) as RawObject | undefined;
+        if (secret) return secret;
+      }
+      return undefined;
+    };
     const selection = this.#opts.secrets ?? {};
     const hint = selection.names?.length
       ? `the operator reads only the Secrets named ${selection.names.join(', ')}`
@@ -418,13 +480,11 @@ export class Controller {
         : undefined;
     return {
       get(namespace, name) {
-        for (const informer of informers.get('*') ?? informers.get(namespace) ?? []) {
-          const secret = informer.get(name, namespace) as RawObject | undefined;
-          // A Secret without data exists: its keys are missing, not the Secret.
-          if (secret) return secret.data ?? {};
-        }
-        return undefined;
+        const secret = find(namespace, name);
+        // A Secret without data exists: its keys are missing, not the Secret.
+        return secret ? (secret.data ?? {}) : undefined;
       },
+      version: (namespace, name) => find(namespace, name)?.metadata?.resourceVersion,
       ...(hint ? { hint } : {}),
     };
   }
@@ -452,17 +512,24 @@ export class Controller {
     // Not yet in the cache (just created): parts rendered without an owner then still match the
     // live ones that have it (sameAsLive ignores owners it is not asked for), so nothing flaps.
     const uidBefore = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
-    const render = (indexUid: string | undefined) => renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid });
+    const render = (indexUid: string | undefined): RenderedOutput => {
+      const last = this.#lastRender;
+      if (last && last.input === desired.input && last.indexUid === indexUid && last.out.index.metadata.namespace === target) return last.out;
+      const out = renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid, textCache: this.#texts });
+      this.#lastRender = { input: desired.input, indexUid, out };
+      return out;
+    };
 
     const out = render(uidBefore);
-    for (const part of out.parts) await this.#applyIfChanged(part, live, guard);
+    // Only the objects whose content changed are written: an edit to one resource is its part and the index.
+    for (const part of [...out.parts, ...out.sourceParts]) await this.#applyIfChanged(part, live, guard);
     for (const secret of out.secrets) await this.#applyIfChanged(secret, live, guard);
     await this.#applyIfChanged(out.index, live, guard);
     const uid = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
     // First render (or the index was recreated): now the parts can name their owner.
     if (uid && uid !== uidBefore) {
       const owned = render(uid);
-      for (const part of owned.parts) await this.#applyIfChanged(part, live, guard);
+      for (const part of [...owned.parts, ...owned.sourceParts]) await this.#applyIfChanged(part, live, guard);
       for (const secret of owned.secrets) await this.#applyIfChanged(secret, live, guard);
     }
 
@@ -470,8 +537,10 @@ export class Controller {
     for (const [key, obj] of live) {
       const name = obj.metadata?.name ?? '';
       const n = partNumber(name);
+      const s = sourcesPartNumber(name);
       const staleSecret = key.startsWith('Secret/') && SECRET_SHARD_NAMES.indexOf(name) >= out.secrets.length;
-      if (!staleSecret && (!key.startsWith('ConfigMap/') || n === undefined || n < out.parts.length)) continue;
+      const stalePart = key.startsWith('ConfigMap/') && ((n !== undefined && n >= out.parts.length) || (s !== undefined && s >= out.sourceParts.length));
+      if (!staleSecret && !stalePart) continue;
       guard();
       try {
         await this.#opts.client.delete(resourcePath('v1', staleSecret ? 'secrets' : 'configmaps', target, name), { uid: obj.metadata?.uid });
@@ -533,6 +602,13 @@ export class Controller {
       const verdict = pass.verdicts.get(ref);
       if (!verdict) return; // being deleted
       const served = this.#servedView(cr, pass, live);
+      // The same inputs as last time, against the same status, with nothing of ours in flight: that
+      // pass found nothing to write (or its write came back), so this one would not either.
+      const uid = cr.metadata.uid;
+      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
+      const seen = uid ? this.#statusSeen.get(uid) : undefined;
+      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) return;
+      let wrote = false;
       const conditions = desiredConditions(verdict, outcome, served);
       const current = this.#knownStatus(cr);
       const next = nextStatus(current, conditions, cr.metadata.generation, now, statusFields(conditions, served));
@@ -544,6 +620,7 @@ export class Controller {
           await client.mergePatch(`${resourcePath(API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: statusPatch(current, next) }, FIELD_MANAGER);
           metrics.statusWrites.inc();
           writes++;
+          wrote = true;
           if (cr.metadata.uid) this.#written.set(cr.metadata.uid, next);
         }
       } catch (err) {
@@ -558,13 +635,11 @@ export class Controller {
         const valid = verdict.accepted && verdict.reason === 'Valid';
         const problem = valid ? servedProblem(conditions) : { reason: verdict.reason, note: verdict.message, action: 'Validate' };
         guard();
-        if (!problem) {
-          await events.clear(target);
-          return;
-        }
-        if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
+        if (!problem) await events.clear(target);
+        else if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
           log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
         }
+        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status });
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });
@@ -588,4 +663,10 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   const liveOwners = new Set((live.metadata?.ownerReferences ?? []).map((o) => o.uid));
   const wantOwners = desired.metadata.ownerReferences ?? [];
   return wantOwners.every((o) => liveOwners.has(o.uid));
+}
+
+/** Everything a CR's desired status is computed from (besides the status it has), as one string. */
+function statusInputs(generation: number | undefined, verdict: Verdict, outcome: RenderOutcome, served: ServedView | undefined): string {
+  const rendered = outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`;
+  return `${generation}|${verdict.accepted}|${verdict.reason}|${verdict.message}|${rendered}|${served ? JSON.stringify(served) : ''}`;
 }

@@ -3,7 +3,11 @@
 // observed has not changed for a whole lease duration (measured on its own clock, so clock skew
 // between replicas does not matter); optimistic concurrency (resourceVersion) makes two
 // candidates racing for one lease end with one leader. A leader that cannot renew within the
-// renew deadline stops leading before anyone else may start.
+// renew deadline stops writing before anyone else may start, but stays the leader while its
+// lease is still valid: a brief API-server outage (no one can take the lease then either) pauses
+// it rather than ending its term, so it resumes with its state instead of starting over. Only a
+// lease that ran out, or another holder seen on it, ends the term; and a leader that finds the
+// record it last wrote still unchanged afterwards (nobody held the lease meanwhile) resumes.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KubeApiError, isConflict, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
@@ -35,7 +39,8 @@ export interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   /** Between attempts to acquire or renew (default lease / 7.5, so 2 s for 15 s). */
   retryPeriodMs?: number;
-  onStartedLeading: () => void;
+  /** `resumed`: the lease was ours without a break (the record we last wrote, unchanged): no one else wrote meanwhile. */
+  onStartedLeading: (resumed: boolean) => void;
   onStoppedLeading: () => void;
   onNewLeader?: (identity: string) => void;
 }
@@ -55,6 +60,10 @@ export class LeaderElector {
   /** The last record seen and when (local clock) it last changed. */
   #observed: { key: string; at: number } | undefined;
   #lastRenew = 0;
+  /** renewTime of the record this replica last wrote: finding it unchanged means no one held the lease since. */
+  #lastWritten: string | undefined;
+  /** The last successful renewal continued that record (rather than taking over another's or an empty one). */
+  #unbroken = false;
   #lastLeader: string | undefined;
   #failing = false;
 
@@ -123,9 +132,10 @@ export class LeaderElector {
     const now = Date.now();
     if (renewed) {
       this.#lastRenew = now;
-      if (!this.#leading) this.#setLeading(true);
-    } else if (this.#leading && now - this.#lastRenew > this.#opts.renewDeadlineMs) {
-      log.warn('leader election: could not renew the lease in time, stepping down', { identity: this.identity });
+      if (!this.#leading) this.#setLeading(true, this.#unbroken);
+    } else if (this.#leading && now - this.#lastRenew > this.#opts.leaseDurationMs) {
+      // Writes stopped at the renew deadline (holdsLease); past the lease duration another replica may hold it.
+      log.warn('leader election: the lease ran out without a renewal, stepping down', { identity: this.identity });
       this.#setLeading(false);
     }
     // Candidates jitter their attempts so replicas do not hit the API server in lockstep.
@@ -158,13 +168,22 @@ export class LeaderElector {
         throw e;
       }
       this.#observe(mine);
+      this.#wrote(mine, false);
       return true;
     }
     const spec = lease.spec ?? {};
     this.#observe(spec);
     const holder = spec.holderIdentity ?? '';
     const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
-    if (holder && holder !== this.identity && (this.#observed as { at: number }).at + duration > Date.now()) return false;
+    if (holder && holder !== this.identity) {
+      // Someone else renewed it: our term is over, whatever our clock says.
+      if (this.#leading) {
+        log.warn('leader election: another replica holds the lease, stepping down', { identity: this.identity, holder });
+        this.#setLeading(false);
+      }
+      if ((this.#observed as { at: number }).at + duration > Date.now()) return false;
+    }
+    const unbroken = holder === this.identity && this.#lastWritten !== undefined && spec.renewTime === this.#lastWritten;
     const next: LeaseSpec =
       holder === this.identity
         ? { ...spec, ...mine, acquireTime: spec.acquireTime ?? mine.acquireTime, leaseTransitions: spec.leaseTransitions ?? 0 }
@@ -176,7 +195,13 @@ export class LeaderElector {
       throw err;
     }
     this.#observe(next);
+    this.#wrote(next, unbroken);
     return true;
+  }
+
+  #wrote(spec: LeaseSpec, unbroken: boolean): void {
+    this.#lastWritten = spec.renewTime ?? undefined;
+    this.#unbroken = unbroken;
   }
 
   #observe(spec: LeaseSpec): void {
@@ -189,10 +214,10 @@ export class LeaderElector {
     }
   }
 
-  #setLeading(leading: boolean): void {
+  #setLeading(leading: boolean, resumed = false): void {
     if (this.#leading === leading) return;
     this.#leading = leading;
-    if (leading) this.#opts.onStartedLeading();
+    if (leading) this.#opts.onStartedLeading(resumed);
     else this.#opts.onStoppedLeading();
   }
 }

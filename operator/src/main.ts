@@ -53,10 +53,10 @@ async function main(): Promise<void> {
     name: opts.leaseName,
     identity,
     leaseDurationMs: opts.leaseDurationMs,
-    onStartedLeading: () => {
-      log.info('became the leader', { identity });
+    onStartedLeading: (resumed) => {
+      log.info(resumed ? 'leading again: the lease stayed ours' : 'became the leader', { identity });
       metrics.leader.set(1);
-      controller.startLeading();
+      controller.startLeading(resumed);
     },
     onStoppedLeading: () => {
       log.warn('stopped leading', { identity });

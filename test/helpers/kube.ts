@@ -57,8 +57,11 @@ export interface KubeApiServer {
   binDir: string;
   /** Runs the bundled kubectl against this server as admin; add `--token=...` or `--as=...` to act as someone else. */
   kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
-  /** Stops and starts the API server process on the same etcd data, URL, CA and tokens. */
-  restart(): Promise<void>;
+  /**
+   * Stops and starts the API server process on the same etcd data, URL, CA and tokens; `downMs`
+   * keeps it stopped that long before starting it again (an outage, not just a restart).
+   */
+  restart(opts?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
   /** The API server's recent output (the full log is `${stateDir}/apiserver.log`). */
   logs(): string;
@@ -130,8 +133,9 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     binDir,
     kubectl: (kargs, stdin) => run(join(binDir, 'kubectl'), kargs, env, stdin),
     // The controller manager keeps running across an API server restart and reconnects, as in a cluster.
-    restart: async () => {
+    restart: async (restartOpts = {}) => {
       await proc.stop();
+      if (restartOpts.downMs) await new Promise((r) => setTimeout(r, restartOpts.downMs));
       proc = await launch(join(binDir, 'kube-apiserver'), args, stateDir, log, timeoutMs);
     },
     stop: async () => {

@@ -1,5 +1,6 @@
 // The document and its secret values -> the objects the operator applies: part ConfigMaps, the
 // Secret, and the index ConfigMap naming them with checksums. Pure: same input, same bytes.
+import { Buffer } from 'node:buffer';
 import { secretChecksum, sha256Hex } from '../../../proxy/src/contract.ts';
 import {
   INDEX_KEY,
@@ -7,12 +8,22 @@ import {
   LABELS,
   PART_KEY,
   partName,
+  sourcesPartName,
   type IndexDocument,
   type ManagedSection,
 } from './contract.ts';
 import { DEFAULT_LIMITS, packSecrets, secretShardName } from './limits.ts';
-import { MAX_PART_BYTES, shardText } from './shard.ts';
-import { sortKeys, stableStringify } from './stable-json.ts';
+import { MAX_PART_BYTES } from './shard.ts';
+import { cutParts, isCutId, layoutSources } from './parts.ts';
+import { layoutReusing, sortKeys, stableStringify } from './stable-json.ts';
+import { PLACEMENT } from './document.ts';
+
+/** Where the per-resource fragments sit in the document: `providers`, `governance.virtual_keys`... */
+const FRAGMENT_PARENTS = new Set(Object.values(PLACEMENT).map((p) => p.path.join('.')));
+const isFragmentParent = (path: string): boolean => FRAGMENT_PARENTS.has(path);
+
+/** `sources` up to this size stays in the index (a few hundred resources): one object, as before sharding. */
+export const INLINE_SOURCES_BYTES = 64 * 1024;
 
 export interface OwnerReference {
   apiVersion: string;
@@ -46,12 +57,21 @@ export interface RenderOptions {
   maxSecretShardBytes?: number;
   /** uid of the existing index ConfigMap: parts and Secret name it as owner so deleting it collects them. */
   indexUid?: string;
+  /** Up to this many bytes `sources` sits in the index itself; beyond, in parts of its own. */
+  inlineSourcesBytes?: number;
+  /**
+   * The laid-out text of each resource's fragment from earlier renders (stable-json.ts
+   * stableStringifyReusing): given, a render lays out only the fragments it has not seen.
+   */
+  textCache?: WeakMap<object, string>;
 }
 
 export interface RenderedOutput {
   revision: string;
   documentText: string;
   parts: AppliedObject[];
+  /** ConfigMaps holding `sources` when it is too large to sit in the index (else none). */
+  sourceParts: AppliedObject[];
   /** The first Secret shard (`skybridge-secrets`). */
   secret: AppliedObject;
   /** Every Secret shard, in order; the index names them all. */
@@ -61,7 +81,9 @@ export interface RenderedOutput {
 }
 
 export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedOutput {
-  const documentText = stableStringify(input.document);
+  // Each resource's fragment laid out once and reused (textCache), the parts cut at resource boundaries.
+  const laid = layoutReusing(input.document, isFragmentParent, opts.textCache ?? new WeakMap(), isCutId);
+  const documentText = laid.segments.join('');
   const revision = sha256Hex(documentText);
   const owner: OwnerReference[] | undefined = opts.indexUid
     ? [{ apiVersion: 'v1', kind: 'ConfigMap', name: INDEX_NAME, uid: opts.indexUid, controller: true }]
@@ -73,7 +95,7 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     ...(ownerReferences ? { ownerReferences } : {}),
   });
 
-  const texts = shardText(documentText, opts.maxPartBytes ?? MAX_PART_BYTES);
+  const texts = cutParts(laid, opts.maxPartBytes ?? MAX_PART_BYTES);
   const parts: AppliedObject[] = texts.map((text, n) => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -86,16 +108,29 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
   if (!packed) throw new RangeError('the secret values do not fit in the Secret shards');
   const secrets: AppliedObject[] = packed.map((data, n) => ({ apiVersion: 'v1', kind: 'Secret', metadata: meta(secretShardName(n), owner), type: 'Opaque', data }));
 
+  // Each resource has an entry in `sources` (~100-200 bytes): inline it would make every edit rewrite
+  // them all and cap the index near 4,600 resources, so past a size it goes in parts of its own.
+  const laidSources = layoutSources(input.sources);
+  const inline = Buffer.byteLength(laidSources.segments.join(''), 'utf8') <= (opts.inlineSourcesBytes ?? INLINE_SOURCES_BYTES);
+  const sourceTexts = inline ? [] : cutParts(laidSources, opts.maxPartBytes ?? MAX_PART_BYTES);
+  const sourceParts: AppliedObject[] = sourceTexts.map((text, n) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta(sourcesPartName(n), owner),
+    data: { [PART_KEY]: text },
+  }));
+
   const indexDocument: IndexDocument = {
     revision,
     parts: parts.map((p) => p.metadata.name),
-    checksums: Object.fromEntries(texts.map((t, n) => [partName(n), sha256Hex(t)])),
+    checksums: Object.fromEntries([...texts.map((t, n) => [partName(n), sha256Hex(t)]), ...sourceTexts.map((t, n) => [sourcesPartName(n), sha256Hex(t)])]),
     secret: secrets[0].metadata.name,
     secrets: secrets.map((s) => s.metadata.name),
     // Over the merged data, so it is the same however the keys are packed.
     secretChecksum: secretChecksum(secretData),
-    managed: input.managed,
-    sources: { ...input.sources },
+    managed: inline ? input.managed : {},
+    sources: inline ? { ...input.sources } : {},
+    ...(inline ? {} : { sourceParts: sourceParts.map((p) => p.metadata.name) }),
   };
   const index: AppliedObject = {
     apiVersion: 'v1',
@@ -103,5 +138,5 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     metadata: meta(INDEX_NAME),
     data: { [INDEX_KEY]: stableStringify(indexDocument) },
   };
-  return { revision, documentText, parts, secret: secrets[0], secrets, index, indexDocument };
+  return { revision, documentText, parts, sourceParts, secret: secrets[0], secrets, index, indexDocument };
 }

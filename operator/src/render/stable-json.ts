@@ -25,3 +25,94 @@ export function stableStringify(value: unknown): string {
 export function compactStableStringify(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
+
+/** The document's text in segments, each resource's fragment ending one (render/parts.ts cuts parts there). */
+export interface LaidOutDocument {
+  /** Joined, exactly stableStringify(value). */
+  segments: string[];
+  /** Whether the segment ends with a fragment whose identity marks a part boundary. */
+  cutAfter: boolean[];
+}
+
+/**
+ * stableStringify, byte for byte, reusing the text of objects rendered before: every object whose
+ * parent sits at a path `reusable` accepts (the document's per-resource fragments) is laid out once
+ * and kept in `cache` by identity, then indented into place. So a change to one resource lays out
+ * that resource, not the whole document. The objects must not change once laid out: fragments are
+ * never mutated (a changed resource is a new translation, so a new object). `isCut(parentPath, id)`
+ * says, from a fragment's identity (its key, or its id, name or client_id in a list), whether a part
+ * may end after it: identity, not content, so an edit never moves a boundary.
+ */
+export function layoutReusing(
+  value: unknown,
+  reusable: (parentPath: string) => boolean,
+  cache: WeakMap<object, string>,
+  isCut: (parentPath: string, id: string) => boolean = () => false,
+): LaidOutDocument {
+  const segments: string[] = [];
+  const cutAfter: boolean[] = [];
+  let buf = '';
+  const emit = (v: unknown, path: string, indent: string): void => {
+    if (v === null || typeof v !== 'object') {
+      buf += JSON.stringify(v) ?? 'null';
+      return;
+    }
+    const inner = `${indent}  `;
+    const reuse = reusable(path);
+    const child = (c: unknown, childPath: string, id: string): void => {
+      if (reuse && c !== null && typeof c === 'object') {
+        let text = cache.get(c);
+        if (text === undefined) {
+          text = JSON.stringify(sortKeys(c), null, 2);
+          cache.set(c, text);
+        }
+        buf += inner ? text.replaceAll('\n', `\n${inner}`) : text;
+        segments.push(buf);
+        cutAfter.push(isCut(path, id));
+        buf = '';
+        return;
+      }
+      emit(c, childPath, inner);
+    };
+    if (Array.isArray(v)) {
+      if (!v.length) {
+        buf += '[]';
+        return;
+      }
+      buf += '[\n';
+      v.forEach((c, i) => {
+        buf += inner;
+        const item = c === undefined ? null : (c as unknown);
+        const o = item !== null && typeof item === 'object' ? (item as Record<string, unknown>) : undefined;
+        child(item, path, String(o?.id ?? o?.client_id ?? o?.name ?? i));
+        buf += i < v.length - 1 ? ',\n' : '\n';
+      });
+      buf += `${indent}]`;
+      return;
+    }
+    const record = v as Record<string, unknown>;
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    if (!keys.length) {
+      buf += '{}';
+      return;
+    }
+    buf += '{\n';
+    keys.forEach((k, i) => {
+      buf += `${inner}${JSON.stringify(k)}: `;
+      child(record[k], path ? `${path}.${k}` : k, k);
+      buf += i < keys.length - 1 ? ',\n' : '\n';
+    });
+    buf += `${indent}}`;
+  };
+  emit(value, '', '');
+  segments.push(`${buf}\n`);
+  cutAfter.push(false);
+  return { segments, cutAfter };
+}
+
+/** layoutReusing, joined: stableStringify's bytes. */
+export function stableStringifyReusing(value: unknown, reusable: (parentPath: string) => boolean, cache: WeakMap<object, string>): string {
+  return layoutReusing(value, reusable, cache).segments.join('');
+}

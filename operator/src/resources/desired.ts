@@ -37,7 +37,10 @@ const degradedVerdict = (errors: FieldError[]): Verdict => ({
   message: `Rendered without the parts whose references are broken: ${describeErrors(errors)}`,
 });
 
-export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup, limits: SizeLimits = DEFAULT_LIMITS): DesiredState {
+/** Turns one CR into its fragments (translate.ts); the operator passes a caching one (translation-cache.ts). */
+export type Translator = (cr: CustomResource, secrets: SecretLookup) => Translation | Rejection;
+
+export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup, limits: SizeLimits = DEFAULT_LIMITS, translator: Translator = translate): DesiredState {
   const verdicts = new Map<string, Verdict>();
   const reject = (ref: string, r: Rejection) => verdicts.set(ref, { accepted: false, reason: r.reason, message: r.message });
   const live = resources.filter((r) => !r.metadata.deletionTimestamp).sort(compareResources);
@@ -48,12 +51,12 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   const rules: RoutingRule[] = [];
   for (const cr of live) {
     const ref = crRef(cr);
-    const t = translate(cr, secrets);
+    const t = translator(cr, secrets);
     if (isRejection(t)) {
       reject(ref, t);
       continue;
     }
-    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules) ?? tooLargeAlone(t, limits);
+    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules) ?? tooLargeAloneOnce(t, limits);
     if (clash) {
       reject(ref, clash);
       continue;
@@ -142,6 +145,16 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
 
 const PROVIDER_CONFIG = /^provider_configs\[(\d+)\]/;
 
+/** tooLargeAlone depends on the translation and the limits only: once per kept translation. */
+const aloneChecked = new WeakMap<Translation, { limits: SizeLimits; result: Rejection | undefined }>();
+function tooLargeAloneOnce(t: Translation, limits: SizeLimits): Rejection | undefined {
+  const hit = aloneChecked.get(t);
+  if (hit && hit.limits === limits) return hit.result;
+  const result = tooLargeAlone(t, limits);
+  aloneChecked.set(t, { limits, result });
+  return result;
+}
+
 /**
  * A virtual key whose only problems are some of its provider_configs (a provider gone, a key id
  * it no longer has) keeps the others: callers keep the providers that still work. Undefined when
@@ -214,6 +227,15 @@ function conflict(t: Translation, ref: string, claimed: ReadonlyMap<string, stri
  * the whole-document check would refuse whichever sorts later, the served one as often as not.
  */
 function keyValueClaim(t: Translation): string | undefined {
+  // Translations are kept between renders (translation-cache.ts): hash each value once.
+  if (claims.has(t)) return claims.get(t);
+  const claim = computeKeyValueClaim(t);
+  claims.set(t, claim);
+  return claim;
+}
+const claims = new WeakMap<Translation, string | undefined>();
+
+function computeKeyValueClaim(t: Translation): string | undefined {
   const vk = t.fragments.find((f) => f.section === 'virtual_keys');
   const ref = typeof vk?.value.value === 'string' && vk.value.value.startsWith('env.') ? vk.value.value.slice(4) : undefined;
   const data = ref === undefined ? undefined : t.secrets[ref];

@@ -6,6 +6,11 @@ import type { BuiltDocument } from '../render/document.ts';
 import { formatBytes, packSecrets, secretEntryBytes, type SizeLimits } from '../render/limits.ts';
 import { MAX_PART_BYTES } from '../render/shard.ts';
 import { stableStringify } from '../render/stable-json.ts';
+import { INLINE_SOURCES_BYTES } from '../render/output.ts';
+import { CUT_EVERY } from '../render/parts.ts';
+
+/** What one part costs in the index: its name in `parts` and its checksum. */
+const PART_ENTRY_BYTES = 160;
 import type { Rejection, Translation } from './translate.ts';
 
 const tooLarge = (message: string): Rejection => ({ reason: 'TooLarge', message });
@@ -56,15 +61,21 @@ export function tooLargeTogether(
     }
   }
 
-  // The index names every part (name + checksum) and every CR-made id; the document's compact JSON
-  // under-counts the indented parts, hence the factor 2 for the part count.
-  const parts = Math.ceil((2 * JSON.stringify(built.document).length) / MAX_PART_BYTES) + 1;
-  let size = Buffer.byteLength(stableStringify({ managed: built.managed, sources: built.sources }), 'utf8') + parts * 160 + limits.secretShards * 40 + 512;
+  // The index names every part (name + checksum, ~160 bytes) and, while small enough to sit inline,
+  // every CR-made id with its source; past that the sources go in parts of their own (output.ts).
+  // Parts end about every CUT_EVERY fragments; the document's compact JSON under-counts the
+  // indented parts, hence the factors 2.
+  const fragments = Object.keys(built.sources).length;
+  const sourcesBytes = Object.entries(built.sources).reduce((n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8') + 8, 0);
+  const inline = sourcesBytes <= INLINE_SOURCES_BYTES;
+  const parts = Math.ceil((2 * fragments) / CUT_EVERY) + Math.ceil((2 * JSON.stringify(built.document).length) / MAX_PART_BYTES) + (inline ? 0 : Math.ceil((2 * sourcesBytes) / MAX_PART_BYTES)) + 1;
+  const inlineBytes = inline ? Buffer.byteLength(stableStringify({ managed: built.managed, sources: built.sources }), 'utf8') : 0;
+  let size = inlineBytes + parts * PART_ENTRY_BYTES + limits.secretShards * 40 + 512;
   if (size > limits.indexBytes) {
     const total = size;
     for (const ref of newestFirst) {
       if (size <= limits.indexBytes) break;
-      for (const f of (accepted.get(ref) as Translation).fragments) size -= indexEntryBytes(f.section, f.id, ref);
+      for (const f of (accepted.get(ref) as Translation).fragments) size -= inline ? indexEntryBytes(f.section, f.id, ref) : (2 * PART_ENTRY_BYTES) / CUT_EVERY;
       if (!out.has(ref)) {
         out.set(ref, tooLarge(`the index (ConfigMap skybridge-config-index) would be ${formatBytes(total)}, over its ${formatBytes(limits.indexBytes)} limit; this resource (among the newest) is left out of the rendered configuration`));
       }

@@ -15,7 +15,7 @@ import { safetyErrors, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { OtelPluginConfigSchema, otelConfigErrors, otelWarnings } from '../schema/plugins.ts';
-import { isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
+import { isReference, isVaultRef, parseVaultRef, readRef, resolvesEnvRef, type VaultLookup } from '../schema/env-ref.ts';
 
 export class ConfigError extends Error {
   readonly errors: FieldError[];
@@ -72,6 +72,8 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
  */
 function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
+    // Not a reference: read as written wherever it is (most strings; the path test is the cost).
+    if (!isReference(value)) return value;
     if (!resolvesEnvRef(path)) {
       if (isVaultRef(value) && !('error' in parseVaultRef(value))) errors.push({ path, message: 'a vault reference is not read here: only provider keys and settings, virtual keys, auth settings, redis, store configs, MCP clients, webhooks and encryption_key take references' });
       return value;

@@ -47,15 +47,24 @@ export interface GovernanceRuntime {
 // One-shot hash: no Hash object per request.
 const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
+/**
+ * The digests of the last compile's key values: a reload (in Kubernetes, on every change to any
+ * resource) hashes only the values that are new. Holds exactly the current keys' values, which the
+ * snapshot holds anyway.
+ */
+let lastDigests = new Map<string, Buffer>();
+
 export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
   const g = config.governance ?? {};
   const teams = new Map((g.teams ?? []).map((t) => [t.id, t]));
   const customers = new Map((g.customers ?? []).map((c) => [c.id, c]));
   const byDigest = new Map<string, VirtualKeyRuntime>();
+  const digests = new Map<string, Buffer>();
   for (const vk of g.virtual_keys ?? []) {
     const team = vk.team_id ? teams.get(vk.team_id) : undefined;
     const customerId = vk.customer_id ?? team?.customer_id;
-    const d = digest(vk.value);
+    const d = lastDigests.get(vk.value) ?? digest(vk.value);
+    digests.set(vk.value, d);
     byDigest.set(d.toString('base64'), {
       record: vk,
       digest: d,
@@ -71,6 +80,7 @@ export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
       })),
     });
   }
+  lastDigests = digests;
   const budgets = new Map((g.budgets ?? []).map((b) => [b.id, b]));
   const rateLimits = new Map((g.rate_limits ?? []).map((r) => [r.id, r]));
   const pricingOverrides = pricingOverridesOf(config);
@@ -90,9 +100,10 @@ export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
 
 /** Key ids, where config.json may also name a key by its name. */
 function keyIdSet(list: readonly string[] | undefined, provider: string, config: GatewayConfig): ModelSet {
-  const names = new Set((config.providers?.[provider]?.keys ?? []).map((k) => k.name));
   const set = setOf(list);
-  return set === '*' ? set : new Set([...set].map((k) => (names.has(k) ? keyId(provider, k) : k)));
+  if (set === '*') return set;
+  const names = new Set((config.providers?.[provider]?.keys ?? []).map((k) => k.name));
+  return new Set([...set].map((k) => (names.has(k) ? keyId(provider, k) : k)));
 }
 
 function setOf(list: readonly string[] | undefined): ModelSet {

@@ -5,7 +5,7 @@
 // yet. A checksum that does not match is a write still in
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
 import { resolvesEnvRef } from '../schema/env-ref.ts';
-import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, secretChecksum, secretKeyName, sha256Hex, type ConfigIndex } from '../schema/config-index.ts';
+import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, type ConfigIndex } from '../schema/config-index.ts';
 
 /** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
 export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
@@ -63,20 +63,37 @@ export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 's
     return undefined;
   };
   const problems: string[] = [];
-  const walk = (v: unknown, path: string) => {
+  // The path is spelled out only for a reference: documents hold thousands of resources, and
+  // building every node's path was most of the walk.
+  const segments: (string | number)[] = [];
+  const pathNow = () => segments.reduce<string>((p, s) => (typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
+  const walk = (v: unknown) => {
     if (typeof v === 'string') {
       const key = v.startsWith('env.') ? v.slice(4) : undefined;
-      if (key === undefined || !secretKeys.has(key) || !resolvesEnvRef(path)) return;
+      if (key === undefined || !secretKeys.has(key)) return;
+      const path = pathNow();
+      if (!resolvesEnvRef(path)) return;
       const source = sourceOf(path);
       const owner = ownerPrefix(key);
       const mine = source === undefined ? undefined : prefixOf.get(source);
       if (owner === mine) return;
       const whose = owner === undefined ? 'no resource' : `another resource (${owner.slice(0, -1)}_...)`;
       problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
-    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        segments.push(i);
+        walk(v[i]);
+        segments.pop();
+      }
+    } else if (v && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        segments.push(k);
+        walk((v as Record<string, unknown>)[k]);
+        segments.pop();
+      }
+    }
   };
-  walk(document, '');
+  walk(document);
   return problems;
 }
 
@@ -120,6 +137,9 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
     const reason = missing.length ? `Secret ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing` : `Secret ${index.secrets.join(', ')} does not match its checksum in the index`;
     return { state: 'partial', revision, reason };
   }
+  const sourced = readSources(index, configMap);
+  if (sourced.state !== 'complete') return sourced.state === 'partial' ? { state: 'partial', revision, reason: sourced.reason } : { state: 'invalid', revision, reason: sourced.reason };
+  index = sourced.index;
   const text = texts.join('');
   // Every part matched, so a wrong whole means the index itself is inconsistent (parts out of order).
   if (sha256Hex(text) !== revision) return { state: 'invalid', revision, reason: 'the assembled document does not match the index revision' };
@@ -133,3 +153,4 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
   if (foreign.length) return { state: 'invalid', revision, reason: `the document references Secret entries outside their own resources: ${foreign.join('; ')}` };
   return { state: 'complete', index, document, env: secretEnv(secretData) };
 }
+

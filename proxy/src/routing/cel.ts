@@ -111,9 +111,31 @@ function re2For(pattern: string): Re2 {
 const EMPTY_REFS: ReadonlySet<CelVarName> = new Set();
 const ALWAYS: CompiledExpression = { source: '', references: EMPTY_REFS, evaluate: () => true };
 
-/** Compiles once; throws CelCompileError (syntax, unknown variable, type mismatch, non-boolean). */
-export function compileCel(expr: string, opts: CompileCelOptions = {}): CompiledExpression {
-  if (expr.trim() === '') return ALWAYS;
+/** What compiling one expression text yields; pure in the text, so shared by every compile of it. */
+interface Parsed {
+  program: Program;
+  references: ReadonlySet<CelVarName>;
+  keys: ReturnType<typeof keyAccesses>['keys'];
+  dynamic: boolean;
+  patterns: ReturnType<typeof literalPatterns>;
+}
+
+/**
+ * Every configuration load compiles every rule (and the operator checks each RoutingRule on every
+ * render): most expressions are the ones compiled last time. Parsing and rewriting cost about a
+ * millisecond each; the programs are pure functions of the text, so they are kept, a bounded number.
+ */
+const PARSED_CACHE_SIZE = 4096;
+const parsedCache = new Map<string, Parsed>();
+
+function parseExpression(expr: string): Parsed {
+  const hit = parsedCache.get(expr);
+  if (hit) {
+    // Most recently used last: the oldest is evicted first.
+    parsedCache.delete(expr);
+    parsedCache.set(expr, hit);
+    return hit;
+  }
   let program = parseChecked(expr);
   program = reparse(lowercaseHeaderKeys(expr, program.ast), expr, program);
   const references = collectReferences(program.ast);
@@ -123,6 +145,16 @@ export function compileCel(expr: string, opts: CompileCelOptions = {}): Compiled
   const patterns = literalPatterns(program.ast);
   const routed = routeMatchesToRe2(program.ast);
   if (routed !== undefined) program = parseRe2(routed);
+  const parsed: Parsed = { program, references, keys, dynamic, patterns };
+  parsedCache.set(expr, parsed);
+  if (parsedCache.size > PARSED_CACHE_SIZE) parsedCache.delete(parsedCache.keys().next().value as string);
+  return parsed;
+}
+
+/** Compiles once; throws CelCompileError (syntax, unknown variable, type mismatch, non-boolean). */
+export function compileCel(expr: string, opts: CompileCelOptions = {}): CompiledExpression {
+  if (expr.trim() === '') return ALWAYS;
+  const { program, references, keys, dynamic, patterns } = parseExpression(expr);
 
   let reported = false;
   const report = (message: string): void => {

@@ -9,6 +9,12 @@ import { validator } from './validate.ts';
 export const INDEX_CONFIGMAP = 'skybridge-config-index';
 export const INDEX_KEY = 'index.json';
 export const PART_KEY = 'config.part';
+/**
+ * A large index keeps `sources` (and so `managed`, which is its keys) in ConfigMaps of their own,
+ * `skybridge-config-sources-N` (data key PART_KEY), listed in `sourceParts` with their checksums in
+ * `checksums`: an edit then rewrites a small index, not every resource's entry.
+ */
+export const SOURCES_PART_PREFIX = 'skybridge-config-sources-';
 export const SECRET_NAME = 'skybridge-secrets';
 export const CONFIG_LABEL_SELECTOR = 'skybridge.dev/config=true';
 /**
@@ -30,6 +36,8 @@ const IndexSchema = Type.Object({
   secretChecksum: Type.String({ minLength: 1 }),
   managed: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
   sources: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** ConfigMaps holding `sources` (then absent here), in order; their texts joined are its JSON. */
+  sourceParts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
 });
 
 export interface ConfigIndex {
@@ -44,6 +52,18 @@ export interface ConfigIndex {
   managed: Record<string, string[]>;
   /** `<section>/<id>` → the custom resource to edit, e.g. `VirtualKey team-a/checkout`. */
   sources: Record<string, string>;
+  /** Where `sources` is when it is not inline (empty: inline, or an index from before sharding). */
+  sourceParts: string[];
+}
+
+/** `managed` as `sources` implies it: per section, the ids, in order (sources' keys are sorted). */
+export function managedFromSources(sources: Readonly<Record<string, string>>): Record<string, string[]> {
+  const managed: Record<string, string[]> = {};
+  for (const key of Object.keys(sources).sort()) {
+    const slash = key.indexOf('/');
+    if (slash > 0) (managed[key.slice(0, slash)] ??= []).push(key.slice(slash + 1));
+  }
+  return managed;
 }
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -74,6 +94,37 @@ export function parseIndex(text: string): ConfigIndex {
   }
   const result = validateIndex(raw);
   if (Array.isArray(result)) throw new Error(`${INDEX_KEY} is malformed: ${result.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  return { ...result, secrets: result.secrets ?? [result.secret], managed: result.managed ?? {}, sources: result.sources ?? {} };
+  return { ...result, secrets: result.secrets ?? [result.secret], managed: result.managed ?? {}, sources: result.sources ?? {}, sourceParts: result.sourceParts ?? [] };
 }
 
+/**
+ * The index with `sources` (and `managed`) filled in from its source parts when it has them
+ * (schema/config-index.ts SOURCES_PART_PREFIX); an inline one as it is. A part missing or not
+ * matching its checksum is a write in progress, like a document part.
+ */
+export function readSources(
+  index: ConfigIndex,
+  configMap: (name: string) => Readonly<Record<string, string>> | undefined,
+): { state: 'complete'; index: ConfigIndex } | { state: 'partial' | 'invalid'; reason: string } {
+  if (!index.sourceParts.length) return { state: 'complete', index };
+  const texts: string[] = [];
+  for (const name of index.sourceParts) {
+    const expected = index.checksums[name];
+    if (expected === undefined) return { state: 'invalid', reason: `${INDEX_KEY} lists sources part ${name} without a checksum` };
+    const text = configMap(name)?.[PART_KEY];
+    if (text === undefined) return { state: 'partial', reason: `sources part ${name} is missing` };
+    if (sha256Hex(text) !== expected) return { state: 'partial', reason: `sources part ${name} does not match its checksum in the index` };
+    texts.push(text);
+  }
+  let sources: unknown;
+  try {
+    sources = JSON.parse(texts.join(''));
+  } catch (err) {
+    return { state: 'invalid', reason: `the sources parts are not valid JSON: ${(err as Error).message}` };
+  }
+  if (!sources || typeof sources !== 'object' || Array.isArray(sources) || Object.values(sources).some((v) => typeof v !== 'string')) {
+    return { state: 'invalid', reason: 'the sources parts are not an object of strings' };
+  }
+  const record = sources as Record<string, string>;
+  return { state: 'complete', index: { ...index, sources: record, managed: Object.keys(index.managed).length ? index.managed : managedFromSources(record) } };
+}

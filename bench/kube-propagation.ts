@@ -1,0 +1,327 @@
+// How fast a change to one custom resource reaches every proxy replica, and what it costs, at a
+// given number of resources (issue 27, "Scale"). A benchmark, not a test: it asserts nothing, it
+// prints figures. On the real kube-apiserver the tests build (test/helpers/kube.ts), with the
+// operator and two proxies started as the e2e tests start them (admin credentials: RBAC is not
+// what is measured).
+//
+//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR]
+//
+// Per count: a realistic mix (2% Providers, 8% RoutingRules, the rest VirtualKeys, each key's value
+// and each Provider's key in a Secret) is applied and rendered; then `--changes` single-resource
+// edits, one at a time, rotating over the three kinds. Per edit: the time from sending the write
+// to each proxy serving it (each proxy's /api polled in a tight loop: the edited object shows the
+// new value), the operator's CPU seconds (/proc/<pid>/stat) from the write to 1 s after the last
+// proxy served it (its status writes included), and each proxy's CPU for the
+// reload (polling cost subtracted, measured the same way without a change). With `--restart`, the
+// API server is restarted afterwards and one edit made as soon as it answers: the time from its
+// return to every proxy serving the edit, and whether the leader stepped down.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { Agent, fetch as undiciFetch, request } from 'undici';
+import { kubectlOk, startKubeApiServer, type KubeApiServer } from '../test/helpers/kube.ts';
+import { summarize, median, round } from './lib/stats.ts';
+
+const NODE = new URL('../node_modules/.bin/node', import.meta.url).pathname;
+const NS = 'bench';
+const GROUP = 'gateway.skybridge.dev/v1alpha1';
+const POLL_MS = 2;
+
+const { values } = parseArgs({
+  options: {
+    counts: { type: 'string', default: '10,700,2000' },
+    changes: { type: 'string', default: '50' },
+    restart: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    // Another checkout's operator and proxy (e.g. `git archive <commit> operator proxy crds` with a
+    // node_modules link): the before figures, measured the same way.
+    root: { type: 'string' },
+  },
+});
+const ROOT = values.root ? `${values.root.replace(/\/$/, '')}/` : new URL('..', import.meta.url).pathname;
+const OPERATOR = `${ROOT}operator/src/main.ts`;
+const PROXY = `${ROOT}proxy/src/main.ts`;
+
+interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  /** How many times the operator has logged that it stopped leading. */
+  stepDowns: () => number;
+}
+
+function spawnLogged(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let stepDowns = 0;
+  const keep = (d: Buffer) => {
+    const text = d.toString();
+    stepDowns += text.split('"stopped leading"').length - 1;
+    out = (out + text).slice(-200_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  process.once('exit', () => child.kill('SIGKILL'));
+  return { child, out: () => out, stepDowns: () => stepDowns };
+}
+
+/** user + system CPU seconds of a process so far. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+async function stopProc(p: Proc | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  const t = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200, context?: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context?.() ?? ''}`);
+    await sleep(everyMs);
+  }
+}
+
+interface Mix {
+  providers: number;
+  rules: number;
+  keys: number;
+}
+
+const mixFor = (n: number): Mix => {
+  const providers = Math.max(1, Math.round(n * 0.02));
+  const rules = Math.max(1, Math.round(n * 0.08));
+  return { providers, rules, keys: Math.max(1, n - providers - rules) };
+};
+
+const provider = (i: number, retries = 1) => ({
+  apiVersion: GROUP,
+  kind: 'Provider',
+  metadata: { name: `p-${i}`, namespace: NS },
+  spec: {
+    keys: [{ name: 'k', weight: 1, valueFrom: { secretKeyRef: { name: 'keys', key: `p-${i}` } } }],
+    network_config: { base_url: 'https://api.example.com', max_retries: retries },
+    custom_provider_config: { base_provider_type: 'openai' },
+  },
+});
+const virtualKey = (i: number, m: Mix, description = 'v1') => ({
+  apiVersion: GROUP,
+  kind: 'VirtualKey',
+  metadata: { name: `vk-${i}`, namespace: NS },
+  spec: { description, valueFrom: { secretKeyRef: { name: 'keys', key: `vk-${i}` } }, provider_configs: [{ provider: `p-${i % m.providers}`, allowed_models: ['*'], key_ids: ['*'] }] },
+});
+const rule = (i: number, m: Mix, description = 'v1') => ({
+  apiVersion: GROUP,
+  kind: 'RoutingRule',
+  metadata: { name: `rule-${i}`, namespace: NS },
+  spec: { description, cel_expression: `headers["x-route"] == "r${i}"`, targets: [{ provider: `p-${i % m.providers}`, model: 'gpt-4o', weight: 1 }] },
+});
+
+/** One edit: the object to apply and, per proxy, the /api path and the text that shows it is served. */
+function change(n: number, m: Mix): { obj: Record<string, unknown>; path: string; marker: string; kind: string } {
+  const kind = n % 3;
+  const rev = `rev-${n}`;
+  if (kind === 0) {
+    const i = (n * 7) % m.keys;
+    return { obj: virtualKey(i, m, rev), path: `/api/governance/virtual-keys/vk-${i}`, marker: `"${rev}"`, kind: 'VirtualKey' };
+  }
+  if (kind === 1) {
+    const i = n % m.providers;
+    // 2..9, never the value it had (1, or the last edit's).
+    const retries = 2 + (n % 8);
+    return { obj: provider(i, retries), path: `/api/providers/p-${i}`, marker: `"max_retries":${retries}`, kind: 'Provider' };
+  }
+  const i = (n * 5) % m.rules;
+  return { obj: rule(i, m, rev), path: `/api/routing/rules/rule-${i}`, marker: `"${rev}"`, kind: 'RoutingRule' };
+}
+
+interface CountResult {
+  count: number;
+  mix: Mix;
+  machineLoad: number[];
+  firstRenderMs: number;
+  propagationMs: { p50: number; p99: number; max: number; n: number };
+  /** Edits no proxy served within the bound (left out of the figures above). */
+  timeouts: number;
+  byKind: Record<string, { p50: number; p99: number }>;
+  operatorCpuPerChange: { median: number; p90: number };
+  proxyCpuPerChange: { median: number; p90: number };
+  restart?: { apiDownMs: number; servedAfterReturnMs: number; leaderSteppedDown: boolean };
+}
+
+async function measure(count: number, changes: number, withRestart: boolean): Promise<CountResult> {
+  const m = mixFor(count);
+  const kube: KubeApiServer = await startKubeApiServer();
+  const agent = new Agent({ connect: { ca: kube.ca } });
+  let operator: Proc | undefined;
+  const proxies: { name: string; proc: Proc; url: string }[] = [];
+  const context = () => [`--- operator ---\n${operator?.out().slice(-3000)}`, ...proxies.map((p) => `--- ${p.name} ---\n${p.proc.out().slice(-2000)}`)].join('\n');
+  try {
+    const kubectl = (args: string[], stdin?: string) => kubectlOk(kube, args, stdin);
+    await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
+    await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+    await kubectl(['create', 'namespace', NS]);
+    const data: Record<string, string> = {};
+    for (let i = 0; i < m.providers; i++) data[`p-${i}`] = `sk-provider-${i}-${'x'.repeat(40)}`;
+    for (let i = 0; i < m.keys; i++) data[`vk-${i}`] = `sk-bf-bench-${String(i).padStart(8, '0')}`;
+    await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keys', namespace: NS }, stringData: data }));
+    const items = [
+      ...Array.from({ length: m.providers }, (_, i) => provider(i)),
+      ...Array.from({ length: m.keys }, (_, i) => virtualKey(i, m)),
+      ...Array.from({ length: m.rules }, (_, i) => rule(i, m)),
+    ];
+    for (let i = 0; i < items.length; i += 500) {
+      await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: items.slice(i, i + 500) }));
+    }
+
+    const env = { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir };
+    const started = Date.now();
+    operator = spawnLogged([OPERATOR, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'bench-op', '--log-level', 'info'], env);
+    for (const name of ['proxy-a', 'proxy-b']) {
+      const proc = spawnLogged([PROXY, '--kube-namespace', NS, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--app-dir', kube.stateDir], { ...env, POD_NAME: name });
+      const port = await until(`${name} to listen`, async () => /"address":"http:\/\/[^:]+:(\d+)"/.exec(proc.out())?.[1], 120_000, 100, proc.out);
+      proxies.push({ name, proc, url: `http://127.0.0.1:${port}` });
+    }
+    const served = async (url: string, path: string, marker: string) => {
+      const res = await request(`${url}${path}`);
+      const text = await res.body.text();
+      return res.statusCode === 200 && text.includes(marker);
+    };
+    // Everything rendered and loaded: the last VirtualKey of the mix is served by both.
+    const last = virtualKey(m.keys - 1, m);
+    await until('the first render to be served', async () => (await Promise.all(proxies.map((p) => served(p.url, `/api/governance/virtual-keys/${last.metadata.name}`, '"v1"')))).every(Boolean), 20 * 60_000, 500, context);
+    const firstRenderMs = Date.now() - started;
+    // Statuses of the first render settle before anything is timed.
+    await sleep(Math.min(60_000, 5000 + count * 10));
+
+    const opPid = operator.child.pid;
+    const proxyPids = proxies.map((p) => p.proc.child.pid);
+    // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a
+    // settled configuration. The operator's figure is raw: at rest it only renews its lease.
+    const idleWindowMs = 3000;
+    const px0 = proxyPids.map(cpuSeconds);
+    const pollUntil = Date.now() + idleWindowMs;
+    await Promise.all(proxies.map(async (p) => {
+      while (Date.now() < pollUntil) {
+        await served(p.url, '/api/providers/p-0', 'never-there');
+        await sleep(POLL_MS);
+      }
+    }));
+    const pxIdlePerMs = proxyPids.map((pid, i) => (cpuSeconds(pid) - px0[i]) / idleWindowMs);
+
+    const latencies: number[] = [];
+    let timeouts = 0;
+    const byKind: Record<string, number[]> = {};
+    const opCpu: number[] = [];
+    const pxCpu: number[] = [];
+    const applyUrl = (obj: { kind: string; metadata: { name: string } }) => {
+      const plural = `${obj.kind.toLowerCase()}s`;
+      return `${kube.url}/apis/${GROUP}/namespaces/${NS}/${plural}/${obj.metadata.name}?fieldManager=bench&force=true`;
+    };
+    const write = async (obj: Record<string, unknown>) => {
+      const res = await undiciFetch(applyUrl(obj as { kind: string; metadata: { name: string } }), {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${kube.token}`, 'content-type': 'application/apply-patch+yaml' },
+        body: JSON.stringify(obj),
+        dispatcher: agent,
+      });
+      if (!res.ok) throw new Error(`apply ${res.status}: ${(await res.text()).slice(0, 500)}`);
+      await res.arrayBuffer();
+    };
+    const timeEdit = async (n: number, timeoutMs = 60_000) => {
+      const c = change(n, m);
+      const t0 = performance.now();
+      await write(c.obj);
+      const each = await Promise.all(proxies.map(async (p) => {
+        const deadline = Date.now() + timeoutMs;
+        while (!(await served(p.url, c.path, c.marker).catch(() => false))) {
+          if (Date.now() > deadline) throw new Error(`edit ${n} (${c.kind} ${c.path}) not served by ${p.name} within ${timeoutMs} ms\n${context()}`);
+          await sleep(POLL_MS);
+        }
+        return performance.now() - t0;
+      }));
+      return { c, t0, ms: Math.max(...each) };
+    };
+
+    for (let n = 1; n <= changes; n++) {
+      const op = cpuSeconds(opPid);
+      const px = proxyPids.map(cpuSeconds);
+      let edit: Awaited<ReturnType<typeof timeEdit>>;
+      try {
+        edit = await timeEdit(n);
+      } catch (err) {
+        // Not served in time (a loaded machine): counted at the bound, and said so.
+        process.stderr.write(`  ${count}: ${(err as Error).message.split('\n')[0]}\n`);
+        timeouts++;
+        continue;
+      }
+      const { c, ms } = edit;
+      latencies.push(ms);
+      (byKind[c.kind] ??= []).push(ms);
+      // Status writes and events follow the render: counted in the edit's cost.
+      await sleep(1000);
+      opCpu.push(cpuSeconds(opPid) - op);
+      // The proxies were polled only until they served; the rest of the window they idled (~0).
+      pxCpu.push(median(proxyPids.map((pid, i) => Math.max(0, cpuSeconds(pid) - px[i] - pxIdlePerMs[i] * ms))));
+      process.stderr.write(`  ${count}: edit ${n} ${c.kind} served by both in ${ms.toFixed(1)} ms\n`);
+    }
+
+    const result: CountResult = {
+      count,
+      mix: m,
+      machineLoad: (readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3)).map(Number),
+      firstRenderMs,
+      propagationMs: (({ p50, p99, max, n }) => ({ p50: round(p50, 1), p99: round(p99, 1), max: round(max, 1), n }))(summarize(latencies)),
+      timeouts,
+      byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => { const s = summarize(v); return [k, { p50: round(s.p50, 1), p99: round(s.p99, 1) }]; })),
+      operatorCpuPerChange: { median: round(median(opCpu), 3), p90: round(summarize(opCpu).p90, 3) },
+      proxyCpuPerChange: { median: round(median(pxCpu), 3), p90: round(summarize(pxCpu).p90, 3) },
+    };
+
+    if (withRestart) {
+      const before = operator.stepDowns();
+      const down = performance.now();
+      await kube.restart();
+      const back = performance.now();
+      const n = changes + 1;
+      // The first write may still meet an API server finishing its start: retried until it lands.
+      const c = change(n, m);
+      await until('the API server to take a write', async () => (await write(c.obj), true), 60_000, 100);
+      await Promise.all(proxies.map((p) => until(`${p.name} to serve the edit made after the restart`, () => served(p.url, c.path, c.marker), 120_000, POLL_MS, context)));
+      const servedAfterReturnMs = performance.now() - back;
+      result.restart = { apiDownMs: round(back - down, 0), servedAfterReturnMs: round(servedAfterReturnMs, 0), leaderSteppedDown: operator.stepDowns() > before };
+    }
+    return result;
+  } finally {
+    await stopProc(operator);
+    for (const p of proxies) await stopProc(p.proc);
+    await agent.close();
+    await kube.stop();
+  }
+}
+
+// Interrupted: the exit handlers stop the API server and the processes it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+const results: CountResult[] = [];
+for (const count of (values.counts as string).split(',').map(Number)) {
+  process.stderr.write(`# ${count} resources\n`);
+  const r = await measure(count, Number(values.changes), values.restart === true);
+  results.push(r);
+  process.stdout.write(`${JSON.stringify(r)}\n`);
+}
+if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
