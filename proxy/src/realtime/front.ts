@@ -29,6 +29,7 @@ import { chargeTurn } from './meter.ts';
 import { sessionMetadata, turnRecord } from './log-records.ts';
 import { SECRET_PREFIX, verifySecret, type SecretGrant } from './client-secret.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
+import type { RealtimeRegistry, SessionSums } from './registry.ts';
 
 /** Realtime paths: `realtime` below every OpenAI-format prefix (/v1, /openai/v1, ...). */
 export const REALTIME_PATHS: readonly string[] = OPENAI_PREFIXES.map((p) => `${p}/realtime`);
@@ -83,7 +84,7 @@ export interface RealtimeFront {
   readonly size: number;
 }
 
-export function realtimeFront(opts: { current: () => Snapshot; services: Services; cap: SessionCap }): RealtimeFront {
+export function realtimeFront(opts: { current: () => Snapshot; services: Services; cap: SessionCap; /** Lists the sessions for /api/realtime/sessions. */ registry?: RealtimeRegistry }): RealtimeFront {
   const { services } = opts;
   const sessions = new Set<RealtimeSession>();
   let draining = false;
@@ -227,9 +228,13 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
     ctx.turns = new TurnTotals();
     // Each turn is a child record of the session's, when request logging is on.
     const logged = ctx.services.logs !== undefined && loggingEnabled(ctx.snapshot);
+    const vk = ctx.vk?.record;
+    const listed = opts.registry?.open({ id: ctx.id, model: ctx.model ?? '', provider, transport: 'websocket', logged, ...(vk && { virtualKey: { id: vk.id, name: vk.name, ...(vk.team_id !== undefined && { teamId: vk.team_id }) } }) });
+    const sums = (): SessionSums => ({ turns: ctx.turns?.turns ?? 0, totalTokens: ctx.turns?.totalTokens ?? 0, cost: ctx.turns?.cost ?? 0, unpriced: ctx.turns?.unpriced ?? false });
     const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), {
       onTurn: async (turn) => {
         const spent = turn.usage ? await chargeTurn(ctx, turn.usage) : undefined;
+        listed?.turn(sums());
         if (logged) ctx.services.logs?.enqueue(turnRecord(ctx, turn));
         if (!spent) return undefined;
         return spent.kind === 'budget' ? `budget '${spent.id}' is exhausted (limit $${spent.max} per ${spent.duration}): the session is closed` : `rate limit '${spent.id}' is reached (${spent.max} tokens per ${spent.duration}): the session is closed`;
@@ -246,6 +251,7 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
       sessions.delete(session);
       metrics.realtimeSessions.dec({ provider });
     }
+    listed?.end(end.reason, sums());
     metrics.realtimeClosed.inc({ reason: end.reason });
     ctx.firstChunkAt = session.tracker.firstAudioAt;
     ctx.logMetadata = sessionMetadata(end, session, ctx.turns);
