@@ -1,5 +1,6 @@
 // Regenerates docs/screenshots/<page>.png: starts a gateway with a demo configuration in front of the
-// mock provider, sends it some traffic (several models, virtual keys, a few errors), then opens every
+// mock provider, sends it some traffic (several models, virtual keys, a few errors, realtime
+// sessions: one ended, one open while the pages are shot), then opens every
 // page of dashboard/src/pages/registry.ts in Debian's Chromium at 1280×800 (and the overview once at
 // phone width). A page that fails to render is still shot and reported, never stops the run.
 //
@@ -15,6 +16,7 @@ import { launchChromium } from '../test/helpers/browser.ts';
 import { startGateway } from '../test/helpers/gateway.ts';
 import { mockProviders } from '../test/helpers/providers.ts';
 import { startMockProvider } from '../test/mock-provider/server.ts';
+import { WebSocket, type RawData } from 'ws';
 
 const root = resolve(import.meta.dirname, '..');
 const at = process.argv.indexOf('--out');
@@ -64,6 +66,37 @@ async function traffic(url: string, inject: (f: Record<string, unknown>) => void
     if (i % 11 === 7) inject({ status: 503, message: 'upstream overloaded' });
     await send(i, headers);
   }
+}
+
+/**
+ * Realtime sessions for the Realtime sessions page: one that has ended (two turns) and one left
+ * open (one turn) while the pages are shot; the caller closes the open one.
+ */
+async function realtimeSessions(url: string): Promise<WebSocket> {
+  const open = () =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/realtime?model=openai/gpt-realtime`);
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+  const turn = (ws: WebSocket, text: string) =>
+    new Promise<void>((resolve) => {
+      const onMessage = (data: RawData) => {
+        if ((JSON.parse((data as Buffer).toString()) as { type?: string }).type !== 'response.done') return;
+        ws.off('message', onMessage);
+        resolve();
+      };
+      ws.on('message', onMessage);
+      ws.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } }));
+      ws.send(JSON.stringify({ type: 'response.create' }));
+    });
+  const ended = await open();
+  await turn(ended, 'What is on my calendar today?');
+  await turn(ended, 'Move the 3 pm meeting to 4 pm');
+  ended.close();
+  const live = await open();
+  await turn(live, 'Read me the latest support ticket');
+  return live;
 }
 
 /**
@@ -123,8 +156,10 @@ async function main(): Promise<void> {
   const gw = await startGateway(demoConfig(mock.url), { env, appDir });
   const browser = await launchChromium();
   const problems: string[] = [];
+  let session: WebSocket | undefined;
   try {
     await traffic(gw.url, (f) => mock.inject(f as never));
+    session = await realtimeSessions(gw.url);
     // The log writer batches: give it a moment so the charts and tables have the traffic.
     await new Promise((r) => setTimeout(r, 1500));
 
@@ -157,6 +192,7 @@ async function main(): Promise<void> {
     });
     await shoot('overview-phone', '#/overview', { width: 390, height: 844 });
   } finally {
+    session?.close();
     await browser.close();
     await gw.stop();
     await mock.close();

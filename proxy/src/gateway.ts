@@ -52,6 +52,7 @@ import { realtimeSecretRoutes } from './endpoints/realtime-secrets.ts';
 import { RESPONSES_SOCKET_PATHS, responsesSockets } from './realtime/responses-socket.ts';
 import { SessionCap } from './realtime/session-cap.ts';
 import { callsFront } from './realtime/calls.ts';
+import { RealtimeRegistry } from './realtime/registry.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
 import { EventHub } from './logs/live-events.ts';
@@ -135,7 +136,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Opened from the start-up configuration: moving the store elsewhere takes a restart. Each
   // worker opens its own (SQLite in WAL mode takes several writer processes; PostgreSQL is shared).
   // A store that cannot be opened (PostgreSQL down) leaves logging off rather than the gateway down.
-  const logs = await openRequestLogs(holder.current().config, appDir, { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }, kube === undefined).catch((err: unknown) => {
+  const logs = await openRequestLogs(holder.current().config, appDir, { onDrop: (n) => metrics.logsDropped.inc(n), onWritten: (records) => events.logsWritten(records) }, kube === undefined, () => holder.current().config).catch((err: unknown) => {
     log.error('request logs store could not be opened: request logging is off until restart', { error: (err as Error).message });
     return undefined;
   });
@@ -258,10 +259,13 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   warnIfOpen(service.current());
   // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
   const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
+  // This replica's realtime sessions, listed by /api and announced on the dashboard's socket.
+  const realtimeSessions = new RealtimeRegistry((event, session) => events.realtimeSession(event, session));
   // The management API (express and its routers) loads with the first /api request.
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {
       ...(dashboard && { tickets: dashboard.tickets }),
+      realtime: realtimeSessions,
       playground: { run: (snapshot, request) => startExecution(services, snapshot, request), logsOpen: () => logs !== undefined },
       features: () => ({ logs: logs !== undefined, cache: cache !== undefined, mcp: true /* the MCP manager always runs: clients can be added at any time */, webhooks: webhooks !== undefined, async: jobs !== undefined, skills: skills !== undefined, audit: audit !== undefined }),
     }, services.guesses, revocations, skills, { ...(audit && { audit }), ...(managementKeys && { keys: managementKeys }) }),
@@ -277,7 +281,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const tlsWatch = opts.tls && watchTls(opts.tls, [server, ...(admin ? [admin] : [])] as unknown as TlsTarget[], (ok) => metrics.tlsReloads.inc({ outcome: ok ? 'ok' : 'error' }));
   dashboard?.attach(admin ?? server);
   // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener.
-  const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap });
+  const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap, registry: realtimeSessions });
   const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap });
   upgradeRoutes(server).add(REALTIME_PATHS, realtime.handle);
   upgradeRoutes(server).add(RESPONSES_SOCKET_PATHS, responseSockets.handle);

@@ -239,4 +239,10 @@ test('with the configuration from Kubernetes the pages are read-only and name th
     await page.getByText(/Read-only: this gateway's configuration comes from Kubernetes/).waitFor();
     assert.equal(await page.getByRole('button', { name: button }).count(), 0, `${hash}: no ${button}`);
   }
+
+  // The settings are shown with their values, and nothing on the page writes (the banner says why).
+  await page.goto(`${gw.url}/#/settings`);
+  await page.getByText(/Read-only: this gateway's configuration comes from Kubernetes/).waitFor();
+  assert.equal(await page.locator('[data-setting="enable_logging"] select').isDisabled(), true);
+  assert.equal(await page.getByRole('button', { name: /^Save changes/ }).count(), 0);
 });

@@ -207,6 +207,9 @@ test('guards: loopback addresses, local Host names, Origin rules, JSON content-t
   assert.throws(() => checkOrigin(req('DELETE', { host: '127.0.0.1:8080', origin: 'https://evil.example' }), undefined), /cross-origin write/);
   assert.throws(() => checkOrigin(req('GET', { host: 'h', origin: 'https://evil.example' }), ['https://app.example']), /not in client\.allowed_origins/);
   assert.doesNotThrow(() => checkOrigin(req('POST', { host: 'h', origin: 'https://app.example' }), ['https://app.example']));
+  // The dashboard on the gateway's own host keeps working once other origins are listed.
+  assert.doesNotThrow(() => checkOrigin(req('PUT', { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }), ['https://app.example']));
+  assert.throws(() => checkOrigin(req('PUT', { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:9090' }), ['https://app.example']), /not in client\.allowed_origins/);
 
   assert.doesNotThrow(() => checkJsonBody(req('POST', { 'content-length': '2', 'content-type': 'application/json; charset=utf-8' })));
   assert.doesNotThrow(() => checkJsonBody(req('DELETE', {})));

@@ -109,6 +109,22 @@ test('the retention sweeper deletes what is older than the retention days, in th
   await store.close();
 });
 
+test('a retention read at each sweep follows a change of the setting without a restart', async () => {
+  const store = await openSqliteStore(':memory:');
+  const now = Date.UTC(2026, 5, 1);
+  const day = 86_400_000;
+  await store.insert([rec(1, now - 40 * day), rec(2, now - 20 * day), rec(3, now)]);
+  let days = 30;
+  const s = startRetentionSweeper(store, () => days, { now: () => now, firstDelayMs: 3600_000, intervalMs: 3600_000 });
+  assert.equal(await s.sweep(), 1);
+  // Changed through PUT /api/config: the next sweep reads it.
+  days = 10;
+  assert.equal(await s.sweep(), 1);
+  assert.deepEqual((await store.search({}, PAGE)).logs.map((l) => l.id), ['req-3']);
+  s.stop();
+  await store.close();
+});
+
 test('writing to SQLite does not stall the event loop (the connection lives in a worker thread)', async () => {
   const store = await openSqliteStore(':memory:');
   const w = new LogWriter(store, { batchSize: 2000, maxQueue: 20_000, flushIntervalMs: 1 });

@@ -11,9 +11,11 @@ import { RoutingPage } from './routing.tsx';
 import { CachePage } from './cache.tsx';
 import { WebhooksPage } from './webhooks.tsx';
 import { McpPage } from './mcp.tsx';
+import { RealtimePage } from './realtime.tsx';
 import { SkillsPage } from './skills.tsx';
 import { AuditPage } from './audit.tsx';
 import { ManagementKeysPage } from './management-keys.tsx';
+import { SettingsPage } from './settings.tsx';
 import { PlaygroundPage } from './playground.tsx';
 
 export const PAGES: readonly PageDef[] = [
@@ -29,7 +31,9 @@ export const PAGES: readonly PageDef[] = [
   { path: 'cache', title: 'Plugins & cache', component: CachePage },
   { path: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { path: 'mcp', title: 'MCP', component: McpPage },
+  { path: 'realtime', title: 'Realtime sessions', component: RealtimePage },
   { path: 'skills', title: 'Skills', component: SkillsPage },
   { path: 'audit', title: 'Audit log', component: AuditPage },
   { path: 'management-keys', title: 'Management keys', component: ManagementKeysPage },
+  { path: 'settings', title: 'Settings', component: SettingsPage },
 ];

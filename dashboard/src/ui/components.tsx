@@ -98,14 +98,16 @@ export function Table<T>(props: {
   rowKey?: (row: T, i: number) => string;
   onRowClick?: (row: T) => void;
   /** Extra class of a row (e.g. 'fresh' for one just added). */ rowClass?: (row: T) => string | undefined;
-  /** At phone width each row becomes a card of label: value lines, so no column is pushed off-screen. */
+  /** At phone width each row becomes a card of label: value lines, so no column or action is pushed off-screen (default; false keeps the table, scrolling in its box). */
   cards?: boolean;
   /** Tighter rows, so a screen holds more of a long list. */
   dense?: boolean;
 }) {
+  const cards = props.cards ?? true;
   return (
-    <div class={`table-wrap${props.cards ? ' table-wrap-cards' : ''}`}>
-      <table class={['table', props.cards ? 'table-cards' : '', props.dense ? 'table-dense' : ''].filter(Boolean).join(' ')}>
+    // Focusable and named: a table wider than its box scrolls there, and the keyboard must reach it too.
+    <div class={`table-wrap${cards ? ' table-wrap-cards' : ''}`} tabIndex={0} role="region" aria-label={props.caption}>
+      <table class={['table', cards ? 'table-cards' : '', props.dense ? 'table-dense' : ''].filter(Boolean).join(' ')}>
         <caption class="sr-only">{props.caption}</caption>
         <thead>
           <tr>
@@ -133,7 +135,7 @@ export function Table<T>(props: {
                 onKeyDown={props.onRowClick ? (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), props.onRowClick!(row)) : undefined}
               >
                 {props.columns.map((c) => (
-                  <td class={c.numeric ? 'num' : undefined} data-label={props.cards ? c.label : undefined}>{c.render ? c.render(row) : c.key ? String((row as Record<string, unknown>)[c.key] ?? '') : ''}</td>
+                  <td class={c.numeric ? 'num' : undefined} data-label={cards ? c.label : undefined}>{c.render ? c.render(row) : c.key ? String((row as Record<string, unknown>)[c.key] ?? '') : ''}</td>
                 ))}
               </tr>
             ))

@@ -7,14 +7,61 @@ import type { Budget, Customer, ModelConfig, PricingOverride, PricingOverrideRec
 import type { AuditRecord } from '../audit/record.ts';
 import type { PriceInForce, PriceSource, PricesInForce } from '../governance/pricing/view.ts';
 import type { BreakdownBy, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from '../logs/record.ts';
+import type { RealtimeSessionView } from '../realtime/registry.ts';
 
 export type { PriceInForce, PriceSource, PricesInForce };
-export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, PricingOverride, PricingOverrideRecord, RateLimit, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
+export type { Budget, BreakdownBy, Customer, FilterData, IdName, LogEntry, LogRecord, LogStats, McpToolUsage, PricingOverride, PricingOverrideRecord, RateLimit, RealtimeSessionView, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals };
 
 /** Who made or owns a configuration object, on every object /api lists (config/ownership.ts). */
 export interface Owned {
   managed_by?: string;
   source?: string;
+}
+
+// ---- GET /api/realtime/sessions (api/realtime.ts) ----
+
+
+export interface RealtimeSessionsAnswer {
+  /** Open sessions on this replica, oldest first. */
+  open: RealtimeSessionView[];
+  /** The last sessions that ended on this replica, most recent first. */
+  ended: RealtimeSessionView[];
+}
+
+// ---- GET /api/config/settings, PUT /api/config (api/config.ts, api/client-settings.ts) ----
+
+/** One client setting the Settings page shows and PUT /api/config changes. */
+export interface ClientSettingView {
+  /** Dotted path below `client` (`async_job_config.max_attempts`). */
+  name: string;
+  group: string;
+  type: 'boolean' | 'integer' | 'list' | 'choice';
+  options?: string[];
+  minimum?: number;
+  maximum?: number;
+  /** The schema's description. */
+  description: string;
+  /** What it opens or costs. */
+  effect: string;
+  default: unknown;
+  /** As stored; absent: the default applies. */
+  value?: unknown;
+  /** Who set it: config.json (`file`, read-only here), the environment, /api (`store`), Kubernetes, or nobody (`default`). */
+  owner: 'file' | 'environment' | 'store' | 'kubernetes' | 'default';
+  source?: string;
+  /** `now`: the next request reads it; `restart`: read when the gateway starts. */
+  applies: 'now' | 'restart';
+}
+
+export interface ClientSettingsAnswer {
+  settings: ClientSettingView[];
+  /** True when writes answer 409 (Kubernetes owns the document). */
+  read_only: boolean;
+  read_only_reason?: string;
+  /** Whether a change survives a restart (`--app-dir` or `redis` keeps the configuration store). */
+  persistent: boolean;
+  /** Where changes are kept: `memory`, `file` (the path) or `redis`. */
+  store: { kind: string; location?: string };
 }
 
 // ---- GET /api/dashboard (api/dashboard-info.ts) ----

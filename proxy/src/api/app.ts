@@ -19,6 +19,7 @@ import { allKeysRouter, providersRouter } from './providers.ts';
 import { pluginsRouter } from './plugins.ts';
 import { StoreTimeoutError } from '../store-guard.ts';
 import { configRouter } from './config.ts';
+import { realtimeRouter } from './realtime.ts';
 import { refuseManagedWrites } from './managed.ts';
 import { logsRouter, type LogsApiSource } from './logs.ts';
 import { cacheProblem, cacheRouter } from './cache.ts';
@@ -139,6 +140,8 @@ export function createApiApp(service: ConfigService, logs?: LogsApiSource, webho
   api.use('/plugins', scoped({ area: 'config' }, pluginsRouter(service, (name) => (name === 'logging' ? loggingProblem(logs) : name === 'semantic_cache' ? cacheProblem(service, cache) : undefined))));
   api.use('/cache', scoped({ area: 'cache' }, cacheRouter(service, cache)));
   api.use('/logs', scoped({ area: 'logs' }, logsRouter(logs)));
+  // Realtime sessions end up in the request logs: who may read those may see them live.
+  api.use('/realtime', scoped({ area: 'logs' }, realtimeRouter(dashboard?.realtime)));
   if (mcp) {
     api.use('/mcp', scoped({ area: 'mcp' }, mcpRouter(service, mcp)));
     api.use('/mcp-logs', scoped({ area: 'mcp' }, mcpLogsRouter(mcp)));

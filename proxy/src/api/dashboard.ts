@@ -4,6 +4,7 @@ import type { ConfigService } from '../config/service.ts';
 import { gatewayInfo } from './dashboard-info.ts';
 import type { DashboardFeatures } from './answers.ts';
 import type { TicketStore } from './ws-tickets.ts';
+import type { RealtimeRegistry } from '../realtime/registry.ts';
 import type { PlaygroundDeps } from './playground.ts';
 import { managementAuth } from './auth.ts';
 import { packageVersion } from './config.ts';
@@ -16,6 +17,8 @@ export interface DashboardApi {
   tickets?: TicketStore;
   /** The optional subsystems running on this gateway. */
   features(): DashboardFeatures;
+  /** This replica's realtime sessions (GET /api/realtime/sessions). */
+  realtime?: RealtimeRegistry;
   /** Runs the playground's requests in process; absent: POST /api/playground answers 503. */
   playground?: PlaygroundDeps;
 }

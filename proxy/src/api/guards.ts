@@ -47,27 +47,28 @@ export function checkLocalOnly(req: IncomingMessage): void {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * With `client.allowed_origins`: an Origin not in the list is refused on every /api request.
- * Without it: a write from a page on another host (Origin's host differs from Host) is refused.
+ * A page of the gateway's own host (the dashboard) is always answered. Otherwise, with
+ * `client.allowed_origins`, an Origin not in the list is refused on every /api request; without
+ * it, a write from a page on another host (Origin's host differs from Host) is refused.
  */
 export function checkOrigin(req: IncomingMessage, allowedOrigins: readonly string[] | undefined): void {
   const origin = req.headers.origin;
   if (origin === undefined) return;
-  const policy = corsPolicy(allowedOrigins);
-  if (policy) {
-    if (!originAllowed(policy, origin)) throw new GatewayError(403, `origin ${origin} is not in client.allowed_origins`, { type: 'permission_error', code: 'origin_not_allowed' });
-    return;
-  }
-  if (SAFE_METHODS.has(req.method ?? 'GET')) return;
   let originHost: string | undefined;
   try {
     originHost = new URL(origin).host.toLowerCase();
   } catch {
     originHost = undefined; // `null` (sandboxed pages, file:) is never the same site
   }
-  if (originHost === undefined || originHost !== (req.headers.host ?? '').trim().toLowerCase()) {
-    throw new GatewayError(403, `cross-origin write from ${origin} refused: list the origin in client.allowed_origins to allow it`, { type: 'permission_error', code: 'origin_not_allowed' });
+  // Listing other origins must not lock the dashboard out of its own gateway.
+  if (originHost !== undefined && originHost === (req.headers.host ?? '').trim().toLowerCase()) return;
+  const policy = corsPolicy(allowedOrigins);
+  if (policy) {
+    if (!originAllowed(policy, origin)) throw new GatewayError(403, `origin ${origin} is not in client.allowed_origins`, { type: 'permission_error', code: 'origin_not_allowed' });
+    return;
   }
+  if (SAFE_METHODS.has(req.method ?? 'GET')) return;
+  throw new GatewayError(403, `cross-origin write from ${origin} refused: list the origin in client.allowed_origins to allow it`, { type: 'permission_error', code: 'origin_not_allowed' });
 }
 
 function hasBody(req: IncomingMessage): boolean {

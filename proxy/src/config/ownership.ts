@@ -24,6 +24,9 @@ const byName = (v: Record<string, unknown>) => String(v.name);
 
 export const OBJECT_SECTIONS: readonly ObjectSection[] = [
   { section: 'providers', label: 'provider', path: ['providers'], keyed: true, id: () => '' },
+  // Each client setting is owned on its own: one set in config.json is the file's, one set through
+  // /api (PUT /api/config) is kept in the store and laid over every new seed like any object.
+  { section: 'client', label: 'client setting', path: ['client'], keyed: true, id: () => '' },
   { section: 'budgets', label: 'budget', path: ['governance', 'budgets'], id: byId },
   { section: 'rate_limits', label: 'rate limit', path: ['governance', 'rate_limits'], id: byId },
   { section: 'customers', label: 'customer', path: ['governance', 'customers'], id: byId },

@@ -4,6 +4,7 @@
 // the cost on the request path is one property read.
 import type { LogRecord } from './record.ts';
 import { listEntry } from './sql-store.ts';
+import type { RealtimeSessionView } from '../realtime/registry.ts';
 
 declare module '../pipeline/context.ts' {
   interface ContextServices {
@@ -150,6 +151,12 @@ export class EventHub {
       ...(previous !== undefined && { previous_state: previous }),
       ...(c.lastError && c.state === 'error' && { error: c.lastError }),
     });
+  }
+
+  /** A realtime session of this replica opened, finished a turn, or ended (the Realtime sessions page). */
+  realtimeSession(event: 'opened' | 'turn' | 'ended', session: RealtimeSessionView): void {
+    if (!this.listening) return;
+    this.#broadcast({ type: 'realtime', event, data: session });
   }
 
   notify(kind: NotificationKind, message: string, data: Record<string, unknown>): void {

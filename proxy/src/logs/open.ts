@@ -47,7 +47,14 @@ function loggingPluginOn(config: GatewayConfig): boolean {
   return Array.isArray(plugins) && plugins.some((p) => (p as { name?: unknown })?.name === 'logging' && (p as { enabled?: unknown }).enabled === true);
 }
 
-export async function openRequestLogs(config: GatewayConfig, appDir: string, writerOpts: LogWriterOptions = {}, embedded = true): Promise<RequestLogs | undefined> {
+export async function openRequestLogs(
+  config: GatewayConfig,
+  appDir: string,
+  writerOpts: LogWriterOptions = {},
+  embedded = true,
+  /** The live configuration, so a changed client.log_retention_days applies at the next sweep. */
+  current: () => GatewayConfig = () => config,
+): Promise<RequestLogs | undefined> {
   const target = logsStoreTarget(config, appDir, process.env, embedded);
   if (!target) return undefined;
   // Each store's code (and SQLite's worker, PostgreSQL's client) loads only when logging uses it.
@@ -56,7 +63,7 @@ export async function openRequestLogs(config: GatewayConfig, appDir: string, wri
       ? await (await import('./sqlite-store.ts')).openSqliteStore(target.path)
       : await (await import('./postgres-store.ts')).openPostgresStore(target.config as PostgresLogsConfig, storeTimeoutMs());
   const writer = new LogWriter(store, writerOpts);
-  const sweeper = startRetentionSweeper(store, config.client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
+  const sweeper = startRetentionSweeper(store, () => current().client?.log_retention_days ?? DEFAULT_RETENTION_DAYS);
   return {
     store,
     writer,

@@ -14,13 +14,15 @@ export interface RetentionSweeper {
 
 export function startRetentionSweeper(
   store: LogStore,
-  retentionDays: number,
+  /** A number, or read at each sweep (client.log_retention_days of the live configuration). */
+  retention: number | (() => number),
   opts: { intervalMs?: number; firstDelayMs?: number; now?: () => number } = {},
 ): RetentionSweeper {
   const interval = opts.intervalMs ?? 3600_000;
   const now = opts.now ?? Date.now;
   let running: Promise<number> | undefined;
   const sweep = (): Promise<number> => {
+    const retentionDays = typeof retention === 'number' ? retention : retention();
     // One sweep at a time: a slow one is not stacked on by the next tick.
     running ??= store
       .deleteOlderThan(now() - retentionDays * DAY_MS)

@@ -25,6 +25,7 @@ import { wsPort } from './client-port.ts';
 import { governSession, SessionRegistry } from './governed.ts';
 import { SECRET_PREFIX, verifySecret, type SecretGrant } from './client-secret.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
+import type { RealtimeRegistry } from './registry.ts';
 
 export { boundsOf, DEFAULT_BOUNDS } from './governed.ts';
 
@@ -70,7 +71,7 @@ export interface RealtimeFront {
   readonly size: number;
 }
 
-export function realtimeFront(opts: { current: () => Snapshot; services: Services; cap: SessionCap }): RealtimeFront {
+export function realtimeFront(opts: { current: () => Snapshot; services: Services; cap: SessionCap; /** Lists the sessions for /api/realtime/sessions. */ registry?: RealtimeRegistry }): RealtimeFront {
   const { services } = opts;
   const registry = new SessionRegistry();
   let wss: Promise<WebSocketServer> | undefined;
@@ -207,7 +208,8 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
     throw last ?? new GatewayError(502, 'no provider could open the realtime session', { type: 'upstream_error' });
   };
 
-  const relay = (ctx: RequestContext, client: WebSocket, link: UpstreamLink) => governSession(ctx, registry, wsPort(client), link);
+  const relay = (ctx: RequestContext, client: WebSocket, link: UpstreamLink) => governSession(ctx, registry, wsPort(client), link, { ...(opts.registry && { listing: opts.registry }) });
+
 
   return {
     handle,

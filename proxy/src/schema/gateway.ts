@@ -2,7 +2,7 @@
 // ajv validates config files and /api bodies with them, `Static` derives the TypeScript types, and
 // the CRD schemas are generated from them. Shapes follow the reference gateway's config so its users
 // can bring their config.json unchanged.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthConfigSchema, GovernanceSchema, PricingOverrideSchema, RedisConfigSchema } from './governance.ts';
 import { LogsStoreSchema } from './logs.ts';
 import { VectorStoreSchema } from './cache.ts';
@@ -263,9 +263,12 @@ export const UNBUILT_SECTIONS = [
   'large_payload_optimization',
 ] as const;
 
-/** Client settings accepted for compatibility whose feature is not built yet. */
+/**
+ * Client settings accepted for compatibility whose feature is not built yet: those typed Unknown. (A
+ * union such as mcp_code_mode_binding_level has no `type` either, and is built.)
+ */
 export const UNBUILT_CLIENT_FIELDS = Object.entries(ClientConfigSchema.properties)
-  .filter(([, s]) => !('type' in (s as TSchema)))
+  .filter(([, s]) => (s as TSchema)[Kind] === 'Unknown')
   .map(([k]) => k);
 
 /**

@@ -74,6 +74,9 @@ export const WebhookApiBodySchema = Type.Omit(WebhookEndpointSchema, ['secret'],
 /** config.json `webhooks`. */
 export const WebhooksSectionSchema = Type.Array(WebhookEndpointSchema);
 
+/** Days of delivery history kept when `client.webhook_config` does not say. */
+export const DEFAULT_HISTORY_RETENTION_DAYS = 30;
+
 /** config.json `client.webhook_config`. */
 export const WebhookGlobalConfigSchema = Type.Object(
   {

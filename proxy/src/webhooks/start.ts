@@ -5,8 +5,8 @@ import type { SqlDriver } from '../logs/driver.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { log } from '../log.ts';
 import { Dispatcher, type DeliveryWatcher } from './dispatcher.ts';
+import { DEFAULT_HISTORY_RETENTION_DAYS } from '../schema/webhooks.ts';
 
-export const DEFAULT_HISTORY_RETENTION_DAYS = 30;
 const SWEEP_EVERY_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 

@@ -133,7 +133,7 @@ export function McpLogs(props: { refresh?: number }) {
       {page.loading && !page.data ? (
         <Loading />
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="MCP tool calls">
           <table class="table">
             <caption class="sr-only">MCP tool calls</caption>
             <thead>

@@ -163,7 +163,7 @@ export function DeliveryHistory(props: { webhook?: string; webhooks?: readonly s
       {page.loading && !page.data ? (
         <Loading />
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhook deliveries">
           <table class="table" data-testid="deliveries">
             <caption class="sr-only">Webhook deliveries</caption>
             <thead>

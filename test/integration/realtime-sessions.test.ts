@@ -1,0 +1,137 @@
+// GET /api/realtime/sessions and the dashboard socket's `realtime` events, with a real session of the
+// official openai SDK's OpenAIRealtimeWS (wss:, trusting a test CA) through the gateway to the mock's
+// OpenAI realtime endpoint: the open session with its key, team, model and provider, its turns,
+// tokens and cost as each turn is charged, and once closed, in the ended list with the id of its
+// request log record.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { WebSocket } from 'ws';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
+import { mockProviders } from '../helpers/providers.ts';
+import { makeTestCa, type TestCa } from '../helpers/test-ca.ts';
+import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import type { RealtimeSessionsAnswer, RealtimeSessionView } from '../../proxy/src/api/answers.ts';
+
+const VK = 'sk-bf-rt-sessions-0123456789';
+const CENT_PER_TOKEN = [{ model_pattern: '*', match_type: 'wildcard', input_cost_per_token: 0.01, output_cost_per_token: 0.01 }];
+
+let mock: MockProvider;
+let gw: InProcessGateway;
+let ca: TestCa;
+let agent: Agent;
+
+before(async () => {
+  ca = makeTestCa();
+  const files = ca.issue('gateway');
+  agent = new Agent({ connect: { ca: ca.pem } });
+  mock = await startMockProvider();
+  gw = await startGateway(
+    {
+      providers: mockProviders(mock.url, { openai: { pricing_overrides: CENT_PER_TOKEN } }),
+      governance: {
+        teams: [{ id: 'voice-team', name: 'Voice' }],
+        virtual_keys: [{ id: 'rt-vk', name: 'rt-vk', value: VK, team_id: 'voice-team', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] }],
+      },
+      client: { enforce_auth_on_inference: true },
+    },
+    { args: ['--tls-cert', files.cert, '--tls-key', files.key] },
+  );
+});
+
+after(async () => {
+  await gw?.stop();
+  await mock?.close();
+  await agent?.close();
+});
+
+async function sessions(): Promise<RealtimeSessionsAnswer> {
+  const res = await undiciFetch(`${gw.url}/api/realtime/sessions`, { dispatcher: agent });
+  assert.equal(res.status, 200);
+  return (await res.json()) as RealtimeSessionsAnswer;
+}
+
+interface RealtimeEvent {
+  type: 'realtime';
+  event: 'opened' | 'turn' | 'ended';
+  data: RealtimeSessionView;
+}
+
+describe('realtime sessions for the dashboard', () => {
+  test('an SDK session is listed while open, counts its turns, tokens and cost, and ends linked to its log record', { timeout: 60_000 }, async () => {
+    // The dashboard's socket (auth off, loopback: no ticket needed).
+    const live = new WebSocket(`${gw.url.replace(/^https/, 'wss')}/ws`, { ca: ca.pem });
+    const events: RealtimeEvent[] = [];
+    live.on('message', (data) => {
+      const msg = JSON.parse((data as Buffer).toString()) as { type: string };
+      if (msg.type === 'realtime') events.push(msg as RealtimeEvent);
+    });
+    await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: VK, maxRetries: 0 });
+      const rt = new OpenAIRealtimeWS({ model: 'openai/gpt-realtime', options: { ca: ca.pem } }, client);
+      const seen: string[] = [];
+      let usage: { input_tokens: number; output_tokens: number } | undefined;
+      rt.on('event', (e) => {
+        seen.push(e.type);
+        if (e.type === 'response.done') usage = (e as unknown as { response: { usage: typeof usage } }).response.usage;
+      });
+      rt.on('error', () => undefined);
+      const closed = new Promise<number>((resolve) => rt.socket.once('close', (code: number) => resolve(code)));
+      await new Promise((resolve, reject) => (rt.socket.once('open', resolve), rt.socket.once('error', reject)));
+      await eventually(() => assert.ok(seen.includes('session.created')));
+
+      const open = (await sessions()).open;
+      assert.equal(open.length, 1);
+      const s = open[0]!;
+      assert.deepEqual(
+        { state: s.state, virtual_key_id: s.virtual_key_id, virtual_key_name: s.virtual_key_name, team_id: s.team_id, model: s.model, provider: s.provider, transport: s.transport, turns: s.turns },
+        { state: 'open', virtual_key_id: 'rt-vk', virtual_key_name: 'rt-vk', team_id: 'voice-team', model: 'gpt-realtime', provider: 'openai', transport: 'websocket', turns: 0 },
+      );
+      assert.ok(Date.now() - Date.parse(s.started_at) < 60_000);
+      assert.ok(!JSON.stringify(open).includes(VK), 'the key value is never shown');
+
+      rt.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello sessions' }] } });
+      rt.send({ type: 'response.create' });
+      await eventually(async () => assert.equal((await sessions()).open[0]?.turns, 1));
+      const after1 = (await sessions()).open[0]!;
+      // The turn's usage as the client got it, at a cent per token.
+      await eventually(() => assert.ok(usage));
+      const tokens = usage!.input_tokens + usage!.output_tokens;
+      assert.ok(tokens > 0);
+      assert.equal(after1.total_tokens, tokens);
+      assert.ok(Math.abs(after1.cost - tokens * 0.01) < 1e-9, `cost ${after1.cost}`);
+
+      rt.close();
+      assert.equal(await closed, 1000);
+      await eventually(async () => assert.equal((await sessions()).open.length, 0));
+      const ended = (await sessions()).ended[0]!;
+      assert.equal(ended.id, s.id);
+      assert.equal(ended.state, 'ended');
+      assert.equal(ended.end_reason, 'client');
+      assert.equal(ended.turns, 1);
+      assert.equal(ended.log_id, s.id);
+      // The log record it links to is the session's own (request logging is on by default).
+      await eventually(async () => {
+        const res = await undiciFetch(`${gw.url}/api/logs/${ended.log_id}`, { dispatcher: agent });
+        assert.equal(res.status, 200);
+        const record = (await res.json()) as { object: string; metadata?: Record<string, string> };
+        assert.equal(record.object, 'realtime');
+        assert.equal(record.metadata?.realtime_turns, '1');
+      });
+      // The socket told the dashboard each step, as it happened.
+      await eventually(() => assert.deepEqual(events.filter((e) => e.data.id === s.id).map((e) => e.event), ['opened', 'turn', 'ended']));
+      assert.equal(events.at(-1)!.data.total_tokens, tokens);
+    } finally {
+      live.close();
+    }
+  });
+
+  test('the route reads only', async () => {
+    const res = await undiciFetch(`${gw.url}/api/realtime/sessions`, { dispatcher: agent, method: 'DELETE' });
+    assert.equal(res.status, 405);
+  });
+});
