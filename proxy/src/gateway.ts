@@ -51,6 +51,7 @@ import { REALTIME_PATHS, realtimeFront } from './realtime/front.ts';
 import { realtimeSecretRoutes } from './endpoints/realtime-secrets.ts';
 import { RESPONSES_SOCKET_PATHS, responsesSockets } from './realtime/responses-socket.ts';
 import { SessionCap } from './realtime/session-cap.ts';
+import { callsFront } from './realtime/calls.ts';
 import { RealtimeRegistry } from './realtime/registry.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
@@ -240,6 +241,12 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const { routes, patterns } = buildRoutes(NATIVE_ROUTES);
   // Ephemeral client secrets for realtime sessions (the sessions themselves are upgrades, below).
   Object.assign(routes, realtimeSecretRoutes());
+  // Realtime sessions and the Responses API's WebSocket mode (upgrades, below) and WebRTC calls
+  // (POST /v1/realtime/calls) are capped together per virtual key.
+  const sessionCap = new SessionCap();
+  const rtcCalls = callsFront({ services, cap: sessionCap });
+  Object.assign(routes, rtcCalls.routes);
+  patterns.push(...rtcCalls.patterns);
   const asyncSet = asyncRoutes(jobs);
   Object.assign(routes, asyncSet.routes);
   patterns.unshift(...asyncSet.patterns);
@@ -273,9 +280,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Both listeners serve the certificate; a renewed one replaces it on each.
   const tlsWatch = opts.tls && watchTls(opts.tls, [server, ...(admin ? [admin] : [])] as unknown as TlsTarget[], (ok) => metrics.tlsReloads.inc({ outcome: ok ? 'ok' : 'error' }));
   dashboard?.attach(admin ?? server);
-  // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener,
-  // capped together per virtual key.
-  const sessionCap = new SessionCap();
+  // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener.
   const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap, registry: realtimeSessions });
   const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap });
   upgradeRoutes(server).add(REALTIME_PATHS, realtime.handle);
@@ -345,7 +350,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   let drained: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
   // Realtime sessions never end by themselves: they are ended between turns (close code 1001) while the listener drains.
-  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs, () => services.openStreams.cutAll())]).then(() => undefined));
+  const drain = (): Promise<void> => (drained ??= Promise.all([realtime.drain(opts.shutdownGraceMs), rtcCalls.drain(opts.shutdownGraceMs), responseSockets.drain(opts.shutdownGraceMs), drainServer(server, opts.shutdownGraceMs, () => services.openStreams.cutAll())]).then(() => undefined));
   return {
     config: service,
     holder,

@@ -12,6 +12,7 @@ import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import fc from 'fast-check';
 import { buildRoutes, NATIVE_ROUTES } from '../../proxy/src/routes.ts';
+import { CALL_PATHS } from '../../proxy/src/realtime/calls.ts';
 import { asyncRoutes } from '../../proxy/src/endpoints/async.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/setup.ts';
@@ -78,6 +79,9 @@ const ROUTES: Route[] = [
   ...patterns.map(([re, m]) => ({ path: samplePath(re), methods: Object.keys(m) })),
   // The dashboard's page, assets and live socket (served when the table misses).
   ...['/', '/index.html', '/assets/app.js', '/ws'].map((path) => ({ path, methods: ['GET'] })),
+  // WebRTC calls (added at start, beside the route table): the offer, and a call's actions.
+  ...CALL_PATHS.map((path) => ({ path, methods: ['POST'] })),
+  ...CALL_PATHS.flatMap((p) => ['hangup', 'accept'].map((verb) => ({ path: `${p}/rtc_bf_fuzz/${verb}`, methods: ['POST'] }))),
 ];
 
 const API_ROUTES: Route[] = [

@@ -32,6 +32,7 @@ const OPTIONAL: [what: string, url: RegExp][] = [
   ['webhook delivery', /\/proxy\/src\/webhooks\/(start|dispatcher|sender)\.ts$|\/node_modules\/standardwebhooks\//],
   ['async job workers', /\/proxy\/src\/async\/(jobs|worker)\.ts$/],
   ['the skills repository\'s YAML parser', /\/node_modules\/yaml\//],
+  ['the WebRTC stack', /\/node_modules\/(@node-datachannel\/|node-datachannel\/)/],
 ];
 
 let mock: MockProvider;

@@ -76,7 +76,7 @@ export function serveRealtime(server: Server): { sessions: RealtimeRecord[]; clo
       sessions.push(record);
       open.add(ws);
       if (gemini) runGeminiLive(ws, record);
-      else run(ws, model, record, id);
+      else runRealtimeEvents({ open: () => ws.readyState === 1, send: (text) => ws.send(text), onMessage: (cb) => void ws.on('message', (data: Buffer) => cb(data.toString())) }, model, record, id);
       ws.once('close', (code: number, reason: Buffer) => {
         record.closed = { code, reason: reason.toString() };
         open.delete(ws);
@@ -92,7 +92,22 @@ export function serveRealtime(server: Server): { sessions: RealtimeRecord[]; clo
   };
 }
 
-function run(ws: WebSocket, model: string, record: RealtimeRecord, id: (prefix: string) => string): void {
+/** Where a session's events travel: a WebSocket, or a WebRTC call's `oai-events` data channel. */
+export interface EventChannel {
+  open(): boolean;
+  send(text: string): void;
+  onMessage(cb: (text: string) => void): void;
+  /**
+   * A WebRTC call's audio goes as media, not as events: called with the 20 ms Opus frames of each
+   * reply word (then no audio delta events are sent), and with 0 when a response's audio ends.
+   */
+  mediaAudio?(frames: number): void;
+  /** Milliseconds of audio received as media since the last call (a WebRTC call's microphone). */
+  takeMediaMs?(): number;
+}
+
+/** The OpenAI Realtime event protocol of one session on `ws`. */
+export function runRealtimeEvents(ws: EventChannel, model: string, record: RealtimeRecord, id: (prefix: string) => string): void {
   const session: Record<string, unknown> = {
     id: id('sess'),
     object: 'realtime.session',
@@ -105,16 +120,16 @@ function run(ws: WebSocket, model: string, record: RealtimeRecord, id: (prefix: 
   let audioBytes = 0;
   let committedAudioBytes = 0;
   const send = (event: Record<string, unknown>) => {
-    if (ws.readyState === 1) ws.send(JSON.stringify({ event_id: id('event'), ...event }));
+    if (ws.open()) ws.send(JSON.stringify({ event_id: id('event'), ...event }));
   };
   const error = (message: string, code: string, eventId?: unknown) =>
     send({ type: 'error', error: { type: 'invalid_request_error', code, message, param: null, event_id: eventId ?? null } });
   send({ type: 'session.created', session });
 
-  ws.on('message', (data: Buffer) => {
+  ws.onMessage((data) => {
     let event: { type?: unknown; [k: string]: unknown };
     try {
-      event = JSON.parse(data.toString()) as typeof event;
+      event = JSON.parse(data) as typeof event;
     } catch {
       error('We could not parse the JSON body of your request.', 'invalid_json');
       return;
@@ -143,7 +158,7 @@ function run(ws: WebSocket, model: string, record: RealtimeRecord, id: (prefix: 
         return;
       case 'input_audio_buffer.commit': {
         const itemId = id('item');
-        committedAudioBytes = audioBytes;
+        committedAudioBytes = audioBytes + Math.round(((ws.takeMediaMs?.() ?? 0) * 48000) / 1000);
         audioBytes = 0;
         lastText = '';
         send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: itemId });
@@ -191,7 +206,7 @@ function run(ws: WebSocket, model: string, record: RealtimeRecord, id: (prefix: 
       const audio = Buffer.alloc(BYTES_PER_WORD, 1).toString('base64');
       for (const w of replyText.split(' ')) {
         events.push({ type: 'response.output_audio_transcript.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: `${w} ` });
-        events.push({ type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: audio });
+        if (!ws.mediaAudio) events.push({ type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: audio });
       }
       events.push({ type: 'response.output_audio.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 });
       events.push({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: replyText });
@@ -216,13 +231,30 @@ function run(ws: WebSocket, model: string, record: RealtimeRecord, id: (prefix: 
       },
     });
     committedAudioBytes = 0;
+    if (ws.mediaAudio && !textOnly && !flood) {
+      // As over WebRTC: the audio buffer starts, the audio goes as RTP (5 frames of 20 ms a word),
+      // then the rest of the events and the buffer's stop.
+      const media = ws.mediaAudio.bind(ws);
+      const [created, added, ...rest] = events;
+      send(created);
+      send(added);
+      send({ type: 'output_audio_buffer.started', response_id: responseId });
+      setTimeout(() => {
+        media(5 * outputTokens);
+        setTimeout(() => {
+          for (const e of rest) send(e);
+          send({ type: 'output_audio_buffer.stopped', response_id: responseId });
+        }, slow ? 1500 : 60);
+      }, 30);
+      return;
+    }
     if (!slow) {
       for (const e of events) send(e);
       return;
     }
     let i = 0;
     const step = () => {
-      if (i >= events.length || ws.readyState !== 1) return;
+      if (i >= events.length || !ws.open()) return;
       send(events[i++]);
       setTimeout(step, 200);
     };

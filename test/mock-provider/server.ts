@@ -17,6 +17,7 @@ import { ollama } from './ollama.ts';
 import { openrouter } from './openrouter.ts';
 import { vertex } from './vertex.ts';
 import { serveRealtime } from './realtime.ts';
+import { serveWebrtc } from './realtime-webrtc.ts';
 import { metricsText, type MockLoad } from './vllm-metrics.ts';
 import type {
   Fault, FormatModule, MockProvider, MockProviderOptions, RecordedRequest, Reply, RequestContext,
@@ -312,11 +313,15 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     send(x, reply, delay, fault?.resetAfterChunks);
   }
 
+  // WebRTC calls (OpenAI's and Azure's /realtime/calls), answered by a real peer.
+  const webrtc = serveWebrtc();
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
+        const path = (req.url ?? '/').split('?')[0];
+        if (webrtc.handles(path)) return webrtc.handle(req, res, Buffer.concat(chunks));
         handle(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
       } catch (err) {
         const body = JSON.stringify({ error: `mock provider crashed: ${String(err)}` });
@@ -345,6 +350,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     port,
     requests,
     realtime: realtime.sessions,
+    webrtc: webrtc.calls,
     inject(fault: Fault): void {
       faults.add(fault);
     },
@@ -354,6 +360,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       for (const t of timers) clearTimeout(t);
       timers.clear();
       realtime.close();
+      webrtc.close();
       return new Promise((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

@@ -1,5 +1,6 @@
 // Public and internal types of the mock upstream provider.
 import type { RealtimeRecord } from './realtime.ts';
+import type { WebrtcCallRecord } from './realtime-webrtc.ts';
 import type { MockLoad } from './vllm-metrics.ts';
 
 export type Format = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'azure' | 'vertex' | 'mistral' | 'ollama' | 'openrouter';
@@ -62,6 +63,8 @@ export interface MockProvider {
   requests: RecordedRequest[];
   /** Realtime WebSocket sessions opened (realtime.ts): the handshake's headers and the client events received. */
   realtime: RealtimeRecord[];
+  /** WebRTC calls answered (realtime-webrtc.ts): the request, the SDPs, the events and the RTP counts. */
+  webrtc: WebrtcCallRecord[];
   inject(fault: Fault): void;
   /** The load GET /metrics reports in vLLM's names; null: no metrics (404). */
   setLoad(load: MockLoad | null): void;

@@ -325,6 +325,12 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly realtimeMediaPackets = new Counter({
+    name: 'skybridge_realtime_media_packets_total',
+    help: 'Audio RTP packets relayed on WebRTC calls, by direction (client: from the client; server: to it) and provider.',
+    labelNames: ['direction', 'provider'] as const,
+    registers: [this.registry],
+  });
 
   readonly requestCount = this.#requests.feeds(this.requestsTotal).child;
   readonly requestTime = cached(this.requestDuration);

@@ -4,6 +4,7 @@
 // verifies a secret without a shared store, a secret is void the moment its virtual key is rotated
 // or deleted, and a secret carries no provider key, nor the virtual key itself (only its id).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Type, type Static } from '@sinclair/typebox';
 import type { GovernanceRuntime, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import { GatewayError } from '../unified/errors.ts';
@@ -103,4 +104,16 @@ export function verifySecret(rt: GovernanceRuntime, token: string, now = Date.no
   if (payload.e <= now) throw refused('the client secret has expired: mint a new one with POST /v1/realtime/client_secrets');
   if (vk.record.is_active === false) throw refused(`virtual key '${vk.record.name}' is inactive`);
   return { vk, model: payload.m, session: typeof payload.s === 'object' && payload.s !== null ? payload.s : {}, expiresAt: payload.e };
+}
+
+/**
+ * A client secret presented as the Bearer token: its grant (401 when it is void), with the header
+ * removed from `headers`, since it is no virtual key. Undefined when the token is not a secret.
+ */
+export function takeSecret(rt: GovernanceRuntime, headers: IncomingHttpHeaders): SecretGrant | undefined {
+  const bearer = /^bearer (.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim();
+  if (!bearer?.startsWith(SECRET_PREFIX)) return undefined;
+  const grant = verifySecret(rt, bearer);
+  delete headers.authorization;
+  return grant;
 }

@@ -12,24 +12,22 @@ import type { Snapshot } from '../config/snapshot.ts';
 import type { Services } from '../services.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { Execute } from '../pipeline/runner.ts';
-import { TurnTotals } from '../pipeline/turns.ts';
 import type { Target } from '../pipeline/target.ts';
 import { pickKey } from '../pipeline/key-pool.ts';
 import { GatewayError, requireOperation } from '../unified/errors.ts';
 import { OPENAI_PREFIXES } from '../unified/operations.ts';
-import type { WebsocketConfig } from '../schema/gateway.ts';
 import { refuseUpgrade } from '../http/upgrades.ts';
 import { log } from '../log.ts';
-import { loggingEnabled } from '../logs/stage.ts';
 import { connectUpstream, upstreamRequest } from './upstream.ts';
 import { relayLink, type UpstreamLink } from './link.ts';
 import { geminiLink } from './gemini-link.ts';
-import { RealtimeSession, type SessionBounds, type SessionEnd } from './session.ts';
-import { chargeTurn } from './meter.ts';
-import { sessionMetadata, turnRecord } from './log-records.ts';
+import { wsPort } from './client-port.ts';
+import { governSession, SessionRegistry } from './governed.ts';
 import { SECRET_PREFIX, verifySecret, type SecretGrant } from './client-secret.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
-import type { RealtimeRegistry, SessionSums } from './registry.ts';
+import type { RealtimeRegistry } from './registry.ts';
+
+export { boundsOf, DEFAULT_BOUNDS } from './governed.ts';
 
 /** Realtime paths: `realtime` below every OpenAI-format prefix (/v1, /openai/v1, ...). */
 export const REALTIME_PATHS: readonly string[] = OPENAI_PREFIXES.map((p) => `${p}/realtime`);
@@ -37,21 +35,10 @@ export const REALTIME_PATHS: readonly string[] = OPENAI_PREFIXES.map((p) => `${p
 const REQUEST_TYPE = 'realtime';
 const SUBPROTOCOL_KEY = 'openai-insecure-api-key.';
 
-export const DEFAULT_BOUNDS: SessionBounds = { idleMs: 300_000, maxMs: 3_600_000, maxEventBytes: 4 * 1024 * 1024, maxBufferedBytes: 4 * 1024 * 1024, backpressureMs: 10_000 };
 /** The provider's handshake may take this long. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Largest provider event read (a provider sends whole responses' audio in deltas of a few KiB). */
 const MAX_UPSTREAM_EVENT_BYTES = 64 * 1024 * 1024;
-
-export function boundsOf(cfg: WebsocketConfig | undefined): SessionBounds {
-  return {
-    idleMs: cfg?.idle_timeout_seconds !== undefined ? cfg.idle_timeout_seconds * 1000 : DEFAULT_BOUNDS.idleMs,
-    maxMs: cfg?.max_session_seconds !== undefined ? cfg.max_session_seconds * 1000 : DEFAULT_BOUNDS.maxMs,
-    maxEventBytes: cfg?.max_event_bytes ?? DEFAULT_BOUNDS.maxEventBytes,
-    maxBufferedBytes: cfg?.max_buffered_bytes ?? DEFAULT_BOUNDS.maxBufferedBytes,
-    backpressureMs: cfg?.backpressure_timeout_seconds !== undefined ? cfg.backpressure_timeout_seconds * 1000 : DEFAULT_BOUNDS.backpressureMs,
-  };
-}
 
 /** The subprotocols a client offered (`Sec-WebSocket-Protocol`, comma-separated). */
 function offered(req: IncomingMessage): string[] {
@@ -86,8 +73,7 @@ export interface RealtimeFront {
 
 export function realtimeFront(opts: { current: () => Snapshot; services: Services; cap: SessionCap; /** Lists the sessions for /api/realtime/sessions. */ registry?: RealtimeRegistry }): RealtimeFront {
   const { services } = opts;
-  const sessions = new Set<RealtimeSession>();
-  let draining = false;
+  const registry = new SessionRegistry();
   let wss: Promise<WebSocketServer> | undefined;
   const load = (): Promise<WebSocketServer> =>
     (wss ??= import('ws').then(({ WebSocketServer }) => {
@@ -109,7 +95,7 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
     const snapshot = opts.current();
     const extra = { request_type: REQUEST_TYPE };
     const refuse = (err: GatewayError): void => refuseUpgrade(socket, err.status === 499 ? 400 : err.status, err.toBody(extra), err.retryAfter !== undefined ? { 'retry-after': String(err.retryAfter) } : {});
-    if (draining) {
+    if (registry.draining) {
       refuse(new GatewayError(503, 'the gateway is shutting down: connect again to reach another replica', { type: 'api_error', code: 'gateway_shutdown', retryAfter: 1 }));
       return;
     }
@@ -222,60 +208,14 @@ export function realtimeFront(opts: { current: () => Snapshot; services: Service
     throw last ?? new GatewayError(502, 'no provider could open the realtime session', { type: 'upstream_error' });
   };
 
-  const relay = async (ctx: RequestContext, client: WebSocket, link: UpstreamLink) => {
-    const metrics = ctx.services.metrics;
-    const provider = ctx.provider;
-    ctx.turns = new TurnTotals();
-    // Each turn is a child record of the session's, when request logging is on.
-    const logged = ctx.services.logs !== undefined && loggingEnabled(ctx.snapshot);
-    const vk = ctx.vk?.record;
-    const listed = opts.registry?.open({ id: ctx.id, model: ctx.model ?? '', provider, transport: 'websocket', logged, ...(vk && { virtualKey: { id: vk.id, name: vk.name, ...(vk.team_id !== undefined && { teamId: vk.team_id }) } }) });
-    const sums = (): SessionSums => ({ turns: ctx.turns?.turns ?? 0, totalTokens: ctx.turns?.totalTokens ?? 0, cost: ctx.turns?.cost ?? 0, unpriced: ctx.turns?.unpriced ?? false });
-    const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), {
-      onTurn: async (turn) => {
-        const spent = turn.usage ? await chargeTurn(ctx, turn.usage) : undefined;
-        listed?.turn(sums());
-        if (logged) ctx.services.logs?.enqueue(turnRecord(ctx, turn));
-        if (!spent) return undefined;
-        return spent.kind === 'budget' ? `budget '${spent.id}' is exhausted (limit $${spent.max} per ${spent.duration}): the session is closed` : `rate limit '${spent.id}' is reached (${spent.max} tokens per ${spent.duration}): the session is closed`;
-      },
-      onEvent: (direction) => metrics.realtimeEvents.inc({ direction, provider }),
-    });
-    sessions.add(session);
-    metrics.realtimeSessions.inc({ provider });
-    if (draining) session.drain();
-    let end: SessionEnd;
-    try {
-      end = await session.done;
-    } finally {
-      sessions.delete(session);
-      metrics.realtimeSessions.dec({ provider });
-    }
-    listed?.end(end.reason, sums());
-    metrics.realtimeClosed.inc({ reason: end.reason });
-    ctx.firstChunkAt = session.tracker.firstAudioAt;
-    ctx.logMetadata = sessionMetadata(end, session, ctx.turns);
-    const failed = endError(end, provider);
-    return failed ? { kind: 'error' as const, error: failed } : { kind: 'json' as const, status: 200, value: { reason: end.reason, code: end.code } };
-  };
+  const relay = (ctx: RequestContext, client: WebSocket, link: UpstreamLink) => governSession(ctx, registry, wsPort(client), link, { ...(opts.registry && { listing: opts.registry }) });
 
-  const drain = (graceMs: number): Promise<void> => {
-    draining = true;
-    if (sessions.size === 0) return Promise.resolve();
-    const all = [...sessions].map((s) => s.done);
-    for (const s of sessions) s.drain();
-    // What is still in flight near the end of the grace period is cut, so the listener can close in time.
-    const cut = setTimeout(() => {
-      for (const s of sessions) s.cut();
-    }, Math.max(0, graceMs - 500)).unref();
-    return Promise.allSettled(all).then(() => clearTimeout(cut));
-  };
 
   return {
     handle,
-    drain,
+    drain: (graceMs) => registry.drain(graceMs),
     get size() {
-      return sessions.size;
+      return registry.sessions.size;
     },
   };
 }
@@ -293,20 +233,4 @@ export function completeHandshake(server: WebSocketServer, req: IncomingMessage,
       resolve(ws);
     });
   });
-}
-
-/** A session that ended badly as the error its log record names; undefined for an ordinary end. */
-function endError(end: SessionEnd, provider: string): GatewayError | undefined {
-  switch (end.reason) {
-    case 'budget':
-      return new GatewayError(402, end.message, { type: 'budget_exceeded', code: 'budget_exceeded' });
-    case 'bad_frame':
-      return new GatewayError(400, end.message, { code: 'invalid_realtime_event' });
-    case 'backpressure':
-      return new GatewayError(408, end.message, { type: 'request_timeout', code: 'client_not_reading' });
-    case 'upstream':
-      return end.code === 1000 ? undefined : new GatewayError(502, `the provider ended the session with close code ${end.code}: ${end.message}`, { type: 'upstream_error', code: 'upstream_closed', provider, upstream: true });
-    default:
-      return undefined;
-  }
 }

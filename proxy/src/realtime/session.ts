@@ -1,11 +1,11 @@
-// One realtime session: the client's socket relayed to the provider's (an UpstreamLink), with the
+// One realtime session: the client's side (a ClientPort: a WebSocket, or a WebRTC data channel) relayed to the provider's (an UpstreamLink), with the
 // gateway in the middle of every event. Client frames are checked (a bad one ends this session
 // only, with an `error` event first); each finished turn is charged (meter.ts) and a spent budget
 // ends the session; idle and maximum lengths, and backpressure: while the client has more than
 // `maxBufferedBytes` unsent, the provider's socket is not read, and a client that stays behind for
 // `backpressureMs` is disconnected. drain() ends it between turns (or at the grace period's end).
-import type { RawData, WebSocket } from 'ws';
-import { badFrameEvent, errorEvent, isBadFrame, readClientFrame } from './protocol.ts';
+import type { ClientPort } from './client-port.ts';
+import { badFrameEvent, errorEvent, isBadFrame, readClientFrame, type ClientEvent } from './protocol.ts';
 import { eventType, TurnTracker, type TurnSummary } from './turns.ts';
 import type { UpstreamLink } from './link.ts';
 
@@ -32,6 +32,11 @@ export interface SessionHooks {
   onTurn(turn: TurnSummary): Promise<string | undefined>;
   /** An event passed (for the events metric). */
   onEvent(direction: 'client' | 'server'): void;
+  /**
+   * A client event the gateway must see before the provider does: answers an `error` event to send
+   * back instead of relaying it (the session goes on), or the event to relay in its place.
+   */
+  screen?(event: ClientEvent): { refuse: string } | { relay: ClientEvent } | undefined;
 }
 
 /** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
@@ -39,18 +44,9 @@ export const CLOSE = { normal: 1000, goingAway: 1001, unsupportedData: 1003, inv
 
 const BAD_FRAME_CLOSE: Readonly<Record<string, number>> = { binary_frame: CLOSE.unsupportedData, invalid_json: CLOSE.invalidPayload, invalid_event: CLOSE.invalidPayload, unknown_event: CLOSE.policy, event_too_large: CLOSE.tooBig };
 
-/** A message as one buffer (ws hands over fragments as a list, or an ArrayBuffer, by its binaryType). */
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-}
-
-/** A close reason fits in a control frame (123 bytes). */
-const reasonOf = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8'));
-
 export class RealtimeSession {
   readonly tracker = new TurnTracker();
-  readonly #client: WebSocket;
+  readonly #client: ClientPort;
   readonly #upstream: UpstreamLink;
   readonly #bounds: SessionBounds;
   readonly #hooks: SessionHooks;
@@ -64,16 +60,15 @@ export class RealtimeSession {
   /** Turns being charged: the session's end waits for them, so the log record has every turn. */
   #charging: Promise<unknown> = Promise.resolve();
 
-  constructor(client: WebSocket, upstream: UpstreamLink, bounds: SessionBounds, hooks: SessionHooks) {
+  constructor(client: ClientPort, upstream: UpstreamLink, bounds: SessionBounds, hooks: SessionHooks) {
     this.#client = client;
     this.#upstream = upstream;
     this.#bounds = bounds;
     this.#hooks = hooks;
     this.#max = setTimeout(() => this.#end('max_duration', CLOSE.normal, `the session reached this gateway's maximum length (${bounds.maxMs / 1000} s)`, 'session_expired'), bounds.maxMs);
     this.#touch();
-    client.on('message', (data: RawData, isBinary: boolean) => this.#fromClient(toBuffer(data), isBinary));
-    client.on('error', () => undefined);
-    client.once('close', (code: number) => this.#end('client', code, 'the client closed the session'));
+    client.onMessage((data, isBinary) => this.#fromClient(data, isBinary));
+    client.onClose((code) => this.#end('client', code, 'the client closed the session'));
     upstream.onEvent((text) => this.#fromUpstream(text));
     upstream.onClose((code, reason) => {
       // 1005/1006 (no code, a dropped connection) are not sendable: the client gets 1011.
@@ -91,6 +86,11 @@ export class RealtimeSession {
   drain(): void {
     this.#draining = true;
     if (!this.tracker.inFlight) this.#end('shutdown', CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'gateway_shutdown');
+  }
+
+  /** The call was hung up (a WebRTC call's /hangup): ends it as the client's own close would. */
+  hangup(): void {
+    this.#end('client', CLOSE.normal, 'the call was hung up');
   }
 
   /** Shutdown's grace is over: end whatever is in flight. */
@@ -112,9 +112,24 @@ export class RealtimeSession {
       return;
     }
     this.#hooks.onEvent('client');
-    const text = data.toString('utf8');
-    this.tracker.client(read.type, text, performance.now());
-    this.#upstream.send(text, read);
+    let text = data.toString('utf8');
+    let event = read;
+    const screened = this.#hooks.screen?.(read);
+    if (screened && 'refuse' in screened) {
+      this.#client.send(screened.refuse);
+      return;
+    }
+    if (screened) {
+      event = screened.relay;
+      text = JSON.stringify(event);
+    }
+    this.tracker.client(event.type, text, performance.now());
+    this.#upstream.send(text, event);
+  }
+
+  /** Media passed (a WebRTC call's audio): the session is not idle. */
+  touch(): void {
+    if (!this.#ended) this.#touch();
   }
 
   #fromUpstream(text: string): void {
@@ -177,12 +192,10 @@ export class RealtimeSession {
     if (this.#idle) clearTimeout(this.#idle);
     if (this.#paused) clearInterval(this.#paused);
     const client = this.#client;
-    if (client.readyState === 1) {
+    if (client.open) {
       const errorText = event ?? (errorCode ? errorEvent(reason === 'budget' ? 'budget_exceeded' : reason === 'upstream' ? 'server_error' : 'invalid_request_error', errorCode, message) : undefined);
       if (errorText) client.send(errorText);
-      client.close(closeCode, reasonOf(message));
-      // A client that does not answer the close handshake is not waited for.
-      setTimeout(() => client.terminate(), 2000).unref();
+      client.close(closeCode, message);
     }
     this.#upstream.close(CLOSE.normal, reason === 'upstream' ? '' : 'the client session ended');
     void this.#charging.then(() => this.#finished.resolve(ended));

@@ -69,6 +69,8 @@ export class TurnTracker {
   #askedAt: number | undefined;
   #firstAudioAt: number | undefined;
   #audioBytes = 0;
+  /** Seconds of audio sent as media during the response being produced. */
+  #mediaSeconds = 0;
   /** performance.now() of the session's first audio delta. */
   firstAudioAt: number | undefined;
   audioInSeconds = 0;
@@ -80,6 +82,26 @@ export class TurnTracker {
   client(type: string, text: string, now: number): void {
     if (type === 'response.create') this.#askedAt ??= now;
     else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(text, 'audio') / this.#rate;
+  }
+
+  /**
+   * Audio a WebRTC call's provider sent as media (RTP), not as events: its seconds count toward the
+   * turn, and its first packet while a response is produced is the turn's first audio.
+   */
+  mediaOut(seconds: number, now: number): void {
+    if (!this.inFlight) {
+      // Audio outside a response (a provider's trailing frames) counts for the session only.
+      this.audioOutSeconds += seconds;
+      return;
+    }
+    this.#mediaSeconds += seconds;
+    this.#firstAudioAt ??= now;
+    this.firstAudioAt ??= now;
+  }
+
+  /** Audio a WebRTC call's client sent as media. */
+  mediaIn(seconds: number): void {
+    this.audioInSeconds += seconds;
   }
 
   /** A server event; answers the finished turn at `response.done`. */
@@ -107,7 +129,7 @@ export class TurnTracker {
           responseId: typeof response?.id === 'string' ? response.id : undefined,
           status: typeof response?.status === 'string' ? response.status : undefined,
           usage: usageOf(response?.usage),
-          audioOutSeconds: this.#audioBytes / this.#rate,
+          audioOutSeconds: this.#audioBytes / this.#rate + this.#mediaSeconds,
           firstAudioMs: this.#firstAudioAt !== undefined && this.#askedAt !== undefined ? this.#firstAudioAt - this.#askedAt : undefined,
         };
         this.audioOutSeconds += turn.audioOutSeconds;
@@ -115,6 +137,7 @@ export class TurnTracker {
         this.#askedAt = undefined;
         this.#firstAudioAt = undefined;
         this.#audioBytes = 0;
+        this.#mediaSeconds = 0;
         return turn;
       }
       default:

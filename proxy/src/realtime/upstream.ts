@@ -110,7 +110,7 @@ export async function connectUpstream(provider: ProviderRuntime, req: UpstreamRe
 }
 
 /** A provider's handshake refusal as the gateway's error: its message, never its headers. */
-function refusal(provider: string, status: number, body: string): GatewayError {
+export function refusal(provider: string, status: number, body: string): GatewayError {
   let message = body.slice(0, 500);
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };

@@ -313,6 +313,16 @@ export type AuditLogsConfig = Static<typeof AuditLogsConfigSchema>;
 
 const Seconds = (description: string, max = 86_400) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: max, description }));
 
+/** `websocket.webrtc`: where the gateway's own WebRTC peers listen (POST /v1/realtime/calls; a Skybridge extension). */
+export const WebrtcConfigSchema = Type.Object(
+  {
+    bind_address: Type.Optional(Type.String({ pattern: '^([0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)$', description: 'The local IP address both legs of a call bind to and offer as their ICE candidate (default: every interface).' })),
+    port_range_begin: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65535, description: 'Lowest UDP port a call may use (default: any).' })),
+    port_range_end: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65535, description: 'Highest UDP port a call may use (default: any).' })),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * `websocket`: the reference's section for its WebSocket gateway (realtime, Responses over
  * WebSocket), plus Skybridge's session bounds (docs/realtime.md). `transcript_buffer_size` and
@@ -328,6 +338,7 @@ export const WebsocketConfigSchema = Type.Object(
     max_event_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, description: 'Largest client event (one text frame), bytes (default 4 MiB).' })),
     max_buffered_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, description: 'Events waiting for a slow client beyond this pause reading from the provider (default 4 MiB).' })),
     backpressure_timeout_seconds: Seconds('A client that stays over max_buffered_bytes this long is disconnected (default 10).', 3600),
+    webrtc: Type.Optional(WebrtcConfigSchema),
   },
   { additionalProperties: false },
 );
