@@ -244,7 +244,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Realtime sessions and the Responses API's WebSocket mode (upgrades, below) and WebRTC calls
   // (POST /v1/realtime/calls) are capped together per virtual key.
   const sessionCap = new SessionCap();
-  const rtcCalls = callsFront({ services, cap: sessionCap });
+  // Open and recently ended realtime sessions of both transports, for /api and the dashboard.
+  const realtimeSessions = new RealtimeRegistry((event, session) => events.realtimeSession(event, session));
+  const rtcCalls = callsFront({ services, cap: sessionCap, registry: realtimeSessions });
   Object.assign(routes, rtcCalls.routes);
   patterns.push(...rtcCalls.patterns);
   const asyncSet = asyncRoutes(jobs);
@@ -260,7 +262,6 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // The dashboard (page, assets, /ws) unless --no-dashboard; its files are read on first visit.
   const dashboard = opts.dashboard ? dashboardFront({ current: () => holder.current(), events }) : undefined;
   // This replica's realtime sessions, listed by /api and announced on the dashboard's socket.
-  const realtimeSessions = new RealtimeRegistry((event, session) => events.realtimeSession(event, session));
   // The management API (express and its routers) loads with the first /api request.
   const api = lazyHandler(async () =>
     (await import('./api/app.ts')).createApiHandler(service, logs && { store: logs.store, dropped: () => logs.writer.dropped }, webhooks?.dispatcher, mcp, cache, services.counters, {

@@ -13,6 +13,7 @@ import { eventually, patience } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
 import { ClientPeer, closeAllPeers, OPUS_PT, type RealtimeEvent } from '../helpers/webrtc-client.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import type { RealtimeSessionsAnswer } from '../../proxy/src/api/answers.ts';
 
 const VK = 'sk-bf-webrtc-vk-0123456789ab';
 const MINI_VK = 'sk-bf-webrtc-mini-0123456789';
@@ -143,6 +144,12 @@ describe('WebRTC calls through the gateway', () => {
     assert.ok(peer.rtp.every((p) => p.pt === OPUS_PT));
     await until(peer, 'output_audio_buffer.stopped');
 
+    // Listed with the WebSocket sessions, for /api and the dashboard's live page, as a WebRTC call.
+    const listed = (await (await fetch(`${gw.url}/api/realtime/sessions`)).json()) as RealtimeSessionsAnswer;
+    const open = listed.open.find((s) => s.virtual_key_id === 'rtc-vk');
+    assert.equal(open?.transport, 'webrtc');
+    assert.equal(open?.turns, 1);
+
     const callId = location.split('/').at(-1)!;
     await sdk(VK).realtime.calls.hangup(callId);
     await peer.closed;
@@ -166,6 +173,8 @@ describe('WebRTC calls through the gateway', () => {
     const turns = await logs(`parent_request_id=${session!.id}`);
     assert.equal(turns.length, 1);
     assert.equal(turns[0].token_usage.total_tokens, 11);
+    const ended = (await (await fetch(`${gw.url}/api/realtime/sessions`)).json()) as RealtimeSessionsAnswer;
+    assert.equal(ended.ended.find((s) => s.id === session!.id)?.transport, 'webrtc');
   });
 
   test('an application/sdp offer on the /openai/v1 prefix, data channel only: a text turn, and the session\'s model held', async () => {

@@ -28,6 +28,7 @@ import { log } from '../log.ts';
 import { takeSecret, type SecretGrant } from './client-secret.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
 import { governSession, SessionRegistry } from './governed.ts';
+import type { RealtimeRegistry } from './registry.ts';
 import type { RealtimeSession } from './session.ts';
 import { answerOpusPayloadType, MAX_SDP_BYTES, readOffer, refusedCandidate, type OfferFacts } from './sdp.ts';
 import { answerClient, offerProvider, type Leg, type PeerNetwork } from './webrtc-peer.ts';
@@ -125,7 +126,7 @@ export interface CallsFront {
   readonly size: number;
 }
 
-export function callsFront(opts: { services: Services; cap: SessionCap }): CallsFront {
+export function callsFront(opts: { services: Services; cap: SessionCap; registry?: RealtimeRegistry }): CallsFront {
   const { services } = opts;
   const registry = new SessionRegistry();
   const calls = new Map<string, Call>();
@@ -294,6 +295,8 @@ export function callsFront(opts: { services: Services; cap: SessionCap }): Calls
         clearTimeout(timer);
       }
       return await governSession(ctx, registry, channelPort(client), channelLink(up.leg), {
+        ...(opts.registry && { listing: opts.registry }),
+        transport: 'webrtc',
         started: (session) => {
           call.session = session;
           media.attach(session);

@@ -15,7 +15,7 @@ import { errorEvent, type ClientEvent } from './protocol.ts';
 import { RealtimeSession, type SessionBounds, type SessionEnd, type SessionHooks } from './session.ts';
 import { chargeTurn } from './meter.ts';
 import { sessionMetadata, turnRecord } from './log-records.ts';
-import type { RealtimeRegistry, SessionSums } from './registry.ts';
+import type { RealtimeRegistry, SessionStart, SessionSums } from './registry.ts';
 
 export const DEFAULT_BOUNDS: SessionBounds = { idleMs: 300_000, maxMs: 3_600_000, maxEventBytes: 4 * 1024 * 1024, maxBufferedBytes: 4 * 1024 * 1024, backpressureMs: 10_000 };
 
@@ -70,6 +70,8 @@ export function modelScreen(ctx: RequestContext): (event: ClientEvent) => { refu
 export interface GovernOptions {
   /** Lists the session for /api/realtime/sessions and the dashboard while it runs. */
   listing?: RealtimeRegistry;
+  /** How the client is connected, as the listing shows it (default: a WebSocket). */
+  transport?: SessionStart['transport'];
   /** Called with the session once it exists (a WebRTC call wires its media to it). */
   started?(session: RealtimeSession): void;
   /** Facts the session's log record keeps besides the common ones. */
@@ -84,7 +86,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
   // Each turn is a child record of the session's, when request logging is on.
   const logged = ctx.services.logs !== undefined && loggingEnabled(ctx.snapshot);
   const vk = ctx.vk?.record;
-  const listed = opts.listing?.open({ id: ctx.id, model: ctx.model ?? '', provider, transport: 'websocket', logged, ...(vk && { virtualKey: { id: vk.id, name: vk.name, ...(vk.team_id !== undefined && { teamId: vk.team_id }) } }) });
+  const listed = opts.listing?.open({ id: ctx.id, model: ctx.model ?? '', provider, transport: opts.transport ?? 'websocket', logged, ...(vk && { virtualKey: { id: vk.id, name: vk.name, ...(vk.team_id !== undefined && { teamId: vk.team_id }) } }) });
   const sums = (): SessionSums => ({ turns: ctx.turns?.turns ?? 0, totalTokens: ctx.turns?.totalTokens ?? 0, cost: ctx.turns?.cost ?? 0, unpriced: ctx.turns?.unpriced ?? false });
   const hooks: SessionHooks = {
     onTurn: async (turn) => {

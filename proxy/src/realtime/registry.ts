@@ -14,8 +14,8 @@ export interface RealtimeSessionView {
   /** As the provider was asked (without the provider prefix). */
   model: string;
   provider: string;
-  /** How the client is connected: a WebSocket (WebRTC is not built). */
-  transport: 'websocket';
+  /** How the client is connected: a WebSocket upgrade, or a WebRTC call (POST /v1/realtime/calls). */
+  transport: 'websocket' | 'webrtc';
   started_at: string;
   ended_at?: string;
   /** Why it ended: client, upstream, idle, max_duration, budget, bad_frame, backpressure, shutdown. */
