@@ -6,28 +6,24 @@
 // naming the custom resource each object came from.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, waitFor as waitUntil, type KubeApiServer } from '../helpers/kube.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
 
 const NS = 'incr';
 const COUNT = 300;
-const NODE = new URL('../../node_modules/.bin/node', import.meta.url).pathname;
-const MAIN = new URL('../../operator/src/main.ts', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
 const GROUP = 'gateway.skybridge.dev/v1alpha1';
 
 let kube: KubeApiServer;
 let agent: Agent;
-let operator: ChildProcess | undefined;
-let operatorOut = '';
+let operator: OperatorProcess | undefined;
 let proxy: RunningGateway | undefined;
 
 const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
 const api = <T>(path: string): Promise<T | undefined> => kubeGet<T>(kube, agent, path);
-const context = () => `--- operator ---\n${operatorOut.split('\n').slice(-30).join('\n')}\n--- proxy ---\n${proxy?.logs().split('\n').slice(-15).join('\n')}`;
+const context = () => `--- operator ---\n${(operator?.output() ?? '').split('\n').slice(-30).join('\n')}\n--- proxy ---\n${proxy?.logs().split('\n').slice(-15).join('\n')}`;
 const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => waitUntil(what, fn, { timeoutMs, everyMs: 50, context });
 
 /** Long names: each key's `sources` entry is ~270 bytes, so 300 of them pass the inline limit. */
@@ -62,24 +58,13 @@ before(async () => {
   await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keys', namespace: NS }, stringData: data }));
   const provider = { apiVersion: GROUP, kind: 'Provider', metadata: { name: 'openai', namespace: NS }, spec: { keys: [{ name: 'k', valueFrom: { secretKeyRef: { name: 'keys', key: 'openai' } } }] } };
   await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [provider, ...Array.from({ length: COUNT }, (_, i) => vk(i))] }));
-  operator = spawn(NODE, [MAIN, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'op-incr'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const keep = (d: Buffer) => (operatorOut = (operatorOut + d.toString()).slice(-200_000));
-  operator.stdout!.on('data', keep);
-  operator.stderr!.on('data', keep);
+  operator = startOperator(kube, { namespace: NS, identity: 'op-incr' });
   proxy = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir, POD_NAME: 'proxy-incr' }, args: ['--kube-namespace', NS] });
 }, { timeout: 10 * 60_000 });
 
 after(async () => {
   await proxy?.stop();
-  if (operator && operator.exitCode === null && operator.signalCode === null) {
-    const exited = once(operator, 'exit');
-    operator.kill('SIGKILL');
-    await exited;
-  }
+  await operator?.stop();
   await agent?.close();
   await kube?.stop();
 });

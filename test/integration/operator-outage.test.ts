@@ -5,27 +5,23 @@
 // scratch), and a change made after the API server's return is served by a proxy within 2 s.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, waitFor as waitUntil, type KubeApiServer } from '../helpers/kube.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
 import { patience } from '../helpers/patience.ts';
 
 const NS = 'outage';
-const NODE = new URL('../../node_modules/.bin/node', import.meta.url).pathname;
-const MAIN = new URL('../../operator/src/main.ts', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 let kube: KubeApiServer;
 let agent: Agent;
-let operator: ChildProcess | undefined;
-let operatorOut = '';
+let operator: OperatorProcess | undefined;
 let proxy: RunningGateway | undefined;
 
 const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube, args, stdin);
 const apply = (obj: unknown) => kubectl(['apply', '--server-side', '-n', NS, '-f', '-'], JSON.stringify(obj));
-const context = () => `--- operator ---\n${operatorOut.split('\n').slice(-30).join('\n')}\n--- proxy ---\n${proxy?.logs().split('\n').slice(-15).join('\n')}`;
+const context = () => `--- operator ---\n${(operator?.output() ?? '').split('\n').slice(-30).join('\n')}\n--- proxy ---\n${proxy?.logs().split('\n').slice(-15).join('\n')}`;
 const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => waitUntil(what, fn, { timeoutMs, everyMs: 20, context });
 
 const provider = (maxRetries: number) => ({
@@ -45,7 +41,7 @@ interface Lease {
   spec: { holderIdentity?: string; leaseTransitions?: number; acquireTime?: string };
 }
 const lease = () => kubeGet<Lease>(kube, agent, `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/skybridge-operator`);
-const terms = () => operatorOut.split('\n').filter((l) => l.includes('"became the leader"')).length;
+const terms = () => (operator?.output() ?? '').split('\n').filter((l) => l.includes('"became the leader"')).length;
 
 before(async () => {
   kube = await startKubeApiServer();
@@ -56,24 +52,13 @@ before(async () => {
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm', namespace: NS }, stringData: { openai: 'sk-openai-outage-1' } });
   await apply(provider(1));
   // The default lease (6 s: renew deadline 4 s), so a 5 s outage outlasts the renew deadline.
-  operator = spawn(NODE, [MAIN, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'op-outage'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const keep = (d: Buffer) => (operatorOut = (operatorOut + d.toString()).slice(-200_000));
-  operator.stdout!.on('data', keep);
-  operator.stderr!.on('data', keep);
+  operator = startOperator(kube, { namespace: NS, identity: 'op-outage' });
   proxy = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir, POD_NAME: 'proxy-outage' }, args: ['--kube-namespace', NS] });
 }, { timeout: 10 * 60_000 });
 
 after(async () => {
   await proxy?.stop();
-  if (operator && operator.exitCode === null && operator.signalCode === null) {
-    const exited = once(operator, 'exit');
-    operator.kill('SIGKILL');
-    await exited;
-  }
+  await operator?.stop();
   await agent?.close();
   await kube?.stop();
 });
