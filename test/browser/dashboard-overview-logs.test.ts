@@ -47,6 +47,11 @@ describe('overview and logs', () => {
     await sdk.chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'overview two' }] });
     d.mockProvider!.inject({ status: 500, message: 'upstream down' });
     await sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'fails' }] }).catch(() => undefined);
+    // Records reach the store in batches, up to a second after their answers: the pages read the store.
+    await eventually(async () => {
+      const stored = (await (await fetch(`${d.gw.url}/api/logs?limit=10`)).json()) as { logs: unknown[] };
+      assert.equal(stored.logs.length, 3);
+    });
   });
   after(() => d?.close());
 

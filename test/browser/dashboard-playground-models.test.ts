@@ -78,7 +78,12 @@ describe('playground and models & pricing', () => {
     const cost = await details.getByTestId('cost').innerText();
     assert.match(cost, /^\$0\.0\d+$/);
     // What the page shows is the stored record's: the one request of this key, streamed, at that cost.
-    const [record] = await logs(`virtual_key_ids=${VK.id}&limit=5`);
+    // (Records reach the store in batches, up to a second after the answer.)
+    let record!: LogEntry;
+    await eventually(async () => {
+      [record] = await logs(`virtual_key_ids=${VK.id}&limit=5`);
+      assert.ok(record, 'the playground request is not in the logs yet');
+    });
     assert.equal(record.stream, true);
     assert.equal(record.routing_rule_name, 'house model to gpt-4o');
     assert.equal(`$${record.cost!.toFixed(6)}`, cost);
