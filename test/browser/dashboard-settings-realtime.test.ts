@@ -61,8 +61,9 @@ describe('settings page', () => {
 
     await input.fill('1');
     await page.getByRole('button', { name: 'Save changes (1)' }).click();
-    await page.getByText('Saved 1 setting.').waitFor();
     await body.getByText(/Now: 1 \(set here\)/).waitFor();
+    // Once the page has read the stored settings back, the confirmation is still in view.
+    assert.ok(await page.getByText('Saved 1 setting.').isVisible(), 'the confirmation went with the reload');
     // The next request is held to it: a 1.5 MB prompt is refused.
     const sdk = new OpenAI({ baseURL: `${d.gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
     await assert.rejects(sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(1_500_000) }] }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 413);

@@ -50,17 +50,18 @@ const OWNER: Record<ClientSettingView['owner'], string> = {
 
 export function SettingsPage(_props: PageProps) {
   const answer = useAsync(() => get<ClientSettingsAnswer>('/api/config/settings'), []);
+  // Kept here, above the form the reload after a save remounts: the confirmation stays in view.
+  const [saved, setSaved] = useState<number | undefined>(undefined);
   if (answer.error && !answer.data) return (<><PageHeader title="Settings" /><ErrorBox error={answer.error} /></>);
   if (!answer.data) return (<><PageHeader title="Settings" /><Loading /></>);
   // Remounted when the stored settings change, so the form shows what was saved.
-  return <SettingsForm key={JSON.stringify(answer.data.settings.map((s) => s.value))} answer={answer.data} reload={answer.reload} />;
+  return <SettingsForm key={JSON.stringify(answer.data.settings.map((s) => s.value))} answer={answer.data} reload={answer.reload} saved={saved} setSaved={setSaved} />;
 }
 
-function SettingsForm(props: { answer: ClientSettingsAnswer; reload: () => void }) {
-  const { answer } = props;
+function SettingsForm(props: { answer: ClientSettingsAnswer; reload: () => void; saved: number | undefined; setSaved: (n: number | undefined) => void }) {
+  const { answer, saved, setSaved } = props;
   const initial = (): Draft => Object.fromEntries(answer.settings.map((s) => [s.name, textOf(s)]));
   const [draft, setDraft] = useState<Draft>(initial);
-  const [saved, setSaved] = useState<number | undefined>(undefined);
   const changed = answer.settings.filter((s) => draft[s.name] !== textOf(s));
   const save = useAction(async () => {
     const patch: Record<string, unknown> = {};
