@@ -76,7 +76,10 @@ test('the request rate limit counts direct tool calls across /v1/mcp/tool/execut
     const second = (await client.callTool({ name: 'local-echo', arguments: { query: 'hi' } })) as { isError?: boolean; content: { text: string }[] };
     assert.equal(second.isError, undefined, second.content[0]?.text);
     // The third is refused, on either route, and never reaches the server.
-    const callsBefore = (await apiClient(g)<{ pagination: { total_count: number } }>('GET', '/api/mcp-logs?virtual_key_ids=limited')).body.pagination.total_count;
+    const logged = async () => (await apiClient(g)<{ pagination: { total_count: number } }>('GET', '/api/mcp-logs?virtual_key_ids=limited')).body.pagination.total_count;
+    // The two admitted calls' records reach the store in a batch after their answers: wait for them.
+    await eventually(async () => assert.equal(await logged(), 2), 5_000);
+    const callsBefore = await logged();
     const third = await execute('limited');
     assert.equal(third.status, 429);
     assert.ok(Number(third.headers.get('retry-after')) > 0);
@@ -86,8 +89,9 @@ test('the request rate limit counts direct tool calls across /v1/mcp/tool/execut
     const refused = (await client.callTool({ name: 'local-echo', arguments: { query: 'hi' } })) as { isError?: boolean; content: { text: string }[] };
     assert.equal(refused.isError, true);
     assert.match(refused.content[0].text, /rate limit 'two-calls' reached/);
-    const callsAfter = (await apiClient(g)<{ pagination: { total_count: number } }>('GET', '/api/mcp-logs?virtual_key_ids=limited')).body.pagination.total_count;
-    assert.equal(callsAfter, callsBefore, 'refused calls did not run');
+    // (A refused call would have been logged by now, had it run: the batch interval has passed.)
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await logged(), callsBefore, 'refused calls did not run');
   } finally {
     await client.close();
   }
