@@ -41,7 +41,7 @@ node_modules/.bin/node scripts/build-dashboard.ts --check
 if ! command -v chromium >/dev/null; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
 fi
-# --test-force-exit: a test file whose before() failed, or that leaves a socket open, ends when its
-# tests are done instead of hanging the run.
-exec node_modules/.bin/node --test --test-force-exit --test-concurrency=2 --test-timeout=120000 \
+# test/helpers/exit-when-done.ts: a test file whose before() failed, or that leaves a socket open,
+# ends once its tests are done and reported instead of hanging the run.
+exec node_modules/.bin/node --test --import ./test/helpers/exit-when-done.ts --test-concurrency=2 --test-timeout=120000 \
   'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/browser/**/*.test.ts'

@@ -28,7 +28,7 @@ export async function startGateway(config: unknown, opts: { env?: NodeJS.Process
     env: { PATH: process.env.PATH, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // A test process ended by the runner (--test-force-exit, after a failed hook) takes its gateway with it.
+  // A test process ended by the runner (test/helpers/exit-when-done.ts, after a failed hook) takes its gateway with it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
