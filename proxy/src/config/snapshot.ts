@@ -9,7 +9,7 @@ import { endpointSourceFor } from '../upstream/endpoint-sources.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { compileGovernance, type GovernanceRuntime } from './governance-runtime.ts';
+import { compileGovernance, GovernanceMemo, type GovernanceRuntime } from './governance-runtime.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
@@ -39,15 +39,38 @@ export const DEFAULTS = {
   maxStreamEventMb: 8,
 };
 
-export function compileSnapshot(config: GatewayConfig): Snapshot {
+/**
+ * What compileSnapshot keeps between the snapshots of one source: each provider's and virtual key's
+ * compiled form, by the identity of its (immutable) resolved object, which an incremental check
+ * (CheckMemo) hands again while the object is unchanged. A change to one resource compiles that one.
+ */
+export class CompileMemo {
+  readonly providers = new WeakMap<object, ProviderRuntime>();
+  readonly governance = new GovernanceMemo();
+  /** Providers compiled (not reused). */
+  providersCompiled = 0;
+}
+
+export function compileSnapshot(config: GatewayConfig, memo?: CompileMemo): Snapshot {
   const providers = new Map<string, ProviderRuntime>();
-  for (const [name, p] of Object.entries(config.providers ?? {})) providers.set(name, compileProvider(name, p));
+  for (const [name, p] of Object.entries(config.providers ?? {})) {
+    let rt = memo?.providers.get(p);
+    if (rt?.name !== name) {
+      rt = compileProvider(name, p);
+      // An InferencePool's endpoint source is stopped once no snapshot names it: looked up afresh each time.
+      if (memo && !rt.endpoints) {
+        memo.providers.set(p, rt);
+        memo.providersCompiled++;
+      }
+    }
+    providers.set(name, rt);
+  }
   return {
     hash: configHash(config),
     providers,
     convertTextToChat: config.client?.compat?.convert_text_to_chat ?? false,
     maxBodyBytes: (config.client?.max_request_body_size_mb ?? DEFAULTS.maxBodyMb) * 1024 * 1024,
-    governance: compileGovernance(config),
+    governance: compileGovernance(config, memo?.governance),
     routing: compileRules(config.governance?.routing_rules ?? [], {
       warn: (message) => log.warn(message),
       resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
