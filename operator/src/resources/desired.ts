@@ -83,7 +83,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
     for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push({ ...f, source: ref });
     const built = buildDocument(fragments);
     const secretData = mergeSecrets(accepted.values());
-    const env = Object.fromEntries(Object.entries(secretData).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    const env = decodedSecrets(accepted.values());
     let errors: FieldError[];
     try {
       warnings = checkConfig(memo ? built.document : structuredClone(built.document), 'the custom resources', env, undefined, memo).warnings;
@@ -266,6 +266,20 @@ function ruleClash(t: Translation, rules: readonly RoutingRule[]): Rejection | u
     if (errors.length) return { reason: 'Conflict', message: describeErrors(errors) };
   }
   return undefined;
+}
+
+/** Each translation's Secret values decoded once (kept translations are reused across renders). */
+const decoded = new WeakMap<object, Record<string, string>>();
+
+/** The decoded values of every translation: what `env.` references in the document resolve against. */
+function decodedSecrets(translations: Iterable<Translation>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of translations) {
+    let values = decoded.get(t.secrets);
+    if (!values) decoded.set(t.secrets, (values = Object.fromEntries(Object.entries(t.secrets).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))));
+    Object.assign(out, values);
+  }
+  return out;
 }
 
 function mergeSecrets(translations: Iterable<Translation>): Record<string, string> {
