@@ -216,14 +216,17 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     await until('the first render to be served', async () => (await Promise.all(proxies.map((p) => served(p.url, `/api/governance/virtual-keys/${last.metadata.name}`, '"v1"')))).every(Boolean), 20 * 60_000, 500, context);
     const firstRenderMs = Date.now() - started;
     const opPid = operator.child.pid;
-    // Statuses of the first render settle before anything is timed: the operator at rest (under
-    // 5% of a core over 2 s; on a loaded machine 2,000 status writes take well over a fixed wait).
-    await sleep(5000);
-    for (const settleUntil = Date.now() + 180_000; Date.now() < settleUntil; ) {
-      const before = cpuSeconds(opPid);
-      await sleep(2000);
-      if (cpuSeconds(opPid) - before < 0.1) break;
-    }
+    // Statuses of the first render settle before anything is timed: every resource Ready for its
+    // generation (on a loaded machine 2,000 status writes take well over any fixed wait, and an
+    // operator starved of CPU looks idle while it still has them to write).
+    interface Listed { items: { metadata: { generation?: number }; status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } }[] }
+    const ready = async (plural: string) => {
+      const res = await undiciFetch(`${kube.url}/apis/${GROUP}/namespaces/${NS}/${plural}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent });
+      const list = (await res.json()) as Listed;
+      return list.items.every((o) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    };
+    await until('every status of the first render', async () => (await ready('providers')) && (await ready('virtualkeys')) && (await ready('routingrules')), 10 * 60_000, 1000, context);
+    await sleep(2000);
     const proxyPids = proxies.map((p) => p.proc.child.pid);
     // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a
     // settled configuration. The operator's figure is raw: at rest it only renews its lease.
