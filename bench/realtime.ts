@@ -8,13 +8,16 @@
 // `node proxy/src/main.ts`); the clients run here.
 //
 //   node bench/realtime.ts --sessions 1000 --seconds 30
-//   node bench/realtime.ts --ab main --rounds 3         # this checkout and main, relayed phases alternating
+//   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
+//   node bench/realtime.ts --pin                         # the gateway on core 0, the mock and clients on core 1
 //
-// --ab REF runs REF's sources (a `git archive` of it under bench/.peers, sharing this checkout's
-// node_modules) as a second gateway; each round measures the direct phase, then each gateway in
+// --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
+// checkout's node_modules) as another gateway; each round measures the direct phase, then each gateway in
 // turn, so drift in the machine's load hits both alike. --gc reads the gateway's GC pauses
-// (--trace-gc) and reports their count, sum and longest.
+// (--trace-gc) and reports their count, sum and longest. --pin gives the gateway a core of its own
+// (taskset: the gateway on CPU 0, the mock and the clients on CPU 1), as a replica with its own
+// CPU would run: without it, three busy processes share two cores and wait for each other.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     gc: { type: 'boolean', default: false },
     'gateway-flags': { type: 'string', default: '' },
+    pin: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -181,8 +185,18 @@ function gcPauses(file: string): { n: number; sum: number; max: number; scavenge
   return out;
 }
 
+/** Every thread of `pid` on `cpu` (--pin). */
+function pin(pid: number, cpu: number): void {
+  const r = spawnSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`taskset -a -cp ${cpu} ${pid} failed`);
+}
+
 const mockPort = await freePort();
 const mock = await start([join(ROOT, 'test/mock-provider/main.ts'), '--port', String(mockPort), '--max-recorded', '1'], mockPort, '/_mock/health');
+if (values.pin) {
+  pin(mock.pid!, 1);
+  pin(process.pid, 1);
+}
 
 interface Gateway {
   name: string;
@@ -194,9 +208,9 @@ interface Gateway {
 }
 
 const roots = [{ name: 'this checkout', root: ROOT }];
-if (values.ab) {
-  const other = checkout(values.ab);
-  roots.push({ name: `${values.ab} (${other.commit})`, root: other.root });
+for (const ref of (values.ab ?? '').split(',').filter(Boolean)) {
+  const other = checkout(ref);
+  roots.push({ name: `${ref} (${other.commit})`, root: other.root });
 }
 const gateways: Gateway[] = [];
 for (const { name, root } of roots) {
@@ -209,6 +223,7 @@ for (const { name, root } of roots) {
   const gcFile = join(appDir, 'gc.log');
   const flags = [...GATEWAY_FLAGS, ...(values.gc ? ['--trace-gc'] : [])];
   const child = await start([join(root, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], port, '/health', { cwd: root, flags, out: gcFile });
+  if (values.pin) pin(child.pid!, 0);
   gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, phases: [] });
 }
 
@@ -222,7 +237,7 @@ const expected = SECONDS;
 const stalled = (p: Phase) => p.replies.filter((r) => r < expected - 2).length;
 const f = (x: number, d = 2) => x.toFixed(d);
 const perEvent = (cpu: number, p: Phase) => f((cpu / Math.max(1, p.rtt.length)) * 1e6, 0);
-const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
+const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
 for (let round = 0; round < ROUNDS; round++) {
   const d = summarize(directs[round].rtt);
   const head = ['figure', 'direct', ...gateways.flatMap((g) => [g.name, 'added'])];
