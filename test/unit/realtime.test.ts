@@ -68,6 +68,29 @@ test('the tracker reads types and audio lengths without parsing deltas, and sums
   assert.equal(t.server('response.done', '{"type":"response.done","response":{}}', 320)?.audioOutSeconds, 1);
 });
 
+test('relayed bytes are read as their text is: the type from the first bytes, audio lengths, a turn, and the rate only from an event naming a format', () => {
+  const b = (v: unknown) => Buffer.from(JSON.stringify(v));
+  assert.equal(eventType(b({ event_id: 'évé', type: 'response.done' })), 'response.done');
+  assert.equal(base64Bytes(Buffer.from('{"delta":"AAA="}'), 'delta'), 2);
+  assert.equal(base64Bytes(Buffer.from('{"delta":"AA=="}'), 'delta'), 1);
+  assert.equal(base64Bytes(Buffer.from('{"other":"AAAA"}'), 'delta'), 0);
+  const t = new TurnTracker();
+  // A session.updated that names no format leaves the rate as it was (PCM16 at 24 kHz).
+  t.server('session.updated', b({ type: 'session.updated', session: { instructions: 'x' } }), 0);
+  t.server('response.created', b({ type: 'response.created' }), 10);
+  t.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: Buffer.alloc(24_000).toString('base64') }), 20);
+  const turn = t.server('response.done', b({ type: 'response.done', response: { id: 'resp_b', status: 'completed', usage: { input_tokens: 2, output_tokens: 5 } } }), 30);
+  assert.equal(turn?.responseId, 'resp_b');
+  assert.equal(turn?.usage?.total_tokens, 7);
+  assert.equal(turn?.audioOutSeconds, 0.5);
+  // The older field name counts as naming a format.
+  t.server('session.updated', b({ type: 'session.updated', session: { output_audio_format: 'g711_ulaw' } }), 40);
+  t.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: Buffer.alloc(4000).toString('base64') }), 50);
+  assert.equal(t.server('response.done', b({ type: 'response.done', response: {} }), 60)?.audioOutSeconds, 0.5);
+  t.client('input_audio_buffer.append', b({ type: 'input_audio_buffer.append', audio: Buffer.alloc(8000).toString('base64') }), 70);
+  assert.equal(t.audioInSeconds, 1);
+});
+
 test('upstream: OpenAI, Azure (deployment, api-key or Entra bearer) and Gemini Live URLs, each with the provider key only', () => {
   const loaded = checkConfig(
     {
