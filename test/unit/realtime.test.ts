@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
 import { badFrameEvent, isBadFrame, readClientFrame } from '../../proxy/src/realtime/protocol.ts';
-import { base64Bytes, eventType, TurnTracker, usageOf } from '../../proxy/src/realtime/turns.ts';
+import { base64Bytes, eventType, sessionOutputRate, TurnTracker, usageOf } from '../../proxy/src/realtime/turns.ts';
 import { upstreamRequest } from '../../proxy/src/realtime/upstream.ts';
 import { boundsOf, identityHeaders, REALTIME_PATHS } from '../../proxy/src/realtime/front.ts';
 import { GeminiTranslator } from '../../proxy/src/realtime/gemini-translate.ts';
@@ -89,6 +89,19 @@ test('relayed bytes are read as their text is: the type from the first bytes, au
   assert.equal(t.server('response.done', b({ type: 'response.done', response: {} }), 60)?.audioOutSeconds, 0.5);
   t.client('input_audio_buffer.append', b({ type: 'input_audio_buffer.append', audio: Buffer.alloc(8000).toString('base64') }), 70);
   assert.equal(t.audioInSeconds, 1);
+});
+
+test('a session event\'s output rate is read without parsing it as providers lay it out, and parsed otherwise', () => {
+  const ev = (session: unknown) => Buffer.from(JSON.stringify({ type: 'session.updated', event_id: 'e', session }));
+  assert.equal(sessionOutputRate(ev({ audio: { input: { format: { type: 'audio/pcm', rate: 24000 } }, output: { format: { type: 'audio/pcmu' }, voice: 'alloy' } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ audio: { output: { speed: 1, format: 'audio/pcma' } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ output_audio_format: 'g711_alaw' })), 8000);
+  assert.equal(sessionOutputRate(JSON.stringify({ type: 'session.updated', session: { audio: { output: { format: { type: 'audio/pcm', rate: 24000 } } } } })), 48_000);
+  // Laid out otherwise (an object before the format), or a tool's schema with an `output` property first: parsed.
+  assert.equal(sessionOutputRate(ev({ audio: { output: { voice: { id: 'v' }, format: { type: 'audio/pcmu' } } } })), 8000);
+  const tools = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: { output: { type: 'string', format: 'date' } } } }];
+  assert.equal(sessionOutputRate(ev({ tools, audio: { output: { format: { type: 'audio/pcmu' } } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ instructions: 'x' })), undefined);
 });
 
 test('upstream: OpenAI, Azure (deployment, api-key or Entra bearer) and Gemini Live URLs, each with the provider key only', () => {

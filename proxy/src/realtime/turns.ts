@@ -76,6 +76,25 @@ function outputRate(session: unknown): number | undefined {
   return name === undefined ? undefined : BYTES_PER_SECOND[name];
 }
 
+/** A JSON scalar member (`"key": value,`), as the fields before `format` in compact provider JSON. */
+const SCALAR_MEMBER = String.raw`"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-\d.eE+]+|true|false|null)\s*,\s*`;
+/** `"output":{…"format":{…"type":"audio/pcm"` or `"output":{…"format":"pcm16"`, scalars only before each. */
+const OUTPUT_FORMAT = new RegExp(String.raw`"output"\s*:\s*\{\s*(?:${SCALAR_MEMBER})*"format"\s*:\s*(?:\{\s*(?:${SCALAR_MEMBER})*"type"\s*:\s*)?"([^"\\]+)"`);
+const BETA_FORMAT = /"output_audio_format"\s*:\s*"([^"\\]+)"/;
+
+/**
+ * The output rate a session.created/updated event sets, read without parsing the event when its
+ * output format is laid out as providers send it; a layout not read so (or a name not known) is
+ * parsed. The mock and OpenAI send session.updated for every session.update: at 1,000 sessions the
+ * parse was the relay's largest cost of its own.
+ */
+export function sessionOutputRate(data: EventData): number | undefined {
+  const text = typeof data === 'string' ? data : data.toString('latin1');
+  const found = OUTPUT_FORMAT.exec(text)?.[1] ?? BETA_FORMAT.exec(text)?.[1];
+  if (found !== undefined && BYTES_PER_SECOND[found] !== undefined) return BYTES_PER_SECOND[found];
+  return outputRate((parse(data) as { session?: unknown }).session);
+}
+
 /** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
 export class TurnTracker {
   #rate = DEFAULT_BYTES_PER_SECOND;
@@ -134,7 +153,7 @@ export class TurnTracker {
       case 'session.updated': {
         // Only an event naming a format can change the rate (`format` or `output_audio_format`).
         if (data.indexOf('format"') < 0) return undefined;
-        const rate = outputRate((parse(data) as { session?: unknown }).session);
+        const rate = sessionOutputRate(data);
         if (rate) this.#rate = rate;
         return undefined;
       }
