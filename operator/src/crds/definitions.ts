@@ -54,6 +54,19 @@ const nameFits = (idField: string | undefined, max: number, what: string): CelRu
 
 const sum = 'self.targets.map(t, t.weight).sum()';
 
+/** An inline budget or rate limit is the resource's own: not beside a reference to another. */
+const inlineLimitRules = (owner: string): CelRule[] => [
+  notBoth('budget', 'budget_id', `set budget (${owner}'s own) or budget_id, not both`),
+  notBoth('rateLimit', 'rate_limit_id', `set rateLimit (${owner}'s own) or rate_limit_id, not both`),
+];
+
+/** The proxy's rate-limit checks (config/governance-rules.ts) on an inline `rateLimit`. */
+const RATE_LIMIT_RULES: CelRule[] = [
+  { rule: `${has('token_max_limit')} || ${has('request_max_limit')}`, message: 'needs token_max_limit or request_max_limit', reason: 'FieldValueRequired' },
+  { rule: ifSet('token_max_limit', has('token_reset_duration')), message: 'token_reset_duration is required with token_max_limit', fieldPath: '.token_reset_duration', reason: 'FieldValueRequired' },
+  { rule: ifSet('request_max_limit', has('request_reset_duration')), message: 'request_reset_duration is required with request_max_limit', fieldPath: '.request_reset_duration', reason: 'FieldValueRequired' },
+];
+
 /**
  * On a header value: `env.<KEY>` would resolve against the rendered Secret, which holds every
  * resource's credentials, and send one to the header's receiver. The operator refuses it in any
@@ -108,15 +121,10 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
     rootRules: [nameFits(undefined, maxLengthOf(VirtualKeySchema, 'id'), 'virtual key id')],
     rules: {
       '': [
-        notBoth('budget', 'budget_id', 'set budget (this key\'s own) or budget_id, not both'),
-        notBoth('rateLimit', 'rate_limit_id', 'set rateLimit (this key\'s own) or rate_limit_id, not both'),
+        ...inlineLimitRules('this key'),
         notBoth('team_id', 'customer_id', 'a virtual key belongs to a team or a customer, not both (the team names its customer)'),
       ],
-      rateLimit: [
-        { rule: `${has('token_max_limit')} || ${has('request_max_limit')}`, message: 'needs token_max_limit or request_max_limit', reason: 'FieldValueRequired' },
-        { rule: ifSet('token_max_limit', has('token_reset_duration')), message: 'token_reset_duration is required with token_max_limit', fieldPath: '.token_reset_duration', reason: 'FieldValueRequired' },
-        { rule: ifSet('request_max_limit', has('request_reset_duration')), message: 'request_reset_duration is required with request_max_limit', fieldPath: '.request_reset_duration', reason: 'FieldValueRequired' },
-      ],
+      rateLimit: RATE_LIMIT_RULES,
     },
     boundsAt: {},
     extensionsAt: {},

@@ -75,14 +75,19 @@ export function virtualKeySpec(): JsonSchema {
   omit(s, '', ['id', 'value']);
   optional(s, '', ['name']);
   nodeAt(s, 'name').description = 'Display name; default metadata.name.';
+  addProperties(s, '', { valueFrom: { ...valueFrom(), description: 'The key callers send (x-bf-vk), from a Secret key.' }, ...inlineLimitSchemas('This key', 'vk') }, ['valueFrom']);
+  return s;
+}
+
+/** `budget` and `rateLimit`: a resource's own limits, rendered as governance budget and rate limit `<prefix>-<name>`. */
+function inlineLimitSchemas(owner: string, prefix: string): { budget: JsonSchema; rateLimit: JsonSchema } {
   const budget = clone(BudgetSchema);
   omit(budget, '', BUDGET_STATUS_FIELDS);
-  budget.description = "This key's own budget (rendered as governance.budgets id vk-<name>); instead of budget_id.";
+  budget.description = `${owner}'s own budget (rendered as governance.budgets id ${prefix}-<name>); instead of budget_id.`;
   const rateLimit = clone(RateLimitSchema);
   omit(rateLimit, '', RATE_LIMIT_STATUS_FIELDS);
-  rateLimit.description = "This key's own rate limit (rendered as governance.rate_limits id vk-<name>); instead of rate_limit_id.";
-  addProperties(s, '', { valueFrom: { ...valueFrom(), description: 'The key callers send (x-bf-vk), from a Secret key.' }, budget, rateLimit }, ['valueFrom']);
-  return s;
+  rateLimit.description = `${owner}'s own rate limit (rendered as governance.rate_limits id ${prefix}-<name>); instead of rate_limit_id.`;
+  return { budget, rateLimit };
 }
 
 export function routingRuleSpec(): JsonSchema {
