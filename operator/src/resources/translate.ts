@@ -8,6 +8,7 @@ import { PLACEMENT } from '../render/document.ts';
 import { crRef, kindInfo, type CustomResource, type Fragment } from './kinds.ts';
 import { translateExtension } from './extensions.ts';
 import { inlineLimits } from './inline-limits.ts';
+import { translateGroup } from './teams.ts';
 import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 
 /** Data of the Secrets the CRs may reference, base64 as the API returns it. */
@@ -62,6 +63,12 @@ export function translate(cr: CustomResource, secrets: SecretLookup): Translatio
     case 'RoutingRule':
       fragments = routingRule(cr, spec);
       break;
+    case 'Team':
+    case 'Customer': {
+      const group = translateGroup(cr.kind, cr, spec);
+      fragments = 'errors' in group ? invalid(group.errors) : group.fragments;
+      break;
+    }
     default: {
       const ext = translateExtension(cr, spec, (at, ref, field) => refs.use(at, ref, field));
       fragments = 'errors' in ext ? invalid(ext.errors) : ext.fragments;
