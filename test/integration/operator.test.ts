@@ -280,7 +280,7 @@ describe('operator', { concurrency: false }, () => {
       const got = await rendered();
       return got && !got.index.managed.routing_rules?.includes('premium-to-claude') ? got : undefined;
     });
-    assert.deepEqual(r.document.governance.routing_rules?.map((x) => x.id), ['budget-saver']);
+    assert.deepEqual(r.document.governance.routing_rules?.map((x) => x.id), ['budget-saver', 'payments-classify']);
     assert.equal(r.index.sources['routing_rules/premium-to-claude'], undefined);
     assert.ok(r.document.governance.virtual_keys);
   });
