@@ -6,12 +6,13 @@
 // chunk passes unread, and only the others (the usage chunk, an in-band error, any framing other than
 // LF-ended `data: ` lines) go through the plan's translator, so usage is still metered and every
 // answer is the one the item path (stream.ts) would have written, byte for byte.
+import type { Readable } from 'node:stream';
 import type { SseEvent } from '../unified/stream.ts';
 import { asUpstreamFault, GatewayError, upstreamTooLarge } from '../unified/errors.ts';
 import { EVENT_LIMIT_SETTING, SseParser } from '../upstream/sse.ts';
 import { transportError } from './upstream-call.ts';
 import type { RequestContext } from './context.ts';
-import type { StreamFormat } from './outcome.ts';
+import type { StreamFormat, TextPump } from './outcome.ts';
 import type { StreamOptions, StreamPlan, TextRelay } from './stream.ts';
 
 /** Whether this stream may be relayed as text: the plan can, and nothing asks for the items. */
@@ -208,3 +209,84 @@ export async function* relayText<T>(
   const out = relayer.drain();
   if (out) yield [out];
 }
+
+/**
+ * The same relay pushed: the upstream body's reads are taken as its 'data' events come and written
+ * to the sink at once, so a held stream costs an event listener call per read instead of a promise
+ * chain through three async iterators. Backpressure: the body pauses while the client's buffer is full.
+ */
+export function pumpText<T>(
+  ctx: RequestContext,
+  upstream: Readable,
+  plan: StreamPlan<T> & { relay: TextRelay },
+  opts: StreamOptions,
+): TextPump {
+  return (sink) =>
+    new Promise<void>((resolve, reject) => {
+      const relayer = new TextRelayer(ctx, plan, opts);
+      let settled = false;
+      const resume = () => {
+        if (!settled) upstream.resume();
+      };
+      const settle = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        upstream.off('data', onData);
+        upstream.off('end', onEnd);
+        upstream.off('error', settle);
+        upstream.off('close', onClose);
+        // A body left unread must not keep its connection: destroyed unless it ended.
+        if (err !== undefined && !upstream.destroyed) {
+          upstream.on('error', ignore);
+          upstream.destroy();
+        }
+        if (err === undefined || ctx.signal.aborted) {
+          resolve();
+          return;
+        }
+        const e = relayer.failure(err);
+        const out = relayer.drain();
+        if (out) sink.write(out);
+        reject(e);
+      };
+      const onData = (bytes: Uint8Array) => {
+        try {
+          relayer.take(bytes);
+        } catch (err) {
+          settle(err);
+          return;
+        }
+        const out = relayer.drain();
+        if (out && !sink.write(out)) {
+          upstream.pause();
+          void sink.drained().then(resume);
+        }
+      };
+      const onEnd = () => {
+        try {
+          relayer.finish();
+        } catch (err) {
+          settle(err);
+          return;
+        }
+        const out = relayer.drain();
+        if (out) sink.write(out);
+        settle();
+      };
+      // Closed with neither an end nor an error (destroyed by someone else): a cut upstream, as a stream iterator reports it.
+      const onClose = () => settle(ctx.signal.aborted ? undefined : prematureClose());
+      // Gone before the answer was written (the client left, a shutdown cut it): nothing will come.
+      if (upstream.destroyed) {
+        settle(upstream.errored ?? (ctx.signal.aborted ? undefined : prematureClose()));
+        return;
+      }
+      upstream.on('data', onData);
+      upstream.once('end', onEnd);
+      upstream.on('error', settle);
+      upstream.once('close', onClose);
+    });
+}
+
+function ignore(): void {}
+
+const prematureClose = () => Object.assign(new Error('upstream body closed early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
