@@ -6,6 +6,7 @@
 //   node bench/ab.ts --builds floor,before,current # current: this checkout's dist/ (built first)
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
+//   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
 // governed-redis, cache-hit), as the targets of the same names in bench/run.ts.
@@ -59,7 +60,10 @@ async function main(): Promise<void> {
   const config = values.config as ConfigName;
   if (!CONFIGS.includes(config)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
   const builds = values.builds.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const b of builds) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
+  // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins).
+  const buildOf = (b: string) => b.split('@')[0];
+  const flagOf = (b: string) => (b.includes('@') ? [b.slice(b.indexOf('@') + 1)] : []);
+  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
   const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
@@ -85,8 +89,9 @@ async function main(): Promise<void> {
         continue;
       }
       // Each build its own app dir (its own SQLite logs or cache file); 'gateway' as the name keeps the config's shape.
-      const sub = join(dir, b);
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, ...(svc.config && { config: svc.config }), ...(b !== 'current' && { root: rootOf(b) }) }));
+      const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
+      const build = buildOf(b);
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
