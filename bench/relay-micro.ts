@@ -11,7 +11,7 @@ import { compileSnapshot } from '../proxy/src/config/snapshot.ts';
 import { createServices } from '../proxy/src/services.ts';
 import { Metrics } from '../proxy/src/metrics/metrics.ts';
 import { RequestContext } from '../proxy/src/pipeline/context.ts';
-import { pumpText, relayText } from '../proxy/src/pipeline/relay.ts';
+import { pumpText, relayable, relayText } from '../proxy/src/pipeline/relay.ts';
 import { passthroughChunkPlan } from '../proxy/src/operations/chunk-stream-plan.ts';
 import { median } from './lib/stats.ts';
 
@@ -44,6 +44,7 @@ async function round(pushed: boolean): Promise<number> {
   const cpu0 = process.cpuUsage();
   const done = bodies.map(async (body) => {
     const ctx = new RequestContext({ services, snapshot, operation: 'chat' });
+    if (!relayable(ctx, plan, opts)) throw new Error('the plain gateway relays this stream as text');
     if (pushed) return pumpText(ctx, body, plan, opts)(sink);
     for await (const batch of observed(relayText(ctx, body, plan, opts))) {
       let out = '';
