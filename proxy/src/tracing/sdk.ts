@@ -1,6 +1,7 @@
 // The OpenTelemetry SDK, loaded only when tracing is configured (lazy.ts): a gateway without it
-// never loads a byte of it. One tracer provider per tracing settings: a batch processor exports
-// spans off the request path (after the answer), over OTLP HTTP/protobuf or gRPC.
+// never loads a byte of it. Per tracing settings: the SDK's sampler, resource and batch processor,
+// which exports spans off the request path (after the answer) over OTLP HTTP/protobuf or gRPC, and
+// the gateway's lean tracer (tracer.ts) making the spans it is handed.
 import { readFileSync } from 'node:fs';
 import type * as Api from '@opentelemetry/api';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
@@ -11,6 +12,7 @@ import type * as Grpc from '@grpc/grpc-js';
 import { lazy } from '../lazy.ts';
 import { log } from '../log.ts';
 import type { TracingSettings } from './settings.ts';
+import { LeanTracer } from './tracer.ts';
 
 const api = lazy<typeof Api>('@opentelemetry/api');
 const sdkTrace = lazy<typeof SdkTrace>('@opentelemetry/sdk-trace');
@@ -25,33 +27,30 @@ const BATCH = 1024;
 
 export interface Sdk {
   readonly api: typeof Api;
-  readonly tracer: Api.Tracer;
+  readonly tracer: LeanTracer;
   /** Exports what is queued (tests, shutdown). */
   flush(): Promise<void>;
   /** Flushes, then stops the exporter. */
   shutdown(): Promise<void>;
 }
 
-/** A tracer provider for these settings (throws when the SDK cannot be loaded or the CA file read). */
+/** Tracing for these settings (throws when the SDK cannot be loaded or the CA file read). */
 export function startSdk(settings: TracingSettings): Sdk {
   const otel = api();
   // No context manager: spans started inside a request's work (a tool call, an agent turn) find
   // their parent through Tracing.live by request id, so no async context is carried on every await.
-  const { TracerProvider, BatchSpanProcessor } = sdkTrace();
-  const provider = new TracerProvider({
-    resource: resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName }),
-    sampler: sampler(settings),
-    // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
-    // (counted by the SDK), never held; large batches make fewer, cheaper exports.
-    spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH })],
-  });
-  const tracer = provider.getTracer('skybridge');
+  const { BatchSpanProcessor } = sdkTrace();
+  const resource = resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName });
+  // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
+  // (counted by the SDK), never held; large batches make fewer, cheaper exports.
+  const processor = new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH });
+  const tracer = new LeanTracer(otel, sampler(settings), processor, resource, 'skybridge');
   log.info('tracing on', { protocol: settings.protocol, endpoint: withoutCredentials(settings.endpoint), sampler: settings.sampler, ratio: settings.ratio, service: settings.serviceName, content: settings.captureContent });
   return {
     api: otel,
     tracer,
-    flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    flush: () => processor.forceFlush(),
+    shutdown: () => processor.shutdown(),
   };
 }
 
