@@ -13,6 +13,7 @@ import { lazy } from '../lazy.ts';
 import { log } from '../log.ts';
 import type { TracingSettings } from './settings.ts';
 import { LeanTracer } from './tracer.ts';
+import { encodeTraceRequest } from './otlp-encode.ts';
 
 const api = lazy<typeof Api>('@opentelemetry/api');
 const sdkTrace = lazy<typeof SdkTrace>('@opentelemetry/sdk-trace');
@@ -28,6 +29,8 @@ const BATCH = 1024;
 export interface Sdk {
   readonly api: typeof Api;
   readonly tracer: LeanTracer;
+  /** Who writes the protobuf: the gateway's encoder, or the SDK's serializer where it could not be put in. */
+  readonly encoder: 'gateway' | 'sdk';
   /** Exports what is queued (tests, shutdown). */
   flush(): Promise<void>;
   /** Flushes, then stops the exporter. */
@@ -43,12 +46,15 @@ export function startSdk(settings: TracingSettings): Sdk {
   const resource = resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName });
   // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
   // (counted by the SDK), never held; large batches make fewer, cheaper exports.
-  const processor = new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH });
+  const spanExporter = exporter(settings);
+  const encoder = useGatewayEncoder(spanExporter);
+  const processor = new BatchSpanProcessor({ exporter: spanExporter, scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH });
   const tracer = new LeanTracer(otel, sampler(settings), processor, resource, 'skybridge');
   log.info('tracing on', { protocol: settings.protocol, endpoint: withoutCredentials(settings.endpoint), sampler: settings.sampler, ratio: settings.ratio, service: settings.serviceName, content: settings.captureContent });
   return {
     api: otel,
     tracer,
+    encoder,
     flush: () => processor.forceFlush(),
     shutdown: () => processor.shutdown(),
   };
@@ -83,6 +89,29 @@ function exporter(s: TracingSettings): SdkTrace.SpanExporter {
     return new (grpcExporter().OTLPTraceExporter)({ url: s.endpoint, metadata, credentials }) as unknown as SdkTrace.SpanExporter;
   }
   return new (protoExporter().OTLPTraceExporter)({ url: s.endpoint, headers: { ...s.headers }, ...(ca && { httpAgentOptions: { ca } }) });
+}
+
+/**
+ * The SDK exporters (HTTP and gRPC alike) hand each batch to a serializer they are built with, with
+ * no option to choose another: the gateway's encoder (otlp-encode.ts: the same bytes, about half
+ * the work) is put in its place. Should a release of the exporter hold it elsewhere, the SDK's own
+ * serializer stays (the unit test says so first).
+ */
+function useGatewayEncoder(e: SdkTrace.SpanExporter): 'gateway' | 'sdk' {
+  const delegate = (e as { _delegate?: { _serializer?: Partial<Serializer> } })._delegate;
+  const current = delegate?._serializer;
+  if (!delegate || typeof current?.serializeRequest !== 'function' || typeof current.deserializeResponse !== 'function') {
+    log.debug('tracing: the OTLP exporter keeps its own serializer');
+    return 'sdk';
+  }
+  const deserialize = current.deserializeResponse.bind(current);
+  delegate._serializer = { serializeRequest: (spans: SdkTrace.ReadableSpan[]) => encodeTraceRequest(spans), deserializeResponse: deserialize };
+  return 'gateway';
+}
+
+interface Serializer {
+  serializeRequest(spans: SdkTrace.ReadableSpan[]): Uint8Array | undefined;
+  deserializeResponse(data: Uint8Array): unknown;
 }
 
 /** A URL as it may be logged: user:password@ left out. */
