@@ -5,7 +5,7 @@ export const GROUP = 'gateway.skybridge.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy';
+export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy' | 'Team' | 'Customer';
 
 export interface KindInfo {
   kind: KindName;
@@ -21,6 +21,8 @@ export const KINDS: readonly KindInfo[] = [
   { kind: 'Webhook', plural: 'webhooks', section: 'webhooks' },
   { kind: 'MCPClient', plural: 'mcpclients', section: 'mcp_clients' },
   { kind: 'CachePolicy', plural: 'cachepolicies', section: 'plugins' },
+  { kind: 'Team', plural: 'teams', section: 'teams' },
+  { kind: 'Customer', plural: 'customers', section: 'customers' },
 ];
 
 export const kindInfo = (kind: KindName): KindInfo => KINDS.find((k) => k.kind === kind) as KindInfo;
