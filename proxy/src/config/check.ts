@@ -53,16 +53,46 @@ export function setVaultLookup(lookup: VaultLookup | undefined): void {
 }
 
 export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): LoadedConfig {
+  const steps = checkConfigSteps(raw, source, env, vault);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * checkConfig as steps: it yields between its passes over the document, so a reload of a large
+ * configuration can leave the event loop free between them (config/steps.ts runInSteps); the result
+ * is the same. (Run at once here, not through steps.ts: the operator loads this file and no more.)
+ */
+export function* checkConfigSteps(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): Generator<void, LoadedConfig> {
   // Before anything copies the document: a `__proto__` key would become a prototype on the first copy.
   const unsafe = unsafeJson(raw);
   if (unsafe) throw new ConfigError(source, [unsafe]);
+  yield;
   const result = validateConfig(raw);
   if (Array.isArray(result)) throw new ConfigError(source, result);
+  yield;
   const errors: FieldError[] = [];
-  const config = resolveRefs(result, '', { env, vault }, errors) as GatewayConfig;
-  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
+  const config = resolveRefs(result, undefined, { env, vault }, errors) as GatewayConfig;
+  yield;
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
+  yield;
+  errors.push(...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config), ...otelWarnings(config)] };
+}
+
+/** Where resolveRefs is in the document: its JSON path is spelled out only for a reference (most strings are not). */
+interface At {
+  parent: At | undefined;
+  key: string | number;
+}
+
+function pathOf(at: At | undefined): string {
+  if (!at) return '';
+  const up = pathOf(at.parent);
+  return typeof at.key === 'number' ? `${up}[${at.key}]` : up ? `${up}.${at.key}` : at.key;
 }
 
 /**
@@ -70,10 +100,11 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
  * error naming the field and the variable or path (never a value). Elsewhere a well-formed vault
  * reference is refused rather than used as a literal: it would be sent or shown as written.
  */
-function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
+function resolveRefs(value: unknown, at: At | undefined, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
     // Not a reference: read as written wherever it is (most strings; the path test is the cost).
     if (!isReference(value)) return value;
+    const path = pathOf(at);
     if (!resolvesEnvRef(path)) {
       if (isVaultRef(value) && !('error' in parseVaultRef(value))) errors.push({ path, message: 'a vault reference is not read here: only provider keys and settings, virtual keys, auth settings, redis, store configs, MCP clients, webhooks and encryption_key take references' });
       return value;
@@ -82,11 +113,12 @@ function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEn
     if ('error' in r) errors.push({ path, message: r.error });
     return 'value' in r ? r.value : '';
   }
-  if (Array.isArray(value)) return value.map((v, i) => resolveRefs(v, `${path}[${i}]`, refs, errors));
+  if (Array.isArray(value)) return value.map((v, i) => resolveRefs(v, { parent: at, key: i }, refs, errors));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolveRefs(v, path ? `${path}.${k}` : k, refs, errors)]),
-    );
+    // A copy member by member (no `__proto__` key gets here: unsafeJson refused it first).
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) out[k] = resolveRefs((value as Record<string, unknown>)[k], { parent: at, key: k }, refs, errors);
+    return out;
   }
   return value;
 }

@@ -9,7 +9,8 @@ import { endpointSourceFor } from '../upstream/endpoint-sources.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { compileGovernance, type GovernanceRuntime } from './governance-runtime.ts';
+import { governanceSteps, type GovernanceRuntime } from './governance-runtime.ts';
+import { runInSteps, runNow } from './steps.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
@@ -40,18 +41,33 @@ export const DEFAULTS = {
 };
 
 export function compileSnapshot(config: GatewayConfig): Snapshot {
+  return runNow(snapshotSteps(config));
+}
+
+/** compileSnapshot with the event loop free between its parts (a reload under traffic). */
+export function compileSnapshotInSteps(config: GatewayConfig): Promise<Snapshot> {
+  return runInSteps(snapshotSteps(config));
+}
+
+/** The compile, yielding between its passes: the digest, slices of the virtual keys, the routing rules. */
+function* snapshotSteps(config: GatewayConfig): Generator<void, Snapshot> {
   const providers = new Map<string, ProviderRuntime>();
   for (const [name, p] of Object.entries(config.providers ?? {})) providers.set(name, compileProvider(name, p));
+  const hash = configHash(config);
+  yield;
+  const governance = yield* governanceSteps(config);
+  yield;
+  const routing = compileRules(config.governance?.routing_rules ?? [], {
+    warn: (message) => log.warn(message),
+    resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
+  });
   return {
-    hash: configHash(config),
+    hash,
     providers,
     convertTextToChat: config.client?.compat?.convert_text_to_chat ?? false,
     maxBodyBytes: (config.client?.max_request_body_size_mb ?? DEFAULTS.maxBodyMb) * 1024 * 1024,
-    governance: compileGovernance(config),
-    routing: compileRules(config.governance?.routing_rules ?? [], {
-      warn: (message) => log.warn(message),
-      resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
-    }),
+    governance,
+    routing,
     config,
   };
 }
