@@ -515,9 +515,9 @@ describe('helm chart', () => {
     }
   });
 
-  test('the examples under examples/kubernetes conform to the CRDs', async () => {
+  test('the examples under examples/kubernetes (both versions) conform to the CRDs', async () => {
     const dir = join(ROOT, 'examples/kubernetes');
-    const text = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n---\n');
+    const text = [dir, join(dir, 'v1beta1')].flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(d, f), 'utf8'))).join('\n---\n');
     const count = parseAllDocuments(text).filter((d) => d.toJS()).length;
     const summary = await conform(text, 'examples');
     assert.equal(summary.valid, count);
@@ -671,8 +671,10 @@ describe('helm chart: the secure install', () => {
     await conform(withCa.text, 'extra-volumes');
     for (const name of ['sb-skybridge-proxy', 'sb-skybridge-operator']) {
       const pod = podSpec(find(withCa.docs, 'Deployment', name)).spec as { volumes: { name: string }[]; containers: { volumeMounts: { name: string; mountPath: string }[] }[] };
-      assert.deepEqual(pod.volumes.map((v) => v.name), ['tmp', 'ca'], name);
-      assert.deepEqual(pod.containers[0].volumeMounts.map((m) => m.mountPath), ['/tmp', '/etc/corp-ca'], name);
+      // The operator also mounts its conversion webhook certificate.
+      const own = name === 'sb-skybridge-operator' ? { volumes: ['conversion-tls'], mounts: ['/etc/skybridge/conversion'] } : { volumes: [], mounts: [] };
+      assert.deepEqual(pod.volumes.map((v) => v.name), ['tmp', ...own.volumes, 'ca'], name);
+      assert.deepEqual(pod.containers[0].volumeMounts.map((m) => m.mountPath), ['/tmp', ...own.mounts, '/etc/corp-ca'], name);
     }
   });
 
