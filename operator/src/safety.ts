@@ -3,12 +3,14 @@
 // or more than half of the served providers and virtual keys, while the custom resources they came
 // from still exist: that is what a deleted or emptied Secret, or a broken bulk edit, looks like.
 // Removing objects by deleting their custom resources is explicit intent and is never held, nor is
-// what goes with it: a virtual key refused because the providers it named were deleted.
+// what goes with it: a virtual key refused because the provider, team or customer it named was deleted.
 import type { IndexDocument } from './render/contract.ts';
 import type { RenderInput } from './render/output.ts';
 
 /** Sections whose loss takes traffic down: callers lose their provider or their key. */
 const GUARDED = ['providers', 'virtual_keys'] as const;
+/** Sections virtual keys reference by id besides providers: a key cannot be served without them. */
+const KEY_GROUPS = ['teams', 'customers'] as const;
 
 export interface HoldDecision {
   /** Why the render is held; undefined when it may be written. */
@@ -38,10 +40,15 @@ export function holdDecision(
   }
   const gone = served.filter((k) => !kept.has(k) && live.sources[k] !== undefined);
   let lost = gone.filter((k) => exists(live.sources[k]));
-  // Providers deleted on purpose and none lost otherwise: the keys refused for naming them follow
-  // the deletion. A provider lost otherwise (an emptied Secret) keeps every key counted.
+  // Providers, teams or customers deleted on purpose and no provider lost otherwise: the keys refused
+  // for naming them follow the deletion. A provider lost otherwise (an emptied Secret) keeps every
+  // key counted.
   const providerDeleted = gone.some((k) => k.startsWith('providers/') && !exists(live.sources[k]));
-  if (providerDeleted && !lost.some((k) => k.startsWith('providers/'))) {
+  const groupDeleted = KEY_GROUPS.some((section) => {
+    const stays = new Set(next.managed[section] ?? []);
+    return (live.managed[section] ?? []).some((id) => !stays.has(id) && live.sources[`${section}/${id}`] !== undefined && !exists(live.sources[`${section}/${id}`]));
+  });
+  if ((providerDeleted || groupDeleted) && !lost.some((k) => k.startsWith('providers/'))) {
     lost = lost.filter((k) => !(k.startsWith('virtual_keys/') && reasonOf(live.sources[k]) === 'ReferenceNotFound'));
   }
   if (!lost.length) return { lost };

@@ -5,9 +5,11 @@
 export { GatewayConfigSchema, ProviderConfigSchema } from './schema/gateway.ts';
 export {
   BudgetSchema,
+  CustomerSchema,
   RateLimitSchema,
   RoutingFallbackObjectSchema,
   RoutingRuleSchema,
+  TeamSchema,
   VirtualKeySchema,
   type RoutingRule,
 } from './schema/governance.ts';

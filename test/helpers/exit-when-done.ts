@@ -4,9 +4,13 @@
 // Not --test-force-exit: that flag exits as soon as the last test settles, before the reporter has
 // written the remaining results, so a green file could report only part of its tests (a run counted
 // 2,439 of 2,447 with nothing failed). Here the root `after` hook arms an unref'd timer: a file that
-// closed everything exits on its own before it fires; one that did not is ended a second later, once
-// every result is written, and says so on stderr.
+// closed everything exits on its own before it fires; one that did not is ended once every result is
+// written, and says so on stderr. The timer starts before the file's own top-level `after` hooks (this
+// one is registered first), so it leaves them time to stop what they started (a control plane takes
+// seconds): cutting them short would orphan their processes.
 import { after } from 'node:test';
+
+const GRACE_MS = 20_000;
 
 // Only in the per-file child processes: the runner process has no tests of its own.
 if (process.env.NODE_TEST_CONTEXT) {
@@ -14,6 +18,6 @@ if (process.env.NODE_TEST_CONTEXT) {
     setTimeout(() => {
       process.stderr.write(`${process.argv[1] ?? 'a test file'}: handles still open after its tests; ending it\n`);
       process.exit();
-    }, 1000).unref();
+    }, GRACE_MS).unref();
   });
 }

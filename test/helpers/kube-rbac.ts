@@ -1,8 +1,8 @@
 // The chart's Roles (charts/skybridge/templates/*-rbac.yaml) as YAML for the tests' static-token
 // users, so the operator and proxies run with least privilege, not as admin.
 
-const CR_KINDS = 'providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies';
-const CR_STATUS = 'providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status';
+const CR_KINDS = 'providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies, teams, customers';
+const CR_STATUS = 'providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status, teams/status, customers/status';
 
 /** Reading the custom resources and writing their status and Events (Events need get: a new leader finds the series). */
 const CR_RULES = `

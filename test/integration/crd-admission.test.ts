@@ -73,6 +73,29 @@ spec:
     secretKeyRef: { name: skybridge-example-secrets, key: webhook-secret }`,
     /url must be https/,
   ],
+  [
+    'team budget',
+    `apiVersion: gateway.skybridge.dev/v1alpha1
+kind: Team
+metadata:
+  name: two-budgets
+  namespace: default
+spec:
+  budget_id: shared
+  budget: { max_limit: 10, reset_duration: 1d }`,
+    /set budget \(this team's own\) or budget_id, not both/,
+  ],
+  [
+    'customer rate limit',
+    `apiVersion: gateway.skybridge.dev/v1alpha1
+kind: Customer
+metadata:
+  name: no-window
+  namespace: default
+spec:
+  rateLimit: { token_max_limit: 1000 }`,
+    /token_reset_duration is required with token_max_limit/,
+  ],
 ];
 
 for (const [what, manifest, message] of cases) {

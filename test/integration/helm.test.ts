@@ -16,6 +16,7 @@ import { parseAllDocuments } from 'yaml';
 import { crdSchemaFiles, openApiSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconform-schemas.ts';
 import { crdNames } from '../../operator/src/conversion/crd-config.ts';
 import { problems, registered } from '../helpers/promql.ts';
+import { KINDS } from '../../operator/src/resources/kinds.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -187,7 +188,7 @@ describe('helm chart', () => {
     assert.equal(summary.valid, docs.length);
     assert.deepEqual(
       docs.map((d) => d.kind).sort(),
-      ['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition',
+      [...KINDS.map(() => 'CustomResourceDefinition'),
         'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Secret', 'Service', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount',
         'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].sort(),
     );
@@ -304,7 +305,10 @@ describe('helm chart', () => {
     const secretWrites = writes(main).filter((x) => x.resources.includes('secrets'));
     assert.deepEqual(secretWrites.map((x) => [x.verbs, x.resourceNames]), [[['get', 'list', 'watch', 'create'], undefined], [['patch', 'update', 'delete'], ['skybridge-secrets', 'skybridge-secrets-1', 'skybridge-secrets-2', 'skybridge-secrets-3']]]);
     assert.ok(rules(main).some((x) => x.resources.includes('leases') && x.resourceNames?.[0] === 'sb-skybridge-operator' && x.verbs.includes('update')));
-    assert.ok(rules(main).some((x) => x.resources.includes('virtualkeys/status') && x.verbs.includes('patch')));
+    // Exactly the kinds the operator reads, each with its status: no wildcard, nothing more.
+    const plurals = KINDS.map((k) => k.plural);
+    assert.ok(rules(main).some((x) => x.resources.join() === plurals.join() && x.verbs.join() === 'get,list,watch'), 'reads every kind');
+    assert.ok(rules(main).some((x) => x.resources.join() === plurals.map((p) => `${p}/status`).join() && x.verbs.join() === 'get,patch,update'), 'writes every kind\'s status');
     for (const r of roles.filter((x) => x !== main)) {
       for (const w of writes(r)) {
         assert.ok(w.resources.every((res) => res.endsWith('/status') || res === 'events'), `${r.metadata.namespace}: ${JSON.stringify(w)}`);

@@ -51,7 +51,7 @@ const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, time
 /** The parts of the rendered document these tests look at. */
 interface RenderedDocument {
   providers: Record<string, { keys: { value: string }[]; network_config?: { max_retries?: number }; pricing_overrides?: unknown[] }>;
-  governance: { virtual_keys?: { id: string; budget_id?: string }[]; budgets?: unknown[]; routing_rules?: { id: string }[] };
+  governance: { virtual_keys?: { id: string; budget_id?: string; team_id?: string }[]; budgets?: unknown[]; routing_rules?: { id: string }[]; teams?: unknown[]; customers?: unknown[] };
   webhooks?: { name: string; secret?: string }[];
   mcp?: { client_configs: { client_id: string; headers?: Record<string, string> }[] };
   plugins?: { name: string; enabled: boolean }[];
@@ -188,8 +188,16 @@ describe('operator', { concurrency: false }, () => {
     // The virtual key with its inline budget and rate limit, the rules, and the other kinds' sections.
     assert.equal(doc.governance.virtual_keys?.[0].id, 'checkout');
     assert.equal(doc.governance.virtual_keys?.[0].budget_id, 'vk-checkout');
-    assert.deepEqual(doc.governance.budgets, [{ id: 'vk-checkout', max_limit: 100, reset_duration: '1M', calendar_aligned: true }]);
-    assert.deepEqual(doc.governance.routing_rules?.map((x) => x.id), ['budget-saver', 'premium-to-claude']);
+    assert.deepEqual(doc.governance.budgets, [
+      { id: 'customer-acme', max_limit: 5000, reset_duration: '1M', calendar_aligned: true },
+      { id: 'team-payments', max_limit: 1000, reset_duration: '1M', calendar_aligned: true },
+      { id: 'vk-checkout', max_limit: 100, reset_duration: '1M', calendar_aligned: true },
+    ]);
+    // The key is in the team, the team under its customer, each with its own limits.
+    assert.equal(doc.governance.virtual_keys?.[0].team_id, 'payments');
+    assert.deepEqual(doc.governance.teams, [{ id: 'payments', name: 'Payments', customer_id: 'acme', budget_id: 'team-payments', rate_limit_id: 'team-payments', profile: { cost_center: 'CC-4711' } }]);
+    assert.deepEqual(doc.governance.customers, [{ id: 'acme', name: 'ACME Corp', budget_id: 'customer-acme', rate_limit_id: 'customer-acme' }]);
+    assert.deepEqual(doc.governance.routing_rules?.map((x) => x.id), ['budget-saver', 'payments-classify', 'premium-to-claude']);
     assert.deepEqual(doc.webhooks?.map((w) => [w.name, w.secret]), [['jobs-done', 'env.WEBHOOK_SKYBRIDGE_JOBS_DONE_SECRET']]);
     assert.deepEqual(doc.mcp?.client_configs.map((c) => c.client_id), ['files', 'github']);
     assert.equal(doc.mcp?.client_configs[1].headers?.Authorization, 'env.MCPCLIENT_SKYBRIDGE_GITHUB_HEADER_AUTHORIZATION');
@@ -220,7 +228,8 @@ describe('operator', { concurrency: false }, () => {
 
     const all = [
       ['providers', 'openai'], ['providers', 'anthropic'], ['providers', 'corp-llm'], ['virtualkeys', 'checkout'], ['routingrules', 'premium-to-claude'],
-      ['routingrules', 'budget-saver'], ['webhooks', 'jobs-done'], ['mcpclients', 'github'], ['mcpclients', 'files'], ['cachepolicies', 'response-cache'],
+      ['routingrules', 'budget-saver'], ['routingrules', 'payments-classify'], ['webhooks', 'jobs-done'], ['mcpclients', 'github'], ['mcpclients', 'files'],
+      ['cachepolicies', 'response-cache'], ['teams', 'payments'], ['customers', 'acme'],
     ];
     for (const [plural, name] of all) {
       const obj = await waitFor(`${name} to be Ready`, async () => {
@@ -273,7 +282,7 @@ describe('operator', { concurrency: false }, () => {
       const got = await rendered();
       return got && !got.index.managed.routing_rules?.includes('premium-to-claude') ? got : undefined;
     });
-    assert.deepEqual(r.document.governance.routing_rules?.map((x) => x.id), ['budget-saver']);
+    assert.deepEqual(r.document.governance.routing_rules?.map((x) => x.id), ['budget-saver', 'payments-classify']);
     assert.equal(r.index.sources['routing_rules/premium-to-claude'], undefined);
     assert.ok(r.document.governance.virtual_keys);
   });

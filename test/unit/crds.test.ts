@@ -18,7 +18,7 @@ import { convertSpec } from '../../operator/src/conversion/convert.ts';
 import type { JsonSchema } from '../../operator/src/crds/json-schema.ts';
 import { KINDS, type KindName } from '../../operator/src/resources/kinds.ts';
 import { ProviderConfigSchema } from '../../proxy/src/schema/gateway.ts';
-import { RoutingRuleSchema, VirtualKeySchema } from '../../proxy/src/schema/governance.ts';
+import { CustomerSchema, RoutingRuleSchema, TeamSchema, VirtualKeySchema } from '../../proxy/src/schema/governance.ts';
 import { WebhookEndpointSchema } from '../../proxy/src/schema/webhooks.ts';
 import { McpClientConfigSchema } from '../../proxy/src/schema/mcp.ts';
 import { SemanticCachePluginSchema } from '../../proxy/src/schema/cache.ts';
@@ -81,7 +81,7 @@ describe('generated files are committed', () => {
 });
 
 describe('the operator <-> proxy contract', () => {
-  test('six namespaced kinds in gateway.skybridge.dev (v1alpha1, and v1beta1 stored) with the agreed plurals', () => {
+  test('eight namespaced kinds in gateway.skybridge.dev (v1alpha1, and v1beta1 stored) with the agreed plurals', () => {
     const plurals = Object.fromEntries(generated.map((g) => [g.definition.kind, (g.crd as unknown as Crd).spec.names.plural]));
     assert.deepEqual(plurals, {
       Provider: 'providers',
@@ -90,6 +90,8 @@ describe('the operator <-> proxy contract', () => {
       Webhook: 'webhooks',
       MCPClient: 'mcpclients',
       CachePolicy: 'cachepolicies',
+      Team: 'teams',
+      Customer: 'customers',
     });
     for (const g of generated) {
       const crd = g.crd as unknown as Crd;
@@ -144,8 +146,11 @@ describe('the operator <-> proxy contract', () => {
     assert.deepEqual(Object.keys(SECRET_FIELDS).sort(), KINDS.map((k) => k.kind).sort());
   });
 
-  test('ids default to metadata.name: no required id, VirtualKey has none at all', () => {
-    assert.equal(specSchema('VirtualKey').properties?.id, undefined);
+  test('ids default to metadata.name: no required id; VirtualKey, Team and Customer have none at all (they are referenced by name)', () => {
+    for (const kind of ['VirtualKey', 'Team', 'Customer'] as const) {
+      assert.equal(specSchema(kind).properties?.id, undefined, kind);
+      assert.ok(!specSchema(kind).required?.includes('name'), `${kind}.name must be optional`);
+    }
     for (const [kind, field] of [['RoutingRule', 'id'], ['Webhook', 'name'], ['MCPClient', 'client_id'], ['Provider', 'name']] as const) {
       assert.ok(specSchema(kind).properties?.[field], `${kind}.${field}`);
       assert.ok(!specSchema(kind).required?.includes(field), `${kind}.${field} must be optional`);
@@ -207,6 +212,8 @@ describe('structural schemas', () => {
       Webhook: [],
       MCPClient: [],
       CachePolicy: [],
+      Team: ['claims', 'config', 'profile'],
+      Customer: [],
     });
   });
 
@@ -284,6 +291,18 @@ describe('CEL validation rules', () => {
       "CachePolicy spec: has(self.provider) == has(self.embedding_model)",
       'CachePolicy spec: has(self.provider) || self.dimension == 1',
       "CachePolicy spec.ttl: type(self) == string ? self.matches(r'^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$') : self >= 0",
+      'Team (root): size(self.metadata.name) <= 128',
+      'Team spec: !(has(self.budget) && has(self.budget_id))',
+      'Team spec: !(has(self.rateLimit) && has(self.rate_limit_id))',
+      'Team spec.rateLimit: has(self.token_max_limit) || has(self.request_max_limit)',
+      'Team spec.rateLimit: !has(self.token_max_limit) || has(self.token_reset_duration)',
+      'Team spec.rateLimit: !has(self.request_max_limit) || has(self.request_reset_duration)',
+      'Customer (root): size(self.metadata.name) <= 128',
+      'Customer spec: !(has(self.budget) && has(self.budget_id))',
+      'Customer spec: !(has(self.rateLimit) && has(self.rate_limit_id))',
+      'Customer spec.rateLimit: has(self.token_max_limit) || has(self.request_max_limit)',
+      'Customer spec.rateLimit: !has(self.token_max_limit) || has(self.token_reset_duration)',
+      'Customer spec.rateLimit: !has(self.request_max_limit) || has(self.request_reset_duration)',
     ]);
   });
 
@@ -440,6 +459,19 @@ describe('CEL rules accept and reject what they say', () => {
     assert.equal(violations('VirtualKey', base, 'k'.repeat(129)).length, 1);
   });
 
+  test('Team and Customer: inline budget xor budget_id, complete rate limits, a name that fits the id', () => {
+    for (const kind of ['Team', 'Customer'] as const) {
+      const owner = kind.toLowerCase();
+      assert.deepEqual(violations(kind, { budget: { max_limit: 10, reset_duration: '1d' }, rateLimit: { request_max_limit: 5, request_reset_duration: '1m' } }), []);
+      assert.deepEqual(violations(kind, { budget: { max_limit: 10, reset_duration: '1d' }, budget_id: 'b' }), [`spec: set budget (this ${owner}'s own) or budget_id, not both`]);
+      assert.deepEqual(violations(kind, { rateLimit: { request_max_limit: 5, request_reset_duration: '1m' }, rate_limit_id: 'r' }), [`spec: set rateLimit (this ${owner}'s own) or rate_limit_id, not both`]);
+      assert.deepEqual(violations(kind, { rateLimit: { token_max_limit: 1000 } }), ['spec.rateLimit: token_reset_duration is required with token_max_limit']);
+      assert.deepEqual(violations(kind, { rateLimit: {} }), ['spec.rateLimit: needs token_max_limit or request_max_limit']);
+      assert.deepEqual(violations(kind, {}, 'n'.repeat(129)), [`(root): metadata.name is the ${owner} id: at most 128 characters`]);
+    }
+    assert.deepEqual(violations('Team', { customer_id: 'acme', profile: { anything: ['goes'] } }), []);
+  });
+
   test('MCPClient: each connection type has its connection settings; a header is set once', () => {
     assert.deepEqual(violations('MCPClient', { connection_type: 'http', connection_string: 'https://mcp.example.com' }), []);
     assert.deepEqual(violations('MCPClient', { connection_type: 'http', http_config: { url: 'https://mcp.example.com' } }), []);
@@ -556,6 +588,9 @@ function fieldPaths(s: JsonSchema, path = '', out = new Set<string>()): Set<stri
 const plain = (s: unknown): JsonSchema => JSON.parse(JSON.stringify(s)) as JsonSchema;
 const difference = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x)).sort();
 
+/** A resource's own budget and rate limit, without the fields the reference gateway reports. */
+const INLINE_LIMITS = ['budget', 'budget.max_limit', 'budget.reset_duration', 'budget.calendar_aligned', 'rateLimit', 'rateLimit.token_max_limit', 'rateLimit.token_reset_duration', 'rateLimit.request_max_limit', 'rateLimit.request_reset_duration'];
+
 const CLOUD_CREDENTIALS = [
   'keys[].bedrock_key_config.access_key',
   'keys[].bedrock_key_config.secret_key',
@@ -575,9 +610,11 @@ describe('each spec is the proxy resource with only the contract changes', () =>
       kind: 'VirtualKey',
       proxy: plain(VirtualKeySchema),
       removed: ['id', 'value'],
-      added: ['valueFrom', 'valueFrom.secretKeyRef', 'valueFrom.secretKeyRef.key', 'valueFrom.secretKeyRef.name', 'budget', 'budget.max_limit', 'budget.reset_duration', 'budget.calendar_aligned', 'rateLimit', 'rateLimit.token_max_limit', 'rateLimit.token_reset_duration', 'rateLimit.request_max_limit', 'rateLimit.request_reset_duration'],
+      added: ['valueFrom', 'valueFrom.secretKeyRef', 'valueFrom.secretKeyRef.key', 'valueFrom.secretKeyRef.name', ...INLINE_LIMITS],
     },
     { kind: 'RoutingRule', proxy: plain(RoutingRuleSchema), removed: ['created_at', 'updated_at'], added: [] },
+    { kind: 'Team', proxy: plain(TeamSchema), removed: ['id'], added: INLINE_LIMITS },
+    { kind: 'Customer', proxy: plain(CustomerSchema), removed: ['id'], added: INLINE_LIMITS },
     { kind: 'Webhook', proxy: plain(WebhookEndpointSchema), removed: ['secret'], added: ['secretFrom', 'secretFrom.secretKeyRef', 'secretFrom.secretKeyRef.key', 'secretFrom.secretKeyRef.name'] },
     { kind: 'MCPClient', proxy: plain(McpClientConfigSchema), removed: [], added: ['headersFrom', 'headersFrom.*.secretKeyRef', 'headersFrom.*.secretKeyRef.key', 'headersFrom.*.secretKeyRef.name'] },
     { kind: 'CachePolicy', proxy: plain(SemanticCachePluginSchema), rename: (p) => p.replace(/^config\./, ''), removed: ['name', 'config'], added: [] },

@@ -132,6 +132,18 @@ test('a Provider whose InferencePool gives a replica no server is Degraded; one 
   assert.equal(health(provider([])).status, 'Healthy');
 });
 
+test('a Team served by every live replica is Healthy; a VirtualKey whose Team is gone is Degraded, naming the Team', () => {
+  const served = { kind: 'Team', count: { live: 2, implementing: 2, serving: 2, waiting: [] } };
+  const team = { apiVersion: 'gateway.skybridge.dev/v1alpha1', kind: 'Team', metadata: { name: 'ml', namespace: 'skybridge', generation: 1 }, spec: {}, status: nextStatus(undefined, desiredConditions(VALID, RENDERED, served), 1, now) };
+  assert.deepEqual(health(team), { status: 'Healthy', message: 'Served by all 2 proxy replicas.' });
+  const propagating = { ...team, status: nextStatus(undefined, desiredConditions(VALID, RENDERED, { ...served, count: { ...served.count, serving: 1, waiting: ['proxy-1'] } }), 1, now) };
+  assert.equal(health(propagating).status, 'Progressing');
+  const orphan = recorded(2, 2, { accepted: false, reason: 'ReferenceNotFound', message: "spec.team_id: Team 'ml' is not in the rendered configuration: no Team named 'ml' exists in the watched namespaces" });
+  const h = health(orphan);
+  assert.equal(h.status, 'Degraded');
+  assert.match(h.message, /^ReferenceNotFound: spec\.team_id: Team 'ml' is not in the rendered configuration/);
+});
+
 test('health.yaml ships the same script for every kind, under the key Argo CD looks up', () => {
   const doc = parse(readFileSync(`${ROOT}deploy/argocd/health.yaml`, 'utf8')) as { data: Record<string, string> };
   assert.deepEqual(Object.keys(doc.data).sort(), KINDS.map((k) => `resource.customizations.health.gateway.skybridge.dev_${k.kind}`).sort());

@@ -168,7 +168,7 @@ test('examples/kubernetes/ (every kind) is accepted as a whole and renders every
   const d = desiredState(resources, lookup);
   assert.equal(d.verdicts.size, resources.length);
   for (const [ref, v] of d.verdicts) assert.equal(v.accepted, true, `${ref}: ${v.message}`);
-  assert.deepEqual(Object.keys(d.input.managed).sort(), ['budgets', 'mcp_clients', 'plugins', 'providers', 'rate_limits', 'routing_rules', 'virtual_keys', 'webhooks']);
+  assert.deepEqual(Object.keys(d.input.managed).sort(), ['budgets', 'customers', 'mcp_clients', 'plugins', 'providers', 'rate_limits', 'routing_rules', 'teams', 'virtual_keys', 'webhooks']);
 });
 
 test('an env. string in a CR is refused naming the field, and an empty Secret value is named', () => {

@@ -113,15 +113,15 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/* Plurals of the gateway.skybridge.dev kinds (operator/src/resources/kinds.ts; helm.test.ts checks they agree). */}}
 {{- define "skybridge.crPlurals" -}}
-providers,virtualkeys,routingrules,webhooks,mcpclients,cachepolicies
+providers,virtualkeys,routingrules,webhooks,mcpclients,cachepolicies,teams,customers
 {{- end -}}
 
 {{- define "skybridge.operatorCrRules" -}}
 - apiGroups: [gateway.skybridge.dev]
-  resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies]
+  resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies, teams, customers]
   verbs: [get, list, watch]
 - apiGroups: [gateway.skybridge.dev]
-  resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status]
+  resources: [providers/status, virtualkeys/status, routingrules/status, webhooks/status, mcpclients/status, cachepolicies/status, teams/status, customers/status]
   verbs: [get, patch, update]
 # get: an Event is named after its problem, so a new leader finds the series instead of adding one.
 - apiGroups: [events.k8s.io]

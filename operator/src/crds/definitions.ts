@@ -1,7 +1,7 @@
 // Per kind: the CEL rules the spec states (and that CEL can say), printer columns, bounds for the
 // few fields longer than the default, and list semantics. Names, group and version come from the
 // operator's own kind table, so the CRDs and the controller cannot disagree on them.
-import { VirtualKeySchema, RoutingRuleSchema, WEIGHT_TOLERANCE, RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/contract.ts';
+import { VirtualKeySchema, RoutingRuleSchema, TeamSchema, CustomerSchema, WEIGHT_TOLERANCE, RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from '../../../proxy/src/contract.ts';
 import { KINDS, type KindName } from '../resources/kinds.ts';
 import { celString, type Bounds, type CelRule } from './structural.ts';
 import { PROVIDER_NAME_PATTERN } from './specs.ts';
@@ -37,6 +37,8 @@ const SHORT_NAMES: Record<KindName, string[]> = {
   Webhook: ['sbwebhook'],
   MCPClient: ['mcpc'],
   CachePolicy: ['sbcache'],
+  Team: ['sbteam'],
+  Customer: ['sbcustomer'],
 };
 
 const has = (field: string) => `has(self.${field})`;
@@ -53,6 +55,19 @@ const nameFits = (idField: string | undefined, max: number, what: string): CelRu
 });
 
 const sum = 'self.targets.map(t, t.weight).sum()';
+
+/** An inline budget or rate limit is the resource's own: not beside a reference to another. */
+const inlineLimitRules = (owner: string): CelRule[] => [
+  notBoth('budget', 'budget_id', `set budget (${owner}'s own) or budget_id, not both`),
+  notBoth('rateLimit', 'rate_limit_id', `set rateLimit (${owner}'s own) or rate_limit_id, not both`),
+];
+
+/** The proxy's rate-limit checks (config/governance-rules.ts) on an inline `rateLimit`. */
+const RATE_LIMIT_RULES: CelRule[] = [
+  { rule: `${has('token_max_limit')} || ${has('request_max_limit')}`, message: 'needs token_max_limit or request_max_limit', reason: 'FieldValueRequired' },
+  { rule: ifSet('token_max_limit', has('token_reset_duration')), message: 'token_reset_duration is required with token_max_limit', fieldPath: '.token_reset_duration', reason: 'FieldValueRequired' },
+  { rule: ifSet('request_max_limit', has('request_reset_duration')), message: 'request_reset_duration is required with request_max_limit', fieldPath: '.request_reset_duration', reason: 'FieldValueRequired' },
+];
 
 /**
  * On a header value: `env.<KEY>` would resolve against the rendered Secret, which holds every
@@ -108,15 +123,10 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
     rootRules: [nameFits(undefined, maxLengthOf(VirtualKeySchema, 'id'), 'virtual key id')],
     rules: {
       '': [
-        notBoth('budget', 'budget_id', 'set budget (this key\'s own) or budget_id, not both'),
-        notBoth('rateLimit', 'rate_limit_id', 'set rateLimit (this key\'s own) or rate_limit_id, not both'),
+        ...inlineLimitRules('this key'),
         notBoth('team_id', 'customer_id', 'a virtual key belongs to a team or a customer, not both (the team names its customer)'),
       ],
-      rateLimit: [
-        { rule: `${has('token_max_limit')} || ${has('request_max_limit')}`, message: 'needs token_max_limit or request_max_limit', reason: 'FieldValueRequired' },
-        { rule: ifSet('token_max_limit', has('token_reset_duration')), message: 'token_reset_duration is required with token_max_limit', fieldPath: '.token_reset_duration', reason: 'FieldValueRequired' },
-        { rule: ifSet('request_max_limit', has('request_reset_duration')), message: 'request_reset_duration is required with request_max_limit', fieldPath: '.request_reset_duration', reason: 'FieldValueRequired' },
-      ],
+      rateLimit: RATE_LIMIT_RULES,
     },
     boundsAt: {},
     extensionsAt: {},
@@ -242,6 +252,29 @@ const DEFINITIONS: Record<KindName, Omit<KindDefinition, 'kind' | 'plural' | 'si
       { name: 'Model', type: 'string', jsonPath: '.spec.embedding_model' },
       { name: 'Dimension', type: 'integer', jsonPath: '.spec.dimension' },
       { name: 'TTL', type: 'string', jsonPath: '.spec.ttl', priority: 1 },
+    ],
+  },
+  Team: {
+    rootRules: [nameFits(undefined, maxLengthOf(TeamSchema, 'id'), 'team id')],
+    rules: { '': inlineLimitRules('this team'), rateLimit: RATE_LIMIT_RULES },
+    boundsAt: {},
+    extensionsAt: {},
+    columns: [
+      { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
+      { name: 'Customer', type: 'string', jsonPath: '.spec.customer_id', description: 'The Customer it belongs to.' },
+      { name: 'Budget', type: 'number', jsonPath: '.spec.budget.max_limit', description: 'USD per window.' },
+      { name: 'Window', type: 'string', jsonPath: '.spec.budget.reset_duration', priority: 1 },
+    ],
+  },
+  Customer: {
+    rootRules: [nameFits(undefined, maxLengthOf(CustomerSchema, 'id'), 'customer id')],
+    rules: { '': inlineLimitRules('this customer'), rateLimit: RATE_LIMIT_RULES },
+    boundsAt: {},
+    extensionsAt: {},
+    columns: [
+      { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
+      { name: 'Budget', type: 'number', jsonPath: '.spec.budget.max_limit', description: 'USD per window.' },
+      { name: 'Window', type: 'string', jsonPath: '.spec.budget.reset_duration', priority: 1 },
     ],
   },
 };

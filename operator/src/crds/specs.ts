@@ -3,7 +3,7 @@
 // Secret key, ids default to metadata.name, inline budgets and rate limits on virtual keys. Plain
 // JSON Schema, still valid for ajv; structural.ts turns it into the CRD's OpenAPI schema.
 import { Type } from '@sinclair/typebox';
-import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, RoutingFallbackObjectSchema, RoutingRuleSchema, VirtualKeySchema, WebhookEndpointSchema, McpClientConfigSchema, SemanticCacheConfigSchema, SemanticCachePluginSchema } from '../../../proxy/src/contract.ts';
+import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, CustomerSchema, RateLimitSchema, RoutingFallbackObjectSchema, RoutingRuleSchema, TeamSchema, VirtualKeySchema, WebhookEndpointSchema, McpClientConfigSchema, SemanticCacheConfigSchema, SemanticCachePluginSchema } from '../../../proxy/src/contract.ts';
 import { addProperties, clone, mapValues, nodeAt, omit, optional, replace, type JsonSchema } from './json-schema.ts';
 
 /** A key of a Secret in the custom resource's own namespace (core/v1 SecretKeySelector without `optional`). */
@@ -36,6 +36,8 @@ export const SECRET_FIELDS = {
   Webhook: [{ spec: 'secretFrom', config: 'secret' }],
   MCPClient: [{ spec: 'headersFrom.*', config: 'headers.*' }],
   CachePolicy: [],
+  Team: [],
+  Customer: [],
 } as const satisfies Record<string, readonly SecretField[]>;
 
 /** The pattern of provider names (the keys of config.json `providers`). */
@@ -75,14 +77,51 @@ export function virtualKeySpec(): JsonSchema {
   omit(s, '', ['id', 'value']);
   optional(s, '', ['name']);
   nodeAt(s, 'name').description = 'Display name; default metadata.name.';
+  nodeAt(s, 'team_id').description = "The Team this key belongs to (its metadata.name): the team's budget and rate limit, and its customer's, apply to the key too. A Team that is missing or refused keeps the key out of service.";
+  nodeAt(s, 'customer_id').description = "The Customer this key belongs to directly (its metadata.name), for a key in no team. A Customer that is missing or refused keeps the key out of service.";
+  addProperties(s, '', { valueFrom: { ...valueFrom(), description: 'The key callers send (x-bf-vk), from a Secret key.' }, ...inlineLimitSchemas('This key', 'vk') }, ['valueFrom']);
+  return s;
+}
+
+/** `budget` and `rateLimit`: a resource's own limits, rendered as governance budget and rate limit `<prefix>-<name>`. */
+function inlineLimitSchemas(owner: string, prefix: string): { budget: JsonSchema; rateLimit: JsonSchema } {
   const budget = clone(BudgetSchema);
   omit(budget, '', BUDGET_STATUS_FIELDS);
-  budget.description = "This key's own budget (rendered as governance.budgets id vk-<name>); instead of budget_id.";
+  budget.description = `${owner}'s own budget (rendered as governance.budgets id ${prefix}-<name>); instead of budget_id.`;
   const rateLimit = clone(RateLimitSchema);
   omit(rateLimit, '', RATE_LIMIT_STATUS_FIELDS);
-  rateLimit.description = "This key's own rate limit (rendered as governance.rate_limits id vk-<name>); instead of rate_limit_id.";
-  addProperties(s, '', { valueFrom: { ...valueFrom(), description: 'The key callers send (x-bf-vk), from a Secret key.' }, budget, rateLimit }, ['valueFrom']);
+  rateLimit.description = `${owner}'s own rate limit (rendered as governance.rate_limits id ${prefix}-<name>); instead of rate_limit_id.`;
+  return { budget, rateLimit };
+}
+
+export function teamSpec(): JsonSchema {
+  const s = clone(TeamSchema);
+  s.description = 'A team of config.json `governance.teams` (its id is metadata.name): virtual keys join it with team_id, routing rules scope to it.';
+  omit(s, '', ['id']);
+  optional(s, '', ['name']);
+  nodeAt(s, 'name').description = 'Display name, unique among teams; default metadata.name.';
+  nodeAt(s, 'customer_id').description = 'The Customer this team belongs to (its metadata.name): its budget and rate limit apply to the team\'s keys too.';
+  for (const f of ['profile', 'config', 'claims']) nodeAt(s, f).description = 'Free-form, kept as given (shown by /api/governance/teams); the gateway does not act on it.';
+  addProperties(s, '', inlineLimitSchemas('This team', 'team'));
+  describeSharedLimits(s);
   return s;
+}
+
+export function customerSpec(): JsonSchema {
+  const s = clone(CustomerSchema);
+  s.description = 'A customer of config.json `governance.customers` (its id is metadata.name): teams belong to it with customer_id, virtual keys directly with customer_id.';
+  omit(s, '', ['id']);
+  optional(s, '', ['name']);
+  nodeAt(s, 'name').description = 'Display name, unique among customers; default metadata.name.';
+  addProperties(s, '', inlineLimitSchemas('This customer', 'customer'));
+  describeSharedLimits(s);
+  return s;
+}
+
+/** budget_id / rate_limit_id of a team or customer: in Kubernetes, only resources' inline limits exist to name. */
+function describeSharedLimits(s: JsonSchema): void {
+  nodeAt(s, 'budget_id').description = 'A budget another resource renders (vk-, team- or customer-<name>), to share it; instead of budget.';
+  nodeAt(s, 'rate_limit_id').description = 'A rate limit another resource renders (vk-, team- or customer-<name>), to share it; instead of rateLimit.';
 }
 
 export function routingRuleSpec(): JsonSchema {
@@ -92,6 +131,7 @@ export function routingRuleSpec(): JsonSchema {
   optional(s, '', ['name']);
   nodeAt(s, 'id').description = 'Rule id; default metadata.name.';
   nodeAt(s, 'name').description = 'Unique within the scope; default metadata.name.';
+  nodeAt(s, 'scope_id').description = 'What the rule is scoped to: the metadata.name of the VirtualKey, Team or Customer; absent or null for global scope.';
   // A fallback is `provider/model` or an object; the object form says the same and can be typed.
   const fallback = clone(RoutingFallbackObjectSchema);
   fallback.description = "A fallback target; the config.json string form 'openai/gpt-4o' is {provider: openai, model: gpt-4o} ('openai/' keeps the model: {provider: openai}).";
@@ -150,5 +190,7 @@ export function crSpecs(): Record<keyof typeof SECRET_FIELDS, JsonSchema> {
     Webhook: webhookSpec(),
     MCPClient: mcpClientSpec(),
     CachePolicy: cachePolicySpec(),
+    Team: teamSpec(),
+    Customer: customerSpec(),
   };
 }

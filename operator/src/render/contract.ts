@@ -41,7 +41,9 @@ export type ManagedSection =
   | 'routing_rules'
   | 'plugins'
   | 'webhooks'
-  | 'mcp_clients';
+  | 'mcp_clients'
+  | 'teams'
+  | 'customers';
 
 /**
  * index.json as the operator writes it: the proxy's shape (schema/config-index.ts), with `managed`

@@ -42,6 +42,8 @@ export const PLACEMENT: Readonly<Record<ManagedSection, Placement>> = {
   plugins: { path: ['plugins'] },
   webhooks: { path: ['webhooks'] },
   mcp_clients: { path: ['mcp', 'client_configs'] },
+  teams: { path: ['governance', 'teams'] },
+  customers: { path: ['governance', 'customers'] },
 };
 
 const byId = (a: SourcedFragment, b: SourcedFragment) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

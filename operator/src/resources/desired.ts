@@ -94,7 +94,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
         unattributed.push(`${e.path}: ${e.message}`);
         continue;
       }
-      const message = friendly(e.message, env);
+      const message = groupReference(owner.source, owner.specPath, e.message, live) ?? friendly(e.message, env);
       const path = message === EMPTY_SECRET ? referencePath(owner.specPath) : owner.specPath;
       blamed.set(owner.source, [...(blamed.get(owner.source) ?? []), { path, message }]);
     }
@@ -108,13 +108,13 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
         degraded.set(ref, [...(degraded.get(ref) ?? []), ...inSpec]);
       } else {
         accepted.delete(ref);
-        reject(ref, { reason: errs.every((e) => PROVIDER_CONFIG.test(e.path)) ? 'ReferenceNotFound' : 'InvalidSpec', message: describeErrors([...(degraded.get(ref) ?? []), ...inSpec]) });
+        reject(ref, { reason: errs.every(isReferenceError) ? 'ReferenceNotFound' : 'InvalidSpec', message: describeErrors([...(degraded.get(ref) ?? []), ...inSpec]) });
       }
       changed = true;
     }
     // The document is valid; what it cannot say: a rule must only send traffic where it can go.
     if (!changed) {
-      for (const [ref, errs] of ruleReferences(accepted, built.document)) {
+      for (const [ref, errs] of ruleReferences(accepted, built.document, live)) {
         accepted.delete(ref);
         reject(ref, { reason: 'ReferenceNotFound', message: `${describeErrors(errs)} (the rule is left out of the rendered configuration until it exists)` });
         changed = true;
@@ -144,6 +144,33 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
 }
 
 const PROVIDER_CONFIG = /^provider_configs\[(\d+)\]/;
+
+/** The proxy's words for a team_id / customer_id naming nothing (config/governance-rules.ts). */
+const GROUP_ID = /^no (team|customer) with id '(.*)'$/;
+const GROUP_FIELDS = new Set(['team_id', 'customer_id']);
+/** What groupReference says: the reference names a Team or Customer that is not served. */
+const MISSING_GROUP = / is not in the rendered configuration: /;
+
+/** A problem of what the resource points at, not of the resource itself: fixed elsewhere. */
+const isReferenceError = (e: FieldError): boolean => PROVIDER_CONFIG.test(e.path) || (GROUP_FIELDS.has(e.path) && MISSING_GROUP.test(e.message));
+
+/**
+ * Why a Team or Customer that a resource names is not served, by name: one that does not exist in
+ * any watched namespace, or one that exists but is refused (its own status says why).
+ */
+function missingGroup(kind: 'Team' | 'Customer', id: string, live: readonly CustomResource[]): string {
+  const found = live.filter((r) => r.kind === kind && r.metadata.name === id).map((r) => `${r.metadata.namespace}/${r.metadata.name}`);
+  const why = found.length ? `${kind} ${found.join(', ')} is not accepted (see its status)` : `no ${kind} named '${id}' exists in the watched namespaces`;
+  return `${kind} '${id}' is not in the rendered configuration: ${why}`;
+}
+
+/** A team_id / customer_id the whole-document check found unresolved, said in terms of the kinds. */
+function groupReference(source: string, specPath: string, message: string, live: readonly CustomResource[]): string | undefined {
+  const m = GROUP_FIELDS.has(specPath) ? GROUP_ID.exec(message) : null;
+  if (!m) return undefined;
+  const what = source.startsWith('Team ') ? 'this team and the keys in it are' : 'this key is';
+  return `${missingGroup(m[1] === 'team' ? 'Team' : 'Customer', m[2], live)}; until it is, ${what} left out of the rendered configuration (callers are refused, never served without its limits)`;
+}
 
 /** tooLargeAlone depends on the translation and the limits only: once per kept translation. */
 const aloneChecked = new WeakMap<Translation, { limits: SizeLimits; result: Rejection | undefined }>();
@@ -184,11 +211,12 @@ function specProviderConfigPath(t: Translation, e: FieldError): FieldError {
   return { ...e, path: `provider_configs[${t.providerConfigIndex[Number(m[1])]}]${e.path.slice(m[0].length)}` };
 }
 
-/** Routing rules naming a provider no Provider defines, or scoped to a virtual key that does not exist. */
-function ruleReferences(accepted: ReadonlyMap<string, Translation>, document: Record<string, unknown>): Map<string, FieldError[]> {
+/** Routing rules naming a provider no Provider defines, or scoped to a virtual key, team or customer that is not served. */
+function ruleReferences(accepted: ReadonlyMap<string, Translation>, document: Record<string, unknown>, live: readonly CustomResource[]): Map<string, FieldError[]> {
   const providers = new Set(Object.keys((document.providers ?? {}) as object));
-  const governance = (document.governance ?? {}) as { virtual_keys?: { id: string }[] };
+  const governance = (document.governance ?? {}) as { virtual_keys?: { id: string }[]; teams?: { id: string }[]; customers?: { id: string }[] };
   const vks = new Set((governance.virtual_keys ?? []).map((v) => v.id));
+  const groups = { team: new Set((governance.teams ?? []).map((t) => t.id)), customer: new Set((governance.customers ?? []).map((c) => c.id)) };
   const out = new Map<string, FieldError[]>();
   for (const [ref, t] of accepted) {
     for (const f of t.fragments) {
@@ -202,6 +230,9 @@ function ruleReferences(accepted: ReadonlyMap<string, Translation>, document: Re
       (rule.fallbacks ?? []).forEach((x, i) => needProvider(`fallbacks[${i}]${typeof x === 'string' ? '' : '.provider'}`, typeof x === 'string' ? x.split('/')[0] : x?.provider));
       if (rule.scope === 'virtual_key' && typeof rule.scope_id === 'string' && !vks.has(rule.scope_id)) {
         errs.push({ path: 'scope_id', message: `virtual key '${rule.scope_id}' is not defined by any accepted VirtualKey` });
+      }
+      if ((rule.scope === 'team' || rule.scope === 'customer') && typeof rule.scope_id === 'string' && !groups[rule.scope].has(rule.scope_id)) {
+        errs.push({ path: 'scope_id', message: missingGroup(rule.scope === 'team' ? 'Team' : 'Customer', rule.scope_id, live) });
       }
       if (errs.length) out.set(ref, errs);
     }

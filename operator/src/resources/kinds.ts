@@ -15,7 +15,7 @@ export const STORAGE_API_VERSION = `${GROUP}/${STORAGE_VERSION}`;
 export const VERSIONS = [VERSION, STORAGE_VERSION] as const;
 export type ApiVersionName = (typeof VERSIONS)[number];
 
-export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy';
+export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy' | 'Team' | 'Customer';
 
 export interface KindInfo {
   kind: KindName;
@@ -31,6 +31,8 @@ export const KINDS: readonly KindInfo[] = [
   { kind: 'Webhook', plural: 'webhooks', section: 'webhooks' },
   { kind: 'MCPClient', plural: 'mcpclients', section: 'mcp_clients' },
   { kind: 'CachePolicy', plural: 'cachepolicies', section: 'plugins' },
+  { kind: 'Team', plural: 'teams', section: 'teams' },
+  { kind: 'Customer', plural: 'customers', section: 'customers' },
 ];
 
 export const kindInfo = (kind: KindName): KindInfo => KINDS.find((k) => k.kind === kind) as KindInfo;

@@ -2,11 +2,13 @@
 // proxy's schemas. Secret material is replaced by `env.<KEY>` references and collected separately
 // (it goes to the Secret, never to a ConfigMap). Pure: the Secrets are passed in.
 import { Buffer } from 'node:buffer';
-import { GatewayConfigSchema, ProviderConfigSchema, BudgetSchema, RateLimitSchema, VirtualKeySchema, validator, type FieldError, validateRuleForWrite, resolvesEnvRef } from '../../../proxy/src/contract.ts';
+import { GatewayConfigSchema, ProviderConfigSchema, VirtualKeySchema, validator, type FieldError, validateRuleForWrite, resolvesEnvRef } from '../../../proxy/src/contract.ts';
 import { secretKeyName } from '../render/contract.ts';
 import { PLACEMENT } from '../render/document.ts';
 import { crRef, kindInfo, type CustomResource, type Fragment } from './kinds.ts';
 import { translateExtension } from './extensions.ts';
+import { inlineLimits } from './inline-limits.ts';
+import { translateGroup } from './teams.ts';
 import { KEY_CONFIG_CREDENTIALS } from '../crds/specs.ts';
 
 /** Data of the Secrets the CRs may reference, base64 as the API returns it. */
@@ -40,8 +42,6 @@ export const isRejection = (r: Translation | Rejection): r is Rejection => 'reas
 
 const checkProvider = validator(ProviderConfigSchema);
 const checkVirtualKey = validator(VirtualKeySchema);
-const checkBudget = validator(BudgetSchema);
-const checkRateLimit = validator(RateLimitSchema);
 
 /** The pattern of config.json `providers` keys, from the proxy's schema. */
 export const PROVIDER_NAME_PATTERN = new RegExp(Object.keys((GatewayConfigSchema.properties.providers as { patternProperties: Record<string, unknown> }).patternProperties)[0]);
@@ -64,6 +64,12 @@ export function translate(cr: CustomResource, secrets: SecretLookup): Translatio
     case 'RoutingRule':
       fragments = routingRule(cr, spec);
       break;
+    case 'Team':
+    case 'Customer': {
+      const group = translateGroup(cr.kind, cr, spec);
+      fragments = 'errors' in group ? invalid(group.errors) : group.fragments;
+      break;
+    }
     default: {
       const ext = translateExtension(cr, spec, (at, ref, field) => refs.use(at, ref, field));
       fragments = 'errors' in ext ? invalid(ext.errors) : ext.fragments;
@@ -170,36 +176,20 @@ function provider(cr: CustomResource, spec: Record<string, unknown>, refs: Secre
 
 function virtualKey(cr: CustomResource, spec: Record<string, unknown>, refs: SecretRefs): Fragment[] | Rejection {
   const id = cr.metadata.name;
-  const { valueFrom, budget, rateLimit, ...rest } = spec;
+  const { valueFrom, budget: _budget, rateLimit: _rateLimit, ...rest } = spec;
   const errors: FieldError[] = [];
   if (rest.id !== undefined && rest.id !== id) errors.push({ path: 'id', message: `a VirtualKey's id is its metadata.name ('${id}'); remove spec.id` });
   if (rest.value !== undefined) errors.push({ path: 'value', message: 'secret material is never a field: use valueFrom.secretKeyRef' });
   if (valueFrom === undefined && rest.value === undefined) errors.push({ path: 'valueFrom', message: 'is required (valueFrom.secretKeyRef names the Secret key holding the virtual key)' });
-  const vk: Record<string, unknown> = { ...rest, id, name: rest.name ?? id };
+  const limits = inlineLimits(spec, `vk-${id}`, "the key's");
+  errors.push(...limits.errors);
+  const vk: Record<string, unknown> = { ...rest, id, name: rest.name ?? id, ...limits.ids };
   if (valueFrom !== undefined) vk.value = refs.use('valueFrom', valueFrom, 'value');
-  const fragments: Fragment[] = [];
-  const limitId = `vk-${id}`;
-  if (budget !== undefined) {
-    if (rest.budget_id !== undefined) errors.push({ path: 'budget_id', message: 'cannot be combined with spec.budget (the inline budget is the key\'s budget)' });
-    const b = isObject(budget) ? { ...budget, id: limitId } : budget;
-    const checked = checkBudget(b);
-    if (Array.isArray(checked)) errors.push(...prefixed('budget', checked));
-    else fragments.push({ section: 'budgets', id: limitId, value: b as Record<string, unknown>, specPath: 'budget' });
-    vk.budget_id = limitId;
-  }
-  if (rateLimit !== undefined) {
-    if (rest.rate_limit_id !== undefined) errors.push({ path: 'rate_limit_id', message: 'cannot be combined with spec.rateLimit (the inline rate limit is the key\'s)' });
-    const r = isObject(rateLimit) ? { ...rateLimit, id: limitId } : rateLimit;
-    const checked = checkRateLimit(r);
-    if (Array.isArray(checked)) errors.push(...prefixed('rateLimit', checked));
-    else fragments.push({ section: 'rate_limits', id: limitId, value: r as Record<string, unknown>, specPath: 'rateLimit' });
-    vk.rate_limit_id = limitId;
-  }
   const checked = checkVirtualKey(vk);
   if (Array.isArray(checked)) errors.push(...checked.filter((e) => !(valueFrom === undefined && e.path === 'value')));
   errors.push(...refs.errors);
   if (errors.length) return invalid(errors);
-  return [{ section: 'virtual_keys', id, value: vk }, ...fragments];
+  return [{ section: 'virtual_keys', id, value: vk }, ...limits.fragments];
 }
 
 function routingRule(cr: CustomResource, spec: Record<string, unknown>): Fragment[] | Rejection {
@@ -269,9 +259,6 @@ export function describeErrors(errors: FieldError[]): string {
 }
 
 const specPath = (path: string): string => (path === '(root)' || path === '' ? 'spec' : path.startsWith('[') ? `spec${path}` : `spec.${path}`);
-
-const prefixed = (prefix: string, errors: FieldError[]): FieldError[] =>
-  errors.map((e) => ({ path: e.path === '(root)' ? prefix : `${prefix}.${e.path}`, message: e.message }));
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -43,6 +43,8 @@ const PLURALS: Readonly<Record<string, string>> = {
   Webhook: 'webhooks',
   MCPClient: 'mcpclients',
   CachePolicy: 'cachepolicies',
+  Team: 'teams',
+  Customer: 'customers',
 };
 
 /** `VirtualKey team-a/checkout` → `kubectl edit virtualkeys.gateway.skybridge.dev checkout -n team-a`. */

@@ -9,7 +9,7 @@ export const SERVED_REPORT_SELECTOR = `${SERVED_REPORT_LABEL}=true`;
 export const SERVED_ANNOTATION = 'skybridge.dev/served';
 
 /** Sections of the rendered document this proxy build acts on (index.json `managed` names). */
-export const IMPLEMENTED_SECTIONS = ['providers', 'virtual_keys', 'budgets', 'rate_limits', 'routing_rules', 'plugins', 'mcp_clients', 'webhooks'] as const;
+export const IMPLEMENTED_SECTIONS = ['providers', 'virtual_keys', 'budgets', 'rate_limits', 'routing_rules', 'plugins', 'mcp_clients', 'webhooks', 'teams', 'customers'] as const;
 
 export type ServedMcpState = 'connecting' | 'connected' | 'disconnected' | 'error';
 
