@@ -52,6 +52,7 @@ import { realtimeSecretRoutes } from './endpoints/realtime-secrets.ts';
 import { RESPONSES_SOCKET_PATHS, responsesSockets } from './realtime/responses-socket.ts';
 import { SessionCap } from './realtime/session-cap.ts';
 import { callsFront } from './realtime/calls.ts';
+import { LOCAL_CALLS, RedisCallDirectory } from './realtime/call-directory.ts';
 import { RealtimeRegistry } from './realtime/registry.ts';
 import { warnIfOpen } from './api/auth.ts';
 import { buildRoutes, NATIVE_ROUTES } from './routes.ts';
@@ -126,7 +127,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const tracing = new TracingService(process.env);
   // Before the first snapshot is compiled: a provider naming an InferencePool gets its endpoints from here.
   startPoolDiscovery();
-  const { service, counters, revocations, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
+  const { service, counters, revocations, redis: sharedRedis, close: closeState } = await openState(loaded, opts.appDir, kube !== undefined, seedFrom, dependencies);
   if (!kube && service.store.kind === 'memory') log.warn('no --app-dir (and no redis): configuration changes made through /api or the dashboard live in memory only and are lost on restart; pass --app-dir DIR to keep them in DIR/config.store.json');
   const holder = service.holder;
   const catalog = new ModelCatalog();
@@ -246,7 +247,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   const sessionCap = new SessionCap();
   // Open and recently ended realtime sessions of both transports, for /api and the dashboard.
   const realtimeSessions = new RealtimeRegistry((event, session) => events.realtimeSession(event, session));
-  const rtcCalls = callsFront({ services, cap: sessionCap, registry: realtimeSessions });
+  // A hangup may reach any replica: with a shared Redis the one holding the call is told.
+  const callDirectory = sharedRedis ? new RedisCallDirectory(sharedRedis.conn, sharedRedis.prefix) : LOCAL_CALLS;
+  const rtcCalls = callsFront({ services, cap: sessionCap, registry: realtimeSessions, directory: callDirectory });
   Object.assign(routes, rtcCalls.routes);
   patterns.push(...rtcCalls.patterns);
   const asyncSet = asyncRoutes(jobs);
@@ -295,6 +298,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     vaultSecrets.stop();
     await Promise.allSettled([
       servedReport?.stop(),
+      callDirectory.close(),
       stopPoolDiscovery(),
       services.close(),
       cache && stopResponseCache(cache, holder.current().config),

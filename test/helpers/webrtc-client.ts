@@ -9,6 +9,8 @@ import nodeDataChannel, { type DataChannel, type PeerConnection, type Track } fr
 const peers = new Set<ClientPeer>();
 
 export const OPUS_PT = 111;
+/** An Opus packet of silence (TOC 0xf8: CELT fullband 20 ms, one frame). */
+const OPUS_SILENCE = Buffer.from([0xf8, 0xff, 0xfe]);
 
 export interface RealtimeEvent {
   type: string;
@@ -22,6 +24,8 @@ export class ClientPeer {
   readonly events: RealtimeEvent[] = [];
   /** RTP packets received: their payload types and SSRCs. */
   readonly rtp: { pt: number; ssrc: number }[] = [];
+  /** Called with each RTP packet received, instead of keeping it in `rtp` (a benchmark's many packets). */
+  onRtp: ((packet: Buffer) => void) | undefined;
   readonly opened: Promise<void>;
   readonly closed: Promise<void>;
   readonly ssrc = randomInt(1, 2 ** 31);
@@ -37,7 +41,9 @@ export class ClientPeer {
       audio.addSSRC(this.ssrc, 'test-client', 'test-stream', 'mic');
       this.track = this.pc.addTrack(audio);
       this.track.onMessage((packet) => {
-        if (packet.length >= 12 && (packet[1] < 192 || packet[1] > 223)) this.rtp.push({ pt: packet[1] & 0x7f, ssrc: packet.readUInt32BE(8) });
+        if (packet.length < 12 || (packet[1] >= 192 && packet[1] <= 223)) return;
+        if (this.onRtp) this.onRtp(packet);
+        else this.rtp.push({ pt: packet[1] & 0x7f, ssrc: packet.readUInt32BE(8) });
       });
     }
     this.dc = this.pc.createDataChannel('oai-events');
@@ -71,8 +77,8 @@ export class ClientPeer {
     this.dc.sendMessage(JSON.stringify(event));
   }
 
-  /** `frames` Opus frames of 20 ms (silence), as a microphone would send them. */
-  sendAudio(frames: number): void {
+  /** `frames` Opus frames of 20 ms (silence unless `payload` is given), as a microphone would send them. */
+  sendAudio(frames: number, payload: Buffer = OPUS_SILENCE): void {
     for (let i = 0; i < frames; i++) {
       const header = Buffer.alloc(12);
       header[0] = 0x80;
@@ -80,7 +86,7 @@ export class ClientPeer {
       header.writeUInt16BE((this.#seq = (this.#seq + 1) & 0xffff), 2);
       header.writeUInt32BE((this.#ts = (this.#ts + 960) >>> 0), 4);
       header.writeUInt32BE(this.ssrc, 8);
-      this.track!.sendMessageBinary(Buffer.concat([header, Buffer.from([0xf8, 0xff, 0xfe])]));
+      this.track!.sendMessageBinary(Buffer.concat([header, payload]));
     }
   }
 

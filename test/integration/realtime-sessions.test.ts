@@ -5,14 +5,13 @@
 // request log record.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
-import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { WebSocket } from 'ws';
-import { Agent, fetch as undiciFetch } from 'undici';
-import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { fetch as undiciFetch, type Agent } from 'undici';
+import type { InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
-import { makeTestCa, type TestCa } from '../helpers/test-ca.ts';
+import type { TestCa } from '../helpers/test-ca.ts';
+import { startTlsGateway, type TlsGateway } from '../helpers/tls-gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import type { RealtimeSessionsAnswer, RealtimeSessionView } from '../../proxy/src/api/answers.ts';
 
@@ -21,31 +20,26 @@ const CENT_PER_TOKEN = [{ model_pattern: '*', match_type: 'wildcard', input_cost
 
 let mock: MockProvider;
 let gw: InProcessGateway;
+let tls: TlsGateway;
 let ca: TestCa;
 let agent: Agent;
 
 before(async () => {
-  ca = makeTestCa();
-  const files = ca.issue('gateway');
-  agent = new Agent({ connect: { ca: ca.pem } });
   mock = await startMockProvider();
-  gw = await startGateway(
-    {
-      providers: mockProviders(mock.url, { openai: { pricing_overrides: CENT_PER_TOKEN } }),
-      governance: {
-        teams: [{ id: 'voice-team', name: 'Voice' }],
-        virtual_keys: [{ id: 'rt-vk', name: 'rt-vk', value: VK, team_id: 'voice-team', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] }],
-      },
-      client: { enforce_auth_on_inference: true },
+  tls = await startTlsGateway({
+    providers: mockProviders(mock.url, { openai: { pricing_overrides: CENT_PER_TOKEN } }),
+    governance: {
+      teams: [{ id: 'voice-team', name: 'Voice' }],
+      virtual_keys: [{ id: 'rt-vk', name: 'rt-vk', value: VK, team_id: 'voice-team', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] }],
     },
-    { args: ['--tls-cert', files.cert, '--tls-key', files.key] },
-  );
+    client: { enforce_auth_on_inference: true },
+  });
+  ({ gw, ca, agent } = tls);
 });
 
 after(async () => {
-  await gw?.stop();
+  await tls?.stop();
   await mock?.close();
-  await agent?.close();
 });
 
 async function sessions(): Promise<RealtimeSessionsAnswer> {
@@ -71,8 +65,7 @@ describe('realtime sessions for the dashboard', () => {
     });
     await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
     try {
-      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: VK, maxRetries: 0 });
-      const rt = new OpenAIRealtimeWS({ model: 'openai/gpt-realtime', options: { ca: ca.pem } }, client);
+      const rt = tls.realtime(VK, 'openai/gpt-realtime');
       const seen: string[] = [];
       let usage: { input_tokens: number; output_tokens: number } | undefined;
       rt.on('event', (e) => {

@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { WebSocket } from 'ws';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { fetch as undiciFetch, type Agent } from 'undici';
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
+import { startTlsGateway, type TlsGateway } from '../helpers/tls-gateway.ts';
 import { eventually, patience } from '../helpers/patience.ts';
 import { mockProvider, mockProviders } from '../helpers/providers.ts';
-import { makeTestCa, type TestCa } from '../helpers/test-ca.ts';
+import type { TestCa } from '../helpers/test-ca.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 
 const VK = 'sk-bf-realtime-vk-0123456789';
@@ -25,6 +26,7 @@ const CENT_PER_TOKEN = [{ model_pattern: '*', match_type: 'wildcard', input_cost
 
 let mock: MockProvider;
 let gw: InProcessGateway;
+let tls: TlsGateway;
 let ca: TestCa;
 let agent: Agent;
 
@@ -36,50 +38,41 @@ const grants = (models: string[]) => [
 ];
 
 before(async () => {
-  ca = makeTestCa();
-  const files = ca.issue('gateway');
-  agent = new Agent({ connect: { ca: ca.pem } });
   mock = await startMockProvider();
-  gw = await startGateway(
-    {
-      providers: {
-        ...mockProviders(mock.url, { openai: { pricing_overrides: CENT_PER_TOKEN } }),
-        azure: {
-          keys: [{ name: 'azure-key', value: 'azure-provider-key', weight: 1, models: [], azure_key_config: { endpoint: `${mock.url}/azure`, deployments: { 'gpt-realtime': 'realtime-prod' } } }],
-          network_config: { max_retries: 0 },
-        },
+  tls = await startTlsGateway({
+    providers: {
+      ...mockProviders(mock.url, { openai: { pricing_overrides: CENT_PER_TOKEN } }),
+      azure: {
+        keys: [{ name: 'azure-key', value: 'azure-provider-key', weight: 1, models: [], azure_key_config: { endpoint: `${mock.url}/azure`, deployments: { 'gpt-realtime': 'realtime-prod' } } }],
+        network_config: { max_retries: 0 },
       },
-      governance: {
-        budgets: [{ id: 'tiny', max_limit: 0.05, reset_duration: '1d' }],
-        rate_limits: [{ id: 'two-starts', request_max_limit: 2, request_reset_duration: '1h' }],
-        virtual_keys: [
-          { id: 'rt-vk', name: 'rt-vk', value: VK, provider_configs: grants(['gpt-realtime', 'gpt-realtime-via-rule', 'nonexistent-realtime']) },
-          { id: 'mini-vk', name: 'mini-vk', value: MINI_VK, provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime-mini'], key_ids: ['*'], weight: 1 }] },
-          { id: 'budget-vk', name: 'budget-vk', value: BUDGET_VK, budget_id: 'tiny', provider_configs: grants(['gpt-realtime']) },
-          { id: 'limited-vk', name: 'limited-vk', value: LIMITED_VK, rate_limit_id: 'two-starts', provider_configs: grants(['gpt-realtime']) },
-        ],
-        routing_rules: [
-          { name: 'realtime to azure', cel_expression: 'request_type == "realtime" && model == "gpt-realtime-via-rule"', targets: [{ provider: 'azure', model: 'gpt-realtime', weight: 1 }], priority: 1 },
-        ],
-      },
-      websocket: { max_connections_per_user: 3, max_event_bytes: 64 * 1024 },
-      client: { enable_logging: true, enforce_auth_on_inference: true },
     },
-    { args: ['--tls-cert', files.cert, '--tls-key', files.key] },
-  );
+    governance: {
+      budgets: [{ id: 'tiny', max_limit: 0.05, reset_duration: '1d' }],
+      rate_limits: [{ id: 'two-starts', request_max_limit: 2, request_reset_duration: '1h' }],
+      virtual_keys: [
+        { id: 'rt-vk', name: 'rt-vk', value: VK, provider_configs: grants(['gpt-realtime', 'gpt-realtime-via-rule', 'nonexistent-realtime']) },
+        { id: 'mini-vk', name: 'mini-vk', value: MINI_VK, provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime-mini'], key_ids: ['*'], weight: 1 }] },
+        { id: 'budget-vk', name: 'budget-vk', value: BUDGET_VK, budget_id: 'tiny', provider_configs: grants(['gpt-realtime']) },
+        { id: 'limited-vk', name: 'limited-vk', value: LIMITED_VK, rate_limit_id: 'two-starts', provider_configs: grants(['gpt-realtime']) },
+      ],
+      routing_rules: [
+        { name: 'realtime to azure', cel_expression: 'request_type == "realtime" && model == "gpt-realtime-via-rule"', targets: [{ provider: 'azure', model: 'gpt-realtime', weight: 1 }], priority: 1 },
+      ],
+    },
+    websocket: { max_connections_per_user: 3, max_event_bytes: 64 * 1024 },
+    client: { enable_logging: true, enforce_auth_on_inference: true },
+  });
+  ({ gw, ca, agent } = tls);
 });
 
 after(async () => {
-  await gw?.stop();
+  await tls?.stop();
   await mock?.close();
-  await agent?.close();
 });
 
 /** The SDK's realtime client on the gateway, trusting the test CA; `prefix` is the base URL's path. */
-function sdk(key: string, model: string, prefix = '/v1'): OpenAIRealtimeWS {
-  const client = new OpenAI({ baseURL: `${gw.url}${prefix}`, apiKey: key, maxRetries: 0 });
-  return new OpenAIRealtimeWS({ model, options: { ca: ca.pem } }, client);
-}
+const sdk = (key: string, model: string, prefix = '/v1'): OpenAIRealtimeWS => tls.realtime(key, model, prefix);
 
 interface Collected {
   events: { type: string; [k: string]: unknown }[];

@@ -6,7 +6,9 @@
 // events as the WebSocket mock (realtime.ts), except that a reply's audio goes as RTP (Opus
 // frames of silence, 5 of 20 ms a word) between output_audio_buffer.started and .stopped; audio
 // the client sends as RTP is counted and makes up a committed turn's input (one token a 100 ms).
-// `POST /v1/realtime/calls/<call_id>/hangup` ends a call.
+// `POST /v1/realtime/calls/<call_id>/hangup` ends a call. A call whose session's `instructions` are
+// `echo audio` sends each RTP packet back as it arrives, its payload unchanged (bench/realtime-webrtc.ts
+// times a packet's round trip with it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
 import type { PeerConnection, Track } from 'node-datachannel';
@@ -119,9 +121,18 @@ export function serveWebrtc(): { handles(path: string): boolean; handle(req: Inc
         if (packet.length < 12 || (packet[1] >= 192 && packet[1] <= 223)) return;
         record.rtpIn++;
         mediaMs += 20;
+        if (echo && track?.isOpen()) {
+          const back = Buffer.from(packet);
+          back[1] = (back[1] & 0x80) | (pt & 0x7f);
+          back.writeUInt16BE((seq = (seq + 1) & 0xffff), 2);
+          back.writeUInt32BE(ssrc, 8);
+          track.sendMessageBinary(back);
+          record.rtpOut++;
+        }
       });
     }
     const pt = opus ? Number(opus[1]) : 111;
+    const echo = session.instructions === 'echo audio';
     const mediaAudio = (frames: number): void => {
       for (let i = 0; i < frames && track?.isOpen(); i++) {
         const header = Buffer.alloc(12);

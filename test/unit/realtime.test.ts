@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { checkConfig } from '../../proxy/src/config/check.ts';
 import { badFrameEvent, isBadFrame, readClientFrame } from '../../proxy/src/realtime/protocol.ts';
-import { base64Bytes, eventType, TurnTracker, usageOf } from '../../proxy/src/realtime/turns.ts';
+import { base64Bytes, eventType, sessionOutputRate, TurnTracker, usageOf } from '../../proxy/src/realtime/turns.ts';
 import { upstreamRequest } from '../../proxy/src/realtime/upstream.ts';
 import { boundsOf, identityHeaders, REALTIME_PATHS } from '../../proxy/src/realtime/front.ts';
 import { GeminiTranslator } from '../../proxy/src/realtime/gemini-translate.ts';
@@ -66,6 +66,42 @@ test('the tracker reads types and audio lengths without parsing deltas, and sums
   t.server('session.updated', JSON.stringify({ type: 'session.updated', session: { audio: { output: { format: { type: 'audio/pcmu' } } } } }), 300);
   t.server('response.output_audio.delta', JSON.stringify({ type: 'response.output_audio.delta', delta: Buffer.alloc(8000).toString('base64') }), 310);
   assert.equal(t.server('response.done', '{"type":"response.done","response":{}}', 320)?.audioOutSeconds, 1);
+});
+
+test('relayed bytes are read as their text is: the type from the first bytes, audio lengths, a turn, and the rate only from an event naming a format', () => {
+  const b = (v: unknown) => Buffer.from(JSON.stringify(v));
+  assert.equal(eventType(b({ event_id: 'évé', type: 'response.done' })), 'response.done');
+  assert.equal(base64Bytes(Buffer.from('{"delta":"AAA="}'), 'delta'), 2);
+  assert.equal(base64Bytes(Buffer.from('{"delta":"AA=="}'), 'delta'), 1);
+  assert.equal(base64Bytes(Buffer.from('{"other":"AAAA"}'), 'delta'), 0);
+  const t = new TurnTracker();
+  // A session.updated that names no format leaves the rate as it was (PCM16 at 24 kHz).
+  t.server('session.updated', b({ type: 'session.updated', session: { instructions: 'x' } }), 0);
+  t.server('response.created', b({ type: 'response.created' }), 10);
+  t.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: Buffer.alloc(24_000).toString('base64') }), 20);
+  const turn = t.server('response.done', b({ type: 'response.done', response: { id: 'resp_b', status: 'completed', usage: { input_tokens: 2, output_tokens: 5 } } }), 30);
+  assert.equal(turn?.responseId, 'resp_b');
+  assert.equal(turn?.usage?.total_tokens, 7);
+  assert.equal(turn?.audioOutSeconds, 0.5);
+  // The older field name counts as naming a format.
+  t.server('session.updated', b({ type: 'session.updated', session: { output_audio_format: 'g711_ulaw' } }), 40);
+  t.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: Buffer.alloc(4000).toString('base64') }), 50);
+  assert.equal(t.server('response.done', b({ type: 'response.done', response: {} }), 60)?.audioOutSeconds, 0.5);
+  t.client('input_audio_buffer.append', b({ type: 'input_audio_buffer.append', audio: Buffer.alloc(8000).toString('base64') }), 70);
+  assert.equal(t.audioInSeconds, 1);
+});
+
+test('a session event\'s output rate is read without parsing it as providers lay it out, and parsed otherwise', () => {
+  const ev = (session: unknown) => Buffer.from(JSON.stringify({ type: 'session.updated', event_id: 'e', session }));
+  assert.equal(sessionOutputRate(ev({ audio: { input: { format: { type: 'audio/pcm', rate: 24000 } }, output: { format: { type: 'audio/pcmu' }, voice: 'alloy' } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ audio: { output: { speed: 1, format: 'audio/pcma' } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ output_audio_format: 'g711_alaw' })), 8000);
+  assert.equal(sessionOutputRate(JSON.stringify({ type: 'session.updated', session: { audio: { output: { format: { type: 'audio/pcm', rate: 24000 } } } } })), 48_000);
+  // Laid out otherwise (an object before the format), or a tool's schema with an `output` property first: parsed.
+  assert.equal(sessionOutputRate(ev({ audio: { output: { voice: { id: 'v' }, format: { type: 'audio/pcmu' } } } })), 8000);
+  const tools = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: { output: { type: 'string', format: 'date' } } } }];
+  assert.equal(sessionOutputRate(ev({ tools, audio: { output: { format: { type: 'audio/pcmu' } } } })), 8000);
+  assert.equal(sessionOutputRate(ev({ instructions: 'x' })), undefined);
 });
 
 test('upstream: OpenAI, Azure (deployment, api-key or Entra bearer) and Gemini Live URLs, each with the provider key only', () => {

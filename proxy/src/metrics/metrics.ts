@@ -312,11 +312,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #realtimeEvents = new DeferredCounter();
   readonly realtimeEvents = new Counter({
     name: 'skybridge_realtime_events_total',
     help: 'Realtime events relayed, by direction (client: from the client; server: to it) and provider.',
     labelNames: ['direction', 'provider'] as const,
     registers: [this.registry],
+    collect: () => this.#realtimeEvents.flush(),
   });
 
   readonly realtimeClosed = new Counter({
@@ -339,6 +341,8 @@ export class Metrics {
   readonly tokenCount = this.#tokens.feeds(this.tokensTotal).child;
   readonly costCount = this.#cost.feeds(this.costTotal).child;
   readonly mcpCallCount = this.#mcpCalls.feeds(this.mcpToolCalls).child;
+  /** Per relayed event (thousands a second at 1,000 sessions): a session takes its two children once. */
+  readonly realtimeEventCount = this.#realtimeEvents.feeds(this.realtimeEvents).child;
   readonly mcpCallTime = cached(this.mcpToolDuration);
   /** Requests in flight: inc() as one arrives, dec() as its answer closes (http/server.ts). */
   readonly inFlight = {

@@ -6,7 +6,8 @@
 // with the provider key), then answers the client's offer with the gateway's SDP (201 and a
 // Location naming the call). Audio RTP is relayed between the legs as it is (both carry Opus) and
 // the `oai-events` data channels through the same governed session as a WebSocket's.
-// `/realtime/calls/<id>/hangup` ends a call; accept, reject and refer are SIP's, refused by name.
+// `/realtime/calls/<id>/hangup` ends a call, on whichever replica holds it when they share Redis
+// (call-directory.ts); accept, reject and refer are SIP's, refused by name.
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Exchange } from '../http/exchange.ts';
@@ -27,7 +28,8 @@ import { OPENAI_PREFIXES } from '../unified/operations.ts';
 import { log } from '../log.ts';
 import { takeSecret, type SecretGrant } from './client-secret.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
-import { governSession, SessionRegistry } from './governed.ts';
+import { boundsOf, governSession, SessionRegistry } from './governed.ts';
+import { HANGUP_CONFIRM_MS, LOCAL_CALLS, type CallDirectory } from './call-directory.ts';
 import type { RealtimeRegistry } from './registry.ts';
 import type { RealtimeSession } from './session.ts';
 import { answerOpusPayloadType, MAX_SDP_BYTES, readOffer, refusedCandidate, type OfferFacts } from './sdp.ts';
@@ -46,6 +48,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const GATHER_TIMEOUT_MS = 5000;
 /** How long after its answer is written the client is first checked (sdp.ts splitCandidates says why). */
 const ANSWER_HEAD_START_MS = 100;
+/** A call's entry in the shared directory outlives its longest session by this much. */
+const DIRECTORY_SLACK_MS = 60_000;
 /** A form is an SDP offer and the session's settings. */
 const MAX_FORM_BYTES = MAX_SDP_BYTES + 64 * 1024;
 
@@ -126,11 +130,20 @@ export interface CallsFront {
   readonly size: number;
 }
 
-export function callsFront(opts: { services: Services; cap: SessionCap; registry?: RealtimeRegistry }): CallsFront {
+export function callsFront(opts: { services: Services; cap: SessionCap; registry?: RealtimeRegistry; /** Where the replicas find each other's calls (default: this process only). */ directory?: CallDirectory }): CallsFront {
   const { services } = opts;
+  const directory = opts.directory ?? LOCAL_CALLS;
   const registry = new SessionRegistry();
   const calls = new Map<string, Call>();
   const extra = { request_type: REQUEST_TYPE };
+  /** Ends a call held here for the key that opened it; false when there is none. */
+  const hangupHere = (id: string, vkId: string | undefined): boolean => {
+    const call = calls.get(id);
+    if (!call || call.vkId !== vkId) return false;
+    call.hangup();
+    return true;
+  };
+  directory.listen(hangupHere);
 
   const create = async (ex: Exchange): Promise<void> => {
     if (registry.draining) {
@@ -281,6 +294,7 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
       },
     };
     calls.set(id, call);
+    directory.opened(id, call.vkId, boundsOf(ctx.snapshot.config.websocket).maxMs + DIRECTORY_SLACK_MS);
     try {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
@@ -305,29 +319,46 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
       });
     } finally {
       calls.delete(id);
+      directory.closed(id);
       client.close();
       up.leg.close();
       if (up.callId) void hangupProvider(up.provider, up.request, up.callId);
     }
   };
 
-  /** `.../realtime/calls/<id>/<action>`: hangup ends the caller's own call; the SIP actions are refused by name. */
-  const action = (ex: Exchange): void => {
+  /**
+   * `.../realtime/calls/<id>/<action>`: hangup ends the caller's own call, here or on the replica
+   * holding it; the SIP actions are refused by name.
+   */
+  const action = async (ex: Exchange): Promise<void> => {
     const [id = '', verb = ''] = ex.params.slice(-2);
     try {
       if (verb !== 'hangup') {
         throw new GatewayError(400, `${verb} is for incoming SIP calls, which this gateway does not take: it answers WebRTC calls (POST /v1/realtime/calls), which end with POST /v1/realtime/calls/<call_id>/hangup`, { code: 'unsupported_operation', param: 'call_id' });
       }
       const headers = { ...ex.req.headers };
-      const vk = takeSecret(ex.snapshot.governance, headers)?.vk ?? identifyCaller(ex.snapshot.governance, headers);
-      const call = calls.get(id);
-      // Another key's call is as unknown as one that never was.
-      if (!call || call.vkId !== vk?.record.id) throw new GatewayError(404, `no call '${id.slice(0, 100)}' is open on this gateway for this key`, { type: 'invalid_request_error', code: 'call_not_found', param: 'call_id' });
-      call.hangup();
+      const vkId = (takeSecret(ex.snapshot.governance, headers)?.vk ?? identifyCaller(ex.snapshot.governance, headers))?.record.id;
+      if (!hangupHere(id, vkId)) await hangupElsewhere(id, vkId);
       ex.res.writeHead(200, { 'content-length': 0 });
       ex.res.end();
     } catch (err) {
       sendError(ex.res, err, extra);
+    }
+  };
+
+  /** A call not held here: the replica holding it is told (a shared Redis), else it is unknown. */
+  const hangupElsewhere = async (id: string, vkId: string | undefined): Promise<void> => {
+    const name = id.slice(0, 100);
+    let remote;
+    try {
+      remote = await directory.hangupElsewhere(id, vkId);
+    } catch (err) {
+      throw new GatewayError(503, `call '${name}' is not held by this replica, and the replicas' shared Redis did not answer to reach the one that holds it: ${(err as Error).message}`, { type: 'api_error', code: 'call_directory_unavailable', param: 'call_id', retryAfter: 1 });
+    }
+    // Another key's call is as unknown as one that never was.
+    if (remote.kind === 'unknown') throw new GatewayError(404, `no call '${name}' is open ${directory.shared ? 'on any replica' : 'on this gateway'} for this key`, { type: 'invalid_request_error', code: 'call_not_found', param: 'call_id' });
+    if (remote.kind === 'unconfirmed') {
+      throw new GatewayError(409, `call '${name}' is held by replica '${remote.holder}', which did not confirm the hangup within ${HANGUP_CONFIRM_MS / 1000} s (it may have stopped, and its calls with it); send the hangup again, or to that replica`, { type: 'invalid_request_error', code: 'call_held_elsewhere', param: 'call_id' });
     }
   };
 

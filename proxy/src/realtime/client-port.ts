@@ -8,7 +8,8 @@ export interface ClientPort {
   onMessage(cb: (data: Buffer, isBinary: boolean) => void): void;
   /** The client went away (its close code, 1006 when there was none). */
   onClose(cb: (code: number) => void): void;
-  send(text: string): void;
+  /** One text event: a string, or its UTF-8 bytes as they came from the provider (relayed without a copy). */
+  send(data: string | Buffer): void;
   /** Bytes queued toward the client and not yet sent. */
   readonly bufferedAmount: number;
   readonly open: boolean;
@@ -32,7 +33,8 @@ export function wsPort(ws: WebSocket): ClientPort {
   return {
     onMessage: (cb) => void ws.on('message', (data: RawData, isBinary: boolean) => cb(toBuffer(data), isBinary)),
     onClose: (cb) => void ws.once('close', (code: number) => cb(code)),
-    send: (text) => ws.send(text),
+    // A Buffer goes out as a text frame all the same: the provider's bytes, not decoded and encoded again.
+    send: (data) => ws.send(data, { binary: false }),
     get bufferedAmount() {
       return ws.bufferedAmount;
     },

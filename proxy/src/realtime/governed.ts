@@ -88,6 +88,8 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
   const vk = ctx.vk?.record;
   const listed = opts.listing?.open({ id: ctx.id, model: ctx.model ?? '', provider, transport: opts.transport ?? 'websocket', logged, ...(vk && { virtualKey: { id: vk.id, name: vk.name, ...(vk.team_id !== undefined && { teamId: vk.team_id }) } }) });
   const sums = (): SessionSums => ({ turns: ctx.turns?.turns ?? 0, totalTokens: ctx.turns?.totalTokens ?? 0, cost: ctx.turns?.cost ?? 0, unpriced: ctx.turns?.unpriced ?? false });
+  const clientEvents = metrics.realtimeEventCount('client', provider);
+  const serverEvents = metrics.realtimeEventCount('server', provider);
   const hooks: SessionHooks = {
     onTurn: async (turn) => {
       const spent = turn.usage ? await chargeTurn(ctx, turn.usage) : undefined;
@@ -96,7 +98,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
       if (!spent) return undefined;
       return spent.kind === 'budget' ? `budget '${spent.id}' is exhausted (limit $${spent.max} per ${spent.duration}): the session is closed` : `rate limit '${spent.id}' is reached (${spent.max} tokens per ${spent.duration}): the session is closed`;
     },
-    onEvent: (direction) => metrics.realtimeEvents.inc({ direction, provider }),
+    onEvent: (direction) => (direction === 'client' ? clientEvents : serverEvents).inc(),
     screen: modelScreen(ctx),
   };
   const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), hooks);

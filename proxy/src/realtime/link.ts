@@ -5,10 +5,10 @@ import type { RawData } from 'ws';
 import type { Connected } from './upstream.ts';
 
 export interface UpstreamLink {
-  /** A client event (OpenAI's shape, already checked) for the provider. */
-  send(text: string, event: { type: string; [k: string]: unknown }): void;
-  /** Each provider event, in OpenAI's shape. */
-  onEvent(cb: (text: string) => void): void;
+  /** A client event (OpenAI's shape, already checked) for the provider: its text or UTF-8 bytes, and the event read. */
+  send(data: string | Buffer, event: { type: string; [k: string]: unknown }): void;
+  /** Each provider event, in OpenAI's shape: text, or the UTF-8 bytes a relayed provider sent. */
+  onEvent(cb: (data: string | Buffer) => void): void;
   /** The provider's socket ended (code, reason as it gave them). */
   onClose(cb: (code: number, reason: string) => void): void;
   /** Stop or go on reading the provider's socket (backpressure from a slow client). */
@@ -29,26 +29,29 @@ export function closeProvider(ws: Connected['ws'], code: number, reason: string)
   setTimeout(() => ws.terminate(), 2000).unref();
 }
 
-/** OpenAI Realtime events relayed as they are. */
+/**
+ * OpenAI Realtime events relayed as they are: as bytes both ways (a text frame's payload is handed
+ * on without being decoded to a string and encoded again; the session reads only the few events it
+ * must, turns.ts).
+ */
 export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
   ws.on('error', () => undefined);
   // The provider greets at once (session.created), before the client's handshake is complete:
   // what arrives before the relay listens waits here.
-  let emit: ((text: string) => void) | undefined;
-  const early: string[] = takeEarly().map((b) => b.toString('utf8'));
+  let emit: ((data: Buffer) => void) | undefined;
+  const early: Buffer[] = takeEarly();
   // binaryType 'nodebuffer' (the default): every message, fragmented or not, is one Buffer.
   ws.on('message', (data: RawData) => {
-    const text = (data as Buffer).toString('utf8');
-    if (emit) emit(text);
-    else early.push(text);
+    if (emit) emit(data as Buffer);
+    else early.push(data as Buffer);
   });
   return {
-    send: (text) => {
-      if (ws.readyState === 1) ws.send(text);
+    send: (data) => {
+      if (ws.readyState === 1) ws.send(data, { binary: false });
     },
     onEvent: (cb) => {
       emit = cb;
-      for (const text of early.splice(0)) cb(text);
+      for (const data of early.splice(0)) cb(data);
     },
     // A provider that hung up while the client's handshake completed is reported all the same.
     onClose: (cb) => (ws.readyState === 3 ? queueMicrotask(() => cb(1006, '')) : void ws.once('close', (code: number, reason: Buffer) => cb(code, reason.toString('utf8')))),

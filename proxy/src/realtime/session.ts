@@ -6,7 +6,7 @@
 // `backpressureMs` is disconnected. drain() ends it between turns (or at the grace period's end).
 import type { ClientPort } from './client-port.ts';
 import { badFrameEvent, errorEvent, isBadFrame, readClientFrame, type ClientEvent } from './protocol.ts';
-import { eventType, TurnTracker, type TurnSummary } from './turns.ts';
+import { eventType, TurnTracker, type EventData, type TurnSummary } from './turns.ts';
 import type { UpstreamLink } from './link.ts';
 
 export interface SessionBounds {
@@ -69,7 +69,7 @@ export class RealtimeSession {
     this.#touch();
     client.onMessage((data, isBinary) => this.#fromClient(data, isBinary));
     client.onClose((code) => this.#end('client', code, 'the client closed the session'));
-    upstream.onEvent((text) => this.#fromUpstream(text));
+    upstream.onEvent((data) => this.#fromUpstream(data));
     upstream.onClose((code, reason) => {
       // 1005/1006 (no code, a dropped connection) are not sendable: the client gets 1011.
       const sendable = code === 1000 || code === 1001 || (code >= 1007 && code <= 1014 && code !== 1010) || (code >= 3000 && code < 5000);
@@ -112,7 +112,8 @@ export class RealtimeSession {
       return;
     }
     this.#hooks.onEvent('client');
-    let text = data.toString('utf8');
+    // The frame's own bytes go on (checked above), unless governance rewrote the event.
+    let out: EventData = data;
     let event = read;
     const screened = this.#hooks.screen?.(read);
     if (screened && 'refuse' in screened) {
@@ -121,10 +122,10 @@ export class RealtimeSession {
     }
     if (screened) {
       event = screened.relay;
-      text = JSON.stringify(event);
+      out = JSON.stringify(event);
     }
-    this.tracker.client(event.type, text, performance.now());
-    this.#upstream.send(text, event);
+    this.tracker.client(event.type, out, performance.now());
+    this.#upstream.send(out, event);
   }
 
   /** Media passed (a WebRTC call's audio): the session is not idle. */
@@ -132,20 +133,20 @@ export class RealtimeSession {
     if (!this.#ended) this.#touch();
   }
 
-  #fromUpstream(text: string): void {
+  #fromUpstream(data: EventData): void {
     if (this.#ended) return;
     this.#touch();
     this.#hooks.onEvent('server');
-    const type = eventType(text);
+    const type = eventType(data);
     let turn: TurnSummary | undefined;
     if (type !== undefined) {
       try {
-        turn = this.tracker.server(type, text, performance.now());
+        turn = this.tracker.server(type, data, performance.now());
       } catch {
         // A provider event that is not JSON is relayed as it came; it carries no numbers to read.
       }
     }
-    this.#client.send(text);
+    this.#client.send(data);
     this.#backpressure();
     if (turn) this.#charge(turn);
   }

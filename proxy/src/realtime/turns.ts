@@ -2,6 +2,7 @@
 // of each `response.done`, the seconds of audio each way, and the latency from asking for a response
 // to its first audio. Reading is cheap on purpose: an event's type is found in its first bytes and
 // only the few events that carry numbers are parsed (audio deltas are measured by their length).
+// Events come as text or as the UTF-8 bytes a relayed provider sent (read without decoding them).
 import type { Usage } from '../unified/chat.ts';
 
 /** A turn's numbers, once its response is done. */
@@ -21,26 +22,38 @@ export const DEFAULT_BYTES_PER_SECOND = 48_000;
 
 const TYPE = /"type"\s*:\s*"([^"]{1,80})"/;
 
-/** An event's `type` from its text (the first match: Realtime events put their type first). */
-export function eventType(text: string): string | undefined {
-  return TYPE.exec(text.length > 400 ? text.slice(0, 400) : text)?.[1];
+/** An event's text or UTF-8 bytes. */
+export type EventData = string | Buffer;
+
+/** An event's `type` from its first bytes (the first match: Realtime events put their type first). */
+export function eventType(data: EventData): string | undefined {
+  // Event types are ASCII: a latin1 view of the head is enough, and cheaper than decoding UTF-8.
+  const head = typeof data === 'string' ? (data.length > 400 ? data.slice(0, 400) : data) : data.toString('latin1', 0, Math.min(data.length, 400));
+  return TYPE.exec(head)?.[1];
 }
 
-/** Decoded bytes of the base64 string value of `field` in `text`, without decoding it. */
-export function base64Bytes(text: string, field: string): number {
+const QUOTE = 34;
+const EQUALS = 61;
+
+/** Decoded bytes of the base64 string value of `field` in `data`, without decoding it. */
+export function base64Bytes(data: EventData, field: string): number {
   const key = `"${field}":"`;
-  const at = text.indexOf(key);
+  const at = data.indexOf(key);
   if (at < 0) return 0;
   const start = at + key.length;
-  const end = text.indexOf('"', start);
+  // Base64 is ASCII, so a string's offsets and a buffer's are the same count.
+  const end = typeof data === 'string' ? data.indexOf('"', start) : data.indexOf(QUOTE, start);
   if (end < 0) return 0;
+  const code = (i: number): number => (typeof data === 'string' ? data.charCodeAt(i) : data[i]);
   let len = end - start;
   let pad = 0;
-  if (len > 0 && text.charCodeAt(end - 1) === 61) pad++;
-  if (len > 1 && text.charCodeAt(end - 2) === 61) pad++;
+  if (len > 0 && code(end - 1) === EQUALS) pad++;
+  if (len > 1 && code(end - 2) === EQUALS) pad++;
   len = Math.floor((len * 3) / 4) - pad;
   return Math.max(0, len);
 }
+
+const parse = (data: EventData): unknown => JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
 
 /** The Realtime `usage` object as the gateway's Usage. */
 export function usageOf(u: unknown): Usage | undefined {
@@ -63,6 +76,25 @@ function outputRate(session: unknown): number | undefined {
   return name === undefined ? undefined : BYTES_PER_SECOND[name];
 }
 
+/** A JSON scalar member (`"key": value,`), as the fields before `format` in compact provider JSON. */
+const SCALAR_MEMBER = String.raw`"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-\d.eE+]+|true|false|null)\s*,\s*`;
+/** `"output":{…"format":{…"type":"audio/pcm"` or `"output":{…"format":"pcm16"`, scalars only before each. */
+const OUTPUT_FORMAT = new RegExp(String.raw`"output"\s*:\s*\{\s*(?:${SCALAR_MEMBER})*"format"\s*:\s*(?:\{\s*(?:${SCALAR_MEMBER})*"type"\s*:\s*)?"([^"\\]+)"`);
+const BETA_FORMAT = /"output_audio_format"\s*:\s*"([^"\\]+)"/;
+
+/**
+ * The output rate a session.created/updated event sets, read without parsing the event when its
+ * output format is laid out as providers send it; a layout not read so (or a name not known) is
+ * parsed. The mock and OpenAI send session.updated for every session.update: at 1,000 sessions the
+ * parse was the relay's largest cost of its own.
+ */
+export function sessionOutputRate(data: EventData): number | undefined {
+  const text = typeof data === 'string' ? data : data.toString('latin1');
+  const found = OUTPUT_FORMAT.exec(text)?.[1] ?? BETA_FORMAT.exec(text)?.[1];
+  if (found !== undefined && BYTES_PER_SECOND[found] !== undefined) return BYTES_PER_SECOND[found];
+  return outputRate((parse(data) as { session?: unknown }).session);
+}
+
 /** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
 export class TurnTracker {
   #rate = DEFAULT_BYTES_PER_SECOND;
@@ -79,9 +111,9 @@ export class TurnTracker {
   inFlight = false;
 
   /** A client event (already read): its type and text. */
-  client(type: string, text: string, now: number): void {
+  client(type: string, data: EventData, now: number): void {
     if (type === 'response.create') this.#askedAt ??= now;
-    else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(text, 'audio') / this.#rate;
+    else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(data, 'audio') / this.#rate;
   }
 
   /**
@@ -105,7 +137,7 @@ export class TurnTracker {
   }
 
   /** A server event; answers the finished turn at `response.done`. */
-  server(type: string, text: string, now: number): TurnSummary | undefined {
+  server(type: string, data: EventData, now: number): TurnSummary | undefined {
     switch (type) {
       case 'response.created':
         this.inFlight = true;
@@ -115,16 +147,18 @@ export class TurnTracker {
       case 'response.audio.delta':
         this.#firstAudioAt ??= now;
         this.firstAudioAt ??= now;
-        this.#audioBytes += base64Bytes(text, 'delta');
+        this.#audioBytes += base64Bytes(data, 'delta');
         return undefined;
       case 'session.created':
       case 'session.updated': {
-        const rate = outputRate((JSON.parse(text) as { session?: unknown }).session);
+        // Only an event naming a format can change the rate (`format` or `output_audio_format`).
+        if (data.indexOf('format"') < 0) return undefined;
+        const rate = sessionOutputRate(data);
         if (rate) this.#rate = rate;
         return undefined;
       }
       case 'response.done': {
-        const response = (JSON.parse(text) as { response?: { id?: unknown; status?: unknown; usage?: unknown } }).response;
+        const response = (parse(data) as { response?: { id?: unknown; status?: unknown; usage?: unknown } }).response;
         const turn: TurnSummary = {
           responseId: typeof response?.id === 'string' ? response.id : undefined,
           status: typeof response?.status === 'string' ? response.status : undefined,

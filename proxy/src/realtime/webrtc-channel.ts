@@ -34,7 +34,7 @@ export function channelPort(leg: Leg): ClientPort {
     onMessage: (cb) => leg.onMessage((msg) => (typeof msg === 'string' ? cb(Buffer.from(msg, 'utf8'), false) : cb(msg, true))),
     // No close code on a data channel: 1000 when it closed, 1006 when the connection failed.
     onClose: (cb) => leg.onEnd((why) => cb(why.includes('failed') ? 1006 : 1000)),
-    send: (text) => leg.sendText(text),
+    send: (data) => leg.sendText(typeof data === 'string' ? data : data.toString('utf8')),
     get bufferedAmount() {
       return leg.buffered;
     },
@@ -49,7 +49,7 @@ export function channelPort(leg: Leg): ClientPort {
 /** The provider's events channel as the session's upstream; events before the session listens wait. */
 export function channelLink(leg: Leg): UpstreamLink {
   return {
-    send: (text) => leg.sendText(text),
+    send: (data) => leg.sendText(typeof data === 'string' ? data : data.toString('utf8')),
     onEvent: (cb) => leg.onMessage((msg) => cb(typeof msg === 'string' ? msg : msg.toString('utf8'))),
     onClose: (cb) => leg.onEnd((why) => cb(why.includes('failed') || why.includes('disconnected') ? 1006 : 1000, why.startsWith('closed by the gateway') ? '' : `the provider's WebRTC connection ended (${why})`)),
     // A data channel cannot be left unread: a slow client is disconnected by the session instead.

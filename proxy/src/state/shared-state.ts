@@ -26,6 +26,8 @@ export interface SharedState {
   service: ConfigService;
   counters: CounterStore;
   revocations?: SessionRevocations;
+  /** The Redis connection the replicas share, and its key prefix, when one is configured. */
+  redis?: { conn: SharedRedis; prefix: string };
   /** Closes the counters, the store and their Redis connections. */
   close(): Promise<void>;
 }
@@ -59,13 +61,15 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
     store = appDir ? new FileConfigStore(join(resolve(appDir), 'config.store.json')) : new MemoryConfigStore();
     counters = new MemoryCounterStore();
   }
+  const sharedRedis = redis ?? revocationsRedis;
+  const redisShare = sharedRedis && { redis: { conn: sharedRedis, prefix: redisCfg?.key_prefix ?? DEFAULT_KEY_PREFIX } };
   const close = async (): Promise<void> => {
     await Promise.allSettled([counters.close(), store.close().then(() => redis?.close()), revocationsRedis?.close()]);
   };
   if (kube) {
     // Kubernetes holds the document and each replica follows it there: nothing to store here.
     const holder = new SnapshotHolder(compileSnapshot(loaded.config));
-    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }), close };
+    return { service: new ConfigService(holder, new MemoryConfigStore(), { seed: 'kubernetes', revision: 1, document: loaded.raw }), counters, ...(revocations && { revocations }), ...redisShare, close };
   }
   let stored: StoredConfig | undefined;
   if (!redis || (await redis.firstAttempt(REDIS_START_WAIT_MS))) {
@@ -83,5 +87,5 @@ export async function openState(loaded: LoadedConfig, appDir: string | undefined
   }
   const { config } = checkConfig(stored.document, `stored configuration (${store.kind})`);
   const service = new ConfigService(new SnapshotHolder(compileSnapshot(config)), store, stored, { document: loaded.raw, from: seedFrom });
-  return { service, counters, ...(revocations && { revocations }), close };
+  return { service, counters, ...(revocations && { revocations }), ...redisShare, close };
 }
