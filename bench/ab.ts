@@ -5,6 +5,8 @@
 //   node bench/ab.ts --save before                 # keep the current dist/ as build "before"
 //   node bench/ab.ts --builds floor,before,current # current: this checkout's dist/ (built first)
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
+//   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
+//   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
 // governed-redis, cache-hit), as the targets of the same names in bench/run.ts.
@@ -13,8 +15,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { body, fixedRate, type Target } from './lib/load.ts';
-import { PEERS, ROOT, freePort, serviceCpuSeconds, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { body, fixedRate, heldStreams, type Target } from './lib/load.ts';
+import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
 
@@ -30,6 +32,8 @@ const { values } = parseArgs({
     /** Closed loop instead: this many requests in flight, --requests per build per round (a loaded machine cannot hold a fixed rate). */
     concurrency: { type: 'string' },
     requests: { type: 'string', default: '2000' },
+    /** Held streams instead: this many streaming requests opened over 1 s, as bench/run.ts's streams phase (250 ms between events). */
+    streams: { type: 'string' },
   },
   strict: true,
 });
@@ -56,7 +60,10 @@ async function main(): Promise<void> {
   const config = values.config as ConfigName;
   if (!CONFIGS.includes(config)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
   const builds = values.builds.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const b of builds) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
+  // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins).
+  const buildOf = (b: string) => b.split('@')[0];
+  const flagOf = (b: string) => (b.includes('@') ? [b.slice(b.indexOf('@') + 1)] : []);
+  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
   const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
@@ -66,7 +73,9 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(PEERS, 'ab-runs', stamp);
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
+  const streams = values.streams ? Number(values.streams) : undefined;
+  // Held streams pace their events as bench/run.ts's streams phase does.
+  const mock = await startMock(streams ? { latencyMs: 20, chunkDelayMs: 250 } : { latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
   const mockBase = `http://127.0.0.1:${mock.port}/openai`;
   const svc = await servicesFor(config);
   const procs = new Map<string, Proc>();
@@ -80,14 +89,19 @@ async function main(): Promise<void> {
         continue;
       }
       // Each build its own app dir (its own SQLite logs or cache file); 'gateway' as the name keeps the config's shape.
-      const sub = join(dir, b);
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, ...(svc.config && { config: svc.config }), ...(b !== 'current' && { root: rootOf(b) }) }));
+      const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
+      const build = buildOf(b);
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
     const p50 = new Map<string, number[]>(builds.map((b) => [b, []]));
     const p99 = new Map<string, number[]>(builds.map((b) => [b, []]));
     const loads: number[] = [];
+    if (streams) {
+      await streamRounds(builds, procs, targets, streams, rounds, dir);
+      return;
+    }
     // A first pass unmeasured: JIT warm-up, pools filled, lazy modules loaded.
     for (const b of builds) {
       if (concurrency) await closedLoop(targets.get(b)!, concurrency, Math.ceil(requests / 2));
@@ -135,6 +149,49 @@ async function main(): Promise<void> {
     await svc.redis?.stop();
     await svc.postgres?.stop();
   }
+}
+
+/** Held streams per build per round: the proxy's CPU per stream, stalls, the last stream's first byte and peak RSS. */
+async function streamRounds(builds: string[], procs: Map<string, Proc>, targets: Map<string, Target>, n: number, rounds: number, dir: string): Promise<void> {
+  const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
+  const stallFree = new Map<string, number[]>(builds.map((b) => [b, []]));
+  const lastTtft = new Map<string, number[]>(builds.map((b) => [b, []]));
+  const rss = new Map<string, number[]>(builds.map((b) => [b, []]));
+  const loads: number[] = [];
+  const opts = { n, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
+  // Unmeasured: warm-up and the upstream pools' connections opened.
+  for (const b of builds) await heldStreams(targets.get(b)!, { ...opts, n: Math.min(n, 512) });
+  for (let r = 0; r < rounds; r++) {
+    loads.push(loadavg()[0]);
+    const order = builds.map((_, i) => builds[(i + r) % builds.length]);
+    for (const b of order) {
+      const proc = procs.get(b)!;
+      let peak = 0;
+      const sampler = setInterval(() => (peak = Math.max(peak, serviceRssMb(proc))), 200);
+      const cpu0 = serviceCpuSeconds(proc);
+      const res = await heldStreams(targets.get(b)!, opts);
+      clearInterval(sampler);
+      cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1000) / n);
+      stallFree.get(b)!.push(res.completed - res.stalled);
+      lastTtft.get(b)!.push(res.lastTtftMs);
+      rss.get(b)!.push(peak);
+      // Connections close and the loop settles before the next build's level.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    process.stderr.write(`round ${r + 1}: ${builds.map((b) => `${b} ${cpu.get(b)!.at(-1)!.toFixed(2)} ms/stream, ${stallFree.get(b)!.at(-1)} stall-free`).join('; ')} (load ${loads.at(-1)!.toFixed(2)})\n`);
+  }
+  const ref = builds[0];
+  const lines = [
+    `${n} held streams (15 events 250 ms apart) per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}; logs in ${dir}`,
+    '',
+    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream |`,
+    '|---|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const b of builds) {
+    const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
+    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} |`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 /** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */

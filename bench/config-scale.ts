@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fixedRate, type Target } from './lib/load.ts';
+import { body, fixedRate, type Target } from './lib/load.ts';
 import { BENCH_VK, PEERS, freePort, governedConfig, serviceCpuSeconds, skipBuild, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median, percentile } from './lib/stats.ts';
 
@@ -86,6 +86,11 @@ async function main(): Promise<void> {
       const proc = await startGateway(mockBase, port, join(dir, `${v.keys}-${v.rules}`), { workers: 1, config: scaledConfig(v.keys, v.rules), name: 'governed' });
       procs.push(proc);
       gateways.push({ v, proc, target: { name: 'governed', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', 'x-bf-vk': BENCH_VK }, model: 'gpt-4o' } });
+    }
+    // Each gateway must answer the measured request before it is measured: a refusal would be measured as a cheap error.
+    for (const g of gateways) {
+      const res = await fetch(`${g.target.origin}${g.target.path}`, { method: 'POST', headers: g.target.headers, body: body(g.target, false) });
+      if (res.status !== 200) throw new Error(`${g.v.name}: the measured request is answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
     }
     const load = { rate, durationMs: seconds * 1000, warmupMs: 500, drainMs: 1500, maxInFlight: 5000 };
     for (const g of gateways) await fixedRate(g.target, { ...load, durationMs: 2000, warmupMs: 0 });

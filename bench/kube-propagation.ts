@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { kubectlOk, startKubeApiServer, type KubeApiServer } from '../test/helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../test/helpers/crds.ts';
 import { summarize, median, round } from './lib/stats.ts';
 
 const NODE = new URL('../node_modules/.bin/node', import.meta.url).pathname;
@@ -177,12 +178,12 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
   const kube: KubeApiServer = await startKubeApiServer();
   const agent = new Agent({ connect: { ca: kube.ca } });
   let operator: Proc | undefined;
+  let crds: InstalledCrds | undefined;
   const proxies: { name: string; proc: Proc; url: string }[] = [];
   const context = () => [`--- operator ---\n${operator?.out().slice(-3000)}`, ...proxies.map((p) => `--- ${p.name} ---\n${p.proc.out().slice(-2000)}`)].join('\n');
   try {
     const kubectl = (args: string[], stdin?: string) => kubectlOk(kube, args, stdin);
-    await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-    await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+    crds = await installCrds(kube);
     await kubectl(['create', 'namespace', NS]);
     const data: Record<string, string> = {};
     for (let i = 0; i < m.providers; i++) data[`p-${i}`] = `sk-provider-${i}-${'x'.repeat(40)}`;
@@ -334,6 +335,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     for (const p of proxies) await stopProc(p.proc);
     await agent.close();
     await kube.stop();
+    await crds?.close();
   }
 }
 

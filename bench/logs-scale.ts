@@ -8,8 +8,11 @@ import { parseFilters, parsePage } from '../proxy/src/logs/query.ts';
 import { openSqliteStore } from '../proxy/src/logs/sqlite-store.ts';
 import type { LogStore } from '../proxy/src/logs/store.ts';
 import { histogramWindow } from '../proxy/src/logs/window.ts';
+import { DEFAULT_GROUPS } from '../proxy/src/logs/breakdown.ts';
+import type { BreakdownBy } from '../proxy/src/logs/record.ts';
 
-const { values } = parseArgs({ options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, runs: { type: 'string', default: '5' }, only: { type: 'string' } } });
+// --end: when the seeded records end (ISO; default now), so a store seeded earlier is read over the same windows.
+const { values } = parseArgs({ options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, runs: { type: 'string', default: '5' }, only: { type: 'string' }, end: { type: 'string' } } });
 const RUNS = Number(values.runs);
 
 async function open(): Promise<LogStore> {
@@ -24,7 +27,7 @@ const t0 = performance.now();
 const store = await open();
 const openMs = performance.now() - t0;
 const HOUR = 3600_000;
-const now = Date.now();
+const now = values.end ? Date.parse(values.end) : Date.now();
 const q = (s: Record<string, string>) => parseFilters(s);
 const iso = (ms: number): string => new Date(ms).toISOString();
 /** GET /api/logs: the bounded summary, then the page, as the router runs them. */
@@ -40,6 +43,12 @@ const hist = (kind: 'buckets' | 'latency', query: Record<string, string>, group:
   const f = q(query);
   const w = histogramWindow(f);
   return () => (kind === 'buckets' ? store.buckets(f, w, group) : store.latency(f, w, group));
+};
+/** GET /api/logs/breakdown, as the overview asks for it. */
+const breakdown = (query: Record<string, string>, by: BreakdownBy) => {
+  const f = q(query);
+  const w = histogramWindow(f);
+  return () => store.breakdown(f, w, by, DEFAULT_GROUPS);
 };
 const day = { start_time: iso(now - 24 * HOUR), end_time: iso(now) };
 const week = { start_time: iso(now - 7 * 24 * HOUR), end_time: iso(now) };
@@ -75,6 +84,12 @@ const CALLS: [string, () => Promise<unknown>][] = [
   ['histogram/latency: 24 h', hist('latency', day, 'none')],
   ['histogram/latency: 7 d', hist('latency', week, 'none')],
   ['histogram/latency/by-provider: 30 d', hist('latency', month, 'provider')],
+  ['breakdown by provider: 24 h', breakdown(day, 'provider')],
+  ['breakdown by provider: 7 d', breakdown(week, 'provider')],
+  ['breakdown by provider: 30 d', breakdown(month, 'provider')],
+  ['breakdown by virtual key: 24 h', breakdown(day, 'virtual_key')],
+  ['breakdown by virtual key: 7 d', breakdown(week, 'virtual_key')],
+  ['breakdown by virtual key: 30 d', breakdown(month, 'virtual_key')],
 ];
 
 console.log(`store ${store.kind}, opened (migrations included) in ${openMs.toFixed(0)} ms`);

@@ -1,12 +1,17 @@
 // Writes the CustomResourceDefinitions (crds/ and charts/skybridge/crds/) from the proxy's TypeBox
-// schemas: `npm run gen:crds`. With --check, writes nothing and exits 1 when a file is stale.
+// schemas, and the field name table of docs/kubernetes.md: `npm run gen:crds`. With --check, writes
+// nothing and exits 1 when a file is stale.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CRD_DIRS, generateCrdFiles } from '../operator/src/crds/crd.ts';
+import { withMappingTable } from '../operator/src/crds/mapping-doc.ts';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
 const check = process.argv.includes('--check');
 const files = generateCrdFiles();
+// The v1alpha1 -> v1beta1 field name table in the Kubernetes docs.
+const DOC = 'docs/kubernetes.md';
+files.set(DOC, withMappingTable(readFileSync(join(root, DOC), 'utf8')));
 const stale: string[] = [];
 
 for (const [path, text] of files) {
@@ -45,7 +50,7 @@ if (check) {
     console.error(`stale CRDs (run npm run gen:crds):\n  ${stale.join('\n  ')}`);
     process.exit(1);
   }
-  console.log(`${files.size} CRD files up to date`);
+  console.log(`${files.size} generated files up to date`);
 } else {
-  console.log(stale.length ? `wrote ${stale.join(', ')}` : `${files.size} CRD files up to date`);
+  console.log(stale.length ? `wrote ${stale.join(', ')}` : `${files.size} generated files up to date`);
 }

@@ -70,8 +70,9 @@ const num = (x: number | undefined): number | undefined => (x === undefined || !
 function added(pick: (tr: NonNullable<RunResult['targets'][TargetName]>) => number | undefined): { get: Get; direct: Get } {
   return {
     get: (r, t) => {
-      const a = r.targets[t] ? pick(r.targets[t]) : undefined;
-      const d = r.targets.direct ? pick(r.targets.direct) : undefined;
+      // num(): a figure saved as NaN comes back from the results JSON as null, which is not a number to subtract.
+      const a = r.targets[t] ? num(pick(r.targets[t])) : undefined;
+      const d = r.targets.direct ? num(pick(r.targets.direct)) : undefined;
       return a === undefined || d === undefined ? undefined : num(a - d);
     },
     direct: (r) => (r.targets.direct ? num(pick(r.targets.direct)) : undefined),

@@ -26,6 +26,18 @@ export interface OperatorCliOptions {
   statusConcurrency: number;
   logLevel: LogLevel;
   logStyle: LogStyle;
+  /** The conversion webhook (served only with a certificate). */
+  conversion: ConversionOptions | undefined;
+}
+
+export interface ConversionOptions {
+  port: number;
+  host: string;
+  /** tls.crt and tls.key serve; ca.crt goes into the CRDs' caBundle. */
+  certDir: string;
+  /** Where the API server reaches the webhook; absent: the CRDs are left as they are. */
+  target: { service: { namespace: string; name: string; port: number } } | { url: string } | undefined;
+  checkPeriodMs: number;
 }
 
 export const USAGE = `Usage: node operator/src/main.ts --namespace NS [options]
@@ -50,6 +62,16 @@ export const USAGE = `Usage: node operator/src/main.ts --namespace NS [options]
   --status-concurrency N     status writes in flight at once (default 32)
   --log-level LEVEL          debug | info | warn | error (default info)
   --log-style STYLE          json | pretty (default json)
+  --conversion-cert-dir DIR  serve the CRDs' conversion webhook over HTTPS with DIR/tls.crt and
+                             DIR/tls.key (the chart mounts its Secret); DIR/ca.crt is the CA the
+                             CRDs' caBundle is set to. Without it no webhook is served.
+  --conversion-port N        port of the conversion webhook (default 9443)
+  --conversion-host ADDR     listen address of the conversion webhook (default 0.0.0.0)
+  --conversion-service NS/NAME[:PORT]
+                             set every CRD's conversion webhook to this Service (port default 443)
+  --conversion-url URL       or to this URL (an operator outside the cluster; tests)
+  --conversion-check-period S
+                             check the CRDs' conversion settings this often (default 60)
   -h, --help                 show this help
 Credentials: KUBECONFIG (or ~/.kube/config), else the in-cluster service account.`;
 
@@ -76,6 +98,12 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
       'status-concurrency': { type: 'string' },
       'log-level': { type: 'string' },
       'log-style': { type: 'string' },
+      'conversion-cert-dir': { type: 'string' },
+      'conversion-port': { type: 'string' },
+      'conversion-host': { type: 'string' },
+      'conversion-service': { type: 'string' },
+      'conversion-url': { type: 'string' },
+      'conversion-check-period': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -114,6 +142,7 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got '${logLevel}'`);
   const logStyle = (values['log-style'] ?? env.LOG_STYLE ?? 'json') as LogStyle;
   if (!['json', 'pretty'].includes(logStyle)) throw new Error(`--log-style must be json or pretty, got '${logStyle}'`);
+  const conversion = conversionOptions(values);
   return {
     namespace,
     watchNamespaces,
@@ -130,6 +159,36 @@ export function parseOperatorCli(argv: string[], env: NodeJS.ProcessEnv = proces
     statusConcurrency,
     logLevel,
     logStyle,
+    conversion,
+  };
+}
+
+function conversionOptions(values: Record<string, string | boolean | undefined>): ConversionOptions | undefined {
+  const str = (k: string) => values[k] as string | undefined;
+  const certDir = str('conversion-cert-dir');
+  const service = str('conversion-service');
+  const url = str('conversion-url');
+  if (!certDir) {
+    const stray = ['conversion-service', 'conversion-url', 'conversion-port', 'conversion-host', 'conversion-check-period'].find((k) => str(k) !== undefined);
+    if (stray) throw new Error(`--${stray} needs --conversion-cert-dir (the webhook's certificate)`);
+    return undefined;
+  }
+  if (service !== undefined && url !== undefined) throw new Error('--conversion-service and --conversion-url cannot be combined: the API server reaches the webhook one way');
+  let target: ConversionOptions['target'];
+  if (service !== undefined) {
+    const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(?::(\d+))?$/.exec(service);
+    if (!m) throw new Error(`--conversion-service must be NAMESPACE/NAME[:PORT], got '${service}'`);
+    target = { service: { namespace: m[1], name: m[3], port: m[5] ? integer('--conversion-service port', m[5], 1, 65535) : 443 } };
+  } else if (url !== undefined) {
+    if (!/^https:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(url)) throw new Error(`--conversion-url must be an https:// URL without query or fragment (the API server calls webhooks over TLS), got '${url}'`);
+    target = { url };
+  }
+  return {
+    certDir,
+    port: integer('--conversion-port', str('conversion-port') ?? '9443', 0, 65535),
+    host: str('conversion-host') ?? '0.0.0.0',
+    target,
+    checkPeriodMs: Math.round(number('--conversion-check-period', str('conversion-check-period') ?? '60', 1, 86400) * 1000),
   };
 }
 

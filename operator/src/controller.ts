@@ -11,7 +11,8 @@ import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import type { EventRecorder } from './events.ts';
-import { API_VERSION, KINDS, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
+import { KINDS, STORAGE_API_VERSION, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
+import { toInternal } from './conversion/convert.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
 import { renderOutput, type AppliedObject, type RenderedOutput } from './render/output.ts';
@@ -150,7 +151,8 @@ export class Controller {
     };
     for (const info of KINDS) {
       for (const ns of namespaces) {
-        const path = resourcePath(API_VERSION, info.plural, ns);
+        // The storage version: listing it needs no conversion webhook (objects not yet migrated aside).
+        const path = resourcePath(STORAGE_API_VERSION, info.plural, ns);
         const informer = new Informer(kc, client, {
           path,
           onEvent: (type, obj) => this.#onResourceEvent(type, obj),
@@ -484,10 +486,22 @@ export class Controller {
     return parts.join('\n');
   }
 
+  /** Each cached object's internal form, made once per object the informer holds (an update is a new object). */
+  readonly #internalForms = new WeakMap<object, CustomResource>();
+
+  #internal(o: KubernetesObject, info: KindInfo): CustomResource {
+    let cr = this.#internalForms.get(o);
+    if (!cr) {
+      cr = toInternal(o as unknown as Record<string, unknown>, info.kind) as unknown as CustomResource;
+      this.#internalForms.set(o, cr);
+    }
+    return cr;
+  }
+
   #resources(): CustomResource[] {
     const out: CustomResource[] = [];
     for (const { info, informer } of this.#crInformers) {
-      for (const o of informer.list()) out.push({ ...(o as unknown as CustomResource), kind: info.kind });
+      for (const o of informer.list()) out.push(this.#internal(o, info));
     }
     return out;
   }
@@ -646,12 +660,12 @@ export class Controller {
       const conditions = desiredConditions(verdict, outcome, served);
       const current = this.#knownStatus(cr);
       const next = nextStatus(current, conditions, cr.metadata.generation, now, statusFields(conditions, served));
-      const target = { apiVersion: API_VERSION, kind: cr.kind, namespace: cr.metadata.namespace, name: cr.metadata.name, uid: cr.metadata.uid };
+      const target = { apiVersion: STORAGE_API_VERSION, kind: cr.kind, namespace: cr.metadata.namespace, name: cr.metadata.name, uid: cr.metadata.uid };
       try {
         if (statusChanged(current, next)) {
           guard();
           const plural = KINDS.find((k) => k.kind === cr.kind)?.plural as string;
-          await client.mergePatch(`${resourcePath(API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: statusPatch(current, next) }, FIELD_MANAGER);
+          await client.mergePatch(`${resourcePath(STORAGE_API_VERSION, plural, cr.metadata.namespace, cr.metadata.name)}/status`, { status: statusPatch(current, next) }, FIELD_MANAGER);
           metrics.statusWrites.inc();
           writes++;
           wrote = true;

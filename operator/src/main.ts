@@ -2,6 +2,8 @@
 // The Skybridge operator: watches the gateway's custom resources and renders them into the
 // ConfigMaps and Secret the proxies read. Every replica watches; the one holding the Lease writes.
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { configureLog, log } from '../../proxy/src/contract.ts';
 import { parseOperatorCli, USAGE } from './cli.ts';
@@ -10,6 +12,8 @@ import { OperatorMetrics } from './metrics.ts';
 import { EventRecorder } from './events.ts';
 import { Controller } from './controller.ts';
 import { LeaderElector, defaultIdentity } from './leader.ts';
+import { serveConversion } from './conversion/server.ts';
+import { keepCrdsPointed } from './conversion/crd-config.ts';
 
 async function main(): Promise<void> {
   let opts;
@@ -30,6 +34,12 @@ async function main(): Promise<void> {
   const client = new KubeClient(kc);
   const identity = opts.identity ?? defaultIdentity();
   const metrics = new OperatorMetrics();
+  // Before the informers: the API server may need the webhook to list objects stored in another version.
+  const conversion = opts.conversion;
+  const webhook = conversion
+    ? await serveConversion({ port: conversion.port, host: conversion.host, certFile: join(conversion.certDir, 'tls.crt'), keyFile: join(conversion.certDir, 'tls.key'), metrics, reloadMs: conversion.checkPeriodMs })
+    : undefined;
+  const pointed = conversion?.target ? keepCrdsPointed(client, conversion.target, () => readFileSync(join(conversion.certDir, 'ca.crt'), 'utf8'), conversion.checkPeriodMs) : undefined;
   // The elector is made after the controller it drives; writes ask it through this.
   let holdsLease = (): boolean => false;
   const controller = new Controller({
@@ -76,6 +86,7 @@ async function main(): Promise<void> {
     cluster: kc.getCurrentCluster()?.server,
     metrics: `http://${opts.metricsHost}:${(server.address() as AddressInfo).port}/metrics`,
     lease_duration_s: opts.leaseDurationMs / 1000,
+    ...(webhook ? { conversion_webhook: `https://${conversion?.host}:${(webhook.address() as AddressInfo).port}/convert` } : {}),
   });
   void controller.waitForSync().then(() => log.info('caches synced'));
 
@@ -88,6 +99,8 @@ async function main(): Promise<void> {
     // Handing the lease back lets another replica take over now instead of after the lease expires.
     await elector.stop();
     controller.stop();
+    pointed?.stop();
+    webhook?.close();
     server.close();
     process.exit(0);
   };

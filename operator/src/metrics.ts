@@ -54,6 +54,12 @@ export class OperatorMetrics {
     help: 'Custom resource statuses written (unchanged ones are skipped).',
     registers: [this.registry],
   });
+  readonly conversions = new Counter({
+    name: 'skybridge_operator_conversions_total',
+    help: 'ConversionReviews answered by the conversion webhook, by desired version and result (success, failure, bad_request).',
+    labelNames: ['version', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly servedReplicas = new Gauge({
     name: 'skybridge_operator_proxy_replicas',
     help: 'Proxy processes whose served-configuration report (Lease) is live.',

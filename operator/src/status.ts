@@ -11,6 +11,8 @@ import { EXHAUSTED_WINDOW_MS, scrubError } from '../../proxy/src/contract.ts';
 export interface StatusFields {
   /** The one reason to act on: the first condition that is not fine, else Ready's. */
   reason?: string;
+  /** The message of the condition `reason` comes from: what to do about it (printer column Message). */
+  message?: string;
   /** `serving/live` proxy replicas, e.g. `2/2`. */
   served?: string;
   servedReplicas?: number;
@@ -22,7 +24,7 @@ export interface StatusFields {
   lastError?: string;
 }
 
-export const STATUS_FIELDS = ['reason', 'served', 'servedReplicas', 'replicas', 'toolCount', 'lastError'] as const satisfies readonly (keyof StatusFields)[];
+export const STATUS_FIELDS = ['reason', 'message', 'served', 'servedReplicas', 'replicas', 'toolCount', 'lastError'] as const satisfies readonly (keyof StatusFields)[];
 
 export interface ResourceStatus extends StatusFields {
   observedGeneration?: number;
@@ -159,11 +161,11 @@ export function statusFields(conditions: readonly DesiredCondition[], served?: S
   // Connected (MCPClient) or Delivering (Webhook): how the served resource is doing.
   const working = by('Connected') ?? by('Delivering') ?? by('InferencePool');
   // Not accepted: Ready just says NotAccepted, the cause is Accepted's. Degraded: shown even when served.
-  let reason = ready?.reason;
-  if (accepted && accepted.status !== 'True') reason = accepted.reason;
-  else if (ready?.status === 'True' && working && working.status === 'False') reason = working.reason;
-  else if (ready?.status === 'True' && accepted?.reason === 'Degraded') reason = 'Degraded';
-  const fields: StatusFields = { ...(reason ? { reason } : {}) };
+  let from = ready;
+  if (accepted && accepted.status !== 'True') from = accepted;
+  else if (ready?.status === 'True' && working && working.status === 'False') from = working;
+  else if (ready?.status === 'True' && accepted?.reason === 'Degraded') from = accepted;
+  const fields: StatusFields = from?.reason ? { reason: from.reason, ...(from.message ? { message: from.message } : {}) } : {};
   if (served) {
     // A refused generation is rendered nowhere, whatever a replica still serves of an older one.
     const serving = accepted && accepted.status !== 'True' ? 0 : served.count.serving;

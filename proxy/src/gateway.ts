@@ -201,10 +201,10 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (kube) {
     // The operator's rendering, as this replica serves it: each revision is a change by the operator.
     // The stored documents themselves (each reload replaces the document, never changes it): compared, not copied.
-    let served = { doc: service.peek(), hash: service.current().hash };
+    let served = { doc: service.storedDocument(), hash: service.current().hash };
     await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => {
       metrics.configLoaded(revision);
-      const next = { doc: service.peek(), hash: service.current().hash };
+      const next = { doc: service.storedDocument(), hash: service.current().hash };
       void audit?.record(reloadEntry({ type: 'system', name: 'kubernetes operator' }, `kubernetes namespace ${kube.source.namespace}`, served.doc, next.doc, served.hash, next.hash, { revision }));
       served = next;
     });

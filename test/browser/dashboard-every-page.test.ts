@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { assertNoHorizontalOverflow, inNewContext, loginThroughForm, openDashboard, reopen, type OpenDashboard } from '../helpers/browser.ts';
 import { axeContext, seriousViolations } from '../helpers/axe.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { patience } from '../helpers/patience.ts';
@@ -42,18 +42,9 @@ interface Win {
 
 /** Opens a route afresh and waits until its data is in (no loading indicator left). */
 async function visit(page: Page, url: string): Promise<void> {
-  await page.goto(url);
-  await page.reload();
+  await reopen(page, url);
   await page.locator('main h1').first().waitFor();
   await page.waitForFunction(() => !(globalThis as unknown as Win).document.querySelector('main .loading'));
-}
-
-async function assertNoSidewaysScroll(page: Page, what: string): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => {
-    const root = (globalThis as unknown as Win).document.documentElement;
-    return { scroll: root.scrollWidth, client: root.clientWidth };
-  });
-  assert.ok(scroll <= client, `${what}: the page is ${scroll}px wide in a ${client}px viewport`);
 }
 
 /**
@@ -145,7 +136,7 @@ describe('every dashboard page', () => {
           await visit(page, `${d.gw.url}/#/${p.path}`);
           assert.equal(await page.title(), `${p.title} · Skybridge`);
           for (const v of await seriousViolations(page)) found.push(`#/${p.path}: ${v}`);
-          await assertNoSidewaysScroll(page, `#/${p.path}`);
+          await assertNoHorizontalOverflow(page, `#/${p.path}`);
         }
         assert.deepEqual(found, []);
       } finally {
@@ -154,12 +145,7 @@ describe('every dashboard page', () => {
     });
 
     test(`the keyboard alone reaches the navigation and each page's main action, with a visible focus, at ${viewport.width} px`, T, async () => {
-      const context = await d.browser.newContext({ viewport });
-      context.setDefaultTimeout(patience(15_000));
-      try {
-        const page = await context.newPage();
-        await page.goto(`${d.gw.url}/#/overview`);
-        await loginThroughForm(page, ADMIN);
+      await inNewContext(d.browser, { url: `${d.gw.url}/#/overview`, viewport, login: ADMIN, timeoutMs: patience(15_000) }, async (page) => {
         for (const p of PAGES) {
           await visit(page, `${d.gw.url}/#/${p.path}`);
           const action = await markMainAction(page);
@@ -185,9 +171,7 @@ describe('every dashboard page', () => {
           assert.ok(reached, `#/${p.path}: Tab reaches the main action, ${action}`);
           assert.notEqual(reached.outline, 'none', `#/${p.path}: the main action shows its focus`);
         }
-      } finally {
-        await context.close();
-      }
+      });
     });
   }
 });

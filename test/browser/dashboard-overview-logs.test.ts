@@ -8,8 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import type { Page } from 'playwright-core';
-import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { assertNoHorizontalOverflow, inNewContext, openDashboard, reopen as visit, type OpenDashboard } from '../helpers/browser.ts';
 import { axeContext, seriousViolations } from '../helpers/axe.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { eventually } from '../helpers/patience.ts';
@@ -17,24 +16,6 @@ import { eventually } from '../helpers/patience.ts';
 const T = { timeout: 90_000 };
 /** Every chart of the overview has drawn (uPlot's canvases); a string, as the tests' typings have no DOM. */
 const CHARTS_DRAWN = "document.querySelectorAll('.uplot canvas').length >= 7";
-
-interface BrowserGlobals {
-  document: { documentElement: { scrollWidth: number; clientWidth: number } };
-}
-
-/** Opens a hash route afresh: a goto that changes only the hash would keep the page as it was. */
-async function visit(page: Page, url: string): Promise<void> {
-  await page.goto(url);
-  await page.reload();
-}
-
-async function assertNoHorizontalOverflow(page: Page): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => {
-    const d = (globalThis as unknown as BrowserGlobals).document.documentElement;
-    return { scroll: d.scrollWidth, client: d.clientWidth };
-  });
-  assert.ok(scroll <= client, `page is ${scroll}px wide in a ${client}px viewport`);
-}
 
 describe('overview and logs', () => {
   let d: OpenDashboard;
@@ -162,10 +143,7 @@ describe('overview and logs', () => {
   }
 
   test('at 390 px the log rows are cards and the export stays in view', T, async () => {
-    const context = await d.browser.newContext({ viewport: { width: 390, height: 844 } });
-    try {
-      const page = await context.newPage();
-      await visit(page, `${d.gw.url}/#/logs`);
+    await inNewContext(d.browser, { url: `${d.gw.url}/#/logs`, viewport: { width: 390, height: 844 } }, async (page) => {
       const row = page.getByRole('table', { name: 'Request logs' }).getByRole('row').nth(1);
       await row.waitFor();
       const box = (await row.boundingBox())!;
@@ -174,16 +152,11 @@ describe('overview and logs', () => {
       const exportBox = (await page.getByRole('link', { name: 'Export CSV' }).boundingBox())!;
       assert.ok(exportBox.x + exportBox.width <= 390, 'the export link is on screen');
       await assertNoHorizontalOverflow(page);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('the first visit without a password says how to set one, until dismissed', T, async () => {
-    const context = await d.browser.newContext();
-    try {
-      const page = await context.newPage();
-      await visit(page, `${d.gw.url}/#/overview`);
+    await inNewContext(d.browser, { url: `${d.gw.url}/#/overview` }, async (page) => {
       const hint = page.getByRole('region', { name: 'Protect this dashboard' });
       await hint.waitFor();
       assert.match(await hint.innerText(), /auth_config.*admin_password/);
@@ -191,8 +164,6 @@ describe('overview and logs', () => {
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       assert.equal(await hint.count(), 0);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { assertNoHorizontalOverflow, inNewContext, loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { mockProviders } from '../helpers/providers.ts';
 
 const ADMIN = 'admin';
@@ -59,15 +59,6 @@ function focused(page: Page): Promise<Focused> {
       outline: a ? w.getComputedStyle(a).outlineStyle : '',
     };
   });
-}
-
-/** No page scrolls sideways: the document is no wider than the viewport. */
-async function assertNoHorizontalOverflow(page: Page): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => {
-    const d = (globalThis as unknown as BrowserGlobals).document.documentElement;
-    return { scroll: d.scrollWidth, client: d.clientWidth };
-  });
-  assert.ok(scroll <= client, `page is ${scroll}px wide in a ${client}px viewport`);
 }
 
 /** Opens a hash route, logging in first when the session is not there (each test can run alone). */
@@ -230,11 +221,7 @@ describe('dashboard with authentication on', () => {
   });
 
   test('at phone width the navigation is behind a menu button and nothing scrolls sideways', T, async () => {
-    const context = await d.browser.newContext({ viewport: { width: 390, height: 844 } });
-    try {
-      const page = await context.newPage();
-      await page.goto(`${d.gw.url}/`);
-      await loginThroughForm(page, { username: ADMIN, password: PASSWORD });
+    await inNewContext(d.browser, { url: `${d.gw.url}/`, viewport: { width: 390, height: 844 }, login: { username: ADMIN, password: PASSWORD } }, async (page) => {
       const menu = page.getByRole('button', { name: 'Menu' });
       await menu.waitFor();
       assert.equal(await page.getByRole('navigation', { name: 'Pages' }).isVisible(), false);
@@ -249,9 +236,7 @@ describe('dashboard with authentication on', () => {
       assert.equal(await page.getByRole('navigation', { name: 'Pages' }).isVisible(), false, 'the menu closes after a choice');
       await page.getByRole('table', { name: 'Request logs' }).waitFor();
       await assertNoHorizontalOverflow(page);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 // A real gateway (and, when the config asks for one, the mock provider) opened in Debian's Chromium
 // driven by playwright-core: what every browser test starts from.
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from './gateway.ts';
 
@@ -87,4 +88,45 @@ export async function loginThroughForm(page: Page, login: { username: string; pa
   await page.getByLabel('Password').fill(login.password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.locator('nav[aria-label="Pages"]').waitFor({ state: 'attached' });
+}
+
+/** Opens a hash route afresh: a goto that changes only the hash would keep the page as it was. */
+export async function reopen(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.reload();
+}
+
+interface PageGlobals {
+  document: { documentElement: { scrollWidth: number; clientWidth: number } };
+}
+
+/** No sideways scroll: the document is no wider than the viewport. `what` names the page in the failure. */
+export async function assertNoHorizontalOverflow(page: Page, what?: string): Promise<void> {
+  // Runs in the page: it names `globalThis` itself (the tests' typings have no DOM).
+  const { scroll, client } = await page.evaluate(() => {
+    const d = (globalThis as unknown as PageGlobals).document.documentElement;
+    return { scroll: d.scrollWidth, client: d.clientWidth };
+  });
+  assert.ok(scroll <= client, `${what ? `${what}: ` : ''}page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+/**
+ * A page in a new context of `browser` (its own viewport, cookies and storage), opened at `url` and
+ * logged in when asked; the context is closed after `fn`, whatever happens.
+ */
+export async function inNewContext<T>(
+  browser: Browser,
+  opts: { url: string; viewport?: { width: number; height: number }; login?: { username: string; password: string }; timeoutMs?: number },
+  fn: (page: Page) => Promise<T>,
+): Promise<T> {
+  const context = await browser.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+  if (opts.timeoutMs !== undefined) context.setDefaultTimeout(opts.timeoutMs);
+  try {
+    const page = await context.newPage();
+    await page.goto(opts.url);
+    if (opts.login) await loginThroughForm(page, opts.login);
+    return await fn(page);
+  } finally {
+    await context.close();
+  }
 }

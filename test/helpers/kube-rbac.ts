@@ -84,3 +84,25 @@ rules:
     resources: [leases]
     verbs: [get, create, update, delete]${binding('skybridge-proxy', ns)}`;
 }
+
+/**
+ * The chart's ClusterRole for the conversion webhook (operator-rbac.yaml): get and patch on the
+ * Skybridge CRDs by name, so the operator can point them at itself; bound to user skybridge-operator.
+ */
+export function operatorCrdRbac(crdNames: readonly string[]): string {
+  return `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: skybridge-operator-crds }
+rules:
+  - apiGroups: [apiextensions.k8s.io]
+    resources: [customresourcedefinitions]
+    resourceNames: [${crdNames.join(', ')}]
+    verbs: [get, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: skybridge-operator-crds }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: skybridge-operator-crds }
+subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: skybridge-operator }]`;
+}

@@ -4,20 +4,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 
 before(async () => {
   kube = await startKubeApiServer();
-  const crds = readdirSync(`${ROOT}crds`).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(`${ROOT}crds/${f}`, 'utf8'));
-  const applied = await kube.kubectl(['apply', '-f', '-'], crds.join('\n---\n'));
-  assert.equal(applied.code, 0, applied.stderr);
-  const ready = await kube.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
-  assert.equal(ready.code, 0, ready.stderr);
+  crds = await installCrds(kube);
 });
 after(async () => {
   await kube?.stop();
+  await crds?.close();
 });
 
 test('every example CR is admitted', async () => {
@@ -26,6 +25,22 @@ test('every example CR is admitted', async () => {
     const r = await kube.kubectl(['apply', '-n', 'default', '-f', '-'], readFileSync(`${dir}/${f}`, 'utf8'));
     assert.equal(r.code, 0, `${f}: ${r.stderr}`);
   }
+});
+
+test('every v1beta1 example is admitted, and reads back as v1alpha1 equal to the v1alpha1 example', async () => {
+  assert.equal((await kube.kubectl(['create', 'namespace', 'beta'])).code, 0);
+  const dir = `${ROOT}examples/kubernetes/v1beta1`;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) {
+    const r = await kube.kubectl(['apply', '-n', 'beta', '-f', '-'], readFileSync(`${dir}/${f}`, 'utf8'));
+    assert.equal(r.code, 0, `${f}: ${r.stderr}`);
+  }
+  // Through the conversion webhook: the v1beta1 VirtualKey as v1alpha1 is the v1alpha1 example.
+  const [alpha, beta] = await Promise.all(['default', 'beta'].map(async (ns) => {
+    const r = await kube.kubectl(['get', 'virtualkeys.v1alpha1.gateway.skybridge.dev', 'checkout', '-n', ns, '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { spec: unknown }).spec;
+  }));
+  assert.deepEqual(beta, alpha);
 });
 
 const routingRule = (name: string, spec: string) => `apiVersion: gateway.skybridge.dev/v1alpha1

@@ -7,12 +7,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { crdSchemaFiles, openApiSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconform-schemas.ts';
+import { crdNames } from '../../operator/src/conversion/crd-config.ts';
 import { problems, registered } from '../helpers/promql.ts';
 import { KINDS } from '../../operator/src/resources/kinds.ts';
 
@@ -119,6 +121,9 @@ const find = (docs: Manifest[], kind: string, name?: string): Manifest => {
   return d;
 };
 const all = (docs: Manifest[], kind: string) => docs.filter((x) => x.kind === kind);
+/** The conversion webhook's certificate, which every release has: no credential of the user's. */
+const CONVERSION_TLS = 'sb-skybridge-operator-conversion-tls';
+const userSecrets = (docs: Manifest[]) => all(docs, 'Secret').filter((x) => x.metadata.name !== CONVERSION_TLS);
 
 interface Container {
   name: string;
@@ -184,7 +189,7 @@ describe('helm chart', () => {
     assert.deepEqual(
       docs.map((d) => d.kind).sort(),
       [...KINDS.map(() => 'CustomResourceDefinition'),
-        'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount',
+        'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Secret', 'Service', 'Service', 'Service', 'Service', 'ServiceAccount', 'ServiceAccount',
         'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].sort(),
     );
   });
@@ -287,7 +292,8 @@ describe('helm chart', () => {
     ]);
     const binding = find(docs, 'RoleBinding', 'sb-skybridge-proxy') as unknown as { subjects: { name: string; namespace: string }[] };
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'sb-skybridge-proxy', namespace: 'skybridge' }]);
-    assert.equal(all(docs, 'ClusterRole').length, 0);
+    // The only cluster-wide grant is the operator's on its own CRDs (the conversion webhook).
+    assert.deepEqual(all(docs, 'ClusterRole').map((r) => r.metadata.name), ['sb-skybridge-operator-crds']);
   });
 
   test('RBAC: the operator writes only in the configuration namespace; elsewhere it reads', async () => {
@@ -309,8 +315,37 @@ describe('helm chart', () => {
       }
     }
     const star = await template(['operator.watchNamespaces={*}']);
-    const cr = find(star.docs, 'ClusterRole') as Manifest;
+    const cr = find(star.docs, 'ClusterRole', 'sb-skybridge-operator') as Manifest;
     assert.ok(rules(cr).every((x) => x.resources.every((res) => res.endsWith('/status') || res === 'events') || x.verbs.every((v) => ['get', 'list', 'watch'].includes(v))));
+  });
+
+  test('conversion webhook: a CA and a serving certificate for its Service, the operator pointed at it, RBAC on the CRDs by name', async () => {
+    const { docs, text } = await template([]);
+    await conform(text, 'conversion');
+    const secret = find(docs, 'Secret', CONVERSION_TLS) as unknown as { type: string; data: Record<string, string> };
+    assert.equal(secret.type, 'kubernetes.io/tls');
+    const pem = (k: string) => Buffer.from(secret.data[k], 'base64').toString();
+    const ca = new X509Certificate(pem('ca.crt'));
+    const cert = new X509Certificate(pem('tls.crt'));
+    assert.ok(cert.verify(ca.publicKey), 'tls.crt is signed by ca.crt');
+    assert.ok(cert.checkHost('sb-skybridge-operator-conversion.skybridge.svc'), cert.subjectAltName);
+    assert.ok(createPrivateKey(pem('tls.key')).asymmetricKeyType);
+    const svc = find(docs, 'Service', 'sb-skybridge-operator-conversion') as unknown as { spec: { publishNotReadyAddresses: boolean; ports: { port: number; targetPort: string }[]; selector: Record<string, string> } };
+    assert.equal(svc.spec.publishNotReadyAddresses, true);
+    assert.deepEqual(svc.spec.ports.map((p) => [p.port, p.targetPort]), [[443, 'conversion']]);
+    assert.equal(svc.spec.selector['app.kubernetes.io/component'], 'operator');
+    const op = find(docs, 'Deployment', 'sb-skybridge-operator');
+    const c = container(op);
+    for (const arg of ['--conversion-cert-dir=/etc/skybridge/conversion', '--conversion-port=9443', '--conversion-service=skybridge/sb-skybridge-operator-conversion:443']) assert.ok(c.args?.includes(arg), arg);
+    const volumes = (op as unknown as { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string } }[] } } } }).spec.template.spec.volumes;
+    assert.equal(volumes.find((v) => v.name === 'conversion-tls')?.secret?.secretName, CONVERSION_TLS);
+    const crdRole = find(docs, 'ClusterRole', 'sb-skybridge-operator-crds');
+    assert.deepEqual(rules(crdRole), [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: crdNames(), verbs: ['get', 'patch'] }]);
+    // Your own certificate: no Secret generated, the operator mounts yours.
+    const own = await template(['operator.conversionWebhook.existingSecret=my-webhook-cert']);
+    assert.ok(!own.docs.some((d) => d.kind === 'Secret' && d.metadata.name === CONVERSION_TLS));
+    const ownVolumes = (find(own.docs, 'Deployment', 'sb-skybridge-operator') as unknown as { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string } }[] } } } }).spec.template.spec.volumes;
+    assert.equal(ownVolumes.find((v) => v.name === 'conversion-tls')?.secret?.secretName, 'my-webhook-cert');
   });
 
   test('RBAC: operator.secrets.names grants exactly those Secrets (watched by name), nowhere every Secret', async () => {
@@ -348,7 +383,7 @@ describe('helm chart', () => {
       SKYBRIDGE_REDIS_KEY_PREFIX: 'sb:',
       SKYBRIDGE_REDIS_PASSWORD: { secretKeyRef: { name: 'redis-auth', key: 'password' } },
     });
-    assert.equal(all(docs, 'Secret').length, 0, 'an existing Secret is used, not a new one');
+    assert.equal(userSecrets(docs).length, 0, 'an existing Secret is used, not a new one');
     const own = await template(['redis.enabled=true', 'redis.addr=r:6379', 'redis.password=s3cret']);
     const secret = find(own.docs, 'Secret', 'sb-skybridge-redis') as unknown as { data: { password: string } };
     assert.equal(Buffer.from(secret.data.password, 'base64').toString(), 's3cret');
@@ -484,9 +519,9 @@ describe('helm chart', () => {
     }
   });
 
-  test('the examples under examples/kubernetes conform to the CRDs', async () => {
+  test('the examples under examples/kubernetes (both versions) conform to the CRDs', async () => {
     const dir = join(ROOT, 'examples/kubernetes');
-    const text = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n---\n');
+    const text = [dir, join(dir, 'v1beta1')].flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(d, f), 'utf8'))).join('\n---\n');
     const count = parseAllDocuments(text).filter((d) => d.toJS()).length;
     const summary = await conform(text, 'examples');
     assert.equal(summary.valid, count);
@@ -545,8 +580,9 @@ describe('helm chart: the secure install', () => {
     assert.deepEqual(admin.from, [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sb' } } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
     assert.equal(proxy.spec.ingress.length, 2);
     const operator = policy(docs, 'sb-skybridge-operator');
-    assert.deepEqual(operator.spec.ingress.map((r) => r.ports.map((p) => p.port)), [['metrics']]);
+    assert.deepEqual(operator.spec.ingress.map((r) => r.ports.map((p) => p.port)), [['metrics'], ['conversion']]);
     assert.deepEqual(operator.spec.ingress[0].from, admin.from);
+    assert.equal(operator.spec.ingress[1].from, undefined, 'the conversion webhook: from the API server, whatever its address');
 
     const narrowed = await template(['networkPolicy.inferenceFrom[0].namespaceSelector.matchLabels.team=checkout', 'networkPolicy.adminFrom[0].podSelector.matchLabels.app=prometheus']);
     const p = policy(narrowed.docs, 'sb-skybridge-proxy');
@@ -586,7 +622,7 @@ describe('helm chart: the secure install', () => {
     assert.deepEqual(env.SKYBRIDGE_ADMIN_USERNAME, { secretKeyRef: { name: 'skybridge-admin', key: 'username' } });
     assert.deepEqual(env.SKYBRIDGE_ADMIN_PASSWORD, { secretKeyRef: { name: 'skybridge-admin', key: 'password' } });
     assert.deepEqual(env.SKYBRIDGE_ADMIN_API_KEYS, { secretKeyRef: { name: 'skybridge-admin', key: 'api-keys' } });
-    assert.equal(all(docs, 'Secret').length + all(docs, 'ConfigMap').length, 0);
+    assert.equal(userSecrets(docs).length + all(docs, 'ConfigMap').length, 0);
     const keysOnly = envOf((await template(['gateway.managementAuth.existingSecret=s', 'gateway.managementAuth.usernameKey=', 'gateway.managementAuth.apiKeysKey=keys'])).docs);
     assert.equal(keysOnly.SKYBRIDGE_ADMIN_USERNAME, undefined);
     assert.deepEqual(keysOnly.SKYBRIDGE_ADMIN_API_KEYS, { secretKeyRef: { name: 's', key: 'keys' } });
@@ -600,7 +636,7 @@ describe('helm chart: the secure install', () => {
     const env = envOf(docs);
     assert.deepEqual(JSON.parse(env.SKYBRIDGE_AUDIT_LOGS as string), { disabled: false, retention_days: 90 });
     assert.deepEqual(env.SKYBRIDGE_AUDIT_HMAC_KEY, { secretKeyRef: { name: 'skybridge-audit', key: 'hmac-key' } });
-    assert.equal(all(docs, 'Secret').length + all(docs, 'ConfigMap').length, 0, 'no object of the chart holds the key');
+    assert.equal(userSecrets(docs).length + all(docs, 'ConfigMap').length, 0, 'no object of the chart holds the key');
     // Off, or retention 0 (kept forever), are said; the defaults set nothing.
     assert.equal(envOf((await template(['gateway.auditLogs.disabled=true'])).docs).SKYBRIDGE_AUDIT_LOGS, '{"disabled":true}');
     assert.equal(envOf((await template(['gateway.auditLogs.retentionDays=0'])).docs).SKYBRIDGE_AUDIT_LOGS, '{"disabled":false,"retention_days":0}');
@@ -639,8 +675,10 @@ describe('helm chart: the secure install', () => {
     await conform(withCa.text, 'extra-volumes');
     for (const name of ['sb-skybridge-proxy', 'sb-skybridge-operator']) {
       const pod = podSpec(find(withCa.docs, 'Deployment', name)).spec as { volumes: { name: string }[]; containers: { volumeMounts: { name: string; mountPath: string }[] }[] };
-      assert.deepEqual(pod.volumes.map((v) => v.name), ['tmp', 'ca'], name);
-      assert.deepEqual(pod.containers[0].volumeMounts.map((m) => m.mountPath), ['/tmp', '/etc/corp-ca'], name);
+      // The operator also mounts its conversion webhook certificate.
+      const own = name === 'sb-skybridge-operator' ? { volumes: ['conversion-tls'], mounts: ['/etc/skybridge/conversion'] } : { volumes: [], mounts: [] };
+      assert.deepEqual(pod.volumes.map((v) => v.name), ['tmp', ...own.volumes, 'ca'], name);
+      assert.deepEqual(pod.containers[0].volumeMounts.map((m) => m.mountPath), ['/tmp', ...own.mounts, '/etc/corp-ca'], name);
     }
   });
 

@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor as kubeconfigForUser } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 
@@ -48,6 +49,7 @@ interface List {
 }
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let operator: ChildProcess | undefined;
 let operatorOut = '';
@@ -155,8 +157,7 @@ async function holds(what: string, ms: number, fn: () => Promise<boolean>): Prom
 before(async () => {
   kube = await startKubeApiServer({ controllerManager: true, users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['create', 'namespace', POD_NS]);
   await kubectl(['apply', '-f', '-'], `${proxyRbac(NS)}\n---${operatorRbac(NS, { servedLeases: true })}`);
@@ -179,6 +180,7 @@ after(async () => {
   }
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 describe('garbage collection with a real kube-controller-manager', { concurrency: false }, () => {

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/patience.ts';
@@ -25,6 +26,7 @@ const VK_VALUE = 'sk-bf-checkout-e2e-0001';
 const OPENAI_ENTRY = 'PROVIDER_SKYBRIDGE_OPENAI_KEYS_0_VALUE';
 
 let kube: KubeApiServer | undefined;
+let crds: InstalledCrds | undefined;
 let agent: Agent | undefined;
 let operator: ChildProcess | undefined;
 let operatorOut = '';
@@ -91,8 +93,7 @@ before(async () => {
   kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
   mock = await startMockProvider();
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=120s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['apply', '-f', '-'], `${proxyRbac(NS)}\n---${operatorRbac(NS, { servedLeases: true })}`);
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm-credentials', namespace: NS }, stringData: { openai: OPENAI_KEY } });
@@ -120,6 +121,7 @@ after(async () => {
   await mock?.close();
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 describe('secrets between custom resources', { concurrency: false }, () => {

@@ -19,6 +19,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor as kubeconfigForUser } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 
@@ -34,6 +35,7 @@ const SERVED_LEASE_SECONDS = 4;
 const LEAKED = 'sk-live-0123456789abcdefLEAK';
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let operator: ChildProcess | undefined;
 let operatorOut = '';
@@ -98,8 +100,7 @@ async function servedRetries(p: RunningGateway): Promise<number | undefined> {
 before(async () => {
   kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['apply', '-f', '-'], RBAC);
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm-credentials', namespace: NS }, stringData: { openai: 'sk-openai-test-1', hook: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' } });
@@ -126,6 +127,7 @@ after(async () => {
   }
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 describe('Ready means served', { concurrency: false }, () => {

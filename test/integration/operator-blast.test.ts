@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 
@@ -20,6 +21,7 @@ const MAIN = new URL('../../operator/src/main.ts', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let operatorKubeconfig: string;
 let narrowKubeconfig: string;
@@ -176,8 +178,7 @@ spec:
 before(async () => {
   kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'narrow-operator' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['apply', '-f', '-'], RBAC);
   await kubectl(['create', 'namespace', NARROW]);
@@ -195,6 +196,7 @@ after(async () => {
   for (const o of operators) await kill(o.proc);
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 test('reference checks, blast radius, the hold rule and Event series on a real API server', { timeout: 5 * 60_000 }, async (t) => {

@@ -8,15 +8,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, waitFor as waitUntil, type KubeApiServer } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
 
 const NS = 'incr';
 const COUNT = 300;
-const ROOT = new URL('../..', import.meta.url).pathname;
 const GROUP = 'gateway.skybridge.dev/v1alpha1';
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let operator: OperatorProcess | undefined;
 let proxy: RunningGateway | undefined;
@@ -50,8 +51,7 @@ const changed = (a: Map<string, string>, b: Map<string, string>) => [...new Set(
 before(async () => {
   kube = await startKubeApiServer();
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   const data: Record<string, string> = { openai: 'sk-openai-incremental' };
   for (let i = 0; i < COUNT; i++) data[`vk-${i}`] = `sk-bf-incr-${String(i).padStart(6, '0')}`;
@@ -67,6 +67,7 @@ after(async () => {
   await operator?.stop();
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 async function served(i: number, marker: string): Promise<string | undefined> {

@@ -7,14 +7,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, waitFor as waitUntil, type KubeApiServer } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
 import { patience } from '../helpers/patience.ts';
 
 const NS = 'outage';
-const ROOT = new URL('../..', import.meta.url).pathname;
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let operator: OperatorProcess | undefined;
 let proxy: RunningGateway | undefined;
@@ -46,8 +47,7 @@ const terms = () => (operator?.output() ?? '').split('\n').filter((l) => l.inclu
 before(async () => {
   kube = await startKubeApiServer();
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm', namespace: NS }, stringData: { openai: 'sk-openai-outage-1' } });
   await apply(provider(1));
@@ -61,6 +61,7 @@ after(async () => {
   await operator?.stop();
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 test('the leader keeps its lease through a 5 s API-server outage and a change after it is served within 2 s', { timeout: 5 * 60_000 }, async (t) => {

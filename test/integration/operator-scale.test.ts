@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
 
 const NS = 'scale';
@@ -23,6 +24,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=160'];
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let proc: ChildProcess | undefined;
 
@@ -51,8 +53,7 @@ const items = (version: string) =>
 before(async () => {
   kube = await startKubeApiServer();
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   const data: Record<string, string> = { openai: 'sk-openai-1' };
   for (let i = 0; i < COUNT; i++) data[`vk-${i}`] = `sk-bf-scale-${String(i).padStart(6, '0')}`;
@@ -68,6 +69,7 @@ after(async () => {
   }
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 test(`${COUNT} VirtualKeys render, a bulk update of all of them renders again, and the operator stays well under its memory limit`, { timeout: 20 * 60_000 }, async () => {

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, fetch } from 'undici';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor as kubeconfigForUser } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
@@ -22,6 +23,7 @@ const BULK_KEYS = 75;
 const KEY_BYTES = 8 * 1024;
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 let mock: MockProvider;
 let operator: ChildProcess | undefined;
@@ -78,8 +80,7 @@ async function chat(model: string): Promise<{ status: number; auth?: string }> {
 before(async () => {
   [kube, mock] = await Promise.all([startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] }), startMockProvider({ maxRecordedRequests: 1000 })]);
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['apply', '-f', '-'], `${proxyRbac(NS)}\n---${operatorRbac(NS)}`);
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'small', namespace: NS }, stringData: { openai: 'sk-openai-small-1', vk: 'sk-bf-size-team-0001' } });
@@ -108,6 +109,7 @@ after(async () => {
   await mock?.close();
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 test('a Provider whose Secret value cannot fit is TooLarge alone; the others are served', { timeout: 3 * 60_000 }, async () => {

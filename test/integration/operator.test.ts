@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
 import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil } from '../helpers/kube.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/patience.ts';
@@ -29,6 +30,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const LEASE_SECONDS = 3;
 
 let kube: KubeApiServer;
+let crds: InstalledCrds | undefined;
 let agent: Agent;
 
 interface KubeObject {
@@ -144,8 +146,7 @@ let operatorKubeconfig: string;
 before(async () => {
   kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['create', 'namespace', TENANTS]);
   await kubectl(['apply', '-f', '-'], RBAC);
@@ -159,6 +160,7 @@ before(async () => {
 after(async () => {
   await agent?.close();
   await kube?.stop();
+  await crds?.close();
 });
 
 describe('operator', { concurrency: false }, () => {

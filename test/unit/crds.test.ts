@@ -12,6 +12,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildCrds, CRD_DIRS, crdFileName, generateCrdFiles } from '../../operator/src/crds/crd.ts';
 import { crdSchemaFiles, schemaFileName } from '../../operator/src/crds/kubeconform-schemas.ts';
 import { crSpecs, SECRET_FIELDS } from '../../operator/src/crds/specs.ts';
+import { camelName, camelProse } from '../../operator/src/crds/names.ts';
+import { fieldNames } from '../../operator/src/crds/versions.ts';
+import { convertSpec } from '../../operator/src/conversion/convert.ts';
 import type { JsonSchema } from '../../operator/src/crds/json-schema.ts';
 import { KINDS, type KindName } from '../../operator/src/resources/kinds.ts';
 import { ProviderConfigSchema } from '../../proxy/src/schema/gateway.ts';
@@ -78,7 +81,7 @@ describe('generated files are committed', () => {
 });
 
 describe('the operator <-> proxy contract', () => {
-  test('eight namespaced kinds in gateway.skybridge.dev/v1alpha1 with the agreed plurals', () => {
+  test('eight namespaced kinds in gateway.skybridge.dev (v1alpha1, and v1beta1 stored) with the agreed plurals', () => {
     const plurals = Object.fromEntries(generated.map((g) => [g.definition.kind, (g.crd as unknown as Crd).spec.names.plural]));
     assert.deepEqual(plurals, {
       Provider: 'providers',
@@ -95,13 +98,12 @@ describe('the operator <-> proxy contract', () => {
       assert.equal(crd.spec.group, 'gateway.skybridge.dev');
       assert.equal(crd.spec.scope, 'Namespaced');
       assert.equal(crd.metadata.name, `${crd.spec.names.plural}.gateway.skybridge.dev`);
-      assert.deepEqual(crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1alpha1', true, true]]);
+      assert.deepEqual(crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1alpha1', true, false], ['v1beta1', true, true]]);
     }
   });
 
   test('status subresource with observedGeneration and metav1.Condition conditions', () => {
-    for (const { kind } of KINDS) {
-      const v = crdOf(kind).spec.versions[0];
+    for (const v of KINDS.flatMap(({ kind }) => crdOf(kind).spec.versions)) {
       assert.deepEqual(v.subresources, { status: {} });
       const status = v.schema.openAPIV3Schema.properties?.status as JsonSchema;
       assert.equal(status.properties?.observedGeneration.type, 'integer');
@@ -115,17 +117,17 @@ describe('the operator <-> proxy contract', () => {
   });
 
   test('printer columns: Ready from the Ready condition, Age, and key spec fields', () => {
-    for (const { kind } of KINDS) {
-      const cols = crdOf(kind).spec.versions[0].additionalPrinterColumns;
+    for (const [kind, version] of KINDS.flatMap(({ kind }) => crdOf(kind).spec.versions.map((v) => [kind, v] as const))) {
+      const cols = version.additionalPrinterColumns;
       assert.ok(cols.some((c) => c.name === 'Ready' && c.jsonPath === '.status.conditions[?(@.type=="Ready")].status'), kind);
       assert.ok(cols.some((c) => c.name === 'Age' && c.type === 'date'), kind);
       assert.ok(cols.filter((c) => c.jsonPath.startsWith('.spec.')).length >= 2, `${kind}: spec columns`);
       for (const c of cols.filter((x) => x.jsonPath.startsWith('.spec.'))) {
         // A column must name a field the schema has, or it is always empty.
         const path = c.jsonPath.slice('.spec.'.length).split('.');
-        let node: JsonSchema | undefined = specSchema(kind);
+        let node: JsonSchema | undefined = version.schema.openAPIV3Schema.properties?.spec;
         for (const p of path) node = node?.properties?.[p];
-        assert.ok(node, `${kind} column ${c.name}: ${c.jsonPath} is not in the schema`);
+        assert.ok(node, `${kind} ${version.name} column ${c.name}: ${c.jsonPath} is not in the schema`);
       }
     }
   });
@@ -373,7 +375,22 @@ function celViolations(schema: JsonSchema, value: unknown, path = ''): string[] 
 }
 
 const cr = (kind: KindName, spec: Record<string, unknown>, name = 'sample') => ({ apiVersion: 'gateway.skybridge.dev/v1alpha1', kind, metadata: { name }, spec });
-const violations = (kind: KindName, spec: Record<string, unknown>, name?: string) => celViolations(rootSchema(kind), cr(kind, spec, name));
+const betaRoot = (kind: KindName): JsonSchema => crdOf(kind).spec.versions[1].schema.openAPIV3Schema;
+/**
+ * The rules `spec` breaks (v1alpha1), checked to be the same in v1beta1: the spec converted there
+ * breaks the same rules, whose messages and paths name the v1beta1 fields.
+ */
+const violations = (kind: KindName, spec: Record<string, unknown>, name?: string) => {
+  const alpha = celViolations(rootSchema(kind), cr(kind, spec, name));
+  const beta = celViolations(betaRoot(kind), { ...cr(kind, convertSpec(kind, spec, 'v1alpha1', 'v1beta1') as Record<string, unknown>, name), apiVersion: 'gateway.skybridge.dev/v1beta1' });
+  const fields = fieldNames(crSpecs()[kind]);
+  const renamed = alpha.map((m) => {
+    const at = m.indexOf(': ');
+    return `${m.slice(0, at).replace(/[A-Za-z_][A-Za-z0-9_]*/g, camelName)}: ${camelProse(m.slice(at + 2), fields)}`;
+  });
+  assert.deepEqual(beta, renamed, `${kind}: v1beta1 rules disagree with v1alpha1 on ${JSON.stringify(spec)}`);
+  return alpha;
+};
 const secretRef = { secretKeyRef: { name: 's', key: 'k' } };
 
 describe('CEL rules accept and reject what they say', () => {

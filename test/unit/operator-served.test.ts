@@ -105,11 +105,11 @@ test('Ready from the count: Served only when every live replica serves it; NoRep
   assert.equal(statusFields(refused).reason, 'SecretNotFound');
   // Both replicas still serve the generation before the refused one: the refused one is served by none.
   const view = { kind: 'Provider', count: { live: 2, implementing: 2, serving: 2, waiting: [] } };
-  assert.deepEqual(statusFields(refused, view), { reason: 'SecretNotFound', served: '0/2', servedReplicas: 0, replicas: 2 });
+  assert.deepEqual(statusFields(refused, view), { reason: 'SecretNotFound', message: 'x', served: '0/2', servedReplicas: 0, replicas: 2 });
   const mcpView = { kind: 'MCPClient', count: { live: 2, implementing: 2, serving: 2, waiting: [] }, mcp: [{ identity: 'p1', client: { state: 'connected', tools: 3 } }, { identity: 'p2', client: { state: 'error', tools: 0, error: 'spawn ENOENT' } }] };
   const mcp = desiredConditions(valid, ok, mcpView);
   assert.deepEqual(mcp.find((c) => c.type === 'Connected'), { type: 'Connected', status: 'False', reason: 'ConnectionFailed', message: 'p2: spawn ENOENT' });
-  assert.deepEqual(statusFields(mcp, mcpView), { reason: 'ConnectionFailed', served: '2/2', servedReplicas: 2, replicas: 2, toolCount: 3, lastError: 'spawn ENOENT' });
+  assert.deepEqual(statusFields(mcp, mcpView), { reason: 'ConnectionFailed', message: 'p2: spawn ENOENT', served: '2/2', servedReplicas: 2, replicas: 2, toolCount: 3, lastError: 'spawn ENOENT' });
 });
 
 test('reported errors lose anything that looks like a credential', () => {

@@ -162,7 +162,7 @@ test('examples/kubernetes/ (every kind) is accepted as a whole and renders every
   const { readFileSync, readdirSync } = await import('node:fs');
   const dir = new URL('../../examples/kubernetes/', import.meta.url);
   type Doc = { kind: string; metadata: { name: string }; spec?: unknown; stringData?: Record<string, string> };
-  const docs = readdirSync(dir).flatMap((f) => parseAllDocuments(readFileSync(new URL(f, dir), 'utf8')).map((d) => d.toJS() as Doc));
+  const docs = readdirSync(dir).filter((f) => f.endsWith('.yaml')).flatMap((f) => parseAllDocuments(readFileSync(new URL(f, dir), 'utf8')).map((d) => d.toJS() as Doc));
   const lookup = secrets(Object.fromEntries(docs.filter((d) => d.kind === 'Secret').map((d) => [`default/${d.metadata.name}`, d.stringData ?? {}])));
   const resources = docs.filter((d) => d.kind !== 'Secret').map((d) => cr(d.kind as KindName, d.metadata.name, d.spec));
   const d = desiredState(resources, lookup);

@@ -11,7 +11,8 @@ import { createServices } from '../../proxy/src/services.ts';
 import { Metrics } from '../../proxy/src/metrics/metrics.ts';
 import { RequestContext } from '../../proxy/src/pipeline/context.ts';
 import { streamItems, type StreamOptions } from '../../proxy/src/pipeline/stream.ts';
-import { relayable, relayText } from '../../proxy/src/pipeline/relay.ts';
+import { Readable } from 'node:stream';
+import { pumpText, relayable, relayText } from '../../proxy/src/pipeline/relay.ts';
 import { passthroughChunkPlan } from '../../proxy/src/operations/chunk-stream-plan.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
@@ -79,6 +80,31 @@ async function viaRelay(body: string, cuts: readonly number[], includeUsage: boo
   return { text, usage: ctx.usage, batches };
 }
 
+/** The pushed form (what an HTTP answer takes): the upstream as a Readable, the text written to a sink. */
+async function viaPump(body: string, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
+  const plan = passthroughChunkPlan(includeUsage);
+  const ctx = context();
+  const opts = options(o);
+  assert.ok(relayable(ctx, plan, opts));
+  let text = '';
+  let batches = 0;
+  // A sink that says its buffer is full every other write: the pump must wait for drained() and lose nothing.
+  const sink = {
+    write: (t: string) => {
+      batches++;
+      text += t;
+      return batches % 2 === 0;
+    },
+    drained: () => new Promise<void>((resolve) => setImmediate(resolve)),
+  };
+  try {
+    await pumpText(ctx, Readable.from(split(body, cuts), { objectMode: false }), plan, opts)(sink);
+  } catch (err) {
+    return { text, usage: ctx.usage, error: err as GatewayError, batches };
+  }
+  return { text, usage: ctx.usage, batches };
+}
+
 /** A chat chunk as an upstream might write it: its own key order, spacing and escapes. */
 const chunkText = (content: string, i: number, finish?: string) =>
   `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":${finish ? `"${finish}"` : 'null'},"logprobs":null}],"usage":null,"n":${i}.50}`;
@@ -133,10 +159,13 @@ test('any framing and any split: the relay writes exactly what the item path wri
         const full = events.map(frame).join('') + (done ? `data: [DONE]${eol}${eol}` : '');
         // The upstream may end without the last blank line: the last event still counts.
         const body = unclosed && full ? full.slice(0, -eol.length) : full;
-        const [items, relay] = await Promise.all([viaItems(body, cuts, includeUsage), viaRelay(body, cuts, includeUsage)]);
+        const [items, relay, pumped] = await Promise.all([viaItems(body, cuts, includeUsage), viaRelay(body, cuts, includeUsage), viaPump(body, cuts, includeUsage)]);
         assert.equal(relay.text, items.text);
         assert.deepEqual(relay.usage, items.usage);
         assert.equal(relay.error?.message, items.error?.message);
+        assert.equal(pumped.text, items.text);
+        assert.deepEqual(pumped.usage, items.usage);
+        assert.equal(pumped.error?.message, items.error?.message);
       },
     ),
     { numRuns: 300 },
@@ -154,6 +183,13 @@ test('an in-band error after some chunks: what was ready goes out, then the upst
   assert.ok(early.error instanceof GatewayError);
   assert.equal(early.batches, 0);
   assert.equal(early.text, '');
+  // Pushed: the same, and nothing written before an early error (the answer can still be its status).
+  const latePumped = await viaPump(`data: ${chunkText('a', 0)}\n\ndata: ${error}\n\n`, [], false);
+  assert.equal(latePumped.error?.message, late.error.message);
+  assert.equal(latePumped.text, late.text);
+  const earlyPumped = await viaPump(`data: ${error}\n\n`, [], false);
+  assert.equal(earlyPumped.error?.message, early.error.message);
+  assert.equal(earlyPumped.batches, 0);
 });
 
 test('an event over max_stream_event_size_mb is cut off with the 502 the item path gives, whether or not it arrives whole', async () => {
@@ -165,6 +201,9 @@ test('an event over max_stream_event_size_mb is cut off with the 502 the item pa
     assert.equal(relay.error?.type, 'upstream_response_too_large');
     assert.equal(relay.error?.message, items.error?.message);
     assert.equal(relay.text, '');
+    const pumped = await viaPump(big, cuts, false, { maxEventBytes: 1024 });
+    assert.equal(pumped.error?.message, items.error?.message);
+    assert.equal(pumped.text, '');
   }
 });
 

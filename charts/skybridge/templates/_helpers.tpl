@@ -97,6 +97,25 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/* The operator's rights on the custom resources (read specs, write status) and Events about them. */}}
+{{/* The conversion webhook's certificate Secret: the user's, or the one Helm generates. */}}
+{{- define "skybridge.conversionSecretName" -}}
+{{- .Values.operator.conversionWebhook.existingSecret | default (printf "%s-operator-conversion-tls" (include "skybridge.fullname" .)) -}}
+{{- end -}}
+
+{{/* The CRDs of every kind (the operator sets their conversion webhook), by name. */}}
+{{- define "skybridge.crdNames" -}}
+{{- $names := list -}}
+{{- range (include "skybridge.crPlurals" . | splitList ",") -}}
+{{- $names = append $names (printf "%s.gateway.skybridge.dev" .) -}}
+{{- end -}}
+{{- join ", " $names -}}
+{{- end -}}
+
+{{/* Plurals of the gateway.skybridge.dev kinds (operator/src/resources/kinds.ts; helm.test.ts checks they agree). */}}
+{{- define "skybridge.crPlurals" -}}
+providers,virtualkeys,routingrules,webhooks,mcpclients,cachepolicies,teams,customers
+{{- end -}}
+
 {{- define "skybridge.operatorCrRules" -}}
 - apiGroups: [gateway.skybridge.dev]
   resources: [providers, virtualkeys, routingrules, webhooks, mcpclients, cachepolicies, teams, customers]

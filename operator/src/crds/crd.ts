@@ -2,11 +2,12 @@
 // `npm run gen:crds` writes (crds/ and the Helm chart's copy), so the staleness test compares the
 // same bytes.
 import { stringify } from 'yaml';
-import { GROUP, VERSION } from '../resources/kinds.ts';
+import { GROUP, STORAGE_VERSION, VERSION } from '../resources/kinds.ts';
 import { kindDefinitions, type KindDefinition, type PrinterColumn } from './definitions.ts';
 import { crSpecs } from './specs.ts';
 import { toStructural, type CelRule } from './structural.ts';
 import type { JsonSchema } from './json-schema.ts';
+import { camelDefinition, camelSchema, fieldNames } from './versions.ts';
 
 /** Where the generated files go, relative to the repository root. */
 export const CRD_DIRS = ['crds', 'charts/skybridge/crds'] as const;
@@ -33,6 +34,7 @@ const STATUS: JsonSchema = {
   properties: {
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The metadata.generation the operator last processed.' },
     reason: { type: 'string', maxLength: 1024, description: 'The reason to act on: the first condition that is not fine (e.g. SecretNotFound, Propagating, ConnectionFailed), else Ready\'s (Served).' },
+    message: { type: 'string', maxLength: 32768, description: 'The message of the condition the reason comes from: what is wrong and what to do.' },
     served: { type: 'string', maxLength: 32, description: 'Proxy replicas serving this generation / live proxy replicas, e.g. 2/2.' },
     servedReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Live proxy replicas that serve this generation.' },
     replicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Live proxy replicas (each serving process renews a Lease reporting what it serves).' },
@@ -49,11 +51,13 @@ const STATUS: JsonSchema = {
 };
 
 // Scalars only (a JSON array is unreadable in a column). Reason is the actionable one (status.reason:
-// Accepted's when refused), Served counts replicas, Generation beside Observed shows a lag.
+// Accepted's when refused) and Message its explanation (wide: it can be long), Served counts
+// replicas, Generation beside Observed shows a lag.
 const COMMON_COLUMNS: PrinterColumn[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Served by every live proxy replica.' },
   { name: 'Reason', type: 'string', jsonPath: '.status.reason', description: 'What to act on (the first condition that is not fine).' },
   { name: 'Served', type: 'string', jsonPath: '.status.served', description: 'Proxy replicas serving this generation / live replicas.' },
+  { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1, description: 'What the reason means here and what to do (kubectl get -o wide).' },
   { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', priority: 1, description: 'The spec\'s generation.' },
   { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', priority: 1, description: 'The generation the status is for: behind Generation while the operator catches up.' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -62,27 +66,26 @@ const COMMON_COLUMNS: PrinterColumn[] = [
 export interface GeneratedCrd {
   definition: KindDefinition;
   crd: Record<string, unknown>;
-  /** Spec paths left free-form (`x-kubernetes-preserve-unknown-fields`). */
+  /** Spec paths left free-form (`x-kubernetes-preserve-unknown-fields`), in v1alpha1 names. */
   preserved: string[];
 }
+
+/**
+ * Where the API server sends ConversionReviews until the operator points it at its own Service
+ * (conversion/crd-config.ts, with the caBundle): a placeholder, since a CRD file cannot know the
+ * release's namespace. Without a caBundle every conversion fails, so a v1alpha1 write made before
+ * the operator ran is refused (and retried by its client) rather than stored without its fields.
+ */
+export const CONVERSION_PLACEHOLDER = { namespace: 'skybridge', name: 'skybridge-operator-conversion', path: '/convert', port: 443 } as const;
 
 export function buildCrds(): GeneratedCrd[] {
   const specs = crSpecs();
   return kindDefinitions().map((def) => {
-    const spec = toStructural(specs[def.kind], { rules: def.rules, boundsAt: def.boundsAt, extensionsAt: def.extensionsAt });
-    const root: JsonSchema = {
-      description: `${def.kind} of the Skybridge AI gateway. ${spec.schema.description ?? ''}`.trim(),
-      type: 'object',
-      required: ['spec'],
-      properties: {
-        apiVersion: { type: 'string', description: 'APIVersion of this object (gateway.skybridge.dev/v1alpha1).' },
-        kind: { type: 'string', description: `Kind of this object (${def.kind}).` },
-        metadata: { type: 'object' },
-        spec: spec.schema,
-        status: STATUS,
-      },
-      ...(def.rootRules.length ? { 'x-kubernetes-validations': def.rootRules.map(rule) } : {}),
-    };
+    const alphaSpec = specs[def.kind];
+    const fields = fieldNames(alphaSpec);
+    const alpha = versionSchema(def, alphaSpec, VERSION);
+    const betaDef = camelDefinition(def, fields);
+    const beta = versionSchema(betaDef, camelSchema(alphaSpec, fields), STORAGE_VERSION);
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
@@ -94,20 +97,56 @@ export function buildCrds(): GeneratedCrd[] {
         group: GROUP,
         names: { kind: def.kind, listKind: `${def.kind}List`, plural: def.plural, singular: def.singular, shortNames: def.shortNames, categories: ['skybridge'] },
         scope: 'Namespaced',
+        // Both versions hold the same fields under different names: the operator converts.
+        conversion: {
+          strategy: 'Webhook',
+          webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { ...CONVERSION_PLACEHOLDER } } },
+        },
         versions: [
           {
             name: VERSION,
             served: true,
-            storage: true,
+            storage: false,
+            deprecated: true,
+            deprecationWarning: `${GROUP}/${VERSION} ${def.kind} is deprecated; use ${GROUP}/${STORAGE_VERSION} (camelCase fields, see docs/kubernetes.md)`,
             subresources: { status: {} },
             additionalPrinterColumns: [...def.columns, ...COMMON_COLUMNS].map((c) => ({ ...c })),
-            schema: { openAPIV3Schema: root },
+            // Copies: an object shared by both versions would be written as a YAML anchor and alias.
+            schema: { openAPIV3Schema: structuredClone(alpha.root) },
+          },
+          {
+            name: STORAGE_VERSION,
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            additionalPrinterColumns: [...betaDef.columns, ...COMMON_COLUMNS].map((c) => ({ ...c })),
+            schema: { openAPIV3Schema: structuredClone(beta.root) },
           },
         ],
       },
     };
-    return { definition: def, crd, preserved: spec.preserved };
+    return { definition: def, crd, preserved: alpha.preserved };
   });
+}
+
+/** The whole object's schema in one version, from that version's spec schema and definition. */
+function versionSchema(def: KindDefinition, specSchema: JsonSchema, version: string): { root: JsonSchema; preserved: string[] } {
+  const spec = toStructural(specSchema, { rules: def.rules, boundsAt: def.boundsAt, extensionsAt: def.extensionsAt });
+  const root: JsonSchema = {
+    description: `${def.kind} of the Skybridge AI gateway. ${spec.schema.description ?? ''}`.trim(),
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      apiVersion: { type: 'string', description: `APIVersion of this object (${GROUP}/${version}).` },
+      kind: { type: 'string', description: `Kind of this object (${def.kind}).` },
+      // Nothing but the type: the API server allows no more on metadata, and explain shows ObjectMeta's own docs.
+      metadata: { type: 'object' },
+      spec: spec.schema,
+      status: STATUS,
+    },
+    ...(def.rootRules.length ? { 'x-kubernetes-validations': def.rootRules.map(rule) } : {}),
+  };
+  return { root, preserved: spec.preserved };
 }
 
 const rule = (r: CelRule): CelRule => ({ ...r });

@@ -12,7 +12,7 @@ export const SecretKeyRefSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$', description: 'Secret name, in the namespace of this resource.' }),
     key: Type.String({ minLength: 1, maxLength: 253, pattern: '^[-._a-zA-Z0-9]+$', description: 'Key within the Secret.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A key of a Secret in the namespace of this resource.' },
 );
 
 /** `valueFrom: {secretKeyRef: {name, key}}`, the shape every secret takes in a custom resource. */

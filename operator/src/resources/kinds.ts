@@ -1,9 +1,19 @@
-// The custom resources the operator reads (group gateway.skybridge.dev, version v1alpha1).
+// The custom resources the operator reads (group gateway.skybridge.dev). Two versions are served:
+// v1alpha1 (the config.json field names) and v1beta1 (the same fields in camelCase, the storage
+// version). The operator reads the storage version and works on the v1alpha1 shape, the one its
+// translation to config.json is written for (conversion/convert.ts turns one into the other).
 import type { ManagedSection } from '../render/contract.ts';
 
 export const GROUP = 'gateway.skybridge.dev';
+/** The version the operator works on internally (config.json's field names). */
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** The version objects are stored as, and the one the operator reads and writes status on. */
+export const STORAGE_VERSION = 'v1beta1';
+export const STORAGE_API_VERSION = `${GROUP}/${STORAGE_VERSION}`;
+/** Every served version, oldest first. */
+export const VERSIONS = [VERSION, STORAGE_VERSION] as const;
+export type ApiVersionName = (typeof VERSIONS)[number];
 
 export type KindName = 'Provider' | 'VirtualKey' | 'RoutingRule' | 'Webhook' | 'MCPClient' | 'CachePolicy' | 'Team' | 'Customer';
 
@@ -53,7 +63,9 @@ export interface CustomResource {
   kind: KindName;
   metadata: ObjectMeta;
   spec?: unknown;
-  status?: { observedGeneration?: number; conditions?: Condition[]; reason?: string; served?: string; servedReplicas?: number; replicas?: number; toolCount?: number; lastError?: string };
+  /** Set when the object could not be turned into the internal shape: the field (spec path) and why. */
+  conversionError?: { path: string; message: string };
+  status?: { observedGeneration?: number; conditions?: Condition[]; reason?: string; message?: string; served?: string; servedReplicas?: number; replicas?: number; toolCount?: number; lastError?: string };
 }
 
 /** `Provider default/openai` */

@@ -47,6 +47,7 @@ const checkVirtualKey = validator(VirtualKeySchema);
 export const PROVIDER_NAME_PATTERN = new RegExp(Object.keys((GatewayConfigSchema.properties.providers as { patternProperties: Record<string, unknown> }).patternProperties)[0]);
 
 export function translate(cr: CustomResource, secrets: SecretLookup): Translation | Rejection {
+  if (cr.conversionError) return invalid([cr.conversionError]);
   const spec = cr.spec ?? {};
   if (!isObject(spec)) return invalid([{ path: '(root)', message: 'must be an object' }]);
   const foreign = envReferences(cr, spec);

@@ -111,7 +111,7 @@ export function providersRouter(service: ConfigService): Router {
     .get((req: Request, res: Response) => {
       const name = providerParam(req);
       // A read: the stored provider as it is (viewProvider copies what it shows).
-      const cfg = own(service.peek().providers, name);
+      const cfg = own(service.storedDocument().providers, name);
       if (!cfg) throw notFound('provider', name);
       reply(res, 200, markManaged(service, 'providers', name, viewProvider(name, cfg)));
     })

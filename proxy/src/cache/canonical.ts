@@ -2,7 +2,7 @@
 // sorted, no whitespace, numbers in one form (1.0, 1 and 1e0 are the same number once parsed and
 // print the same), undefined members left out as JSON leaves them out. Bytes (an uploaded file)
 // are written as their SHA-256, so a large upload is hashed once and never copied into the key.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 export function canonicalJson(value: unknown): string {
   let out = '';
@@ -58,8 +58,9 @@ export function canonicalJson(value: unknown): string {
   return out;
 }
 
+/** One-shot crypto.hash: no Hash object per call (two per cache lookup). */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** Hex SHA-256 of the canonical JSON. */

@@ -68,6 +68,11 @@ export class CacheRuntime {
     throw this.#problems.get(`${namespace}\u0000${dimension}`) ?? new Error(`namespace ${namespace} cannot be used`);
   }
 
+  /** Whether the namespace was found usable with this dimension already (no wait). */
+  usable(namespace: string, dimension: number): boolean {
+    return this.#usable.has(`${namespace}\u0000${dimension}`);
+  }
+
   /** True once the namespace is usable with this dimension (initialised on first use). */
   ready(namespace: string, dimension: number): Promise<boolean> {
     const key = `${namespace}\u0000${dimension}`;

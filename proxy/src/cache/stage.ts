@@ -101,7 +101,8 @@ function before(ctx: RequestContext, cfg: ResolvedCacheConfig): Outcome | undefi
 }
 
 async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: CacheRuntime, m: CacheMetrics, headers: CacheHeaders, cacheKey: string): Promise<Outcome | undefined> {
-  if (!(await runtime.ready(cfg.namespace, cfg.dimension))) {
+  // Known usable: no promise to wait on (the usual case once the namespace was first used).
+  if (!runtime.usable(cfg.namespace, cfg.dimension) && !(await runtime.ready(cfg.namespace, cfg.dimension))) {
     m.bypassed.labels('store_unavailable').inc();
     return undefined;
   }
@@ -110,7 +111,6 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
   // Rule 6: in direct-only mode the type and threshold headers change nothing.
   const direct = !(cfg.semantic && headers.type === 'semantic');
   const semantic = cfg.semantic && headers.type !== 'direct' && id.text !== '';
-  const entryId = randomUUID();
   const flightKey = `${ns}\u0000${id.scope}\u0000${id.hash}`;
 
   const write = !headers.noStore;
@@ -134,6 +134,8 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
       flight = tryLead();
     }
   } else flight = tryLead();
+  // The id a miss's entry will have (made only once no direct hit answered).
+  const entryId = randomUUID();
   let vector: Float32Array | undefined;
   const debug: CacheDebug = { cache_hit: false, cache_id: entryId };
   if (semantic) {

@@ -63,14 +63,32 @@ export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv
     if (reused) return reused;
     memo.stats.whole++;
   }
+  const steps = checkConfigSteps(raw, source, env, vault);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * checkConfig as steps: it yields between its passes over the document, so a reload of a large
+ * configuration can leave the event loop free between them (config/steps.ts runInSteps); the result
+ * is the same. (Run at once here, not through steps.ts: the operator loads this file and no more.)
+ */
+export function* checkConfigSteps(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): Generator<void, LoadedConfig> {
   // Before anything copies the document: a `__proto__` key would become a prototype on the first copy.
   const unsafe = unsafeJson(raw);
   if (unsafe) throw new ConfigError(source, [unsafe]);
+  yield;
   const result = validateConfig(raw);
   if (Array.isArray(result)) throw new ConfigError(source, result);
+  yield;
   const errors: FieldError[] = [];
-  const config = resolveRefs(result, '', { env, vault }, errors) as GatewayConfig;
-  errors.push(...ruleErrors(config, result));
+  const config = resolveRefs(result, undefined, { env, vault }, errors) as GatewayConfig;
+  yield;
+  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
+  yield;
+  errors.push(...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
   return { config, raw: result, warnings: warningsOf(config) };
 }
@@ -161,7 +179,7 @@ function checkReusing(raw: unknown, source: string, env: NodeJS.ProcessEnv, vaul
     throw new ConfigError(source, checked.map((e) => ({ ...e, path: wholePath(e.path, positions) })));
   }
   const errors: FieldError[] = [];
-  const skeleton = resolveRefs(split.skeleton, '', { env, vault }, errors) as Record<string, unknown>;
+  const skeleton = resolveRefs(split.skeleton, undefined, { env, vault }, errors) as Record<string, unknown>;
   if (errors.length) return undefined;
   for (const i of fresh) {
     const item = split.items[i];
@@ -175,7 +193,7 @@ function checkReusing(raw: unknown, source: string, env: NodeJS.ProcessEnv, vaul
       },
     });
     const lookup: VaultLookup | undefined = vault && ((ref) => ((usedVault = true), vault(ref)));
-    resolved[i] = resolveRefs(item.value, item.path, { env: recording, vault: lookup }, errors);
+    resolved[i] = resolveRefs(item.value, atOf(item), { env: recording, vault: lookup }, errors);
     if (errors.length) return undefined;
     // A vault value may rotate under the same text: such an object is resolved every time.
     if (!usedVault) kept.set(keys[i], { resolved: resolved[i], reads: [...reads] });
@@ -333,6 +351,13 @@ function replaceCollections(doc: Plain, values: ReadonlyMap<number, unknown>): P
  * A field path of a document holding only some of the items (`withItems`) as a path of the whole
  * document: list positions mapped back (`governance.virtual_keys[0]` -> `[1234]`).
  */
+/** Where an item sits, as resolveRefs takes it. */
+function atOf(item: Item): At {
+  let at: At | undefined;
+  for (const key of COLLECTIONS[item.collection].path) at = { parent: at, key };
+  return { parent: at, key: item.key };
+}
+
 function wholePath(path: string, positions: ReadonlyMap<number, readonly number[]>): string {
   for (const [c, list] of positions) {
     const prefix = `${COLLECTIONS[c].path.join('.')}[`;
@@ -345,15 +370,28 @@ function wholePath(path: string, positions: ReadonlyMap<number, readonly number[
   return path;
 }
 
+/** Where resolveRefs is in the document: its JSON path is spelled out only for a reference (most strings are not). */
+interface At {
+  parent: At | undefined;
+  key: string | number;
+}
+
+function pathOf(at: At | undefined): string {
+  if (!at) return '';
+  const up = pathOf(at.parent);
+  return typeof at.key === 'number' ? `${up}[${at.key}]` : up ? `${up}.${at.key}` : at.key;
+}
+
 /**
  * `env.VAR` and `vault.<path>#<field>` in a secret-bearing section are read; one that cannot be is an
  * error naming the field and the variable or path (never a value). Elsewhere a well-formed vault
  * reference is refused rather than used as a literal: it would be sent or shown as written.
  */
-function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
+function resolveRefs(value: unknown, at: At | undefined, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
     // Not a reference: read as written wherever it is (most strings; the path test is the cost).
     if (!isReference(value)) return value;
+    const path = pathOf(at);
     if (!resolvesEnvRef(path)) {
       if (isVaultRef(value) && !('error' in parseVaultRef(value))) errors.push({ path, message: 'a vault reference is not read here: only provider keys and settings, virtual keys, auth settings, redis, store configs, MCP clients, webhooks and encryption_key take references' });
       return value;
@@ -362,11 +400,12 @@ function resolveRefs(value: unknown, path: string, refs: { env: NodeJS.ProcessEn
     if ('error' in r) errors.push({ path, message: r.error });
     return 'value' in r ? r.value : '';
   }
-  if (Array.isArray(value)) return value.map((v, i) => resolveRefs(v, `${path}[${i}]`, refs, errors));
+  if (Array.isArray(value)) return value.map((v, i) => resolveRefs(v, { parent: at, key: i }, refs, errors));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolveRefs(v, path ? `${path}.${k}` : k, refs, errors)]),
-    );
+    // A copy member by member (no `__proto__` key gets here: unsafeJson refused it first).
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) out[k] = resolveRefs((value as Record<string, unknown>)[k], { parent: at, key: k }, refs, errors);
+    return out;
   }
   return value;
 }

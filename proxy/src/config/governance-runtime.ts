@@ -3,6 +3,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { keyId } from '../schema/key-id.ts';
+import { runNow } from './steps.ts';
 import type {
   AuthConfig, Budget, Customer, ModelConfig, PricingOverride, ProviderGovernance, RateLimit, Team, VirtualKey,
 } from '../schema/governance.ts';
@@ -64,13 +65,23 @@ export class GovernanceMemo {
   keysCompiled = 0;
 }
 
+/** Virtual keys compiled between two yields of governanceSteps. */
+const KEYS_PER_STEP = 2000;
+
 export function compileGovernance(config: GatewayConfig, memo?: GovernanceMemo): GovernanceRuntime {
+  return runNow(governanceSteps(config, memo));
+}
+
+/** compileGovernance as steps (config/steps.ts): it yields after each slice of virtual keys. */
+export function* governanceSteps(config: GatewayConfig, memo?: GovernanceMemo): Generator<void, GovernanceRuntime> {
   const g = config.governance ?? {};
   const teams = new Map((g.teams ?? []).map((t) => [t.id, t]));
   const customers = new Map((g.customers ?? []).map((c) => [c.id, c]));
   const byDigest = new Map<string, VirtualKeyRuntime>();
   const digests = new Map<string, Buffer>();
+  let n = 0;
   for (const vk of g.virtual_keys ?? []) {
+    if (++n % KEYS_PER_STEP === 0) yield;
     const team = vk.team_id ? teams.get(vk.team_id) : undefined;
     const customerId = vk.customer_id ?? team?.customer_id;
     const customer = customerId ? customers.get(customerId) : undefined;

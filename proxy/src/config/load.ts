@@ -1,5 +1,6 @@
 // Reading config.json (or, without one, the environment) into a document, checked by config/check.ts.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { vertexFromEnv } from '../providers/vertex/config.ts';
@@ -35,6 +36,28 @@ export async function primeVault(file: string, env: NodeJS.ProcessEnv = process.
   }
   const errors = await vaultSecrets.prime(raw, env);
   if (errors.length) throw new ConfigError(file, errors);
+}
+
+/**
+ * config.json read off the event loop and parsed, its vault secrets read: the document the check
+ * takes (a reload; the start-up path is loadConfigWithSecrets). Unreadable or unparsable: ConfigError.
+ */
+export async function readConfigDocument(file: string, env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '(file)', message: (err as Error).message }]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '(root)', message: `not valid JSON: ${(err as Error).message}` }]);
+  }
+  const errors = await vaultSecrets.prime(raw, env);
+  if (errors.length) throw new ConfigError(file, errors);
+  return raw;
 }
 
 export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

@@ -5,11 +5,11 @@
 // Objects of the seed (config.json) are read-only here; objects written through /api are kept
 // apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
 import { createHash } from 'node:crypto';
-import { CheckMemo, checkConfig, ConfigError } from './check.ts';
+import { CheckMemo, checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
-import type { FieldError } from '../schema/validate.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences, unallowedVaultReferences } from './api-env-refs.ts';
-import { CompileMemo, compileSnapshot, type Snapshot } from './snapshot.ts';
+import { CompileMemo, compileSnapshot, compileSnapshotInSteps, type Snapshot } from './snapshot.ts';
+import { yieldToLoop } from './steps.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { SnapshotHolder } from './holder.ts';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
@@ -65,16 +65,6 @@ export interface ConfigStatus {
   skipped_routing_rules: { id: string; name: string; error: string }[];
 }
 
-const fieldErrors = (source: string) => (doc: GatewayConfig): FieldError[] => {
-  try {
-    checkConfig(doc, source);
-    return [];
-  } catch (err) {
-    if (err instanceof ConfigError) return err.errors;
-    throw err;
-  }
-};
-
 /** The store-managed objects of a stored revision; one written before they were kept apart: whatever the seed does not hold. */
 function storeObjectsOf(stored: StoredConfig, seed: GatewayConfig): DocObject[] {
   if (stored.objects) return stored.objects;
@@ -82,11 +72,25 @@ function storeObjectsOf(stored: StoredConfig, seed: GatewayConfig): DocObject[] 
   return objectsOf(stored.document).filter((o) => !seedKeys.has(objectKey(o)));
 }
 
-/** The seed with the store's objects over it; a seed that is itself invalid throws ConfigError. */
-function composeOrThrow(seed: GatewayConfig, objects: readonly DocObject[], source: string): { document: GatewayConfig; setAside: SetAside[] } {
-  const { document, setAside, errors } = compose(seed, objects, fieldErrors(source));
-  if (errors.length) throw new ConfigError(source, errors);
-  return { document, setAside };
+/**
+ * The seed with the store's objects over it, and the check's result for it (what compiles); a seed
+ * that is itself invalid throws ConfigError.
+ */
+function composeOrThrow(seed: GatewayConfig, objects: readonly DocObject[], source: string): { document: GatewayConfig; setAside: SetAside[]; checked: LoadedConfig } {
+  // compose() returns the document of the last check that passed: its result is kept, not checked again.
+  let checked: LoadedConfig | undefined;
+  const { document, setAside, errors } = compose(seed, objects, (doc) => {
+    checked = undefined;
+    try {
+      checked = checkConfig(doc, source);
+      return [];
+    } catch (err) {
+      if (err instanceof ConfigError) return err.errors;
+      throw err;
+    }
+  });
+  if (errors.length || !checked) throw new ConfigError(source, errors);
+  return { document, setAside, checked };
 }
 
 function reportSetAside(setAside: readonly SetAside[]): void {
@@ -157,11 +161,10 @@ export class ConfigService {
   }
 
   /**
-   * The stored document itself, for reading only: an /api read of one object need not copy every
-   * object (thousands, rendered from custom resources). Never changed in place: every write
-   * replaces it (update() edits a copy).
+   * The stored document itself, without the copy document() makes (megabytes for a large
+   * configuration): for reading only. It is never changed in place: every change stores a new one.
    */
-  peek(): Readonly<GatewayConfig> {
+  storedDocument(): Readonly<GatewayConfig> {
     return this.#stored.document;
   }
 
@@ -227,17 +230,31 @@ export class ConfigService {
     return { objects: [...served, ...kept], set_aside: setAside };
   }
 
-  /** Replaces the seed (config.json was edited); the objects written through /api stay. */
-  reseed(seed: GatewayConfig): Promise<{ kept: number; setAside: SetAside[] }> {
+  /**
+   * Replaces the seed (config.json was edited, `seed` is its check's result, `digest` its
+   * seedDigest); the objects written through /api stay. Each pass over the document is a step of
+   * its own, with the event loop free between them; the new snapshot is swapped in whole at the end.
+   */
+  reseed(seed: LoadedConfig, digest: string = seedDigest(seed.raw)): Promise<{ kept: number; setAside: SetAside[] }> {
     return this.#serial(async () => {
       const source = this.#seed?.from.source ?? 'config.json';
-      const objects = storeObjectsOf(this.#stored, seed);
-      const { document, setAside } = composeOrThrow(seed, objects, source);
-      const next = compileSnapshot(checkConfig(document, source).config);
-      const stored: StoredConfig = { seed: seedDigest(seed), revision: this.#stored.revision + 1, document, objects, set_aside: setAside };
+      const objects = storeObjectsOf(this.#stored, seed.raw);
+      let composed: { document: GatewayConfig; setAside: SetAside[]; checked: LoadedConfig };
+      if (objects.length === 0) {
+        // Nothing written through /api: the document is the seed, already checked.
+        composed = { document: seed.raw, setAside: [], checked: seed };
+      } else {
+        await yieldToLoop();
+        composed = composeOrThrow(seed.raw, objects, source);
+      }
+      const { document, setAside, checked } = composed;
+      await yieldToLoop();
+      const next = await compileSnapshotInSteps(checked.config);
+      const stored: StoredConfig = { seed: digest, revision: this.#stored.revision + 1, document, objects, set_aside: setAside };
+      await yieldToLoop();
       await this.store.save(stored);
       this.#stored = stored;
-      this.#seed = { document: seed, keys: objectKeys(seed), from: this.#seed?.from ?? { kind: 'file', source } };
+      this.#seed = { document: seed.raw, keys: objectKeys(seed.raw), from: this.#seed?.from ?? { kind: 'file', source } };
       reportSetAside(setAside);
       await this.holder.swap(next);
       return { kept: objects.length - setAside.length, setAside };

@@ -9,7 +9,8 @@ import { endpointSourceFor } from '../upstream/endpoint-sources.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { compileGovernance, GovernanceMemo, type GovernanceRuntime } from './governance-runtime.ts';
+import { GovernanceMemo, governanceSteps, type GovernanceRuntime } from './governance-runtime.ts';
+import { runInSteps, runNow } from './steps.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
@@ -52,6 +53,16 @@ export class CompileMemo {
 }
 
 export function compileSnapshot(config: GatewayConfig, memo?: CompileMemo): Snapshot {
+  return runNow(snapshotSteps(config, memo));
+}
+
+/** compileSnapshot with the event loop free between its parts (a reload under traffic). */
+export function compileSnapshotInSteps(config: GatewayConfig, memo?: CompileMemo): Promise<Snapshot> {
+  return runInSteps(snapshotSteps(config, memo));
+}
+
+/** The compile, yielding between its passes: the digest, slices of the virtual keys, the routing rules. */
+function* snapshotSteps(config: GatewayConfig, memo?: CompileMemo): Generator<void, Snapshot> {
   const providers = new Map<string, ProviderRuntime>();
   for (const [name, p] of Object.entries(config.providers ?? {})) {
     let rt = memo?.providers.get(p);
@@ -65,16 +76,21 @@ export function compileSnapshot(config: GatewayConfig, memo?: CompileMemo): Snap
     }
     providers.set(name, rt);
   }
+  const hash = configHash(config);
+  yield;
+  const governance = yield* governanceSteps(config, memo?.governance);
+  yield;
+  const routing = compileRules(config.governance?.routing_rules ?? [], {
+    warn: (message) => log.warn(message),
+    resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
+  });
   return {
-    hash: configHash(config),
+    hash,
     providers,
     convertTextToChat: config.client?.compat?.convert_text_to_chat ?? false,
     maxBodyBytes: (config.client?.max_request_body_size_mb ?? DEFAULTS.maxBodyMb) * 1024 * 1024,
-    governance: compileGovernance(config, memo?.governance),
-    routing: compileRules(config.governance?.routing_rules ?? [], {
-      warn: (message) => log.warn(message),
-      resolveKeyName: (provider, keyName) => (config.providers?.[provider]?.keys?.some((k) => k.name === keyName) ? keyId(provider, keyName) : undefined),
-    }),
+    governance,
+    routing,
     config,
   };
 }

@@ -1,9 +1,10 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import { loadConfigFile, primeVault } from './load.ts';
-import { ConfigError } from './check.ts';
+import { loadConfigFile, readConfigDocument } from './load.ts';
+import { checkConfigSteps, ConfigError } from './check.ts';
 import { seedDigest, type ConfigService } from './service.ts';
+import { runInSteps, yieldToLoop } from './steps.ts';
 import { log } from '../log.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 
@@ -15,11 +16,11 @@ export { SnapshotHolder, type SnapshotListener } from './holder.ts';
  * laid over it again (ConfigService.reseed). Editors save in several ways (truncate+write, rename
  * over), so the directory is watched and reloads are debounced.
  */
-/** What a file reload changed: the documents before and after (references unresolved), for the audit log. */
+/** What a file reload changed: the documents before and after (references unresolved, read-only), for the audit log. */
 export interface ReloadEvent {
   file: string;
-  before: GatewayConfig;
-  after: GatewayConfig;
+  before: Readonly<GatewayConfig>;
+  after: Readonly<GatewayConfig>;
   hashBefore: string;
   hashAfter: string;
   kept: number;
@@ -31,19 +32,27 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
   const dir = file.slice(0, file.lastIndexOf('/')) || '.';
   const base = file.slice(file.lastIndexOf('/') + 1);
   let last = seedDigest(loadConfigFile(file).raw);
+  // A reload of a large file (10,000 virtual keys: megabytes of JSON) is read off the loop and done
+  // in steps that yield to it between them (here and in reseed), so requests flowing meanwhile wait
+  // for one step at most, never the whole reload; the new snapshot is swapped in whole at the end.
   const reload = async () => {
     try {
-      // A newly referenced vault secret is read before the check needs it.
-      await primeVault(file);
-      const { raw, warnings } = loadConfigFile(file);
-      const digest = seedDigest(raw);
+      const raw = await readConfigDocument(file);
+      // An edit that changes nothing (a save without changes, a touch) costs a parse and a digest.
+      const digest = seedDigest(raw as GatewayConfig);
       if (digest === last) return;
-      for (const w of warnings) log.warn(w);
-      const before = service.document();
+      await yieldToLoop();
+      const seed = await runInSteps(checkConfigSteps(raw, file));
+      for (const w of seed.warnings) log.warn(w);
+      // The documents for the audit entry are the stored ones as they are (never changed in place), not copies.
+      const before = onReload && service.storedDocument();
       const hashBefore = service.current().hash;
-      const { kept, setAside } = await service.reseed(raw);
+      const { kept, setAside } = await service.reseed(seed, digest);
       last = digest;
-      onReload?.({ file, before, after: service.document(), hashBefore, hashAfter: service.current().hash, kept, setAside: setAside.length });
+      if (onReload) {
+        await yieldToLoop();
+        onReload({ file, before: before!, after: service.storedDocument(), hashBefore, hashAfter: service.current().hash, kept, setAside: setAside.length });
+      }
       log.info('configuration reloaded', { file, config_hash: service.current().hash, kept_from_api: kept, set_aside: setAside.length });
     } catch (err) {
       const message = err instanceof ConfigError ? err.message : String(err);

@@ -2,7 +2,7 @@
 // every replica: a file in the app dir for one process (or node:cluster workers sharing the dir),
 // Redis for many replicas. Each stored revision carries the digest of the config.json it was seeded
 // from, so an edited config.json takes over again while an unchanged one does not undo /api writes.
-import { mkdirSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, watch, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { DocObject, SetAside } from './ownership.ts';
@@ -54,6 +54,8 @@ export class FileConfigStore implements ConfigStore {
   readonly kind = 'file' as const;
   readonly file: string;
   readonly location: string;
+  /** The file as this process last wrote it (inode, size, mtime): its own write is no news to it. */
+  #written: string | undefined;
   constructor(file: string) {
     this.file = file;
     this.location = file;
@@ -74,6 +76,7 @@ export class FileConfigStore implements ConfigStore {
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
     renameSync(tmp, this.file);
+    this.#written = fileStamp(this.file);
   }
   subscribe(onChange: () => void): void {
     const base = this.file.slice(this.file.lastIndexOf('/') + 1);
@@ -81,8 +84,23 @@ export class FileConfigStore implements ConfigStore {
     watch(dirname(this.file), (_e, name) => {
       if (name !== null && name !== base) return;
       clearTimeout(timer);
-      timer = setTimeout(onChange, 50);
+      // This process's own write would be read back and parsed whole (megabytes for a large
+      // configuration) only to find the revision it has: skipped. Another process's write is a new file.
+      timer = setTimeout(() => {
+        const stamp = fileStamp(this.file);
+        if (stamp === undefined || stamp !== this.#written) onChange();
+      }, 50);
     }).unref();
   }
   async close(): Promise<void> {}
+}
+
+/** What tells one write of a file from another: a rename over it is a new inode. */
+function fileStamp(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
 }

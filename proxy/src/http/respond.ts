@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { constants, type Http2Stream } from 'node:http2';
 import type { GatewayError } from '../unified/errors.ts';
-import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
+import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat, type TextPump, type TextSink } from '../pipeline/outcome.ts';
 import { REQUEST_ID_HEADER } from '../request-id.ts';
 import { noteError } from './answer-errors.ts';
 
@@ -33,6 +33,7 @@ export async function respond(res: ServerResponse, outcome: Outcome, renderError
     case 'bytes':
       return writeBytes(res, outcome.status, outcome.headers, outcome.body);
     case 'stream':
+      if (outcome.pump) return writePumped(res, outcome.pump, outcome.format, outcome.extra, renderError);
       return writeStream(res, outcome.items, outcome.format, outcome.extra, renderError);
   }
 }
@@ -94,16 +95,53 @@ async function writeStream(
     if (format.done && !res.write(format.done, encoding)) await drained(res);
     res.end();
   } catch (err) {
-    if (res.destroyed) return;
-    const e = toGatewayError(err);
-    if (!res.headersSent) {
-      sendError(res, e, extra, renderError);
-      return;
-    }
-    noteError(res, errorCode(e));
-    res.write(format.errorEvent(e), encoding);
-    res.end();
+    failStream(res, err, format, extra, renderError);
   }
+}
+
+/** A stream pushed as text (pipeline/relay.ts): written as each upstream read arrives, ended as writeStream ends one. */
+async function writePumped(
+  res: ServerResponse,
+  pump: TextPump,
+  format: StreamFormat<unknown>,
+  extra: ErrorExtra | undefined,
+  renderError?: ErrorRenderer,
+): Promise<void> {
+  const encoding = format.encoding ?? 'utf8';
+  const head = () => {
+    if (!res.headersSent) res.writeHead(200, format.headers ?? SSE_HEADERS);
+  };
+  const sink: TextSink = {
+    write: (text) => {
+      // A client gone: its text is dropped (the pump ends on the abort that follows).
+      if (res.destroyed) return true;
+      head();
+      return res.write(text, encoding);
+    },
+    drained: () => drained(res),
+  };
+  try {
+    await pump(sink);
+    if (res.destroyed) return;
+    head();
+    if (format.done && !res.write(format.done, encoding)) await drained(res);
+    res.end();
+  } catch (err) {
+    failStream(res, err, format, extra, renderError);
+  }
+}
+
+/** A stream that failed: a plain error answer if nothing was sent yet, else its in-band error event. */
+function failStream(res: ServerResponse, err: unknown, format: StreamFormat<unknown>, extra: ErrorExtra | undefined, renderError?: ErrorRenderer): void {
+  if (res.destroyed) return;
+  const e = toGatewayError(err);
+  if (!res.headersSent) {
+    sendError(res, e, extra, renderError);
+    return;
+  }
+  noteError(res, errorCode(e));
+  res.write(format.errorEvent(e), format.encoding ?? 'utf8');
+  res.end();
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {

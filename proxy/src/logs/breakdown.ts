@@ -1,11 +1,12 @@
 // Usage broken down by provider, model, virtual key or team over a time window, for the overview:
-// one grouped query over the covering index logs_usage_cover (migration 12) per (bucket, group,
-// latency bin), folded here into totals and per-bucket series, the busiest groups kept and the rest
-// summed as `other`; and the MCP tool calls of the same window from mcp_tool_logs. Percentiles come
-// from the latency bins (rollup.ts), so a group's p99 over 30 days costs no sort.
+// one grouped query, over the usage roll-up for buckets of whole hours (usage-rollup.ts) or else over
+// the covering index logs_usage_cover (migration 12) per (bucket, group, latency bin), folded here
+// into totals and per-bucket series, the busiest groups kept and the rest summed as `other`; and the
+// MCP tool calls of the same window from mcp_tool_logs. Percentiles come from the latency bins
+// (rollup.ts), so a group's p99 over 30 days costs no sort.
 import type { Dialect, Row, SqlDriver } from './driver.ts';
 import type { Where } from './query.ts';
-import { binExpr, binPercentile, LATENCY_BINS } from './rollup.ts';
+import { binExpr, binPercentile, binsOf, LATENCY_BINS } from './rollup.ts';
 import type { BreakdownBy, McpToolUsage, UsageBreakdown, UsageGroup, UsageSeries, UsageTotals } from './record.ts';
 import { bucketStarts, type HistogramWindow } from './window.ts';
 
@@ -68,7 +69,10 @@ export function breakdownSql(by: BreakdownBy, where: Where, w: HistogramWindow, 
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
-/** Folds the grouped rows into the answer: totals, series, the busiest `limit` groups and the rest. */
+/**
+ * Folds the grouped rows into the answer: totals, series, the busiest `limit` groups and the rest.
+ * A row is one latency bin of the records (`bin`) or one roll-up row with every bin (`b0`…).
+ */
 export function foldBreakdown(by: BreakdownBy, w: HistogramWindow, rows: readonly Row[], limit: number, mcp: UsageBreakdown['mcp']): UsageBreakdown {
   const buckets = bucketStarts(w);
   const perGroup = new Map<string, Map<number, Acc>>();
@@ -87,8 +91,11 @@ export function foldBreakdown(by: BreakdownBy, w: HistogramWindow, rows: readonl
     a.cost = num(r.cost);
     a.cache_hits = num(r.hits);
     a.saved_cost = num(r.saved);
-    const bin = num(r.bin);
-    if (bin >= 0) a.bins[bin] = a.requests;
+    if (r.b0 !== undefined) a.bins = binsOf(r);
+    else {
+      const bin = num(r.bin);
+      if (bin >= 0) a.bins[bin] = a.requests;
+    }
     let g = perGroup.get(group);
     if (!g) perGroup.set(group, (g = new Map()));
     for (const [map, k] of [[g, bucket], [overall, bucket]] as const) {

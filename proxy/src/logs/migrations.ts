@@ -7,6 +7,7 @@ import { VIDEOS_MIGRATION } from './videos-migration.ts';
 import { AUDIT_MIGRATION } from './audit-migration.ts';
 import { REQUEST_ID_MIGRATION } from './request-id-migration.ts';
 import { USAGE_BREAKDOWN_MIGRATION } from './usage-migration.ts';
+import { USAGE_ROLLUP_MIGRATION } from './usage-rollup.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -191,4 +192,5 @@ export const MIGRATIONS: readonly Migration[] = [
   AUDIT_MIGRATION,
   REQUEST_ID_MIGRATION,
   USAGE_BREAKDOWN_MIGRATION,
+  USAGE_ROLLUP_MIGRATION,
 ];

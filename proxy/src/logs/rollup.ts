@@ -30,7 +30,7 @@ export const LATENCY_BINS = 40;
 export const LATENCY_RATIO = 1.35;
 const LN_RATIO = Math.log(LATENCY_RATIO);
 
-const BIN_COLS = Array.from({ length: LATENCY_BINS }, (_, i) => `b${i}`);
+export const BIN_COLS = Array.from({ length: LATENCY_BINS }, (_, i) => `b${i}`);
 
 /** Filters the roll-up can answer: its dimensions and time. Anything else reads the records. */
 const ROLLUP_FILTERS = new Set<keyof LogFilters>(['providers', 'models', 'status', 'objects', 'routing_engine_used', 'missing_cost_only', 'start_time', 'end_time']);
@@ -69,7 +69,7 @@ export function binPercentile(bins: readonly number[], p: number): number {
 const KEY_TYPES: Record<string, string> = { period: 'BIGINT', engines: 'INTEGER', priced: 'INTEGER' };
 
 /** A roll-up table: key columns and summed columns, each an expression over a logs row `s`. */
-interface Rollup {
+export interface Rollup {
   table: string;
   key: [name: string, expr: (s: string) => string][];
   sums: [name: string, expr: (s: string) => string, type: 'BIGINT' | 'double'][];
@@ -80,7 +80,7 @@ const periodKey = (period: number): Rollup['key'] => [
   ['provider', (s) => `COALESCE(${s}.provider, '')`],
   ['model', (s) => `COALESCE(${s}.model, '')`],
 ];
-const latencySums: Rollup['sums'] = [
+export const latencySums: Rollup['sums'] = [
   ['latency_n', (s) => `(CASE WHEN ${s}.latency IS NULL THEN 0 ELSE 1 END)`, 'BIGINT'],
   ['latency_sum', (s) => `COALESCE(${s}.latency, 0)`, 'double'],
 ];
@@ -118,7 +118,7 @@ function rollups(): Rollup[] {
 /** The condition a counted (top-level) record meets, over a logs row `s`. */
 export const topLevel = (s: string): string => `${s}.parent_request_id IS NULL`;
 
-function rollupSql(r: Rollup, d: Dialect, topOnly = false): { create: string; aggregate: (source: string) => string; cols: string[]; keys: string[]; sums: string[] } {
+export function rollupSql(r: Rollup, d: Dialect, topOnly = false): { create: string; aggregate: (source: string) => string; cols: string[]; keys: string[]; sums: string[] } {
   const keys = r.key.map(([k]) => k);
   const sums = r.sums.map(([c]) => c);
   const create = `CREATE TABLE ${r.table} (
@@ -138,7 +138,7 @@ function rollupSql(r: Rollup, d: Dialect, topOnly = false): { create: string; ag
  * delete, and PostgreSQL's grouped insert and delete over transition tables. Shared by migration 6
  * and migration 7 (which passes a top-level-only `q`).
  */
-function changeStatements(r: Rollup, q: ReturnType<typeof rollupSql>, d: Dialect): { add: string; sqliteDelete: string; pgInsert: string; pgDelete: string } {
+export function changeStatements(r: Rollup, q: ReturnType<typeof rollupSql>, d: Dialect): { add: string; sqliteDelete: string; pgInsert: string; pgDelete: string } {
   const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
   // Deletes (retention, by id) are rare next to inserts: the bin is recomputed per column here.
   const oldRow = (e: (s: string) => string): string => e('old').replaceAll('old.bin', binExpr('old.latency', d));

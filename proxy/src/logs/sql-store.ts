@@ -9,8 +9,10 @@ import type { BucketRow, GroupBy, LatencyRow, ListSummary, LogStore, SearchResul
 import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
 import { breakdownSql, foldBreakdown, mcpUsage, virtualKeyNames } from './breakdown.ts';
+import { usageBatchRollups, usagePeriod, usagePruneStatements, usageRollupSql } from './usage-rollup.ts';
 
-const LOG_COLUMNS = [
+/** The logs table's columns in the order logRow gives their values. */
+export const LOG_COLUMNS = [
   'id', 'parent_request_id', 'request_id', 'timestamp', 'created_at', 'object', 'provider', 'model', 'requested_model',
   'virtual_key_id', 'virtual_key_name', 'team_id', 'customer_id', 'selected_key_id', 'selected_key_name',
   'routing_rule_id', 'routing_rule_ids', 'routing_rule_name', 'routing_engines', 'routing_engine_logs',
@@ -45,7 +47,8 @@ const int = (v: number | undefined): number => (typeof v === 'number' && Number.
 const num = (v: number | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: string | undefined): string | null => (typeof v === 'string' ? v : null);
 
-function logRow(r: LogRecord, now: number): unknown[] {
+/** A record as the logs table's row (LOG_COLUMNS' order): what every insert writes. */
+export function logRow(r: LogRecord, now: number): unknown[] {
   const rules = r.routing_rule_ids ?? [];
   const prompt = int(r.prompt_tokens);
   const completion = int(r.completion_tokens);
@@ -218,7 +221,7 @@ export class SqlLogStore implements LogStore {
   private constructor(db: SqlDriver) {
     this.db = db;
     this.kind = db.dialect.name;
-    this.#batchRollups = this.kind === 'sqlite' ? sqliteBatchRollups(db.dialect) : undefined;
+    this.#batchRollups = this.kind === 'sqlite' ? [...sqliteBatchRollups(db.dialect), ...usageBatchRollups(db.dialect)] : undefined;
   }
 
   /** The connection, for the other tables of this database (webhook deliveries, async jobs). */
@@ -486,7 +489,9 @@ export class SqlLogStore implements LogStore {
 
   async breakdown(filters: LogFilters, w: HistogramWindow, by: BreakdownBy, limit: number): Promise<UsageBreakdown> {
     const range = windowed(filters, w);
-    const q = breakdownSql(by, this.where(range), w, this.db.dialect);
+    // Buckets of whole hours read the usage roll-up (usage-rollup.ts); finer ones the covering index.
+    const period = usagePeriod(filters, w.bucketMs);
+    const q = period ? usageRollupSql(by, filters, period, w.bucketMs, range.start_time!, range.end_time! + 1) : breakdownSql(by, this.where(range), w, this.db.dialect);
     const [rows, mcp] = await Promise.all([this.db.query(q.sql, q.params), mcpUsage(this.db, w, range.start_time!, range.end_time!)]);
     const answer = foldBreakdown(by, w, rows, limit, mcp);
     if (by === 'virtual_key') {
@@ -583,6 +588,8 @@ export class SqlLogStore implements LogStore {
       total += n;
       if (n < RETENTION_BATCH) break;
     }
+    // The usage roll-up's rows this sweep emptied, at once: the overview's long windows scan them.
+    for (const sql of usagePruneStatements()) await this.db.execute(sql, [cutoff]);
     for (;;) {
       const n = await this.db.execute(
         `DELETE FROM log_routing_rules WHERE log_id IN (SELECT log_id FROM log_routing_rules WHERE timestamp < CAST(? AS BIGINT) LIMIT ${RETENTION_BATCH})`,

@@ -18,7 +18,7 @@ import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
 import { invoke, type Attempted } from '../pipeline/invoke.ts';
 import { withClientHeaders } from '../pipeline/client-headers.ts';
 import { streamItems, type StreamOptions, type StreamPlan } from '../pipeline/stream.ts';
-import { relayable, relayText, textFormat } from '../pipeline/relay.ts';
+import { pumpText, relayable, relayText, textFormat } from '../pipeline/relay.ts';
 import { bodyOutcome } from '../pipeline/body-relay.ts';
 import type { Target } from '../pipeline/target.ts';
 import type { RequestContext } from '../pipeline/context.ts';
@@ -200,7 +200,14 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       };
       const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
       if (relayable(ctx, plan, opts)) {
-        return { kind: 'stream', items: relayText(ctx, body, plan, opts), format: textFormat(plan as StreamFormat<unknown>), extra: ctx.errorExtra };
+        // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
+        return {
+          kind: 'stream',
+          items: relayText(ctx, body, plan, opts),
+          pump: pumpText(ctx, body, plan, opts),
+          format: textFormat(plan as StreamFormat<unknown>),
+          extra: ctx.errorExtra,
+        };
       }
       const items = streamItems(ctx, body, plan, opts);
       return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };

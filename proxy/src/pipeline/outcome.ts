@@ -22,12 +22,29 @@ export interface StreamFormat<T> {
   encoding?: BufferEncoding;
 }
 
+/** Where a pushed stream's text goes (http/respond.ts: the answer). */
+export interface TextSink {
+  /** false: the client's buffer is full; write more once drained() resolved. */
+  write(text: string): boolean;
+  /** Resolves once the client drained what was written, or left. */
+  drained(): Promise<void>;
+}
+
+/**
+ * A stream's text pushed to a sink as the upstream's reads arrive, without a promise per read. It
+ * settles as the items would end: resolves at the end (the client gone included), rejects with the
+ * GatewayError the items would throw, after writing what was ready (so a rejection with nothing
+ * written is an error the answer's status can still carry).
+ */
+export type TextPump = (sink: TextSink) => Promise<void>;
+
 export type Outcome =
   | { kind: 'json'; status: number; value: unknown }
   /** Text already serialised: JSON (an upstream answer with extra_fields spliced in) unless `headers` name another content type. */
   | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]> }
   /** Items in batches (one per upstream read); the iterable throws a GatewayError when the stream fails. */
-  | { kind: 'stream'; items: AsyncIterable<readonly unknown[]>; format: StreamFormat<unknown>; extra?: ErrorExtra }
+  /** `pump`: the same stream as text, pushed (an HTTP answer takes it when there is one; items are then not read). */
+  | { kind: 'stream'; items: AsyncIterable<readonly unknown[]>; format: StreamFormat<unknown>; extra?: ErrorExtra; pump?: TextPump }
   /** Bytes relayed as they arrive (audio, file content, a passthrough answer). */
   | { kind: 'bytes'; status: number; headers: Record<string, string | string[]>; body: AsyncIterable<Uint8Array> }
   | { kind: 'error'; error: GatewayError; extra?: ErrorExtra };

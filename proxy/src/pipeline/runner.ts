@@ -6,7 +6,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import type { RequestContext } from './context.ts';
-import { outcomeStatus, toGatewayError, type Outcome } from './outcome.ts';
+import { outcomeStatus, toGatewayError, type Outcome, type TextPump } from './outcome.ts';
 import type { BuiltinStages, PluginEntry, PluginRegistry, Stage } from './stage.ts';
 
 /** Executes an accepted request. */
@@ -131,7 +131,10 @@ function failure(ctx: RequestContext, err: unknown): Outcome {
 
 /** Answers with a body still to come run their `after` hooks once it has been read (or abandoned). */
 function settle(list: StageList, ctx: RequestContext, outcome: Outcome): Outcome {
-  if (outcome.kind === 'stream') return { ...outcome, items: observed(outcome.items, list, ctx, outcome) };
+  if (outcome.kind === 'stream') {
+    const { pump, ...rest } = outcome;
+    return { ...rest, items: observed(outcome.items, list, ctx, outcome), ...(pump && { pump: observedPump(pump, list, ctx, outcome) }) };
+  }
   if (outcome.kind === 'bytes') return { ...outcome, body: observed(list.taps.length ? tapped(outcome.body, list.taps, ctx) : outcome.body, list, ctx, outcome) };
   finish(list, ctx, outcome);
   return outcome;
@@ -147,6 +150,21 @@ async function* observed<T>(inner: AsyncIterable<T>, list: StageList, ctx: Reque
   } finally {
     finish(list, ctx, failed ?? outcome);
   }
+}
+
+/** The pushed form of a stream: the after hooks run once it settled, as observed() runs them for the items. */
+function observedPump(pump: TextPump, list: StageList, ctx: RequestContext, outcome: Outcome): TextPump {
+  return async (sink) => {
+    let failed: Outcome | undefined;
+    try {
+      await pump(sink);
+    } catch (err) {
+      failed = failure(ctx, err);
+      throw (failed as { error: GatewayError }).error;
+    } finally {
+      finish(list, ctx, failed ?? outcome);
+    }
+  };
 }
 
 /** A relayed body's chunks shown to the taps as they go out (stream items are tapped in stream.ts). */

@@ -60,8 +60,8 @@ export const SemanticCachePluginSchema = Type.Object(
     name: Type.Literal(SEMANTIC_CACHE_PLUGIN),
     enabled: Type.Boolean(),
     config: SemanticCacheConfigSchema,
-    placement: Type.Optional(Type.Union([Type.Literal('pre_builtin'), Type.Literal('post_builtin')])),
-    order: Type.Optional(Type.Integer()),
+    placement: Type.Optional(Type.Union([Type.Literal('pre_builtin'), Type.Literal('post_builtin')], { description: "Where the plugin runs: pre_builtin (before the gateway's own stages) or post_builtin (after; default)." })),
+    order: Type.Optional(Type.Integer({ description: 'Order among the plugins of the same placement, ascending.' })),
   },
   { additionalProperties: false },
 );

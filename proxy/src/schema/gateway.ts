@@ -16,30 +16,30 @@ const EnvString = (opts: { minLength?: number; description?: string } = {}) => T
 /** AWS credentials of a Bedrock key (the reference gateway's `bedrock_key_config`). */
 export const BedrockKeyConfigSchema = Type.Object(
   {
-    access_key: Type.Optional(EnvString()),
-    secret_key: Type.Optional(EnvString()),
-    session_token: Type.Optional(EnvString()),
-    region: EnvString({ minLength: 1 }),
-    arn: Type.Optional(EnvString()),
-    role_arn: Type.Optional(EnvString()),
-    external_id: Type.Optional(EnvString()),
-    session_name: Type.Optional(EnvString()),
-    deployments: Type.Optional(Type.Record(Type.String(), Type.String())),
-    batch_s3_config: Type.Optional(Type.Unknown()),
+    access_key: Type.Optional(EnvString({ description: 'AWS access key id; without one, the default AWS credential chain of the gateway.' })),
+    secret_key: Type.Optional(EnvString({ description: 'AWS secret access key of access_key.' })),
+    session_token: Type.Optional(EnvString({ description: 'AWS session token, for temporary credentials.' })),
+    region: EnvString({ minLength: 1, description: 'AWS region of the Bedrock endpoint, e.g. us-east-1.' }),
+    arn: Type.Optional(EnvString({ description: 'ARN prefix: a model is addressed as <arn>/<deployment or model> (an inference profile, a provisioned model).' })),
+    role_arn: Type.Optional(EnvString({ description: 'IAM role to assume. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
+    external_id: Type.Optional(EnvString({ description: 'External id for role_arn. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
+    session_name: Type.Optional(EnvString({ description: 'Session name for role_arn. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
+    deployments: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Model name to Bedrock model id or inference profile; an unmapped model is used as it is.' })),
+    batch_s3_config: Type.Optional(Type.Unknown({ description: 'S3 settings for batch jobs. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'AWS region and credentials of a Bedrock key.' },
 );
 
 /** Google Cloud project, region and credentials of a Vertex AI key (the reference gateway's `vertex_key_config`). */
 export const VertexKeyConfigSchema = Type.Object(
   {
-    project_id: EnvString({ minLength: 1 }),
-    project_number: Type.Optional(EnvString()),
-    region: EnvString({ minLength: 1 }),
+    project_id: EnvString({ minLength: 1, description: 'Google Cloud project id.' }),
+    project_number: Type.Optional(EnvString({ description: 'Google Cloud project number (accepted; requests address the project by project_id).' })),
+    region: EnvString({ minLength: 1, description: "Vertex AI region (global, us-east5, ...): each key calls its region's host." }),
     auth_credentials: Type.Optional(EnvString({ description: 'Service-account key file JSON, or env.VAR holding it.' })),
-    deployments: Type.Optional(Type.Record(Type.String(), Type.String())),
+    deployments: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Model name to Vertex AI endpoint or model id; an unmapped model is used as it is.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Google Cloud project, region and credentials of a Vertex AI key.' },
 );
 
 /** Azure OpenAI resource of a key (the reference gateway's `azure_key_config`, plus `auth_type`). */
@@ -54,7 +54,7 @@ export const AzureKeyConfigSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Azure OpenAI resource of the key: endpoint, deployments, api_version, auth_type.' },
 );
 
 export const ProviderKeySchema = Type.Object(
@@ -63,7 +63,7 @@ export const ProviderKeySchema = Type.Object(
     value: EnvString({ description: 'API key, or env.VAR to read it from the environment.' }),
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Models this key may serve; empty means all.' })),
     weight: Type.Optional(Type.Number({ minimum: 0, description: 'Load-balancing weight (default 1).' })),
-    use_for_batch_api: Type.Optional(Type.Boolean()),
+    use_for_batch_api: Type.Optional(Type.Boolean({ description: 'Use this key for the batch API. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
     bedrock_key_config: Type.Optional(BedrockKeyConfigSchema),
     azure_key_config: Type.Optional(AzureKeyConfigSchema),
     vertex_key_config: Type.Optional(VertexKeyConfigSchema),
@@ -88,22 +88,22 @@ export const InferencePoolRefSchema = Type.Object(
       Type.Integer({ minimum: 100, maximum: 10000, description: 'How often each server is asked for its load (default 500); its answer counts as stale after three intervals.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "Self-hosted model servers of a Gateway API Inference Extension InferencePool, instead of base_url's host: each request to the least-loaded server." },
 );
 
 export const NetworkConfigSchema = Type.Object(
   {
-    base_url: Type.Optional(EnvString({ minLength: 1 })),
-    extra_headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    default_request_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    retry_backoff_initial_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-    retry_backoff_max_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-    stream_idle_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
-    max_conns_per_host: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
-    insecure_skip_verify: Type.Optional(Type.Boolean()),
-    ca_cert_pem: Type.Optional(Type.String()),
-    beta_header_overrides: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+    base_url: Type.Optional(EnvString({ minLength: 1, description: "The provider's API address; its API version prefix (/v1, Gemini's /v1beta) is appended. Default: the provider's public API." })),
+    extra_headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every request to the provider.' })),
+    default_request_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 1, description: 'Time to the response headers, and between body bytes of a JSON answer (default 30).' })),
+    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Retries on 429, 5xx, timeouts and broken connections, with exponential backoff and jitter (default 0).' })),
+    retry_backoff_initial_ms: Type.Optional(Type.Integer({ minimum: 0, description: 'First retry backoff in milliseconds (default 500).' })),
+    retry_backoff_max_ms: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest retry backoff in milliseconds (default 5000).' })),
+    stream_idle_timeout_in_seconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600, description: 'Longest silence inside a stream before it is cut (default 60).' })),
+    max_conns_per_host: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, description: 'Size of the upstream keep-alive connection pool (default 5000).' })),
+    insecure_skip_verify: Type.Optional(Type.Boolean({ description: "Do not verify the provider's TLS certificate. Accepted for compatibility with the reference gateway; not applied yet (a warning says so)." })),
+    ca_cert_pem: Type.Optional(Type.String({ description: "PEM CA certificate(s) to trust for the provider. Accepted for compatibility with the reference gateway; not applied yet (a warning says so)." })),
+    beta_header_overrides: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: 'Beta header overrides. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
     allow_link_local: Type.Optional(
       Type.Boolean({ description: 'Allow base_url to reach link-local addresses and cloud metadata services (169.254.0.0/16, fe80::/10, fd00:ec2::254, metadata.google.internal); default false.' }),
     ),
@@ -112,31 +112,31 @@ export const NetworkConfigSchema = Type.Object(
     max_response_body_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, description: 'Largest non-streaming upstream answer read, in MiB (default 64).' })),
     max_stream_event_size_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Largest single upstream stream event, in MiB (default 8).' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'How the gateway reaches the provider: address, headers, timeouts, retries, TLS.' },
 );
 
 export const CustomProviderConfigSchema = Type.Object(
   {
-    base_provider_type: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')]),
-    is_key_less: Type.Optional(Type.Boolean()),
-    allowed_requests: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
-    request_path_overrides: Type.Optional(Type.Record(Type.String(), Type.String())),
+    base_provider_type: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')], { description: 'The wire format the custom provider speaks.' }),
+    is_key_less: Type.Optional(Type.Boolean({ description: 'The provider takes no API key (default false).' })),
+    allowed_requests: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: 'Request type (chat_completion, embedding, ...) to whether it is allowed; an unlisted one is allowed.' })),
+    request_path_overrides: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Request type to the path used instead of the base provider's." })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "A provider of a custom name that speaks a known provider's wire format." },
 );
 
 export const ProviderConfigSchema = Type.Object(
   {
-    keys: Type.Optional(Type.Array(ProviderKeySchema)),
+    keys: Type.Optional(Type.Array(ProviderKeySchema, { description: 'API keys; each request picks one that admits the model, by weight.' })),
     network_config: Type.Optional(NetworkConfigSchema),
-    send_back_raw_request: Type.Optional(Type.Boolean()),
-    send_back_raw_response: Type.Optional(Type.Boolean()),
-    store_raw_request_response: Type.Optional(Type.Boolean()),
+    send_back_raw_request: Type.Optional(Type.Boolean({ description: 'Add the body sent upstream to answers as extra_fields.raw_request (default false).' })),
+    send_back_raw_response: Type.Optional(Type.Boolean({ description: 'Add the body received from upstream to answers as extra_fields.raw_response (default false).' })),
+    store_raw_request_response: Type.Optional(Type.Boolean({ description: 'Keep the raw upstream request and response in the request log. Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
     custom_provider_config: Type.Optional(CustomProviderConfigSchema),
     // Accepted for compatibility; not built yet (a warning names them).
-    concurrency_and_buffer_size: Type.Optional(Type.Unknown()),
-    proxy_config: Type.Optional(Type.Unknown()),
-    pricing_overrides: Type.Optional(Type.Array(PricingOverrideSchema)),
+    concurrency_and_buffer_size: Type.Optional(Type.Unknown({ description: 'Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
+    proxy_config: Type.Optional(Type.Unknown({ description: 'Accepted for compatibility with the reference gateway; not applied yet (a warning says so).' })),
+    pricing_overrides: Type.Optional(Type.Array(PricingOverrideSchema, { description: "Prices (USD) for models of this provider, instead of the gateway's price table." })),
     // Skybridge's own: provider paths beyond the inference ones that /<provider>_passthrough may reach.
     passthrough_allowed_paths: Type.Optional(
       Type.Array(Type.String({ pattern: '^/[^?#\\s]*$', maxLength: 512 }), {

@@ -9,6 +9,8 @@ export const DURATION_PATTERN = '^[1-9][0-9]*(s|m|h|d|w|M|Y)$';
 const Duration = Type.String({ pattern: DURATION_PATTERN, description: "Window length: '30s', '5m', '1h', '1d', '1w', '1M', '1Y'." });
 const Id = Type.String({ minLength: 1, maxLength: 128 });
 const Name = Type.String({ minLength: 1, maxLength: 256 });
+/** An id of another resource, saying which (descriptions are what `kubectl explain` shows). */
+const IdOf = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
 
 export const BudgetSchema = Type.Object(
   {
@@ -26,9 +28,9 @@ export const BudgetSchema = Type.Object(
 export const RateLimitSchema = Type.Object(
   {
     id: Id,
-    token_max_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    token_max_limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Tokens (input and output) allowed per token_reset_duration window.' })),
     token_reset_duration: Type.Optional(Duration),
-    request_max_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    request_max_limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Requests allowed per request_reset_duration window.' })),
     request_reset_duration: Type.Optional(Duration),
     token_current_usage: Type.Optional(Type.Integer()),
     token_last_reset: Type.Optional(Type.String()),
@@ -64,12 +66,12 @@ export const TeamSchema = Type.Object(
 
 export const VirtualKeyProviderConfigSchema = Type.Object(
   {
-    provider: Type.String({ minLength: 1 }),
+    provider: Type.String({ minLength: 1, description: 'A provider name (openai, anthropic, a custom one).' }),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: "['*']: every model the provider's catalog has; empty: none." })),
     key_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: "['*']: any key of the provider; empty or omitted: none." })),
     weight: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'null: not in weighted selection, still usable as provider/model and fallback.' })),
-    budget_id: Type.Optional(Id),
-    rate_limit_id: Type.Optional(Id),
+    budget_id: Type.Optional(IdOf("A budget (governance.budgets) for this key's use of this provider.")),
+    rate_limit_id: Type.Optional(IdOf("A rate limit (governance.rate_limits) for this key's use of this provider.")),
   },
   { additionalProperties: false },
 );
@@ -78,36 +80,36 @@ export const VirtualKeySchema = Type.Object(
   {
     id: Id,
     name: Name,
-    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    description: Type.Optional(Type.String({ maxLength: 2048, description: 'Free text for people.' })),
     value: Type.String({ minLength: 8, maxLength: 512, description: 'The key callers send (env.VAR allowed).' }),
-    is_active: Type.Optional(Type.Boolean()),
-    team_id: Type.Optional(Id),
-    customer_id: Type.Optional(Id),
-    budget_id: Type.Optional(Id),
-    rate_limit_id: Type.Optional(Id),
-    provider_configs: Type.Optional(Type.Array(VirtualKeyProviderConfigSchema, { maxItems: 100 })),
-    mcp_configs: Type.Optional(Type.Array(Type.Unknown())),
+    is_active: Type.Optional(Type.Boolean({ description: 'false: requests with this key are refused (default true).' })),
+    team_id: Type.Optional(IdOf('The team this key belongs to: its budget, rate limit and routing rules apply too.')),
+    customer_id: Type.Optional(IdOf("The customer this key belongs to directly (a team's key gets its customer from the team).")),
+    budget_id: Type.Optional(IdOf('A budget (governance.budgets) this key spends from.')),
+    rate_limit_id: Type.Optional(IdOf('A rate limit (governance.rate_limits) this key counts against.')),
+    provider_configs: Type.Optional(Type.Array(VirtualKeyProviderConfigSchema, { maxItems: 100, description: 'The providers this key may use, with their models and keys; none: every provider.' })),
+    mcp_configs: Type.Optional(Type.Array(Type.Unknown(), { description: 'Per MCP client, the tools this key may use ({mcp_client_name or mcp_client_id, tools_to_execute}); a client without an entry only with its allow_on_all_virtual_keys.' })),
   },
   { additionalProperties: false },
 );
 
 export const RoutingTargetSchema = Type.Object(
   {
-    provider: Type.Optional(Type.String({ minLength: 1 })),
-    model: Type.Optional(Type.String({ minLength: 1 })),
-    key_id: Type.Optional(Type.String({ minLength: 1 })),
-    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    provider: Type.Optional(Type.String({ minLength: 1, description: "Provider to send to; omitted: the request's own." })),
+    model: Type.Optional(Type.String({ minLength: 1, description: "Model to send to; omitted: the request's own." })),
+    key_id: Type.Optional(Type.String({ minLength: 1, description: 'Pin one key of the provider (needs provider).' })),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "This target's share; the weights of a rule's targets sum to 1." }),
   },
   { additionalProperties: false },
 );
 
 export const RoutingFallbackObjectSchema = Type.Object(
   {
-    provider: Type.String({ minLength: 1 }),
-    model: Type.Optional(Type.String({ minLength: 1 })),
-    key_id: Type.Optional(Type.String({ minLength: 1 })),
+    provider: Type.String({ minLength: 1, description: 'Provider to fall back to.' }),
+    model: Type.Optional(Type.String({ minLength: 1, description: 'Model to fall back to; omitted: the model of the step that matched.' })),
+    key_id: Type.Optional(Type.String({ minLength: 1, description: 'Pin one key of the provider.' })),
     /** config.json only: resolved to `key_id` at load. */
-    provider_key_name: Type.Optional(Type.String({ minLength: 1 })),
+    provider_key_name: Type.Optional(Type.String({ minLength: 1, description: "Pin a key by its name instead of key_id (resolved at load; dropped with a warning when no key has it)." })),
   },
   { additionalProperties: false },
 );
@@ -119,22 +121,22 @@ export const RoutingScopeSchema = Type.Union([
   Type.Literal('customer'),
   Type.Literal('team'),
   Type.Literal('virtual_key'),
-]);
+], { description: 'Whose requests the rule sees: global (default), customer, team or virtual_key (with scope_id).' });
 
 export const RoutingRuleSchema = Type.Object(
   {
     id: Type.Optional(Id),
     name: Name,
-    description: Type.Optional(Type.String({ maxLength: 2048 })),
-    enabled: Type.Optional(Type.Boolean()),
-    chain_rule: Type.Optional(Type.Boolean()),
-    cel_expression: Type.Optional(Type.String({ maxLength: 4096 })),
-    targets: Type.Array(RoutingTargetSchema, { minItems: 1, maxItems: 100 }),
-    fallbacks: Type.Optional(Type.Array(RoutingFallbackSchema, { maxItems: 20 })),
+    description: Type.Optional(Type.String({ maxLength: 2048, description: 'Free text for people.' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'false: the rule is skipped (default true).' })),
+    chain_rule: Type.Optional(Type.Boolean({ description: 'When it matches, evaluate the scope chain again with the chosen provider and model (default false: the rule ends routing).' })),
+    cel_expression: Type.Optional(Type.String({ maxLength: 4096, description: 'CEL condition over the request (model, provider, headers, params, budget_used, ...); empty: always matches.' })),
+    targets: Type.Array(RoutingTargetSchema, { minItems: 1, maxItems: 100, description: 'Where a matching request goes: one target drawn by weight.' }),
+    fallbacks: Type.Optional(Type.Array(RoutingFallbackSchema, { maxItems: 20, description: 'Tried in order when the chosen target fails.' })),
     scope: Type.Optional(RoutingScopeSchema),
-    scope_id: Type.Optional(Type.Union([Id, Type.Null()])),
-    priority: Type.Optional(Type.Number()),
-    query: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    scope_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'The customer, team or virtual key id of the scope; omitted or null for global.' })),
+    priority: Type.Optional(Type.Number({ description: 'Order within the scope, ascending (default 0); ties by name.' })),
+    query: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The reference gateway's rule-builder query, kept as written (not evaluated)." })),
     created_at: Type.Optional(Type.String()),
     updated_at: Type.Optional(Type.String()),
   },
@@ -180,15 +182,15 @@ export const AuthConfigSchema = Type.Object(
 /** Per-model price overrides on a provider (`providers.<name>.pricing_overrides[]`), USD. */
 export const PricingOverrideSchema = Type.Object(
   {
-    model_pattern: Type.String({ minLength: 1 }),
-    match_type: Type.Union([Type.Literal('exact'), Type.Literal('wildcard'), Type.Literal('regex')]),
-    request_types: Type.Optional(Type.Array(Type.String())),
-    input_cost_per_token: Type.Optional(Type.Number({ minimum: 0 })),
-    output_cost_per_token: Type.Optional(Type.Number({ minimum: 0 })),
-    cache_read_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
-    cache_creation_input_token_cost: Type.Optional(Type.Number({ minimum: 0 })),
+    model_pattern: Type.String({ minLength: 1, description: 'The models it prices, matched by match_type.' }),
+    match_type: Type.Union([Type.Literal('exact'), Type.Literal('wildcard'), Type.Literal('regex')], { description: 'How model_pattern matches: exact, wildcard (*), or regex.' }),
+    request_types: Type.Optional(Type.Array(Type.String(), { description: 'Only these request types (chat_completion, embedding, ...); omitted: all.' })),
+    input_cost_per_token: Type.Optional(Type.Number({ minimum: 0, description: 'USD per input token.' })),
+    output_cost_per_token: Type.Optional(Type.Number({ minimum: 0, description: 'USD per output token.' })),
+    cache_read_input_token_cost: Type.Optional(Type.Number({ minimum: 0, description: 'USD per input token read from the prompt cache.' })),
+    cache_creation_input_token_cost: Type.Optional(Type.Number({ minimum: 0, description: 'USD per input token written to the prompt cache.' })),
     /** Document OCR, USD per page processed (LiteLLM's name for it). */
-    ocr_cost_per_page: Type.Optional(Type.Number({ minimum: 0 })),
+    ocr_cost_per_page: Type.Optional(Type.Number({ minimum: 0, description: 'USD per page of document OCR.' })),
   },
   // The reference lists many more price dimensions (images, audio, tiers): accepted, not applied.
   { additionalProperties: true },

@@ -25,15 +25,15 @@ export const GO_DURATION_PATTERN = '^(0|-?([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h
 
 const Name = Type.String({ minLength: 1, maxLength: 256 });
 const ToolList = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1000, description });
-const Url = Type.String({ minLength: 1, maxLength: 2048 });
+const UrlOf = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
 
 export const McpStdioConfigSchema = Type.Object(
   {
-    command: Type.String({ minLength: 1, maxLength: 4096 }),
-    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 })),
+    command: Type.String({ minLength: 1, maxLength: 4096, description: 'The program to run (npx, uvx, a path).' }),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256, description: 'Its arguments.' })),
     envs: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256, description: 'Environment variables of the command.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A server the gateway runs as a child process, speaking MCP on its stdin and stdout.' },
 );
 
 export const McpClientConfigSchema = Type.Object(
@@ -46,8 +46,8 @@ export const McpClientConfigSchema = Type.Object(
       { description: 'http and sse need connection_string (http: or http_config), stdio needs stdio_config, websocket needs websocket_config.' },
     ),
     connection_string: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'URL of an http or sse server.' })),
-    auth_type: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('headers'), Type.Literal('oauth')])),
-    oauth_config_id: Type.Optional(Name),
+    auth_type: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('headers'), Type.Literal('oauth')], { description: 'none, headers (send headers), or oauth (oauth_config_id).' })),
+    oauth_config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The OAuth configuration used with auth_type oauth.' })),
     headers: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), {
         maxProperties: 64,
@@ -55,8 +55,8 @@ export const McpClientConfigSchema = Type.Object(
       }),
     ),
     stdio_config: Type.Optional(McpStdioConfigSchema),
-    websocket_config: Type.Optional(Type.Object({ url: Url }, { additionalProperties: false })),
-    http_config: Type.Optional(Type.Object({ url: Url }, { additionalProperties: false })),
+    websocket_config: Type.Optional(Type.Object({ url: UrlOf('ws:// or wss:// URL of the server.') }, { additionalProperties: false, description: 'A server reached over a WebSocket.' })),
+    http_config: Type.Optional(Type.Object({ url: UrlOf('URL of the streamable HTTP server.') }, { additionalProperties: false, description: 'A streamable HTTP server (instead of connection_string).' })),
     tools_to_execute: Type.Optional(ToolList("Tools that may run, also inside code: ['*'] all, [] none.")),
     tools_to_auto_execute: Type.Optional(ToolList("Tools allowed to run unattended in agent mode: ['*'] all, [] none.")),
     tool_sync_interval: Type.Optional(

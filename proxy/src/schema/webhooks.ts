@@ -45,7 +45,7 @@ export const WebhookEndpointSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 256, description: 'Unique; the reconcile key in config.json and the value of the x-bf-async-webhook submit header.' }),
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'Receiver URL; https unless allow_private_network is true.' }),
-    events: Type.Array(WebhookEventSchema, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true }),
+    events: Type.Array(WebhookEventSchema, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'The events delivered to this endpoint.' }),
     secret: Type.Optional(
       Type.String({ maxLength: 512, pattern: WEBHOOK_SECRET_PATTERN, description: 'whsec_<base64> signing secret (env.VAR recommended); generated when omitted.' }),
     ),

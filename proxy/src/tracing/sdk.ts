@@ -1,6 +1,7 @@
 // The OpenTelemetry SDK, loaded only when tracing is configured (lazy.ts): a gateway without it
-// never loads a byte of it. One tracer provider per tracing settings: a batch processor exports
-// spans off the request path (after the answer), over OTLP HTTP/protobuf or gRPC.
+// never loads a byte of it. Per tracing settings: the SDK's sampler, resource and batch processor,
+// which exports spans off the request path (after the answer) over OTLP HTTP/protobuf or gRPC, and
+// the gateway's lean tracer (tracer.ts) making the spans it is handed.
 import { readFileSync } from 'node:fs';
 import type * as Api from '@opentelemetry/api';
 import type * as SdkTrace from '@opentelemetry/sdk-trace';
@@ -11,6 +12,8 @@ import type * as Grpc from '@grpc/grpc-js';
 import { lazy } from '../lazy.ts';
 import { log } from '../log.ts';
 import type { TracingSettings } from './settings.ts';
+import { LeanTracer } from './tracer.ts';
+import { encodeTraceRequest } from './otlp-encode.ts';
 
 const api = lazy<typeof Api>('@opentelemetry/api');
 const sdkTrace = lazy<typeof SdkTrace>('@opentelemetry/sdk-trace');
@@ -25,33 +28,35 @@ const BATCH = 1024;
 
 export interface Sdk {
   readonly api: typeof Api;
-  readonly tracer: Api.Tracer;
+  readonly tracer: LeanTracer;
+  /** Who writes the protobuf: the gateway's encoder, or the SDK's serializer where it could not be put in. */
+  readonly encoder: 'gateway' | 'sdk';
   /** Exports what is queued (tests, shutdown). */
   flush(): Promise<void>;
   /** Flushes, then stops the exporter. */
   shutdown(): Promise<void>;
 }
 
-/** A tracer provider for these settings (throws when the SDK cannot be loaded or the CA file read). */
+/** Tracing for these settings (throws when the SDK cannot be loaded or the CA file read). */
 export function startSdk(settings: TracingSettings): Sdk {
   const otel = api();
   // No context manager: spans started inside a request's work (a tool call, an agent turn) find
   // their parent through Tracing.live by request id, so no async context is carried on every await.
-  const { TracerProvider, BatchSpanProcessor } = sdkTrace();
-  const provider = new TracerProvider({
-    resource: resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName }),
-    sampler: sampler(settings),
-    // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
-    // (counted by the SDK), never held; large batches make fewer, cheaper exports.
-    spanProcessors: [new BatchSpanProcessor({ exporter: exporter(settings), scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH })],
-  });
-  const tracer = provider.getTracer('skybridge');
+  const { BatchSpanProcessor } = sdkTrace();
+  const resource = resources().resourceFromAttributes({ ...settings.resource, 'service.name': settings.serviceName });
+  // Bounded: past QUEUE spans waiting for export (a collector down or slow), new ones are dropped
+  // (counted by the SDK), never held; large batches make fewer, cheaper exports.
+  const spanExporter = exporter(settings);
+  const encoder = useGatewayEncoder(spanExporter);
+  const processor = new BatchSpanProcessor({ exporter: spanExporter, scheduledDelayMillis: 1000, maxQueueSize: QUEUE, maxExportBatchSize: BATCH });
+  const tracer = new LeanTracer(otel, sampler(settings), processor, resource, 'skybridge');
   log.info('tracing on', { protocol: settings.protocol, endpoint: withoutCredentials(settings.endpoint), sampler: settings.sampler, ratio: settings.ratio, service: settings.serviceName, content: settings.captureContent });
   return {
     api: otel,
     tracer,
-    flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    encoder,
+    flush: () => processor.forceFlush(),
+    shutdown: () => processor.shutdown(),
   };
 }
 
@@ -84,6 +89,29 @@ function exporter(s: TracingSettings): SdkTrace.SpanExporter {
     return new (grpcExporter().OTLPTraceExporter)({ url: s.endpoint, metadata, credentials }) as unknown as SdkTrace.SpanExporter;
   }
   return new (protoExporter().OTLPTraceExporter)({ url: s.endpoint, headers: { ...s.headers }, ...(ca && { httpAgentOptions: { ca } }) });
+}
+
+/**
+ * The SDK exporters (HTTP and gRPC alike) hand each batch to a serializer they are built with, with
+ * no option to choose another: the gateway's encoder (otlp-encode.ts: the same bytes, about half
+ * the work) is put in its place. Should a release of the exporter hold it elsewhere, the SDK's own
+ * serializer stays (the unit test says so first).
+ */
+function useGatewayEncoder(e: SdkTrace.SpanExporter): 'gateway' | 'sdk' {
+  const delegate = (e as { _delegate?: { _serializer?: Partial<Serializer> } })._delegate;
+  const current = delegate?._serializer;
+  if (!delegate || typeof current?.serializeRequest !== 'function' || typeof current.deserializeResponse !== 'function') {
+    log.debug('tracing: the OTLP exporter keeps its own serializer');
+    return 'sdk';
+  }
+  const deserialize = current.deserializeResponse.bind(current);
+  delegate._serializer = { serializeRequest: (spans: SdkTrace.ReadableSpan[]) => encodeTraceRequest(spans), deserializeResponse: deserialize };
+  return 'gateway';
+}
+
+interface Serializer {
+  serializeRequest(spans: SdkTrace.ReadableSpan[]): Uint8Array | undefined;
+  deserializeResponse(data: Uint8Array): unknown;
 }
 
 /** A URL as it may be logged: user:password@ left out. */
