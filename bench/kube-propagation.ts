@@ -4,7 +4,7 @@
 // operator and two proxies started as the e2e tests start them (admin credentials: RBAC is not
 // what is measured).
 //
-//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR]
+//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR] [--cpu-prof DIR]
 //
 // Per count: a realistic mix (2% Providers, 8% RoutingRules, the rest VirtualKeys, each key's value
 // and each Provider's key in a Secret) is applied and rendered; then `--changes` single-resource
@@ -14,7 +14,9 @@
 // proxy served it (its status writes included), and each proxy's CPU for the
 // reload (polling cost subtracted, measured the same way without a change). With `--restart`, the
 // API server is restarted afterwards and one edit made as soon as it answers: the time from its
-// return to every proxy serving the edit, and whether the leader stepped down.
+// return to every proxy serving the edit, and whether the leader stepped down. With `--cpu-prof DIR`
+// the operator and one proxy run under node --cpu-prof, and the window of the edits within each
+// profile is printed for `node bench/profile.ts --file <profile> --skip-ms A --until-ms B`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     // Another checkout's operator and proxy (e.g. `git archive <commit> operator proxy crds` with a
     // node_modules link): the before figures, measured the same way.
     root: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const ROOT = values.root ? `${values.root.replace(/\/$/, '')}/` : new URL('..', import.meta.url).pathname;
@@ -46,12 +49,16 @@ const PROXY = `${ROOT}proxy/src/main.ts`;
 
 interface Proc {
   child: ChildProcess;
+  /** When it was spawned (performance.now()): a --cpu-prof profile's clock starts then. */
+  spawnedAt: number;
   out: () => string;
   /** How many times the operator has logged that it stopped leading. */
   stepDowns: () => number;
 }
 
-function spawnLogged(args: string[], env: NodeJS.ProcessEnv): Proc {
+function spawnLogged(args: string[], env: NodeJS.ProcessEnv, profileDir?: string): Proc {
+  const spawnedAt = performance.now();
+  if (profileDir) args = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...args];
   const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let stepDowns = 0;
@@ -63,7 +70,7 @@ function spawnLogged(args: string[], env: NodeJS.ProcessEnv): Proc {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   process.once('exit', () => child.kill('SIGKILL'));
-  return { child, out: () => out, stepDowns: () => stepDowns };
+  return { child, spawnedAt, out: () => out, stepDowns: () => stepDowns };
 }
 
 /** user + system CPU seconds of a process so far. */
@@ -162,6 +169,8 @@ interface CountResult {
   operatorCpuPerChange: { median: number; p90: number };
   proxyCpuPerChange: { median: number; p90: number };
   restart?: { apiDownMs: number; servedAfterReturnMs: number; leaderSteppedDown: boolean };
+  /** With --cpu-prof: the edits' window in each profiled process's clock (ms since its spawn). */
+  profileWindows?: Record<string, { dir: string; skipMs: number; untilMs: number }>;
 }
 
 async function measure(count: number, changes: number, withRestart: boolean): Promise<CountResult> {
@@ -191,9 +200,10 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
 
     const env = { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir };
     const started = Date.now();
-    operator = spawnLogged([OPERATOR, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'bench-op', '--log-level', 'info'], env);
+    const profileDir = (name: string) => (values['cpu-prof'] ? `${values['cpu-prof'].replace(/\/$/, '')}/${count}-${name}` : undefined);
+    operator = spawnLogged([OPERATOR, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'bench-op', '--log-level', 'info'], env, profileDir('operator'));
     for (const name of ['proxy-a', 'proxy-b']) {
-      const proc = spawnLogged([PROXY, '--kube-namespace', NS, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--app-dir', kube.stateDir], { ...env, POD_NAME: name });
+      const proc = spawnLogged([PROXY, '--kube-namespace', NS, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--app-dir', kube.stateDir], { ...env, POD_NAME: name }, name === 'proxy-a' ? profileDir(name) : undefined);
       const port = await until(`${name} to listen`, async () => /"address":"http:\/\/[^:]+:(\d+)"/.exec(proc.out())?.[1], 120_000, 100, proc.out);
       proxies.push({ name, proc, url: `http://127.0.0.1:${port}` });
     }
@@ -206,10 +216,18 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     const last = virtualKey(m.keys - 1, m);
     await until('the first render to be served', async () => (await Promise.all(proxies.map((p) => served(p.url, `/api/governance/virtual-keys/${last.metadata.name}`, '"v1"')))).every(Boolean), 20 * 60_000, 500, context);
     const firstRenderMs = Date.now() - started;
-    // Statuses of the first render settle before anything is timed.
-    await sleep(Math.min(60_000, 5000 + count * 10));
-
     const opPid = operator.child.pid;
+    // Statuses of the first render settle before anything is timed: every resource Ready for its
+    // generation (on a loaded machine 2,000 status writes take well over any fixed wait, and an
+    // operator starved of CPU looks idle while it still has them to write).
+    interface Listed { items: { metadata: { generation?: number }; status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } }[] }
+    const ready = async (plural: string) => {
+      const res = await undiciFetch(`${kube.url}/apis/${GROUP}/namespaces/${NS}/${plural}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent });
+      const list = (await res.json()) as Listed;
+      return list.items.every((o) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    };
+    await until('every status of the first render', async () => (await ready('providers')) && (await ready('virtualkeys')) && (await ready('routingrules')), 10 * 60_000, 1000, context);
+    await sleep(2000);
     const proxyPids = proxies.map((p) => p.proc.child.pid);
     // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a
     // settled configuration. The operator's figure is raw: at rest it only renews its lease.
@@ -258,6 +276,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       return { c, t0, ms: Math.max(...each) };
     };
 
+    const editsFrom = performance.now();
     for (let n = 1; n <= changes; n++) {
       const op = cpuSeconds(opPid);
       const px = proxyPids.map(cpuSeconds);
@@ -281,8 +300,12 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       process.stderr.write(`  ${count}: edit ${n} ${c.kind} served by both in ${ms.toFixed(1)} ms\n`);
     }
 
+    const editsTo = performance.now();
+    const profiled = values['cpu-prof'] ? [['operator', operator], ['proxy-a', proxies[0].proc]] as const : [];
+    const profileWindows = Object.fromEntries(profiled.map(([name, p]) => [name, { dir: profileDir(name) as string, skipMs: Math.round(editsFrom - p.spawnedAt), untilMs: Math.round(editsTo - p.spawnedAt) }]));
     const result: CountResult = {
       count,
+      ...(profiled.length ? { profileWindows } : {}),
       mix: m,
       machineLoad: (readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3)).map(Number),
       firstRenderMs,

@@ -30,6 +30,7 @@ const { values } = parseArgs({
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
     'skip-ms': { type: 'string', default: '0' },
+    'until-ms': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
   },
   strict: true,
@@ -117,7 +118,7 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0, untilMs 
 async function main(): Promise<void> {
   const top = Number(values.top);
   if (values.file) {
-    process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top, Number(values['skip-ms'])) + '\n');
+    process.stdout.write(summarise(JSON.parse(readFileSync(values.file, 'utf8')) as CpuProfile, top, Number(values['skip-ms']), values['until-ms'] === undefined ? undefined : Number(values['until-ms'])) + '\n');
     return;
   }
   // `--target governed` as before: the gateway with the governed configuration.

@@ -5,7 +5,7 @@
 // deleted after), then writes each CR's status. Nothing outside Kubernetes is created, so no
 // finalizers are needed: a deleted CR simply drops out of the next render.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { SERVED_REPORT_SELECTOR, log, parseIndex, readSources, type ConfigIndex } from '../../proxy/src/contract.ts';
+import { CheckMemo, SERVED_REPORT_SELECTOR, log, parseIndex, readSources, type ConfigIndex } from '../../proxy/src/contract.ts';
 import { KubeApiError, isNotFound, resourcePath, type KubeClient } from './kube/client.ts';
 import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
@@ -101,6 +101,8 @@ export class Controller {
   readonly #served = new ServedTracker();
   /** Each CR's translation, reused while its generation and the Secrets it read are unchanged. */
   readonly #translations = new TranslationCache();
+  /** The whole-document check's per-resource results, reused while a resource's fragment is the same. */
+  readonly #checkMemo = new CheckMemo();
   /**
    * By CR uid: the inputs its status was last computed from and the status object it was compared
    * with, when nothing needed writing. A proxy's report changing re-evaluates every CR; most of them
@@ -109,8 +111,14 @@ export class Controller {
   readonly #statusSeen = new Map<string, { inputs: string; status: unknown }>();
   /** The live index as last read, with its sources (parsed once per index text). */
   #liveIndex: { raw: string; index: ConfigIndex } | undefined;
-  /** The last desired state and the inputs it came from (#inputFingerprint). */
-  #lastDesired: { fingerprint: string; desired: DesiredState } | undefined;
+  /** The last desired state, the inputs it came from (#inputFingerprint) and #inputEvents then. */
+  #lastDesired: { fingerprint: string; events: number; desired: DesiredState } | undefined;
+  /**
+   * Bumped by every event that may change what is rendered (a CR's spec or deletion, a watched
+   * Secret): while it stands still (our own writes coming back, the proxies' reports), a pass need
+   * not even work out the fingerprint.
+   */
+  #inputEvents = 0;
   /** The last render of a desired state, reused while the desired state and the index's uid are the same. */
   #lastRender: { input: DesiredState['input']; indexUid: string | undefined; out: RenderedOutput } | undefined;
   /** The laid-out text of each fragment (by identity: a cached translation's fragments are reused). */
@@ -148,7 +156,7 @@ export class Controller {
         const informer = new Informer(kc, client, {
           path,
           onEvent: (type, obj) => this.#onResourceEvent(type, obj),
-          onSynced: synced(() => this.#enqueue()),
+          onSynced: synced(() => this.#inputChanged()),
           onError: onError(path),
         });
         this.#crInformers.push({ info, informer });
@@ -158,7 +166,7 @@ export class Controller {
     for (const ns of namespaces) {
       const path = resourcePath('v1', 'secrets', ns);
       const secretInformer = (fieldSelector: string, labelSelector?: string) =>
-        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#enqueue(), onSynced: synced(() => this.#enqueue()), onError: onError(`${path}?${fieldSelector}`) });
+        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#inputChanged(), onSynced: synced(() => this.#inputChanged()), onError: onError(`${path}?${fieldSelector}`) });
       const informers = selection.names?.length
         ? [...new Set(selection.names)].sort().map((name) => secretInformer(`metadata.name=${name}`))
         : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
@@ -268,6 +276,11 @@ export class Controller {
     this.#queue?.add(this.#opts.namespace);
   }
 
+  #inputChanged(): void {
+    this.#inputEvents++;
+    this.#enqueue();
+  }
+
   #onResourceEvent(type: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
     const uid = obj.metadata?.uid ?? `${obj.metadata?.namespace}/${obj.metadata?.name}`;
     if (type === 'delete') {
@@ -281,7 +294,7 @@ export class Controller {
       if (type === 'update' && this.#generations.has(uid) && this.#generations.get(uid) === generation && !obj.metadata?.deletionTimestamp) return;
       this.#generations.set(uid, generation);
     }
-    this.#enqueue();
+    this.#inputChanged();
   }
 
   async #work(queue: WorkQueue<string>): Promise<void> {
@@ -330,16 +343,23 @@ export class Controller {
     const secrets = this.#secretLookup();
     // Nothing the render reads has changed (a resync, the informers listing again after an outage,
     // our own writes coming back): the last desired state stands, and so does what was written.
-    const fingerprint = this.#inputFingerprint(resources, secrets);
+    const events = this.#inputEvents;
+    const last = this.#lastDesired;
     let desired: DesiredState;
-    if (this.#lastDesired?.fingerprint === fingerprint) desired = this.#lastDesired.desired;
+    if (last?.events === events) desired = last.desired;
     else {
-      this.#translations.retain(resources);
-      desired = desiredState(resources, secrets, undefined, (cr) => this.#translations.translate(cr, secrets));
-      // Taken again: translating may have read Secrets the last pass did not.
-      this.#lastDesired = { fingerprint: this.#inputFingerprint(resources, secrets), desired };
+      const fingerprint = this.#inputFingerprint(resources, secrets);
+      if (last?.fingerprint === fingerprint) {
+        desired = last.desired;
+        last.events = events;
+      } else {
+        this.#translations.retain(resources);
+        desired = desiredState(resources, secrets, undefined, (cr) => this.#translations.translate(cr, secrets), this.#checkMemo);
+        // Taken again: translating may have read Secrets the last pass did not.
+        this.#lastDesired = { fingerprint: this.#inputFingerprint(resources, secrets), events, desired };
+        this.#countResources(resources, desired);
+      }
     }
-    this.#countResources(resources, desired);
     for (const w of desired.warnings) log.debug('rendered configuration warning', { warning: w });
 
     let outcome: RenderOutcome;
@@ -407,10 +427,19 @@ export class Controller {
     return 'done';
   }
 
-  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>): ServedView | undefined {
+  /**
+   * `shared`: this pass's views by kind and the render that first included the CR: every CR of a kind
+   * included by the same render has the same view (most of thousands of them), worked out once.
+   */
+  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>, shared?: Map<string, ServedView>): ServedView | undefined {
     if (!this.#reports) return undefined;
-    const info = KINDS.find((k) => k.kind === cr.kind) as KindInfo;
+    const plain = cr.kind !== 'MCPClient' && cr.kind !== 'Webhook' && cr.kind !== 'Provider';
+    const key = plain && shared ? `${cr.kind}|${this.#served.included(cr.metadata.uid, cr.metadata.generation) ?? ''}` : undefined;
+    const known = key === undefined ? undefined : shared?.get(key);
+    if (known) return known;
+    const info = KIND_BY_NAME.get(cr.kind) as KindInfo;
     const view: ServedView = { kind: cr.kind, count: this.#served.count(cr.metadata.uid, cr.metadata.generation, info.section, live) };
+    if (key !== undefined) shared?.set(key, view);
     if (cr.kind === 'MCPClient') {
       const id = pass.mcpIds.get(crRef(cr));
       view.mcp = id ? this.#served.mcp(id, live) : [];
@@ -539,6 +568,10 @@ export class Controller {
     for (const part of [...out.parts, ...out.sourceParts]) await this.#applyIfChanged(part, live, guard);
     for (const secret of out.secrets) await this.#applyIfChanged(secret, live, guard);
     await this.#applyIfChanged(out.index, live, guard);
+    // The index as written, with the sources it was rendered from: when it comes back through the
+    // watch, the hold check need not read its sources parts again (they are the whole list).
+    const written = out.index.data[INDEX_KEY];
+    if (this.#liveIndex?.raw !== written) this.#liveIndex = { raw: written, index: { ...parseIndex(written), managed: desired.input.managed as Record<string, string[]>, sources: desired.input.sources as Record<string, string> } };
     const uid = live.get(`ConfigMap/${INDEX_NAME}`)?.metadata?.uid;
     // First render (or the index was recreated): now the parts can name their owner.
     if (uid && uid !== uidBefore) {
@@ -606,6 +639,7 @@ export class Controller {
     this.#liveKey = live.map((r) => r.identity).join(',');
     if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
+    const shared = new Map<string, ServedView>();
     // Bounded concurrency: one round trip per changed status, many in flight; unchanged ones cost nothing.
     await forEachLimited(resources, this.#opts.statusConcurrency ?? 32, async (cr) => {
       if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
@@ -615,7 +649,7 @@ export class Controller {
       const ref = crRef(cr);
       const verdict = pass.verdicts.get(ref);
       if (!verdict) return; // being deleted
-      const served = this.#servedView(cr, pass, live);
+      const served = this.#servedView(cr, pass, live, shared);
       // The same inputs as last time, against the same status, with nothing of ours in flight: that
       // pass found nothing to write (or its write came back), so this one would not either.
       const uid = cr.metadata.uid;
@@ -679,8 +713,18 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   return wantOwners.every((o) => liveOwners.has(o.uid));
 }
 
+const KIND_BY_NAME = new Map(KINDS.map((k) => [k.kind, k]));
+
+/** A served view's text, once per view (views are shared by the CRs of a pass: #servedView). */
+const viewTexts = new WeakMap<ServedView, string>();
+const viewText = (served: ServedView): string => {
+  let text = viewTexts.get(served);
+  if (text === undefined) viewTexts.set(served, (text = JSON.stringify(served)));
+  return text;
+};
+
 /** Everything a CR's desired status is computed from (besides the status it has), as one string. */
 function statusInputs(generation: number | undefined, verdict: Verdict, outcome: RenderOutcome, served: ServedView | undefined): string {
   const rendered = outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`;
-  return `${generation}|${verdict.accepted}|${verdict.reason}|${verdict.message}|${rendered}|${served ? JSON.stringify(served) : ''}`;
+  return `${generation}|${verdict.accepted}|${verdict.reason}|${verdict.message}|${rendered}|${served ? viewText(served) : ''}`;
 }

@@ -120,6 +120,12 @@ export class ServedTracker {
     this.#current = undefined;
   }
 
+  /** The render sequence number that first included the CR at `generation`, if one did. */
+  included(uid: string | undefined, generation: number | undefined): number | undefined {
+    const first = uid ? this.#first.get(uid) : undefined;
+    return first && first.generation === generation ? first.seq : undefined;
+  }
+
   /** `live`: this.live(now), taken once per pass. */
   count(uid: string | undefined, generation: number | undefined, section: string, live: readonly Replica[]): ServedCount {
     const first = uid ? this.#first.get(uid) : undefined;

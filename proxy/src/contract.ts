@@ -16,7 +16,7 @@ export {
 export { RESERVED_WEBHOOK_HEADERS, HOP_BY_HOP_HEADERS, WebhookEndpointSchema } from './schema/webhooks.ts';
 export { MCP_CONNECTION_REQUIREMENTS, McpClientConfigSchema } from './schema/mcp.ts';
 export { SEMANTIC_CACHE_PLUGIN, SemanticCacheConfigSchema, SemanticCachePluginSchema } from './schema/cache.ts';
-export { checkConfig, ConfigError } from './config/check.ts';
+export { CheckMemo, checkConfig, ConfigError } from './config/check.ts';
 export { resolvesEnvRef } from './schema/env-ref.ts';
 export {
   CONFIG_LABEL_SELECTOR,

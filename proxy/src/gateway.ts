@@ -200,10 +200,11 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
     : undefined;
   if (kube) {
     // The operator's rendering, as this replica serves it: each revision is a change by the operator.
-    let served = { doc: service.document(), hash: service.current().hash };
+    // The stored documents themselves (each reload replaces the document, never changes it): compared, not copied.
+    let served = { doc: service.storedDocument(), hash: service.current().hash };
     await kube.follow(service, () => metrics.configReloadErrors.inc(), (revision) => {
       metrics.configLoaded(revision);
-      const next = { doc: service.document(), hash: service.current().hash };
+      const next = { doc: service.storedDocument(), hash: service.current().hash };
       void audit?.record(reloadEntry({ type: 'system', name: 'kubernetes operator' }, `kubernetes namespace ${kube.source.namespace}`, served.doc, next.doc, served.hash, next.hash, { revision }));
       served = next;
     });

@@ -22,7 +22,17 @@ export const DEFAULT_LIMITS: SizeLimits = { secretShardBytes: MAX_SECRET_SHARD_B
 
 /** What one secret entry costs against a shard's budget: the key and the decoded value. */
 export function secretEntryBytes(key: string, base64: string): number {
-  return Buffer.byteLength(key, 'utf8') + Buffer.from(base64, 'base64').length;
+  return Buffer.byteLength(key, 'utf8') + decodedLength(base64);
+}
+
+/**
+ * Bytes a base64 value decodes to, without decoding it (thousands of entries are sized on every
+ * render): canonical base64, as the operator writes it; anything else is decoded to be sure.
+ */
+function decodedLength(base64: string): number {
+  if (base64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) return Buffer.from(base64, 'base64').length;
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return (base64.length / 4) * 3 - padding;
 }
 
 /**

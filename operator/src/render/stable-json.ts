@@ -66,7 +66,7 @@ export function layoutReusing(
           text = JSON.stringify(sortKeys(c), null, 2);
           cache.set(c, text);
         }
-        buf += inner ? text.replaceAll('\n', `\n${inner}`) : text;
+        buf += inner ? indentedOnce(c, text, inner) : text;
         segments.push(buf);
         cutAfter.push(isCut(path, id));
         buf = '';
@@ -110,6 +110,16 @@ export function layoutReusing(
   segments.push(`${buf}\n`);
   cutAfter.push(false);
   return { segments, cutAfter };
+}
+
+/** A fragment's text indented into place, kept by identity: a fragment always sits at the same depth. */
+const indented = new WeakMap<object, { source: string; inner: string; text: string }>();
+function indentedOnce(fragment: object, text: string, inner: string): string {
+  const known = indented.get(fragment);
+  if (known && known.source === text && known.inner === inner) return known.text;
+  const out = text.replaceAll('\n', `\n${inner}`);
+  indented.set(fragment, { source: text, inner, text: out });
+  return out;
 }
 
 /** layoutReusing, joined: stableStringify's bytes. */

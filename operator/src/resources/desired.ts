@@ -4,12 +4,12 @@
 // rest is checked again, so one bad CR never blocks the others. Pure and order-independent.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { checkConfig, ConfigError, type FieldError, type RoutingRule, validateRuleForWrite } from '../../../proxy/src/contract.ts';
+import { type CheckMemo, checkConfig, ConfigError, type FieldError, type RoutingRule, validateRuleForWrite } from '../../../proxy/src/contract.ts';
 import { buildDocument, ownerOf, type SourcedFragment } from '../render/document.ts';
 import type { RenderInput } from '../render/output.ts';
 import { DEFAULT_LIMITS, type SizeLimits } from '../render/limits.ts';
 import { tooLargeAlone, tooLargeTogether } from './size.ts';
-import { compareResources, crRef, type CustomResource } from './kinds.ts';
+import { crRef, sortResources, type CustomResource } from './kinds.ts';
 import { describeErrors, isRejection, translate, type Rejection, type SecretLookup, type Translation } from './translate.ts';
 
 export interface Verdict {
@@ -40,10 +40,14 @@ const degradedVerdict = (errors: FieldError[]): Verdict => ({
 /** Turns one CR into its fragments (translate.ts); the operator passes a caching one (translation-cache.ts). */
 export type Translator = (cr: CustomResource, secrets: SecretLookup) => Translation | Rejection;
 
-export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup, limits: SizeLimits = DEFAULT_LIMITS, translator: Translator = translate): DesiredState {
+/**
+ * `memo`: what the whole-document check keeps between passes (the controller's), so each pass checks
+ * and resolves only the resources' objects it has not seen; the fragments are never mutated.
+ */
+export function desiredState(resources: readonly CustomResource[], secrets: SecretLookup, limits: SizeLimits = DEFAULT_LIMITS, translator: Translator = translate, memo?: CheckMemo): DesiredState {
   const verdicts = new Map<string, Verdict>();
   const reject = (ref: string, r: Rejection) => verdicts.set(ref, { accepted: false, reason: r.reason, message: r.message });
-  const live = resources.filter((r) => !r.metadata.deletionTimestamp).sort(compareResources);
+  const live = sortResources(resources.filter((r) => !r.metadata.deletionTimestamp));
 
   // Alone, then against the ones accepted before it (oldest first, so a new CR never evicts an old one).
   const accepted = new Map<string, Translation>();
@@ -79,10 +83,10 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
     for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push({ ...f, source: ref });
     const built = buildDocument(fragments);
     const secretData = mergeSecrets(accepted.values());
-    const env = Object.fromEntries(Object.entries(secretData).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    const env = decodedSecrets(accepted.values());
     let errors: FieldError[];
     try {
-      warnings = checkConfig(structuredClone(built.document), 'the custom resources', env).warnings;
+      warnings = checkConfig(memo ? built.document : structuredClone(built.document), 'the custom resources', env, undefined, memo).warnings;
       errors = [];
     } catch (err) {
       errors = err instanceof ConfigError ? err.errors : [{ path: '(root)', message: String(err) }];
@@ -293,6 +297,20 @@ function ruleClash(t: Translation, rules: readonly RoutingRule[]): Rejection | u
     if (errors.length) return { reason: 'Conflict', message: describeErrors(errors) };
   }
   return undefined;
+}
+
+/** Each translation's Secret values decoded once (kept translations are reused across renders). */
+const decoded = new WeakMap<object, Record<string, string>>();
+
+/** The decoded values of every translation: what `env.` references in the document resolve against. */
+function decodedSecrets(translations: Iterable<Translation>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of translations) {
+    let values = decoded.get(t.secrets);
+    if (!values) decoded.set(t.secrets, (values = Object.fromEntries(Object.entries(t.secrets).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))));
+    Object.assign(out, values);
+  }
+  return out;
 }
 
 function mergeSecrets(translations: Iterable<Translation>): Record<string, string> {

@@ -88,6 +88,13 @@ export function compareResources(a: CustomResource, b: CustomResource): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
+/** The resources in compareResources' order, each one's sort key worked out once (thousands of resources: a timestamp parse per comparison showed in profiles). */
+export function sortResources(list: readonly CustomResource[]): CustomResource[] {
+  const keyed = list.map((r) => ({ r, accepted: wasAccepted(r), t: timestamp(r.metadata.creationTimestamp), name: `${r.kind}/${r.metadata.namespace}/${r.metadata.name}` }));
+  keyed.sort((a, b) => (a.accepted !== b.accepted ? (a.accepted ? -1 : 1) : a.t !== b.t ? a.t - b.t : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return keyed.map((k) => k.r);
+}
+
 const wasAccepted = (r: CustomResource): boolean => r.status?.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True') ?? false;
 
 function timestamp(t: string | Date | undefined): number {

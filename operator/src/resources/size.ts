@@ -38,6 +38,22 @@ function indexEntryBytes(section: string, id: string, ref: string): number {
   return Buffer.byteLength(`    ${JSON.stringify(`${section}/${id}`)}: ${JSON.stringify(ref)},\n      ${JSON.stringify(id)},\n`, 'utf8');
 }
 
+/** A fragment's compact JSON length, once per fragment (kept translations hand the same objects). */
+const fragmentChars = new WeakMap<object, number>();
+
+/** About the length of the document's compact JSON: its fragments' (with their ids), summed. */
+function documentChars(accepted: ReadonlyMap<string, Translation>): number {
+  let n = 0;
+  for (const t of accepted.values()) {
+    for (const f of t.fragments) {
+      let chars = fragmentChars.get(f.value);
+      if (chars === undefined) fragmentChars.set(f.value, (chars = JSON.stringify(f.value).length));
+      n += chars + f.id.length + 4;
+    }
+  }
+  return n;
+}
+
 /** Accepted CRs to leave out, newest first, so the Secret shards and the index fit. */
 export function tooLargeTogether(
   accepted: ReadonlyMap<string, Translation>,
@@ -68,7 +84,7 @@ export function tooLargeTogether(
   const fragments = Object.keys(built.sources).length;
   const sourcesBytes = Object.entries(built.sources).reduce((n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8') + 8, 0);
   const inline = sourcesBytes <= INLINE_SOURCES_BYTES;
-  const parts = Math.ceil((2 * fragments) / CUT_EVERY) + Math.ceil((2 * JSON.stringify(built.document).length) / MAX_PART_BYTES) + (inline ? 0 : Math.ceil((2 * sourcesBytes) / MAX_PART_BYTES)) + 1;
+  const parts = Math.ceil((2 * fragments) / CUT_EVERY) + Math.ceil((2 * documentChars(accepted)) / MAX_PART_BYTES) + (inline ? 0 : Math.ceil((2 * sourcesBytes) / MAX_PART_BYTES)) + 1;
   const inlineBytes = inline ? Buffer.byteLength(stableStringify({ managed: built.managed, sources: built.sources }), 'utf8') : 0;
   let size = inlineBytes + parts * PART_ENTRY_BYTES + limits.secretShards * 40 + 512;
   if (size > limits.indexBytes) {

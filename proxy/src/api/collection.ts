@@ -57,7 +57,8 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
   const router = Router();
   const what = spec.label;
 
-  const readDoc = (req: Request): GatewayConfig => (queryFlag(req, 'from_memory') ? service.current().config : service.document());
+  // Reads only: the stored document as it is (views copy what they show), not a copy of it all.
+  const readDoc = (req: Request): Readonly<GatewayConfig> => (queryFlag(req, 'from_memory') ? service.current().config : service.storedDocument());
 
   const checkUnique = (list: StoredRecord[], record: StoredRecord) => {
     for (const field of spec.unique ?? []) {
@@ -81,7 +82,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
     .get((req: Request, res: Response) => {
       let list = listOf(readDoc(req).governance, spec.section);
       if (spec.filter) list = spec.filter(list, req);
-      const doc = service.document();
+      const doc = service.storedDocument();
       reply(res, 200, { [spec.plural]: list.map((r) => markManaged(service, spec.section, r.id, spec.view(r, doc))), count: list.length });
     })
     .post(async (req: Request, res: Response) => {
@@ -106,7 +107,7 @@ export function collectionRouter(service: ConfigService, spec: CollectionSpec): 
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
       const found = listOf(readDoc(req).governance, spec.section).find((x) => x.id === id);
       if (!found) throw notFound(what, id);
-      reply(res, 200, { [spec.singular]: markManaged(service, spec.section, id, spec.view(found, service.document())) });
+      reply(res, 200, { [spec.singular]: markManaged(service, spec.section, id, spec.view(found, service.storedDocument())) });
     })
     .put(async (req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);

@@ -110,7 +110,10 @@ export function providersRouter(service: ConfigService): Router {
     .route('/:provider')
     .get((req: Request, res: Response) => {
       const name = providerParam(req);
-      reply(res, 200, markManaged(service, 'providers', name, viewProvider(name, current(name))));
+      // A read: the stored provider as it is (viewProvider copies what it shows).
+      const cfg = own(service.storedDocument().providers, name);
+      if (!cfg) throw notFound('provider', name);
+      reply(res, 200, markManaged(service, 'providers', name, viewProvider(name, cfg)));
     })
     .put(async (req: Request, res: Response) => {
       const name = providerParam(req);

@@ -126,7 +126,7 @@ export function routingRulesRouter(service: ConfigService): Router {
     .route('/:id')
     .get((req: Request, res: Response) => {
       const id = namedParam(req, 'id', SAFE_ID, SAFE_ID_RULE);
-      const rule = (service.document().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
+      const rule = (service.storedDocument().governance?.routing_rules ?? []).find((r) => ruleId(r) === id);
       if (!rule) throw notFound(WHAT, id);
       reply(res, 200, { rule: withError(service, markManaged(service, 'routing_rules', id, view(rule))) });
     })

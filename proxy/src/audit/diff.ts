@@ -17,14 +17,15 @@ function keyed(list: readonly unknown[]): Map<string, unknown> | undefined {
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export function changedPaths(before: unknown, after: unknown, path = '', depth = 0): string[] {
-  if (same(before, after)) return [];
+  if (before === after) return [];
   const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-  if (depth >= DEPTH) return [path || '(root)'];
-  if (isObj(before) && isObj(after)) {
+  // Objects and keyed lists are compared member by member, and only the members at the depth limit
+  // (or of another kind) by their text: a reload of thousands of resources is read once, not once per level.
+  if (depth < DEPTH && isObj(before) && isObj(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => changedPaths(before[k], after[k], path ? `${path}.${k}` : k, depth + 1));
   }
-  if (Array.isArray(before) && Array.isArray(after)) {
+  if (depth < DEPTH && Array.isArray(before) && Array.isArray(after)) {
     const a = keyed(before);
     const b = keyed(after);
     if (a && b) {
@@ -32,5 +33,5 @@ export function changedPaths(before: unknown, after: unknown, path = '', depth =
       return keys.flatMap((k) => changedPaths(a.get(k), b.get(k), `${path}[${k}]`, depth + 1));
     }
   }
-  return [path || '(root)'];
+  return same(before, after) ? [] : [path || '(root)'];
 }

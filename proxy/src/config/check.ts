@@ -52,7 +52,17 @@ export function setVaultLookup(lookup: VaultLookup | undefined): void {
   currentVault = lookup;
 }
 
-export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): LoadedConfig {
+/**
+ * Checks a document. With a `memo` (a source that checks one document after another: the Kubernetes
+ * follower, the operator), each resource's object is checked and resolved once and reused while it
+ * and the values it references are unchanged; the result is the same as without one, errors included.
+ */
+export function checkConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault, memo?: CheckMemo): LoadedConfig {
+  if (memo) {
+    const reused = checkReusing(raw, source, env, vault, memo);
+    if (reused) return reused;
+    memo.stats.whole++;
+  }
   const steps = checkConfigSteps(raw, source, env, vault);
   for (;;) {
     const r = steps.next();
@@ -80,7 +90,284 @@ export function* checkConfigSteps(raw: unknown, source: string, env: NodeJS.Proc
   yield;
   errors.push(...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
-  return { config, raw: result, warnings: [...unbuiltWarnings(config), ...safetyWarnings(config), ...otelWarnings(config)] };
+  return { config, raw: result, warnings: warningsOf(config) };
+}
+
+/** The rules a schema cannot say, over the whole (resolved) document: each from its owner. */
+function ruleErrors(config: GatewayConfig, raw: GatewayConfig): FieldError[] {
+  return [...semanticErrors(config), ...safetyErrors(config, raw), ...governanceErrors(config), ...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems)];
+}
+
+const warningsOf = (config: GatewayConfig): string[] => [...unbuiltWarnings(config), ...safetyWarnings(config), ...otelWarnings(config)];
+
+/** A resource's object as checked and resolved, and the variables it read with their values then. */
+interface CheckedItem {
+  resolved: unknown;
+  reads: [string, string | undefined][];
+}
+
+/**
+ * What checkConfig keeps between the documents of one source: each resource's object (by collection,
+ * name and text) once it passed the schema and its references resolved. Two generations are kept, so
+ * an object left out of one check (the operator checks again without a resource it blamed) is still
+ * known to the next. The objects of a checked document must not be changed afterwards.
+ */
+export class CheckMemo {
+  #current = new Map<string, CheckedItem>();
+  #previous = new Map<string, CheckedItem>();
+  /** An object's memo key, by identity (the operator hands the same objects again): made and hashed once. */
+  readonly #keys = new WeakMap<object, { collection: number; key: string | number; memoKey: string }>();
+  /** Checks that reused what they could; whole-document checks (a document the memo cannot split, or with errors); objects checked and reused. */
+  readonly stats = { reusing: 0, whole: 0, checked: 0, reused: 0 };
+
+  /** Collection, name (a keyed collection's) and text: an object's identity as far as its check goes. */
+  keyOf(item: Item): string {
+    const v = item.value;
+    const isObject = v !== null && typeof v === 'object';
+    const known = isObject ? this.#keys.get(v) : undefined;
+    if (known && known.collection === item.collection && known.key === (typeof item.key === 'string' ? item.key : '')) return known.memoKey;
+    const key = typeof item.key === 'string' ? item.key : '';
+    const memoKey = `${item.collection}\u0000${key}\u0000${JSON.stringify(v) ?? 'undefined'}`;
+    if (isObject) this.#keys.set(v, { collection: item.collection, key, memoKey });
+    return memoKey;
+  }
+
+  get(key: string, env: NodeJS.ProcessEnv): CheckedItem | undefined {
+    const hit = this.#current.get(key) ?? this.#previous.get(key);
+    return hit && hit.reads.every(([name, value]) => env[name] === value) ? hit : undefined;
+  }
+
+  /** The objects of a document that passed its per-object checks. */
+  keep(items: ReadonlyMap<string, CheckedItem>): void {
+    this.#previous = this.#current;
+    this.#current = new Map(items);
+  }
+}
+
+/**
+ * checkConfig with a memo: the schema over the document's skeleton and the objects not seen before
+ * (items are checked one by one, so the ones seen before need no second look), references resolved
+ * for those alone, then the rules over the whole. Undefined when the document cannot be split or a
+ * schema or reference problem needs the whole-document check's exact report.
+ */
+function checkReusing(raw: unknown, source: string, env: NodeJS.ProcessEnv, vault: VaultLookup | undefined, memo: CheckMemo): LoadedConfig | undefined {
+  const split = splitDocument(raw);
+  if (!split) return undefined;
+  const kept = new Map<string, CheckedItem>();
+  const keys: string[] = [];
+  const resolved: unknown[] = [];
+  const fresh: number[] = [];
+  split.items.forEach((item, i) => {
+    const key = memo.keyOf(item);
+    keys.push(key);
+    const hit = memo.get(key, env);
+    if (hit) kept.set(key, hit);
+    else fresh.push(i);
+    resolved.push(hit?.resolved);
+  });
+  const partial = withItems(split.skeleton, fresh.map((i) => split.items[i]));
+  // A `__proto__` key anywhere: the whole check names it.
+  if (unsafeJson(partial)) return undefined;
+  const checked = validateConfig(partial);
+  if (Array.isArray(checked)) {
+    // Only the skeleton and the new objects can be wrong: the same errors the whole document gives, once placed.
+    const positions = new Map<number, number[]>();
+    for (const i of fresh) {
+      const { collection, key } = split.items[i];
+      if (typeof key === 'number') positions.set(collection, [...(positions.get(collection) ?? []), key]);
+    }
+    throw new ConfigError(source, checked.map((e) => ({ ...e, path: wholePath(e.path, positions) })));
+  }
+  const errors: FieldError[] = [];
+  const skeleton = resolveRefs(split.skeleton, undefined, { env, vault }, errors) as Record<string, unknown>;
+  if (errors.length) return undefined;
+  for (const i of fresh) {
+    const item = split.items[i];
+    const reads = new Map<string, string | undefined>();
+    let usedVault = false;
+    const recording = new Proxy(env, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as string | undefined;
+        if (typeof name === 'string') reads.set(name, value);
+        return value;
+      },
+    });
+    const lookup: VaultLookup | undefined = vault && ((ref) => ((usedVault = true), vault(ref)));
+    resolved[i] = resolveRefs(item.value, atOf(item), { env: recording, vault: lookup }, errors);
+    if (errors.length) return undefined;
+    // A vault value may rotate under the same text: such an object is resolved every time.
+    if (!usedVault) kept.set(keys[i], { resolved: resolved[i], reads: [...reads] });
+  }
+  memo.stats.checked += fresh.length;
+  memo.stats.reused += split.items.length - fresh.length;
+  memo.stats.reusing++;
+  memo.keep(kept);
+  const config = withItems(skeleton, split.items.map((item, i) => ({ collection: item.collection, key: item.key, value: resolved[i] }))) as GatewayConfig;
+  const ruled = ruleErrors(config, raw as GatewayConfig);
+  if (ruled.length) throw new ConfigError(source, ruled);
+  return { config, raw: raw as GatewayConfig, warnings: warningsOf(config) };
+}
+
+// ---- A document as its per-resource objects (each provider, virtual key, routing rule, webhook,
+// MCP client...) and the rest of it: what the incremental check (CheckMemo) works in. Pure.
+
+/** Where the per-resource objects sit: a map keyed by name (providers) or a list of objects. */
+interface Collection {
+  path: readonly string[];
+  keyed: boolean;
+}
+
+/**
+ * The collections whose items the JSON Schema checks one by one (no minItems, maxItems, uniqueItems
+ * or maxProperties on the collections themselves): an item valid on its own is valid among any others.
+ * What holds between items (unique ids, references) is a rule over the whole document (check.ts).
+ */
+const COLLECTIONS: readonly Collection[] = [
+  { path: ['providers'], keyed: true },
+  { path: ['governance', 'budgets'], keyed: false },
+  { path: ['governance', 'rate_limits'], keyed: false },
+  { path: ['governance', 'customers'], keyed: false },
+  { path: ['governance', 'teams'], keyed: false },
+  { path: ['governance', 'virtual_keys'], keyed: false },
+  { path: ['governance', 'routing_rules'], keyed: false },
+  { path: ['governance', 'model_configs'], keyed: false },
+  { path: ['governance', 'pricing_overrides'], keyed: false },
+  { path: ['governance', 'providers'], keyed: false },
+  { path: ['webhooks'], keyed: false },
+  { path: ['mcp', 'client_configs'], keyed: false },
+];
+
+/** One per-resource object: which collection, its name (keyed) or position (list), and its JSON path. */
+interface Item {
+  collection: number;
+  key: string | number;
+  value: unknown;
+  path: string;
+}
+
+interface SplitDocument {
+  /** The document with every collection emptied (`{}` or `[]` where it was), in its key order. */
+  skeleton: Record<string, unknown>;
+  /** Every item, collection by collection, in document order. */
+  items: Item[];
+}
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The document's items and its skeleton; undefined when the document does not have the expected
+ * shape where a collection sits (the whole-document check then says what is wrong).
+ */
+function splitDocument(doc: unknown): SplitDocument | undefined {
+  if (!isPlain(doc)) return undefined;
+  const items: Item[] = [];
+  const empties: { collection: number; empty: unknown }[] = [];
+  for (let c = 0; c < COLLECTIONS.length; c++) {
+    const { path, keyed } = COLLECTIONS[c];
+    let node: unknown = doc;
+    for (let i = 0; i < path.length - 1 && node !== undefined; i++) {
+      if (!isPlain(node)) return undefined;
+      node = Object.hasOwn(node, path[i]) ? node[path[i]] : undefined;
+    }
+    if (node === undefined) continue;
+    if (!isPlain(node)) return undefined;
+    const leaf = path[path.length - 1];
+    const list = Object.hasOwn(node, leaf) ? node[leaf] : undefined;
+    if (list === undefined) continue;
+    const at = path.join('.');
+    if (keyed) {
+      if (!isPlain(list)) return undefined;
+      for (const key of Object.keys(list)) {
+        // Never set through assignment below (it would set a prototype): the whole check refuses it.
+        if (key === '__proto__') return undefined;
+        items.push({ collection: c, key, value: list[key], path: `${at}.${key}` });
+      }
+      empties.push({ collection: c, empty: {} });
+    } else {
+      if (!Array.isArray(list)) return undefined;
+      list.forEach((value: unknown, i) => items.push({ collection: c, key: i, value, path: `${at}[${i}]` }));
+      empties.push({ collection: c, empty: [] });
+    }
+  }
+  const skeleton = replaceCollections(doc, new Map(empties.map((e) => [e.collection, e.empty])));
+  return { skeleton, items };
+}
+
+/**
+ * `skeleton` with its collections holding `items` (a subset, or other values at the same places),
+ * in the order given. The objects along the way are copies; the items are placed as they are.
+ */
+function withItems(skeleton: Plain, items: readonly Pick<Item, 'collection' | 'key' | 'value'>[]): Plain {
+  const filled = new Map<number, unknown>();
+  for (const item of items) {
+    const { keyed } = COLLECTIONS[item.collection];
+    let target = filled.get(item.collection) as Plain | unknown[] | undefined;
+    if (!target) {
+      target = keyed ? {} : [];
+      filled.set(item.collection, target);
+    }
+    if (keyed) (target as Plain)[item.key as string] = item.value;
+    else (target as unknown[]).push(item.value);
+  }
+  // Collections present in the skeleton but given no item stay empty.
+  for (let c = 0; c < COLLECTIONS.length; c++) if (!filled.has(c) && hasCollection(skeleton, c)) filled.set(c, COLLECTIONS[c].keyed ? {} : []);
+  return replaceCollections(skeleton, filled);
+}
+
+function hasCollection(doc: Plain, c: number): boolean {
+  let node: unknown = doc;
+  for (const seg of COLLECTIONS[c].path) {
+    if (!isPlain(node) || !Object.hasOwn(node, seg)) return false;
+    node = node[seg];
+  }
+  return node !== undefined;
+}
+
+/** A copy of `doc` along the collections' paths with each collection in `values` replaced (key order kept). */
+function replaceCollections(doc: Plain, values: ReadonlyMap<number, unknown>): Plain {
+  const root: Plain = { ...doc };
+  const copied = new Set<Plain>([root]);
+  for (const [c, value] of values) {
+    const { path } = COLLECTIONS[c];
+    let node = root;
+    for (let i = 0; i < path.length - 1; i++) {
+      const child = node[path[i]] as Plain;
+      if (copied.has(child)) {
+        node = child;
+        continue;
+      }
+      const copy = { ...child };
+      copied.add(copy);
+      node[path[i]] = copy;
+      node = copy;
+    }
+    node[path[path.length - 1]] = value;
+  }
+  return root;
+}
+
+/**
+ * A field path of a document holding only some of the items (`withItems`) as a path of the whole
+ * document: list positions mapped back (`governance.virtual_keys[0]` -> `[1234]`).
+ */
+/** Where an item sits, as resolveRefs takes it. */
+function atOf(item: Item): At {
+  let at: At | undefined;
+  for (const key of COLLECTIONS[item.collection].path) at = { parent: at, key };
+  return { parent: at, key: item.key };
+}
+
+function wholePath(path: string, positions: ReadonlyMap<number, readonly number[]>): string {
+  for (const [c, list] of positions) {
+    const prefix = `${COLLECTIONS[c].path.join('.')}[`;
+    if (!path.startsWith(prefix)) continue;
+    const end = path.indexOf(']', prefix.length);
+    const n = Number(path.slice(prefix.length, end));
+    if (end < 0 || !Number.isInteger(n) || list[n] === undefined) return path;
+    return `${prefix}${list[n]}${path.slice(end)}`;
+  }
+  return path;
 }
 
 /** Where resolveRefs is in the document: its JSON path is spelled out only for a reference (most strings are not). */

@@ -13,6 +13,13 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
   const teams = ids(g.teams);
   const customers = ids(g.customers);
   const providers = new Set(Object.keys(config.providers ?? {}));
+  // Each provider's key names, once: thousands of virtual keys read them.
+  const keyNamesByProvider = new Map<string, ReadonlySet<string>>();
+  const keyNamesOf = (provider: string): ReadonlySet<string> => {
+    let names = keyNamesByProvider.get(provider);
+    if (!names) keyNamesByProvider.set(provider, (names = new Set((config.providers?.[provider]?.keys ?? []).map((k) => k.name))));
+    return names;
+  };
 
   const unique = <T>(section: string, list: T[] | undefined, field: keyof T & string, what: string = field) => {
     const seen = new Set<unknown>();
@@ -57,9 +64,9 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
       const pat = `${at}.provider_configs[${j}]`;
       limits(pat, pc);
       if (!providers.has(pc.provider)) errors.push({ path: `${pat}.provider`, message: `provider '${pc.provider}' is not configured` });
-      const keyNames = new Set((config.providers?.[pc.provider]?.keys ?? []).map((k) => k.name));
+      const keyNames = pc.key_ids?.length ? keyNamesOf(pc.provider) : undefined;
       pc.key_ids?.forEach((k, n) => {
-        if (k !== '*' && !keyNames.has(k) && !isUuid(k)) errors.push({ path: `${pat}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
+        if (k !== '*' && !keyNames?.has(k) && !isUuid(k)) errors.push({ path: `${pat}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
       });
     });
   });

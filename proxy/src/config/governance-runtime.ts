@@ -55,15 +55,25 @@ const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
  */
 let lastDigests = new Map<string, Buffer>();
 
+/**
+ * Each virtual key's compiled form, by the identity of its (immutable) record, reused while the team,
+ * customer and providers it reads are the same objects (CompileMemo in snapshot.ts).
+ */
+export class GovernanceMemo {
+  readonly keys = new WeakMap<VirtualKey, { team: Team | undefined; customer: Customer | undefined; providers: readonly unknown[]; rt: VirtualKeyRuntime }>();
+  /** Virtual keys compiled (not reused). */
+  keysCompiled = 0;
+}
+
 /** Virtual keys compiled between two yields of governanceSteps. */
 const KEYS_PER_STEP = 2000;
 
-export function compileGovernance(config: GatewayConfig): GovernanceRuntime {
-  return runNow(governanceSteps(config));
+export function compileGovernance(config: GatewayConfig, memo?: GovernanceMemo): GovernanceRuntime {
+  return runNow(governanceSteps(config, memo));
 }
 
 /** compileGovernance as steps (config/steps.ts): it yields after each slice of virtual keys. */
-export function* governanceSteps(config: GatewayConfig): Generator<void, GovernanceRuntime> {
+export function* governanceSteps(config: GatewayConfig, memo?: GovernanceMemo): Generator<void, GovernanceRuntime> {
   const g = config.governance ?? {};
   const teams = new Map((g.teams ?? []).map((t) => [t.id, t]));
   const customers = new Map((g.customers ?? []).map((c) => [c.id, c]));
@@ -74,22 +84,35 @@ export function* governanceSteps(config: GatewayConfig): Generator<void, Governa
     if (++n % KEYS_PER_STEP === 0) yield;
     const team = vk.team_id ? teams.get(vk.team_id) : undefined;
     const customerId = vk.customer_id ?? team?.customer_id;
-    const d = lastDigests.get(vk.value) ?? digest(vk.value);
-    digests.set(vk.value, d);
-    byDigest.set(d.toString('base64'), {
-      record: vk,
-      digest: d,
-      ...(team && { team }),
-      ...(customerId && customers.has(customerId) && { customer: customers.get(customerId) }),
-      grants: (vk.provider_configs ?? []).map((pc) => ({
-        provider: pc.provider,
-        models: setOf(pc.allowed_models),
-        keyIds: keyIdSet(pc.key_ids, pc.provider, config),
-        weight: pc.weight ?? null,
-        ...(pc.budget_id && { budgetId: pc.budget_id }),
-        ...(pc.rate_limit_id && { rateLimitId: pc.rate_limit_id }),
-      })),
-    });
+    const customer = customerId ? customers.get(customerId) : undefined;
+    // The provider configs read for key names (keyIdSet): reused only while they are the same objects.
+    const providers = (vk.provider_configs ?? []).map((pc) => config.providers?.[pc.provider]);
+    const hit = memo?.keys.get(vk);
+    let rt: VirtualKeyRuntime;
+    if (hit && hit.team === team && hit.customer === customer && hit.providers.length === providers.length && hit.providers.every((p, i) => p === providers[i])) rt = hit.rt;
+    else {
+      const d = lastDigests.get(vk.value) ?? digest(vk.value);
+      rt = {
+        record: vk,
+        digest: d,
+        ...(team && { team }),
+        ...(customer && { customer }),
+        grants: (vk.provider_configs ?? []).map((pc) => ({
+          provider: pc.provider,
+          models: setOf(pc.allowed_models),
+          keyIds: keyIdSet(pc.key_ids, pc.provider, config),
+          weight: pc.weight ?? null,
+          ...(pc.budget_id && { budgetId: pc.budget_id }),
+          ...(pc.rate_limit_id && { rateLimitId: pc.rate_limit_id }),
+        })),
+      };
+      if (memo) {
+        memo.keys.set(vk, { team, customer, providers, rt });
+        memo.keysCompiled++;
+      }
+    }
+    digests.set(vk.value, rt.digest);
+    byDigest.set(rt.digest.toString('base64'), rt);
   }
   lastDigests = digests;
   const budgets = new Map((g.budgets ?? []).map((b) => [b.id, b]));

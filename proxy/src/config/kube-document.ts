@@ -102,8 +102,53 @@ export function secretEnv(data: Readonly<Record<string, string>> | undefined): R
   return Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
 }
 
-/** Reads the index, checks every part and the Secret against it, and joins the parts. */
-export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
+/**
+ * What assemble keeps between reads, so a change to one resource (one part and the index rewritten)
+ * hashes that part, not all of them: each part's checksum by its text, and the Secret shards' merge
+ * while the shards are the same objects (an informer replaces only the objects that changed).
+ */
+export class AssemblyMemo {
+  readonly #sums = new Map<string, { text: string; sum: string }>();
+  #secrets: { shards: readonly (Readonly<Record<string, string>> | undefined)[]; data: Record<string, string> | undefined; checksum: string; keys: ReadonlySet<string>; env?: Record<string, string> } | undefined;
+  /** Parts hashed (not reused). */
+  hashed = 0;
+
+  /** sha256 of a part's text, computed once per text. */
+  checksum(name: string, text: string): string {
+    const known = this.#sums.get(name);
+    if (known && known.text === text) return known.sum;
+    const sum = sha256Hex(text);
+    this.hashed++;
+    this.#sums.set(name, { text, sum });
+    return sum;
+  }
+
+  /** The merged shards, their checksum and keys: computed again only when a shard is another object. */
+  secrets(shards: readonly (Readonly<Record<string, string>> | undefined)[]): { data: Record<string, string> | undefined; checksum: string; keys: ReadonlySet<string>; env: () => Record<string, string> } {
+    let s = this.#secrets;
+    if (!s || s.shards.length !== shards.length || s.shards.some((x, i) => x !== shards[i])) {
+      const data = mergeShards(shards);
+      s = { shards, data, checksum: secretChecksum(data), keys: new Set(Object.keys(data ?? {})) };
+      this.#secrets = s;
+    }
+    const entry = s;
+    return { data: entry.data, checksum: entry.checksum, keys: entry.keys, env: () => (entry.env ??= secretEnv(entry.data)) };
+  }
+}
+
+/** The shards' data merged (a key lives in one shard); undefined when none exists. */
+function mergeShards(shards: readonly (Readonly<Record<string, string>> | undefined)[]): Record<string, string> | undefined {
+  let data: Record<string, string> | undefined;
+  for (const shard of shards) if (shard) data = { ...data, ...shard };
+  return data;
+}
+
+/**
+ * Reads the index, checks every part and the Secret against it, and joins the parts. `memo` (the
+ * follower's) keeps the checksums of parts and Secret shards that did not change since the last read.
+ */
+export function assemble(configMap: DataLookup, secret: DataLookup, memo?: AssemblyMemo): Assembly {
+  const sum = memo ? (name: string, text: string) => memo.checksum(name, text) : (_name: string, text: string) => sha256Hex(text);
   const indexData = configMap(INDEX_CONFIGMAP);
   if (!indexData) return { state: 'absent' };
   const indexText = indexData[INDEX_KEY];
@@ -121,23 +166,22 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
     if (expected === undefined) return { state: 'invalid', revision, reason: `${INDEX_KEY} lists part ${name} without a checksum` };
     const text = configMap(name)?.[PART_KEY];
     if (text === undefined) return { state: 'partial', revision, reason: `part ${name} is missing` };
-    if (sha256Hex(text) !== expected) return { state: 'partial', revision, reason: `part ${name} does not match its checksum in the index` };
+    if (sum(name, text) !== expected) return { state: 'partial', revision, reason: `part ${name} does not match its checksum in the index` };
     texts.push(text);
   }
   // The shards' data merged (a key lives in one shard); one checksum over the merge, as unsharded.
   // A missing shard counts as empty (a document without secrets needs none).
-  let secretData: Record<string, string> | undefined;
-  const missing: string[] = [];
-  for (const name of index.secrets) {
-    const shard = secret(name);
-    if (shard) secretData = { ...secretData, ...shard };
-    else missing.push(name);
-  }
-  if (secretChecksum(secretData) !== index.secretChecksum) {
+  const shards = index.secrets.map((name) => secret(name));
+  const missing = index.secrets.filter((_, i) => !shards[i]);
+  const merged = memo?.secrets(shards) ?? (() => {
+    const data = mergeShards(shards);
+    return { data, checksum: secretChecksum(data), keys: new Set(Object.keys(data ?? {})), env: () => secretEnv(data) };
+  })();
+  if (merged.checksum !== index.secretChecksum) {
     const reason = missing.length ? `Secret ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing` : `Secret ${index.secrets.join(', ')} does not match its checksum in the index`;
     return { state: 'partial', revision, reason };
   }
-  const sourced = readSources(index, configMap);
+  const sourced = readSources(index, configMap, sum);
   if (sourced.state !== 'complete') return sourced.state === 'partial' ? { state: 'partial', revision, reason: sourced.reason } : { state: 'invalid', revision, reason: sourced.reason };
   index = sourced.index;
   const text = texts.join('');
@@ -149,8 +193,8 @@ export function assemble(configMap: DataLookup, secret: DataLookup): Assembly {
   } catch (err) {
     return { state: 'invalid', revision, reason: `the assembled document is not valid JSON: ${(err as Error).message}` };
   }
-  const foreign = foreignReferences(document, index, new Set(Object.keys(secretData ?? {})));
+  const foreign = foreignReferences(document, index, merged.keys);
   if (foreign.length) return { state: 'invalid', revision, reason: `the document references Secret entries outside their own resources: ${foreign.join('; ')}` };
-  return { state: 'complete', index, document, env: secretEnv(secretData) };
+  return { state: 'complete', index, document, env: merged.env() };
 }
 

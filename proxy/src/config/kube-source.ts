@@ -5,7 +5,7 @@
 // or an invalid document keeps the last good snapshot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type KubernetesObject, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
-import { assemble, type Assembly } from './kube-document.ts';
+import { assemble, AssemblyMemo, type Assembly } from './kube-document.ts';
 import { CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES } from '../schema/config-index.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { withGatewaySettings } from './env-settings.ts';
@@ -122,6 +122,8 @@ export class KubeConfigSource {
   #lastReported: string | undefined;
   #served = false;
   #reading: Promise<void> = Promise.resolve();
+  /** Checksums of the parts and Secret shards already read: a change re-hashes only what changed. */
+  readonly #assembly = new AssemblyMemo();
   /** The index of the document being served now (reported to the operator: served-report.ts). */
   servedIndex: { revision: string; secretChecksum: string } | undefined;
   /** Why the newest rendering is not served (rejected, or incomplete past the grace period); reported to the operator. */
@@ -181,7 +183,7 @@ export class KubeConfigSource {
   /** What the informers hold now, verified. */
   read(): Assembly {
     const ns = this.namespace;
-    return assemble((name) => this.#configMaps.informer.get(name, ns)?.data, (name) => this.#secretsNamed(name)?.informer.get(name, ns)?.data);
+    return assemble((name) => this.#configMaps.informer.get(name, ns)?.data, (name) => this.#secretsNamed(name)?.informer.get(name, ns)?.data, this.#assembly);
   }
 
   #secretsNamed(name: string): Follower<V1Secret> | undefined {

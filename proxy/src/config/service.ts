@@ -5,10 +5,10 @@
 // Objects of the seed (config.json) are read-only here; objects written through /api are kept
 // apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
 import { createHash } from 'node:crypto';
-import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
+import { CheckMemo, checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences, unallowedVaultReferences } from './api-env-refs.ts';
-import { compileSnapshot, compileSnapshotInSteps, type Snapshot } from './snapshot.ts';
+import { CompileMemo, compileSnapshot, compileSnapshotInSteps, type Snapshot } from './snapshot.ts';
 import { yieldToLoop } from './steps.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { SnapshotHolder } from './holder.ts';
@@ -114,6 +114,9 @@ export class ConfigService {
   #origin: ConfigOrigin | undefined;
   /** The seed (config.json or the environment) and where it came from; none in Kubernetes mode. */
   #seed: { document: GatewayConfig; keys: ReadonlySet<string>; from: SeedSource } | undefined;
+  /** What replace() keeps between documents: a change to one resource checks and compiles that one. */
+  readonly #checkMemo = new CheckMemo();
+  readonly #compileMemo = new CompileMemo();
 
   constructor(holder: SnapshotHolder, store: ConfigStore, stored: StoredConfig, seed?: { document: GatewayConfig; from: SeedSource }) {
     this.holder = holder;
@@ -298,8 +301,8 @@ export class ConfigService {
    */
   replace(document: unknown, opts: { source: string; env: NodeJS.ProcessEnv; origin: ConfigOrigin }): Promise<Snapshot> {
     return this.#serial(async () => {
-      const { config, raw, warnings } = checkConfig(document, opts.source, opts.env);
-      const next = compileSnapshot(config);
+      const { config, raw, warnings } = checkConfig(document, opts.source, opts.env, undefined, this.#checkMemo);
+      const next = compileSnapshot(config, this.#compileMemo);
       for (const w of warnings) log.warn(w);
       this.#stored = { seed: this.#stored.seed, revision: this.#stored.revision + 1, document: raw };
       this.#origin = opts.origin;
@@ -307,6 +310,12 @@ export class ConfigService {
       await this.holder.swap(next);
       return next;
     });
+  }
+
+  /** What replace() reused and compiled so far (each resource's object checked, resolved and compiled once while unchanged). */
+  reloadStats(): { checked: number; reused: number; wholeChecks: number; providersCompiled: number; keysCompiled: number } {
+    const s = this.#checkMemo.stats;
+    return { checked: s.checked, reused: s.reused, wholeChecks: s.whole, providersCompiled: this.#compileMemo.providersCompiled, keysCompiled: this.#compileMemo.governance.keysCompiled };
   }
 
   /**

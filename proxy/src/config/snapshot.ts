@@ -9,7 +9,7 @@ import { endpointSourceFor } from '../upstream/endpoint-sources.ts';
 import { allowedPathMatcher } from '../providers/passthrough-paths.ts';
 import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
-import { governanceSteps, type GovernanceRuntime } from './governance-runtime.ts';
+import { GovernanceMemo, governanceSteps, type GovernanceRuntime } from './governance-runtime.ts';
 import { runInSteps, runNow } from './steps.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
@@ -40,22 +40,45 @@ export const DEFAULTS = {
   maxStreamEventMb: 8,
 };
 
-export function compileSnapshot(config: GatewayConfig): Snapshot {
-  return runNow(snapshotSteps(config));
+/**
+ * What compileSnapshot keeps between the snapshots of one source: each provider's and virtual key's
+ * compiled form, by the identity of its (immutable) resolved object, which an incremental check
+ * (CheckMemo) hands again while the object is unchanged. A change to one resource compiles that one.
+ */
+export class CompileMemo {
+  readonly providers = new WeakMap<object, ProviderRuntime>();
+  readonly governance = new GovernanceMemo();
+  /** Providers compiled (not reused). */
+  providersCompiled = 0;
+}
+
+export function compileSnapshot(config: GatewayConfig, memo?: CompileMemo): Snapshot {
+  return runNow(snapshotSteps(config, memo));
 }
 
 /** compileSnapshot with the event loop free between its parts (a reload under traffic). */
-export function compileSnapshotInSteps(config: GatewayConfig): Promise<Snapshot> {
-  return runInSteps(snapshotSteps(config));
+export function compileSnapshotInSteps(config: GatewayConfig, memo?: CompileMemo): Promise<Snapshot> {
+  return runInSteps(snapshotSteps(config, memo));
 }
 
 /** The compile, yielding between its passes: the digest, slices of the virtual keys, the routing rules. */
-function* snapshotSteps(config: GatewayConfig): Generator<void, Snapshot> {
+function* snapshotSteps(config: GatewayConfig, memo?: CompileMemo): Generator<void, Snapshot> {
   const providers = new Map<string, ProviderRuntime>();
-  for (const [name, p] of Object.entries(config.providers ?? {})) providers.set(name, compileProvider(name, p));
+  for (const [name, p] of Object.entries(config.providers ?? {})) {
+    let rt = memo?.providers.get(p);
+    if (rt?.name !== name) {
+      rt = compileProvider(name, p);
+      // An InferencePool's endpoint source is stopped once no snapshot names it: looked up afresh each time.
+      if (memo && !rt.endpoints) {
+        memo.providers.set(p, rt);
+        memo.providersCompiled++;
+      }
+    }
+    providers.set(name, rt);
+  }
   const hash = configHash(config);
   yield;
-  const governance = yield* governanceSteps(config);
+  const governance = yield* governanceSteps(config, memo?.governance);
   yield;
   const routing = compileRules(config.governance?.routing_rules ?? [], {
     warn: (message) => log.warn(message),

@@ -105,6 +105,8 @@ export function parseIndex(text: string): ConfigIndex {
 export function readSources(
   index: ConfigIndex,
   configMap: (name: string) => Readonly<Record<string, string>> | undefined,
+  /** A part's checksum (the proxy's follower keeps those of parts it has read). */
+  checksum: (name: string, text: string) => string = (_name, text) => sha256Hex(text),
 ): { state: 'complete'; index: ConfigIndex } | { state: 'partial' | 'invalid'; reason: string } {
   if (!index.sourceParts.length) return { state: 'complete', index };
   const texts: string[] = [];
@@ -113,7 +115,7 @@ export function readSources(
     if (expected === undefined) return { state: 'invalid', reason: `${INDEX_KEY} lists sources part ${name} without a checksum` };
     const text = configMap(name)?.[PART_KEY];
     if (text === undefined) return { state: 'partial', reason: `sources part ${name} is missing` };
-    if (sha256Hex(text) !== expected) return { state: 'partial', reason: `sources part ${name} does not match its checksum in the index` };
+    if (checksum(name, text) !== expected) return { state: 'partial', reason: `sources part ${name} does not match its checksum in the index` };
     texts.push(text);
   }
   let sources: unknown;
