@@ -15,11 +15,11 @@ import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 
 const NS = 'skybridge';
 const GROUP = 'gateway.skybridge.dev/v1alpha1';
 const GROUP_PATH = `/apis/${GROUP}/namespaces/${NS}`;
-const ROOT = new URL('../..', import.meta.url).pathname;
 const VK_VALUE = 'sk-bf-ml-team-e2e-0001';
 /** A few requests' worth at gpt-4o-mini prices (the mock reports real token counts). */
 const TEAM_BUDGET_USD = 0.00002;
@@ -29,6 +29,7 @@ let agent: Agent | undefined;
 let operator: OperatorProcess | undefined;
 let mock: MockProvider | undefined;
 let proxy: RunningGateway | undefined;
+let crds: InstalledCrds | undefined;
 
 interface Condition {
   type: string;
@@ -74,8 +75,7 @@ before(async () => {
   kube = await startKubeApiServer({ users: [{ name: 'skybridge-operator' }, { name: 'skybridge-proxy' }] });
   agent = new Agent({ connect: { ca: kube.ca } });
   mock = await startMockProvider();
-  await kubectl(['apply', '--server-side', '-f', `${ROOT}crds`]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=120s', 'crd', '--all']);
+  crds = await installCrds(kube);
   await kubectl(['create', 'namespace', NS]);
   await kubectl(['apply', '-f', '-'], `${proxyRbac(NS)}\n---${operatorRbac(NS, { servedLeases: true })}`);
   await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'llm-credentials', namespace: NS }, stringData: { openai: 'sk-openai-teams-0123456789', 'vk-ml': VK_VALUE } });
@@ -98,6 +98,7 @@ before(async () => {
 after(async () => {
   await Promise.all([proxy?.stop(), operator?.stop(), mock?.close()]);
   await agent?.close();
+  await crds?.close();
   await kube?.stop();
 });
 
