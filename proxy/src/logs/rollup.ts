@@ -182,14 +182,21 @@ export function rollupStatements(d: Dialect): string[] {
     );
     return out;
   }
-  // PostgreSQL: statement-level triggers over transition tables, one grouped upsert per batch.
-  out.push(
-    `CREATE FUNCTION logs_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgInsert.join('\n')} RETURN NULL; END $fn$`,
-    `CREATE FUNCTION logs_rollup_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgDelete.join('\n')} RETURN NULL; END $fn$`,
-    'CREATE TRIGGER logs_rollup_insert AFTER INSERT ON logs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_rollup_insert()',
-    'CREATE TRIGGER logs_rollup_delete AFTER DELETE ON logs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_rollup_delete()',
-  );
+  out.push(...pgRollupTriggers('logs_rollup', pgInsert, pgDelete));
   return out;
+}
+
+/**
+ * PostgreSQL: statement-level triggers over transition tables, one grouped upsert per batch:
+ * `<name>_insert` and `<name>_delete`, each a function and the trigger that runs it.
+ */
+export function pgRollupTriggers(name: string, pgInsert: readonly string[], pgDelete: readonly string[]): string[] {
+  return [
+    `CREATE FUNCTION ${name}_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgInsert.join('\n')} RETURN NULL; END $fn$`,
+    `CREATE FUNCTION ${name}_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgDelete.join('\n')} RETURN NULL; END $fn$`,
+    `CREATE TRIGGER ${name}_insert AFTER INSERT ON logs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${name}_insert()`,
+    `CREATE TRIGGER ${name}_delete AFTER DELETE ON logs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${name}_delete()`,
+  ];
 }
 
 /**

@@ -6,7 +6,7 @@
 // Migration 13 creates and back-fills it.
 import type { Dialect, Migration } from './driver.ts';
 import type { LogFilters, Where } from './query.ts';
-import { BIN_COLS, changeStatements, latencySums, PERIODS, periodFor, rollupSql, topLevel, type Rollup } from './rollup.ts';
+import { BIN_COLS, changeStatements, latencySums, PERIODS, periodFor, pgRollupTriggers, rollupSql, topLevel, type Rollup } from './rollup.ts';
 import type { BreakdownBy } from './record.ts';
 
 export const usageTable = (period: number): string => `logs_usage_rollup${period === PERIODS[0] ? '' : `_${period / PERIODS[0]}h`}`;
@@ -67,12 +67,7 @@ export const USAGE_ROLLUP_MIGRATION: Migration = {
       out.push(`CREATE TRIGGER logs_usage_rollup_delete AFTER DELETE ON logs WHEN ${topLevel('old')} BEGIN ${sqliteDelete.join('\n')} END`);
       return out;
     }
-    out.push(
-      `CREATE FUNCTION logs_usage_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgInsert.join('\n')} RETURN NULL; END $fn$`,
-      `CREATE FUNCTION logs_usage_rollup_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${pgDelete.join('\n')} RETURN NULL; END $fn$`,
-      'CREATE TRIGGER logs_usage_rollup_insert AFTER INSERT ON logs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_usage_rollup_insert()',
-      'CREATE TRIGGER logs_usage_rollup_delete AFTER DELETE ON logs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION logs_usage_rollup_delete()',
-    );
+    out.push(...pgRollupTriggers('logs_usage_rollup', pgInsert, pgDelete));
     return out;
   },
 };
