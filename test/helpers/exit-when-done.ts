@@ -16,7 +16,11 @@ const GRACE_MS = 20_000;
 if (process.env.NODE_TEST_CONTEXT) {
   after(() => {
     setTimeout(() => {
-      process.stderr.write(`${process.argv[1] ?? 'a test file'}: handles still open after its tests; ending it\n`);
+      // What holds the loop (e.g. "TCPSocketWrap ×2, Timeout"): where to look for the leak.
+      const held = new Map<string, number>();
+      for (const r of process.getActiveResourcesInfo()) held.set(r, (held.get(r) ?? 0) + 1);
+      const list = [...held].map(([r, n]) => (n > 1 ? `${r} ×${n}` : r)).join(', ');
+      process.stderr.write(`${process.argv[1] ?? 'a test file'}: handles still open after its tests (${list}); ending it\n`);
       process.exit();
     }, GRACE_MS).unref();
   });
