@@ -284,6 +284,18 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string
 }
 
 /** GET an API path as admin over `dispatcher` (an undici Agent trusting the server's CA); undefined for 404. */
+/** A metav1.Condition as the operator writes it on a resource's status. */
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** The condition of that type on a resource's status, if any. */
+export const condition = (o: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined =>
+  o?.status?.conditions?.find((c) => c.type === type);
+
 export async function kubeGet<T>(kube: KubeApiServer, dispatcher: Dispatcher, path: string): Promise<T | undefined> {
   // undici's own fetch: Node's global one cannot use a dispatcher from the undici package.
   const res = await undiciFetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher });

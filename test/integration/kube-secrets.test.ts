@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, fetch } from 'undici';
 import OpenAI from 'openai';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor, condition, type Condition } from '../helpers/kube.ts';
 import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
@@ -33,12 +33,6 @@ let operatorOut = '';
 let mock: MockProvider | undefined;
 let proxy: RunningGateway | undefined;
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
 interface Cr {
   metadata: { name: string; generation?: number };
   status?: { observedGeneration?: number; conditions?: Condition[] };
@@ -47,7 +41,6 @@ interface Cr {
 const api = <T = Cr>(path: string): Promise<T | undefined> => kubeGet<T>(kube!, agent!, path);
 const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube!, args, stdin);
 const apply = (obj: unknown) => kubectl(['apply', '--server-side', '-n', NS, '-f', '-'], JSON.stringify(obj));
-const condition = (o: Cr | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
 const logs = () => [`--- operator ---\n${operatorOut.split('\n').slice(-25).join('\n')}`, `--- proxy ---\n${proxy?.logs().split('\n').slice(-25).join('\n') ?? ''}`].join('\n');
 // Generous: two cores shared with other work.
 const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => waitUntil(what, fn, { timeoutMs, everyMs: 200, context: logs });

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import OpenAI from 'openai';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, kubeconfigFor, condition, type Condition } from '../helpers/kube.ts';
 import { operatorRbac, proxyRbac } from '../helpers/kube-rbac.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { startOperator, type OperatorProcess } from '../helpers/operator-process.ts';
@@ -31,12 +31,6 @@ let mock: MockProvider | undefined;
 let proxy: RunningGateway | undefined;
 let crds: InstalledCrds | undefined;
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
 interface Cr {
   metadata: { name: string; generation?: number };
   status?: { observedGeneration?: number; reason?: string; served?: string; conditions?: Condition[] };
@@ -51,7 +45,6 @@ interface KubeEvent {
 const api = <T = Cr>(path: string): Promise<T | undefined> => kubeGet<T>(kube!, agent!, path);
 const kubectl = (args: string[], stdin?: string): Promise<string> => kubectlOk(kube!, args, stdin);
 const apply = (obj: unknown) => kubectl(['apply', '--server-side', '-n', NS, '-f', '-'], JSON.stringify(obj));
-const condition = (o: Cr | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
 const logs = () => [`--- operator ---\n${(operator?.output() ?? '').split('\n').slice(-25).join('\n')}`, `--- proxy ---\n${proxy?.logs().split('\n').slice(-25).join('\n') ?? ''}`].join('\n');
 // Generous: two cores shared with other work (scaled further by the machine's load).
 const waitFor = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => waitUntil(what, fn, { timeoutMs, everyMs: 200, context: logs });

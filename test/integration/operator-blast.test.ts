@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
 import { Agent, fetch } from 'undici';
-import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil } from '../helpers/kube.ts';
+import { kubectlOk, kubeGet, startKubeApiServer, type KubeApiServer, waitFor as waitUntil, condition, type Condition } from '../helpers/kube.ts';
 import { installCrds, type InstalledCrds } from '../helpers/crds.ts';
 import { operatorRbac } from '../helpers/kube-rbac.ts';
 import { assemble } from '../../proxy/src/config/kube-document.ts';
@@ -27,12 +27,6 @@ let operatorKubeconfig: string;
 let narrowKubeconfig: string;
 const operators: { proc: ChildProcess; out: () => string; metricsUrl: string }[] = [];
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
 interface KubeObject {
   metadata: { name: string; uid: string; generation?: number };
   status?: { observedGeneration?: number; conditions?: Condition[] };
@@ -65,7 +59,6 @@ async function rendered() {
   return { ...result, document: result.document as Doc };
 }
 
-const condition = (o: KubeObject | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
 const cr = async (plural: string, name: string) => api(`${GROUP_PATH}/${plural}/${name}`);
 const events = async () => (await api<{ items: EventObject[] }>(`/apis/events.k8s.io/v1/namespaces/${NS}/events`))?.items ?? [];
 
