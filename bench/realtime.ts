@@ -45,7 +45,7 @@ const { values } = parseArgs({
     'client-threads': { type: 'string', default: '4' },
     schedule: { type: 'string', default: 'fixed' },
     'image-flags': { type: 'boolean', default: true },
-    heap: { type: 'boolean', default: false },
+    heap: { type: 'string' },
   },
   allowNegative: true,
   strict: true,
@@ -150,9 +150,11 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   for (const { worker } of workers) worker.postMessage({ start });
   let peakRss = 0;
   const sampler = gatewayPid ? setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatewayPid))), 1000) : undefined;
+  // The window closes while every session is still open (--heap retained sees what they hold).
+  const closed = new Promise((r) => setTimeout(r, start + SECONDS * 1000 - epochNow())).then(() => window?.close());
   const done = await Promise.all(results);
   const client = process.cpuUsage(cpu0.client);
-  await window?.close();
+  await closed;
   const phase: Phase = {
     rtt: [],
     sentAt: [],
@@ -220,10 +222,10 @@ function imageFlags(root: string): string[] {
 }
 
 /** --heap: the top allocating functions of a phase's measured seconds, bytes per event round trip. */
-function heapReport(head: HeapNode, events: number): string {
+function heapReport(head: HeapNode, events: number, what: string): string {
   const byFn = allocationsBySelf(head, (url) => url.replace(/^file:\/\/.*?\/(proxy|node_modules)\//, '$1/'));
   const total = byFn.reduce((s, [, b]) => s + b, 0);
-  return [`allocated ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / Math.max(1, events)).toFixed(0)} B per event round trip`, ...byFn.slice(0, 25).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, events)).toFixed(0).padStart(6)} B  ${k}`)].join('\n');
+  return [`${what} the measured seconds: ${(total / 2 ** 20).toFixed(1)} MB (sampled), ${(total / Math.max(1, events)).toFixed(0)} B per event round trip`, ...byFn.slice(0, 25).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, events)).toFixed(0).padStart(6)} B  ${k}`)].join('\n');
 }
 
 /** Every thread of `pid` on `cpu` (--pin). */
@@ -254,13 +256,15 @@ interface Gateway {
   phases: Phase[];
 }
 
-const roots = [{ name: 'this checkout', root: ROOT }];
-for (const ref of (values.ab ?? '').split(',').filter(Boolean)) {
-  const other = checkout(ref);
-  roots.push({ name: `${ref} (${other.commit})`, root: other.root });
+const roots: { name: string; root: string; flags: string[] }[] = [{ name: 'this checkout', root: ROOT, flags: [] }];
+for (const spec of (values.ab ?? '').split(',').filter(Boolean)) {
+  // REF@--flag@--flag: that build under extra node flags; `.` is this checkout.
+  const [ref, ...flags] = spec.split('@');
+  const other = ref === '.' ? { root: ROOT, commit: 'this checkout' } : checkout(ref);
+  roots.push({ name: ref === '.' ? spec : `${spec} (${other.commit})`, root: other.root, flags });
 }
 const gateways: Gateway[] = [];
-for (const { name, root } of roots) {
+for (const { name, root, flags: extra } of roots) {
   const port = await freePort();
   const appDir = mkdtempSync(join(tmpdir(), 'skybridge-bench-rt-'));
   writeFileSync(
@@ -268,8 +272,9 @@ for (const { name, root } of roots) {
     JSON.stringify({ providers: { openai: { keys: [{ name: 'k', value: 'sk-bench', weight: 1 }], network_config: { base_url: `http://127.0.0.1:${mockPort}/openai` } } }, websocket: { max_connections_per_user: SESSIONS * 2 } }),
   );
   const gcFile = join(appDir, 'gc.log');
+  if (values.heap !== undefined && values.heap !== 'allocated' && values.heap !== 'retained') throw new Error('--heap is allocated or retained');
   const inspectPort = values.heap ? await freePort() : undefined;
-  const flags = [...(values['image-flags'] ? imageFlags(root) : []), ...GATEWAY_FLAGS, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
+  const flags = [...(values['image-flags'] ? imageFlags(root) : []), ...GATEWAY_FLAGS, ...extra, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
   const probeFile = join(probeDir, `gateway-${gateways.length}.json`);
   const child = await start([join(root, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], port, '/health', { cwd: root, flags, out: gcFile, ...(values.probe && { probe: probeFile }) });
   if (values.pin) pin(child.pid!, 0);
@@ -284,10 +289,10 @@ for (let round = 0; round < ROUNDS; round++) {
     let stopSampling: (() => Promise<HeapNode>) | undefined;
     let sampled: HeapNode | undefined;
     const port = round === 0 ? g.inspectPort : undefined;
-    const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port)), close: async () => void (sampled = await stopSampling?.()) } : undefined;
+    const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap === 'retained')), close: async () => void (sampled = await stopSampling?.()) } : undefined;
     const p = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, window);
     g.phases.push(p);
-    if (sampled) g.heap = heapReport(sampled, p.rtt.length);
+    if (sampled) g.heap = heapReport(sampled, p.rtt.length, values.heap === 'retained' ? 'retained at the end (after a full GC) of what was allocated in' : 'allocated in');
   }
 }
 
