@@ -4,20 +4,44 @@
 // (the difference is what the relay adds), the gateway's RSS idle and at its peak, sessions that
 // stalled (missed more than two answers), and the CPU each process spent in each phase (the mock
 // and the clients alone in the direct phase: what the gateway competes with for the cores). The
-// mock and the gateway are child processes (the gateway from its TypeScript sources, as
-// `node proxy/src/main.ts`); the clients run here.
+// mock and the gateway are child processes (the gateway from its TypeScript sources with the node
+// flags of the image's ENTRYPOINT, as `npm start` runs it); the clients are worker threads here.
 //
-//   node bench/realtime.ts --sessions 1000 --seconds 30
+//   node bench/realtime.ts --sessions 1000 --seconds 20 --rounds 2 --probe
 //   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
+//   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
+//   node bench/realtime.ts --heap allocated              # the gateway's allocations per event, by function
 //   node bench/realtime.ts --pin                         # the gateway on core 0, the mock and clients on core 1
 //
+// How the load is made, and why (changed 2026-11-27; earlier figures were made the old way):
+// - Each session sends on its own clock: at a phase drawn once (seeded, the same for every phase and
+//   gateway) plus whole seconds from a start every client thread shares, as independent clients do.
+//   The old way (`--schedule interval`: a setInterval per session) clumps: Node re-arms an interval
+//   from the time its callback ran, so sessions whose timers ran in one late pass stay together for
+//   the rest of the run, and the bursts grow. At load 14 that sent 98 % of the events in bursts of 4
+//   or more within one millisecond (up to 64 at once); the fixed clocks send about 10 % so, what
+//   random phases give (the row "sends: most in one ms").
+// - The clients are split over --client-threads worker threads (default 4), so one thread's GC or
+//   busy spell delays the answers of its share of the sessions only.
+// - The gateway runs with the image's node flags (--max-semi-space-size=8): without them its young
+//   generation was 32 MB, and on a quiet machine its scavenges paused it 11-43 ms (--gc trace of
+//   2026-11-27), a gateway no replica runs. --no-image-flags measures without.
+// - The mock keeps one event per session (--max-recorded 1), not every event (its collections copied
+//   them all, 14-62 ms pauses in both phases).
+// "Added" is still the relayed percentile minus the direct one, each over every event of its phase.
+//
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
-// checkout's node_modules) as another gateway; each round measures the direct phase, then each gateway in
-// turn, so drift in the machine's load hits both alike. --gc reads the gateway's GC pauses
-// (--trace-gc) and reports their count, sum and longest. --pin gives the gateway a core of its own
-// (taskset: the gateway on CPU 0, the mock and the clients on CPU 1), as a replica with its own
-// CPU would run: without it, three busy processes share two cores and wait for each other.
+// checkout's node_modules) as another gateway; REF@--flag adds node flags, and `.` is this
+// checkout. Each round measures the direct phase, then each gateway in turn, so drift in the
+// machine's load hits all alike. --gc reads the gateway's GC pauses (--trace-gc) and reports their
+// count, sum and longest. --probe loads bench/lib/gc-probe.ts into the gateway and the mock and
+// reports each process's GC in each phase, and for the slowest 1 % of events the share that was in
+// flight while the gateway, the mock or the client thread was in a GC (a cross-check from inside
+// the processes, not a correction: the figures above stay as measured). --heap allocated|retained
+// samples the gateway's allocations over the measured seconds of the first relayed phase. --pin
+// gives the gateway a core of its own (taskset: the gateway on CPU 0, the mock and the clients on
+// CPU 1), as a replica with its own CPU would run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
