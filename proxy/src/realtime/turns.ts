@@ -191,7 +191,7 @@ export class TurnTracker {
       case 'session.created':
       case 'session.updated': {
         // Only an event naming a format can change the rate (`format` or `output_audio_format`).
-        if (data.indexOf(typeof data === 'string' ? FORMAT_KEY : FORMAT_NEEDLE) < 0) return undefined;
+        if ((typeof data === 'string' ? data.indexOf(FORMAT_KEY) : data.indexOf(FORMAT_NEEDLE)) < 0) return undefined;
         const rate = sessionOutputRate(data);
         if (rate) this.#rate = rate;
         return undefined;
