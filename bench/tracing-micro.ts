@@ -9,7 +9,7 @@
 import * as api from '@opentelemetry/api';
 import { AlwaysOnSampler, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { RequestContext } from '../proxy/src/pipeline/context.ts';
+import { RequestContext, type ContextServices } from '../proxy/src/pipeline/context.ts';
 import type { Outcome } from '../proxy/src/pipeline/outcome.ts';
 import type { Stage } from '../proxy/src/pipeline/stage.ts';
 import type { Snapshot } from '../proxy/src/config/snapshot.ts';
@@ -48,7 +48,7 @@ const answer = {
   usage: { prompt_tokens: 12, completion_tokens: 64, total_tokens: 76 },
 };
 const text = JSON.stringify({ ...answer, extra_fields: { provider: 'openai', request_type: 'chat_completion', model_requested: 'gpt-4o', latency: 1 } });
-const services = { initContext: initTracingFields };
+const services = { initContext: initTracingFields } as unknown as ContextServices;
 const req = { method: 'POST', url: '/v1/chat/completions' };
 
 function one(): void {
