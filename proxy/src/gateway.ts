@@ -26,6 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { startMemoryTrim } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -330,6 +331,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   }
   // Only once serving: a failure to start must still end the process.
   if (opts.processGuards) installProcessGuards();
+  // The heap is the process's: only the process's own gateway gives it back after traffic.
+  const trim = opts.processGuards ? startMemoryTrim(metrics.activity) : undefined;
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
@@ -380,6 +383,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
           admin.closeAllConnections();
           admin.close();
         }
+        trim?.stop();
         await stopAll();
       })()),
   };
