@@ -14,7 +14,7 @@ let mock: MockProvider;
 let gateway: RunningGateway;
 before(async () => {
   mock = await startMockProvider();
-  gateway = await startGateway({ providers: { openai: mockProvider(mock.url, 'openai') }, client: { enable_logging: false } });
+  gateway = await startGateway({ providers: { openai: mockProvider(mock.url, 'openai') }, client: { enable_logging: false } }, { args: ['--memory-trim', '0.5'] });
 });
 after(async () => {
   await gateway?.stop();
