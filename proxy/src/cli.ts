@@ -25,6 +25,8 @@ export interface CliOptions {
   adminPort: number | undefined;
   /** Serve TLS on every listener with this certificate chain and key (PEM files, re-read when they change). */
   tls: TlsFiles | undefined;
+  /** Quiet this long after traffic, give back the heap it grew (memory-trim.ts); undefined: off. */
+  memoryTrimMs?: number;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
@@ -51,6 +53,9 @@ export const USAGE = `Usage: skybridge [options]
   --tls-cert FILE      serve HTTPS (and wss:) with this PEM certificate chain; needs --tls-key
                        (env SKYBRIDGE_TLS_CERT). Both files are re-read when they change.
   --tls-key FILE       the PEM private key of --tls-cert (env SKYBRIDGE_TLS_KEY)
+  --memory-trim S      after traffic, once nothing has arrived or been in flight for S seconds, give
+                       back the memory the traffic grew (off by default: the heap regrows at a CPU
+                       cost; env SKYBRIDGE_MEMORY_TRIM)
   --version            print the version and exit
   -h, --help           show this help
 The reference gateway's single-dash spellings (-port, -app-dir, -host, -log-level, ...) work too.
@@ -75,7 +80,7 @@ export function doubleDashed(argv: readonly string[], longNames: readonly string
   return out;
 }
 
-const VALUE_FLAGS = new Set(['app-dir', 'port', 'host', 'log-level', 'log-style', 'workers', 'kube-namespace', 'headers-timeout', 'request-timeout', 'max-header-size', 'h2-max-streams', 'shutdown-grace', 'admin-port', 'tls-cert', 'tls-key']);
+const VALUE_FLAGS = new Set(['app-dir', 'port', 'host', 'log-level', 'log-style', 'workers', 'kube-namespace', 'headers-timeout', 'request-timeout', 'max-header-size', 'h2-max-streams', 'shutdown-grace', 'admin-port', 'tls-cert', 'tls-key', 'memory-trim']);
 const LONG_FLAGS = [...VALUE_FLAGS, 'no-dashboard', 'help', 'version'];
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | 'help' | 'version' {
@@ -98,6 +103,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       'admin-port': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'memory-trim': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -137,7 +143,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   // One without the other would quietly serve plain HTTP where TLS was asked for.
   if ((cert === undefined) !== (key === undefined)) throw new Error(`--tls-cert and --tls-key go together: ${cert === undefined ? '--tls-key' : '--tls-cert'} was given alone`);
   const tls = cert !== undefined && key !== undefined ? { cert, key } : undefined;
-  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs, dashboard, adminPort, tls };
+  const trimArg = values['memory-trim'] ?? (env.SKYBRIDGE_MEMORY_TRIM || undefined);
+  const memoryTrimMs = trimArg === undefined ? undefined : seconds('--memory-trim', trimArg, 0);
+  return { appDir: values['app-dir'] ?? env.APP_DIR, port, host: values.host ?? env.HOST ?? '0.0.0.0', logLevel, logStyle, workers, kubeNamespace, limits, shutdownGraceMs, dashboard, adminPort, tls, ...(memoryTrimMs !== undefined && { memoryTrimMs }) };
 }
 
 /** A positive number of seconds (fractions allowed, for tests), in milliseconds. */

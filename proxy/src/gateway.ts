@@ -26,6 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { startMemoryTrim } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -63,7 +64,7 @@ import { reloadEntry } from './audit/reload.ts';
 import { dashboardFront } from './dashboard/front.ts';
 
 /** How the gateway serves: the command line's options that are not about the process itself. */
-export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & Partial<Pick<CliOptions, 'tls'>> & {
+export type GatewayOptions = Pick<CliOptions, 'appDir' | 'port' | 'host' | 'kubeNamespace' | 'limits' | 'shutdownGraceMs' | 'dashboard' | 'adminPort'> & Partial<Pick<CliOptions, 'tls' | 'memoryTrimMs'>> & {
   /** The Kubernetes source the start-up document came from (opened by the caller, which loaded it). */
   kube?: KubeStart;
   /** Install the process-wide guards once serving: the command line does; a test process keeps its own. */
@@ -330,6 +331,8 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   }
   // Only once serving: a failure to start must still end the process.
   if (opts.processGuards) installProcessGuards();
+  // The heap is the process's: only the process's own gateway gives it back after traffic, when asked (--memory-trim).
+  const trim = opts.processGuards && opts.memoryTrimMs !== undefined ? startMemoryTrim(metrics.activity, { idleMs: opts.memoryTrimMs }) : undefined;
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
@@ -380,6 +383,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
           admin.closeAllConnections();
           admin.close();
         }
+        trim?.stop();
         await stopAll();
       })()),
   };

@@ -33,6 +33,7 @@ const OPTIONAL: [what: string, url: RegExp][] = [
   ['async job workers', /\/proxy\/src\/async\/(jobs|worker)\.ts$/],
   ['the skills repository\'s YAML parser', /\/node_modules\/yaml\//],
   ['the WebRTC stack', /\/node_modules\/(@node-datachannel\/|node-datachannel\/)/],
+  ['the CEL interpreter and RE2 (routing rules)', /\/node_modules\/(@marcbachmann\/cel-js|re2js)\//],
 ];
 
 let mock: MockProvider;
@@ -46,10 +47,10 @@ after(async () => {
 });
 
 /** The modules a gateway with `client` loaded while `work` ran, from its start to its exit. */
-async function modulesLoaded(client: Record<string, unknown>, work: (g: RunningGateway) => Promise<void>): Promise<string[]> {
+async function modulesLoaded(client: Record<string, unknown>, work: (g: RunningGateway) => Promise<void>, extra: Record<string, unknown> = {}): Promise<string[]> {
   const file = join(mkdtempSync(join(tmpdir(), 'skybridge-modules-')), 'modules.txt');
   const g = await startGateway(
-    { providers: { openai: mockProvider(mock.url, 'openai') }, client },
+    { providers: { openai: mockProvider(mock.url, 'openai') }, client, ...extra },
     { env: { NODE_OPTIONS: `--import ${RECORDER}`, SKYBRIDGE_TEST_MODULES_FILE: file } },
   );
   running.push(g);
@@ -99,4 +100,11 @@ test('a gateway that uses request logs and the management API loads them', async
   assert.ok(found(modules, /^node:sqlite$/).length === 1, 'node:sqlite was loaded');
   assert.ok(found(modules, /\/proxy\/src\/api\/app\.ts$/).length === 1, 'the management API was loaded');
   assert.ok(found(modules, /\/node_modules\/express\//).length > 0, 'express was loaded');
+});
+
+test('a gateway with a routing rule loads the CEL interpreter and RE2', async () => {
+  const rule = { name: 'gpt-only', cel_expression: 'model.matches("^gpt-4")', targets: [{ provider: 'openai', model: 'gpt-4o-mini', weight: 1 }] };
+  const modules = await modulesLoaded({ enable_logging: false }, (g) => chat(g, false), { governance: { routing_rules: [rule] } });
+  assert.ok(found(modules, /\/node_modules\/@marcbachmann\/cel-js\//).length > 0, 'the CEL interpreter was loaded');
+  assert.ok(found(modules, /\/node_modules\/re2js\//).length > 0, 'RE2 was loaded');
 });

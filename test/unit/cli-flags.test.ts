@@ -30,3 +30,11 @@ test('--version (and -version) asks for the version', () => {
   assert.equal(parseCli(['--version'], {}), 'version');
   assert.equal(parseCli(['-version'], {}), 'version');
 });
+
+test('--memory-trim S (or SKYBRIDGE_MEMORY_TRIM) turns the idle memory trim on; absent, it is off; a bad value is refused', () => {
+  assert.equal(parse().memoryTrimMs, undefined);
+  assert.equal(parse('--memory-trim', '1.5').memoryTrimMs, 1500);
+  assert.equal((parseCli([], { SKYBRIDGE_MEMORY_TRIM: '2' }) as CliOptions).memoryTrimMs, 2000);
+  assert.throws(() => parse('--memory-trim', '0'), /--memory-trim must be a number of seconds/);
+  assert.throws(() => parse('--memory-trim', 'soon'), /--memory-trim must be a number of seconds/);
+});

@@ -344,14 +344,21 @@ export class Metrics {
   /** Per relayed event (thousands a second at 1,000 sessions): a session takes its two children once. */
   readonly realtimeEventCount = this.#realtimeEvents.feeds(this.realtimeEvents).child;
   readonly mcpCallTime = cached(this.mcpToolDuration);
+  #started = 0;
   /** Requests in flight: inc() as one arrives, dec() as its answer closes (http/server.ts). */
   readonly inFlight = {
     inc: (): void => {
       this.#inFlight++;
+      this.#started++;
     },
     dec: (): void => {
       this.#inFlight--;
     },
+  };
+  /** Requests received so far and in flight now, for the idle memory trim (memory-trim.ts). */
+  readonly activity = {
+    started: (): number => this.#started,
+    inFlight: (): number => this.#inFlight,
   };
   readonly #spenders = new Set<string>();
   readonly #tools = new Set<string>();

@@ -1,6 +1,12 @@
 // Compile-time analysis and rewrites of a parsed routing expression. Pure: AST in, facts or
 // expression text out.
-import { serialize, type ASTNode } from '@marcbachmann/cel-js';
+import type * as Cel from '@marcbachmann/cel-js';
+import type { ASTNode } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
+
+// Only rules use it: loaded with the first rule compiled (cel.ts).
+let celModule: typeof Cel | undefined;
+const cel = (): typeof Cel => (celModule ??= createRequire(import.meta.url)('@marcbachmann/cel-js') as typeof Cel);
 
 export const MAPS = ['headers', 'params'] as const;
 export type MapName = (typeof MAPS)[number];
@@ -141,10 +147,10 @@ export function guardMissingKeys(ast: ASTNode): string | undefined {
     if (n.op === '&&' || n.op === '||') return `(${gen(n.args[0])}) ${n.op} (${gen(n.args[1])})`;
     const keys: KeyAccess[] = [];
     strictKeys(n, keys);
-    if (keys.length === 0) return serialize(n);
+    if (keys.length === 0) return cel().serialize(n);
     guarded = true;
     const guards = keys.map((k) => `${JSON.stringify(k.key)} in ${k.map}`).join(' && ');
-    return `${guards} && (${serialize(n)})`;
+    return `${guards} && (${cel().serialize(n)})`;
   };
   const out = gen(ast);
   return guarded ? out : undefined;
@@ -171,5 +177,5 @@ export function routeMatchesToRe2(ast: ASTNode): string | undefined {
     return { op: x.op, args: copy(x.args) };
   };
   const out = copy(ast) as ASTNode;
-  return found ? serialize(out) : undefined;
+  return found ? cel().serialize(out) : undefined;
 }

@@ -2,9 +2,15 @@
 // the declared variables) and evaluate per request to a plain boolean: a missing header or
 // parameter is `false`, any other runtime error is `false` too and is reported once per
 // expression so the caller can warn. Library choice: docs/routing.md (bench/cel-compare.ts).
-import { Environment, type ASTNode } from '@marcbachmann/cel-js';
+import type * as Cel from '@marcbachmann/cel-js';
+import type { Environment, ASTNode } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
 import { guardMissingKeys, keyAccesses, lowercaseHeaderKeys, RE2_MATCHES, routeMatchesToRe2, walk } from './cel-rewrite.ts';
 import { cachedRe2, compileRe2, RegexSyntaxError, type Re2 } from './regex.ts';
+
+// Loaded with the first rule compiled: a gateway without routing rules never loads the interpreter.
+let celModule: typeof Cel | undefined;
+const cel = (): typeof Cel => (celModule ??= createRequire(import.meta.url)('@marcbachmann/cel-js') as typeof Cel);
 
 /** The variables a routing expression sees (spec: "CEL variables available to routing rules"). */
 export interface CelVars {
@@ -80,7 +86,7 @@ let sharedEnv: Environment | undefined;
 function env(): Environment {
   if (!sharedEnv) {
     // Mixed-type list literals (`x in ["a", 1]`) are legal CEL; don't reject them at compile time.
-    const e = new Environment({ homogeneousAggregateLiterals: false, limits: { maxAstNodes: 2000, maxDepth: 64 } });
+    const e = new (cel().Environment)({ homogeneousAggregateLiterals: false, limits: { maxAstNodes: 2000, maxDepth: 64 } });
     for (const [name, type] of Object.entries(VARIABLE_TYPES)) e.registerVariable(name, type);
     // The capacity variables are doubles; `budget_used == 0` would otherwise not type-check
     // (CEL orders int and double, but has no mixed `==`). Registers `int == double` and `!=` too.

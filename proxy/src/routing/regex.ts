@@ -2,7 +2,12 @@
 // time linear in the input, so a hostile header cannot stall the event loop the way a
 // backtracking RegExp does on a nested quantifier such as `^(a+)+$`. RE2 has no backreferences
 // and no lookaround: such patterns are refused when a rule is compiled, never at request time.
-import { RE2JS, RE2JSSyntaxException } from 're2js';
+import type * as Re2js from 're2js';
+import { createRequire } from 'node:module';
+
+// Loaded with the first pattern compiled: a gateway without routing rules never loads it.
+let re2jsModule: typeof Re2js | undefined;
+const re2js = (): typeof Re2js => (re2jsModule ??= createRequire(import.meta.url)('re2js') as typeof Re2js);
 
 export interface Re2 {
   /** Unanchored search, as CEL `matches()` (RE2 PartialMatch). */
@@ -22,7 +27,7 @@ export class RegexSyntaxError extends Error {
 /** Compiles or throws RegexSyntaxError whose message says why, naming the pattern. */
 export function compileRe2(pattern: string): Re2 {
   try {
-    return RE2JS.compile(pattern);
+    return re2js().RE2JS.compile(pattern);
   } catch (err) {
     const why = reason(pattern, err);
     const where = fragment(err);
@@ -34,12 +39,12 @@ export function compileRe2(pattern: string): Re2 {
 function reason(pattern: string, err: unknown): string {
   if (/\(\?<?[=!]/.test(pattern)) return 'lookahead and lookbehind are not supported';
   if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences are not supported';
-  if (err instanceof RE2JSSyntaxException) return err.getDescription();
+  if (err instanceof re2js().RE2JSSyntaxException) return err.getDescription();
   return err instanceof Error ? err.message : String(err);
 }
 
 function fragment(err: unknown): string {
-  const where = err instanceof RE2JSSyntaxException ? err.getPattern() : null;
+  const where = err instanceof re2js().RE2JSSyntaxException ? err.getPattern() : null;
   return where ? ` at \`${where}\`` : '';
 }
 

@@ -1,0 +1,104 @@
+// V8 keeps the heap a burst of traffic grew: the young generation stays at its largest (2 × 8 MB
+// under `npm start`'s --max-semi-space-size=8) and old-space pages stay committed, so a gateway that
+// served a burst holds 80-100 MB more than it needs once traffic stops. V8's own memory reducer
+// waits 8 s and then only if the allocation rate of the last seconds was low. So: once a gateway
+// that did work has been quiet for a moment (nothing in flight, no request arrived), it runs one
+// memory-reducing collection, which shrinks the young generation back to its start size and gives
+// old-space pages back. It runs only when the heap grew since the last one, so a gateway serving a
+// health probe every few seconds does not collect after each.
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { log } from './log.ts';
+
+export interface Activity {
+  /** Requests received so far (only its changes are read). */
+  readonly started: () => number;
+  /** Requests received and not yet answered. */
+  readonly inFlight: () => number;
+}
+
+export interface TrimOptions {
+  /** Quiet this long (no request arrived, none in flight) before collecting. */
+  readonly idleMs?: number;
+  /** Collect only when the heap committed this much more than after the last collection. */
+  readonly growthBytes?: number;
+  /** The collection and the heap's committed bytes (tests hand in their own). */
+  readonly gc?: () => void;
+  readonly committed?: () => number;
+}
+
+/** What the heap has committed: young generation and old-space pages alike. */
+function heapCommitted(): number {
+  return v8.getHeapStatistics().total_heap_size;
+}
+
+/**
+ * V8's `gc()` without `--expose-gc` on the command line (the flag makes a `gc` global in contexts
+ * made after it is set; the main context stays without one). Undefined when V8 refuses it.
+ */
+function memoryReducingGc(): (() => void) | undefined {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = vm.runInNewContext('gc');
+    if (typeof gc !== 'function') return undefined;
+    // 'last-resort': full collections that also hand freed pages back to the system; a plain
+    // major collection shrinks the young generation's size but keeps its pages resident. A
+    // last-resort collection also throws away every function's bytecode and optimized code, and
+    // compiling it all again cost 1.4x CPU per request in the rounds after a trim (bench/ab.ts):
+    // so the flushing flags are off for the collection, and back as they were after it.
+    const keep = ['flush-bytecode', 'flush-baseline-code'].filter((f) => !process.execArgv.includes(`--no-${f}`));
+    return () => {
+      for (const f of keep) v8.setFlagsFromString(`--no-${f}`);
+      try {
+        (gc as (opts: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      } finally {
+        for (const f of keep) v8.setFlagsFromString(`--${f}`);
+      }
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts the watch; stop() ends it. One per process: the heap is the process's. */
+export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { stop(): void } {
+  const idleMs = opts.idleMs ?? 500;
+  const growth = opts.growthBytes ?? 4 * 2 ** 20;
+  const committed = opts.committed ?? heapCommitted;
+  const gc = opts.gc ?? memoryReducingGc();
+  if (!gc) {
+    log.debug('memory trim off: V8 gave no gc()');
+    return { stop: () => undefined };
+  }
+  // Zero: the first quiet moment after any work collects once, which also gives back what the
+  // start (modules, the configuration's compile) grew the young generation to.
+  let baseline = 0;
+  let lastStarted = activity.started();
+  let quietSince = performance.now();
+  // Checked a few times per quiet period; unref'd, so it never holds the process open.
+  const timer = setInterval(
+    () => {
+      const started = activity.started();
+      const now = performance.now();
+      if (started !== lastStarted || activity.inFlight() > 0) {
+        lastStarted = started;
+        quietSince = now;
+        return;
+      }
+      if (now - quietSince < idleMs) return;
+      const before = committed();
+      if (before - baseline < growth) {
+        // Smaller than at the last collection (V8 shrank it itself): measure growth from here.
+        baseline = Math.min(baseline, before);
+        return;
+      }
+      const t0 = performance.now();
+      gc();
+      baseline = committed();
+      log.debug('memory trimmed after traffic', { committed_mb_before: Math.round(before / 2 ** 20), committed_mb_after: Math.round(baseline / 2 ** 20), pause_ms: Math.round(performance.now() - t0) });
+    },
+    Math.max(50, Math.round(idleMs / 4)),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

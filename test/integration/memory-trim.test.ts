@@ -1,0 +1,61 @@
+// After a burst of traffic, a gateway that goes quiet gives back the heap the burst grew
+// (proxy/src/memory-trim.ts): its young generation, as /metrics reports it, is back to its start
+// size and the log says how much was given back. The gateway runs as users run it (its own process).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool, request } from 'undici';
+import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
+import { mockProvider } from '../helpers/providers.ts';
+import { eventually } from '../helpers/patience.ts';
+
+const MB = 2 ** 20;
+let mock: MockProvider;
+let gateway: RunningGateway;
+before(async () => {
+  mock = await startMockProvider();
+  gateway = await startGateway({ providers: { openai: mockProvider(mock.url, 'openai') }, client: { enable_logging: false } }, { args: ['--memory-trim', '0.5'] });
+});
+after(async () => {
+  await gateway?.stop();
+  await mock?.close();
+});
+
+/** Bytes V8 has committed for the young generation, from the gateway's own /metrics. */
+async function newSpaceBytes(): Promise<number> {
+  const res = await request(`${gateway.url}/metrics`);
+  const text = await res.body.text();
+  assert.equal(res.statusCode, 200);
+  const m = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(text);
+  assert.ok(m, 'the new space size is in /metrics');
+  return Number(m[1]);
+}
+
+const trims = (from = 0) => [...gateway.logs().slice(from).matchAll(/memory trimmed after traffic.*?"committed_mb_before":(\d+),"committed_mb_after":(\d+)/g)].map((m) => ({ before: Number(m[1]), after: Number(m[2]) }));
+
+test('a burst of chats grows the young generation; once the gateway is quiet it is given back', async () => {
+  const pool = new Pool(gateway.url, { connections: 32 });
+  const body = JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
+  try {
+    // Enough allocation to grow the young generation from its start size (1 MB) to several MB.
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let i = 0; i < 25; i++) {
+          const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
+          await res.body.dump();
+          assert.equal(res.statusCode, 200);
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  // Only a trim logged after the burst counts (the gateway also trims once after its start).
+  const mark = gateway.logs().length;
+  await eventually(() => assert.ok(trims(mark).length > 0, 'the gateway logged a trim after the burst'), 10_000);
+  const last = trims(mark)[0];
+  assert.ok(last.after < last.before, `the heap committed less after the trim (${last.before} → ${last.after} MB)`);
+  // Read after the trim (the scrape is itself a request, but a small one): back to a few MB.
+  const young = await newSpaceBytes();
+  assert.ok(young <= 4 * MB, `the young generation is back near its start size (${(young / MB).toFixed(1)} MB)`);
+});

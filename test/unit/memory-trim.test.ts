@@ -1,0 +1,78 @@
+// The idle memory trim's rule: collect once the gateway has been quiet (no request arrived, none in
+// flight) after its heap grew, and never while a request is being answered.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startMemoryTrim } from '../../proxy/src/memory-trim.ts';
+import { eventually } from '../helpers/patience.ts';
+
+const MB = 2 ** 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A fake heap and traffic: `committed` is what the trim reads, and a collection shrinks it to `floor`. */
+function world(opts: { committed: number; floor: number }) {
+  const w = { started: 0, inFlight: 0, committed: opts.committed, collections: 0 };
+  const trim = startMemoryTrim(
+    { started: () => w.started, inFlight: () => w.inFlight },
+    {
+      idleMs: 60,
+      growthBytes: 4 * MB,
+      committed: () => w.committed,
+      gc: () => {
+        w.collections++;
+        w.committed = opts.floor;
+      },
+    },
+  );
+  return { w, stop: () => trim.stop() };
+}
+
+test('a quiet gateway whose heap grew collects once, then not again until the heap grows again', async () => {
+  const { w, stop } = world({ committed: 40 * MB, floor: 20 * MB });
+  try {
+    await eventually(() => assert.equal(w.collections, 1));
+    // Quiet, and nothing grew: no second collection.
+    await sleep(300);
+    assert.equal(w.collections, 1);
+    // A burst grows the heap by more than the threshold; once it is over, one more collection.
+    w.started += 100;
+    w.committed = 30 * MB;
+    await eventually(() => assert.equal(w.collections, 2));
+    // Growth under the threshold does not collect.
+    w.started += 1;
+    w.committed = 22 * MB;
+    await sleep(300);
+    assert.equal(w.collections, 2);
+  } finally {
+    stop();
+  }
+});
+
+test('no collection while a request is in flight (a held stream), however long it lasts', async () => {
+  const { w, stop } = world({ committed: 40 * MB, floor: 20 * MB });
+  w.inFlight = 1;
+  try {
+    await sleep(400);
+    assert.equal(w.collections, 0);
+    w.inFlight = 0;
+    await eventually(() => assert.equal(w.collections, 1));
+  } finally {
+    stop();
+  }
+});
+
+test('requests arriving keep it from collecting, even with none in flight at the moment it looks', async () => {
+  const { w, stop } = world({ committed: 40 * MB, floor: 20 * MB });
+  // A request every 20 ms, each answered before the next: never 60 ms of quiet.
+  const traffic = setInterval(() => w.started++, 20);
+  try {
+    await sleep(400);
+    assert.equal(w.collections, 0);
+  } finally {
+    clearInterval(traffic);
+  }
+  try {
+    await eventually(() => assert.equal(w.collections, 1));
+  } finally {
+    stop();
+  }
+});
