@@ -8,7 +8,7 @@ import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type BreakdownBy, type E
 import type { BucketRow, GroupBy, LatencyRow, ListSummary, LogStore, SearchResult } from './store.ts';
 import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
-import { breakdownSql, foldBreakdown, mcpUsage, virtualKeyNames } from './breakdown.ts';
+import { breakdownSql, foldBreakdown, foldRanked, mcpUsage, virtualKeyNames, type Grouping } from './breakdown.ts';
 import { usageBatchRollups, usagePeriod, usagePruneStatements, usageRollupSql } from './usage-rollup.ts';
 import { dimensionBatchRollups, dimensionCovers, dimensionPruneStatements, dimensionSql } from './usage-dimensions.ts';
 
@@ -494,18 +494,27 @@ export class SqlLogStore implements LogStore {
   async breakdown(filters: LogFilters, w: HistogramWindow, by: BreakdownBy, limit: number): Promise<UsageBreakdown> {
     const range = windowed(filters, w);
     // Buckets of whole hours read a usage roll-up: the one per dimension (usage-dimensions.ts) unless
-    // another dimension is filtered on, then the finer one (usage-rollup.ts); finer buckets, or
-    // filters outside the roll-ups' dimensions, read the records through the covering index.
+    // another dimension is filtered on, then the finer one (usage-rollup.ts), the busiest groups
+    // chosen first (foldRanked); finer buckets, or filters outside the roll-ups' dimensions, read
+    // the records through the covering index.
     const period = usagePeriod(filters, w.bucketMs);
     const from = range.start_time!;
     const to = range.end_time! + 1;
-    const q = !period
-      ? breakdownSql(by, this.where(range), w, this.db.dialect)
-      : dimensionCovers(by, filters)
-        ? dimensionSql(by, filters, period, w.bucketMs, from, to)
-        : usageRollupSql(by, filters, period, w.bucketMs, from, to);
-    const [rows, mcp] = await Promise.all([this.db.query(q.sql, q.params), mcpUsage(this.db, w, range.start_time!, range.end_time!)]);
-    const answer = foldBreakdown(by, w, rows, limit, mcp);
+    const mcp = mcpUsage(this.db, w, range.start_time!, range.end_time!);
+    mcp.catch(() => undefined); // awaited below; not unhandled if a roll-up query fails first
+    let answer: UsageBreakdown;
+    if (period) {
+      const sql = dimensionCovers(by, filters) ? dimensionSql : usageRollupSql;
+      const run = (g: Grouping, only?: readonly string[]) => {
+        const q = sql(by, filters, period, w.bucketMs, from, to, g, only);
+        return this.db.query(q.sql, q.params);
+      };
+      const [groups, overall] = await Promise.all([run('group'), run('bucket')]);
+      answer = await foldRanked(by, w, { groups, overall, series: (ids) => run('bucket-group', ids) }, limit, await mcp);
+    } else {
+      const q = breakdownSql(by, this.where(range), w, this.db.dialect);
+      answer = foldBreakdown(by, w, await this.db.query(q.sql, q.params), limit, await mcp);
+    }
     if (by === 'virtual_key') {
       const names = await virtualKeyNames(this.db, answer.groups.map((g) => g.id));
       for (const g of answer.groups) {

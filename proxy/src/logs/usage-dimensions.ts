@@ -10,6 +10,7 @@
 // upserts per inserted batch and a row trigger on delete; top-level records only. Migration 14.
 import type { Dialect, Migration } from './driver.ts';
 import type { LogFilters, Where } from './query.ts';
+import { grouped, type Grouping } from './breakdown.ts';
 import { BIN_COLS, changeStatements, PERIODS, pgRollupTriggers, rollupSql, topLevel, type Rollup } from './rollup.ts';
 import { BREAKDOWN_DIMENSIONS, type BreakdownBy } from './record.ts';
 import { usageTable } from './usage-rollup.ts';
@@ -120,21 +121,25 @@ export function dimensionCovers(by: BreakdownBy, f: LogFilters): boolean {
   return (Object.keys(f) as (keyof LogFilters)[]).every((k) => f[k] === undefined || k === 'start_time' || k === 'end_time' || k === own);
 }
 
-/** The grouped SQL: one row per (bucket, value) with every sum and the latency bins, for periods in [from, to). */
-export function dimensionSql(by: BreakdownBy, f: LogFilters, period: number, bucketMs: number, from: number, to: number): Where {
+/**
+ * The grouped SQL over periods in [from, to): every sum and the latency bins per (bucket, value),
+ * per value or per bucket (`g`), for the values `only` if given.
+ */
+export function dimensionSql(by: BreakdownBy, f: LogFilters, period: number, bucketMs: number, from: number, to: number, g: Grouping = 'bucket-group', only?: readonly string[]): Where {
+  const shape = grouped(g, 'r.grp', bucketMs);
   const parts = ['r.dim = ?', 'r.period >= CAST(? AS BIGINT)', 'r.period < CAST(? AS BIGINT)'];
-  const params: unknown[] = [bucketMs, bucketMs, by, from, to];
+  const params: unknown[] = [...shape.params, by, from, to];
   const own = DIMENSIONS[by].filter;
-  const values = own ? (f[own] as string[] | undefined) : undefined;
-  if (values?.length) {
+  for (const values of [own ? (f[own] as string[] | undefined) : undefined, only]) {
+    if (!values?.length) continue;
     parts.push(`r.grp IN (${values.map(() => '?').join(', ')})`);
     params.push(...values);
   }
   return {
-    sql: `SELECT (r.period / CAST(? AS BIGINT)) * CAST(? AS BIGINT) AS bucket, r.grp AS grp, sum(r.n) AS n, sum(r.ce) AS ce, sum(r.ue) AS ue, sum(r.ge) AS ge,
+    sql: `SELECT ${shape.select}, sum(r.n) AS n, sum(r.ce) AS ce, sum(r.ue) AS ue, sum(r.ge) AS ge,
         sum(r.total_tokens) AS tt, sum(r.cost) AS cost, sum(r.hits) AS hits, sum(r.saved) AS saved,
         ${BIN_COLS.map((c) => `sum(r.${c}) AS ${c}`).join(', ')}
-      FROM ${dimensionTable(period)} r WHERE ${parts.join(' AND ')} GROUP BY 1, 2 HAVING sum(r.n) > 0`,
+      FROM ${dimensionTable(period)} r WHERE ${parts.join(' AND ')} GROUP BY ${shape.groupBy} HAVING sum(r.n) > 0`,
     params,
   };
 }
