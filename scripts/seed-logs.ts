@@ -11,12 +11,10 @@ import { parseArgs } from 'node:util';
 import { MIGRATIONS } from '../proxy/src/logs/migrations.ts';
 import { openPostgresStore } from '../proxy/src/logs/postgres-store.ts';
 import { errorClass, type LogRecord, type RoutingEngine } from '../proxy/src/logs/record.ts';
-import { sqliteBatchRollups } from '../proxy/src/logs/rollup.ts';
-import { LOG_COLUMNS, logRow } from '../proxy/src/logs/sql-store.ts';
+import { LOG_COLUMNS, logRow, sqliteInsertRollups } from '../proxy/src/logs/sql-store.ts';
 import { SQLITE_DIALECT } from '../proxy/src/logs/sqlite-driver.ts';
 import { openSqliteStore, SqliteDriver } from '../proxy/src/logs/sqlite-store.ts';
 import type { LogStore } from '../proxy/src/logs/store.ts';
-import { usageBatchRollups } from '../proxy/src/logs/usage-rollup.ts';
 
 /** Model, provider and price per 1k prompt / completion tokens; weights make a few models dominate. */
 const MODELS: readonly { model: string; provider: string; pin: number; pout: number; weight: number; object?: string }[] = [
@@ -195,7 +193,7 @@ export async function seedSqliteFile(path: string, opts: SeedOptions): Promise<n
     }
     for (const i of indexes) db.exec(i.sql);
     const upTo = Number((db.prepare('SELECT COALESCE(max(rowid), 0) AS r FROM logs').get() as { r: number }).r);
-    for (const sql of [...sqliteBatchRollups(SQLITE_DIALECT), ...usageBatchRollups(SQLITE_DIALECT)]) db.prepare(sql).run(0, upTo);
+    for (const sql of sqliteInsertRollups(SQLITE_DIALECT)) db.prepare(sql).run(0, upTo);
     db.exec('COMMIT');
   } finally {
     db.close();

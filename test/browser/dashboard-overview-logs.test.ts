@@ -105,6 +105,23 @@ describe('overview and logs', () => {
     await page.getByText('500 (upstream error)').waitFor();
   });
 
+  test('at 1280×800 the logs page shows at least 14 rows without scrolling (the issue found about 8)', T, async () => {
+    // The issue's complaint was about 8: enough records to fill the screen, sent as a client would.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => sdk.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `density ${i}` }] })));
+    await inNewContext(d.browser, { url: `${d.gw.url}/#/logs`, viewport: { width: 1280, height: 800 } }, async (page) => {
+      // The first visit's set-a-password hint is dismissed once, as a user would.
+      await page.getByRole('region', { name: 'Protect this dashboard' }).getByRole('button', { name: 'Got it' }).click();
+      const rows = page.getByRole('table', { name: 'Request logs' }).locator('tbody tr');
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click().catch(() => undefined);
+        assert.ok((await rows.count()) >= 20, `${await rows.count()} rows listed`);
+      }, 10_000);
+      let inView = 0;
+      for (const box of await Promise.all((await rows.all()).map((r) => r.boundingBox()))) if (box && box.y >= 0 && box.y + box.height <= 800) inView++;
+      assert.ok(inView >= 14, `${inView} rows fully in view`);
+    });
+  });
+
   test('Export CSV downloads the current search', T, async () => {
     const { page } = d;
     await visit(page, `${d.gw.url}/#/logs?providers=gemini`);

@@ -1,6 +1,7 @@
 // The Playground and Models & pricing pages in Debian's Chromium against a real gateway (default
 // SQLite logs) and the mock provider: a request sent as a virtual key chosen in the page streams in
-// and shows its tokens, cost, time to first token and routing decision (a rule and its fallback);
+// and shows its tokens, cost, time to first token and routing decision (a rule and its fallback),
+// through chat completions or the Responses API; the overview breaks the key's usage down by key and team;
 // a model the key does not allow is refused with the gateway's message; the prices in force say
 // built-in, override or none; a price set in the page changes what the next request (official
 // OpenAI SDK) costs in its log record, and removing it restores the built-in price. axe-core finds
@@ -26,7 +27,8 @@ describe('playground and models & pricing', () => {
         providers: mockProviders(u),
         client: { enforce_auth_on_inference: true },
         governance: {
-          virtual_keys: [{ ...VK, provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'gpt-4o-mini', 'house-model-1'], key_ids: ['*'], weight: 1 }] }],
+          teams: [{ id: 'team-play', name: 'Play team' }],
+          virtual_keys: [{ ...VK, team_id: 'team-play', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o', 'gpt-4o-mini', 'house-model-1'], key_ids: ['*'], weight: 1 }] }],
           routing_rules: [{ id: 'house', name: 'house model to gpt-4o', cel_expression: 'model == "house-model-1"', targets: [{ provider: 'openai', model: 'gpt-4o', weight: 1 }], fallbacks: ['openai/gpt-4o-mini'] }],
         },
       }),
@@ -73,6 +75,42 @@ describe('playground and models & pricing', () => {
     await details.getByRole('link', { name: 'Open the log record' }).click();
     await page.getByRole('heading', { level: 1, name: 'Request detail' }).waitFor();
     assert.match(page.url(), new RegExp(`#/logs/${record.id}$`));
+  });
+
+  test('the playground sends a Responses API request, streamed, and shows its answer, tokens, cost and cache state', T, async () => {
+    const { page } = d;
+    await visit(page, `${d.gw.url}/#/playground`);
+    await page.getByLabel('Virtual key').locator('option', { hasText: 'play' }).waitFor({ state: 'attached' });
+    await page.getByRole('combobox', { name: /^API/ }).selectOption('responses');
+    await page.getByLabel('Model').fill('openai/gpt-4o-mini');
+    await page.getByLabel('Message').fill('responses playground marker');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const details = page.getByRole('region', { name: 'Answer details' });
+    await details.waitFor();
+    assert.ok((await page.getByTestId('answer-text').innerText()).trim().length > 0, 'the answer text is shown');
+    assert.equal(await details.getByTestId('answered-by').innerText(), 'openai/gpt-4o-mini');
+    assert.match(await details.getByTestId('tokens').innerText(), /^\d+ in · \d+ out · \d+ total/);
+    assert.match(await details.getByTestId('ttft').innerText(), /^(\d+ ms|\d+(\.\d+)? s)$/, 'streamed: a time to first token');
+    assert.match(await details.getByTestId('cost').innerText(), /^\$0\.\d+$/);
+    assert.equal(await details.getByTestId('cache').innerText(), 'not cached (no response cache)');
+    // The stored record is a streamed Responses API request of this key.
+    await eventually(async () => {
+      const [record] = await logs(`virtual_key_ids=${VK.id}&models=gpt-4o-mini&limit=1`);
+      assert.ok(record, 'the responses request is not in the logs yet');
+      assert.match(record.object, /^response/);
+      assert.equal(record.stream, true);
+    });
+  });
+
+  test("the overview breaks the key's requests down by virtual key (with its name) and by team", T, async () => {
+    const { page } = d;
+    await sdk.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'overview by key' }] });
+    await eventually(async () => assert.ok((await logs(`virtual_key_ids=${VK.id}&limit=1`)).length > 0));
+    await visit(page, `${d.gw.url}/#/overview?by=virtual_key`);
+    await page.getByRole('table', { name: 'Usage by virtual key' }).getByRole('cell', { name: `play (${VK.id})` }).waitFor();
+    await page.getByLabel('Break down by').selectOption('team');
+    await page.waitForURL(/by=team/);
+    await page.getByRole('table', { name: 'Usage by team' }).getByRole('cell', { name: 'team-play' }).waitFor();
   });
 
   test('a model the key does not allow is refused with the gateway message', T, async () => {

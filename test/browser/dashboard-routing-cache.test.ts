@@ -8,7 +8,7 @@
 // the rule tester (which changes nothing) still answers.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { inNewContext, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
 import { eventually } from '../helpers/patience.ts';
 import { startKubeApiServer } from '../helpers/kube.ts';
@@ -141,6 +141,18 @@ test('plugins & cache: toggling the cache plugin on makes a repeat a hit, counte
     assert.equal((await page.getByTestId('cache-hits-direct').textContent())?.trim(), '1');
     assert.match((await page.getByTestId('cache-hit-rate').textContent()) ?? '', /%$/);
   }, 8000);
+
+  // The overview counts the hit as well: a cache hit rate above zero, with the spend it saved beside
+  // it. (A hit's record carries no price yet, so that figure is $0.00 here: a known gap, see docs/dashboard.md.)
+  await inNewContext(d.browser, { url: `${d.gw.url}/#/overview` }, async (overview) => {
+    const stat = overview.getByLabel('Totals, last hour').locator('.stat').filter({ hasText: 'Cache hit rate' });
+    await stat.waitFor();
+    await eventually(async () => {
+      const text = (await stat.textContent()) ?? '';
+      const m = /([\d.]+)%\s*saved \$([\d.]+)/.exec(text);
+      assert.ok(m && Number(m[1]) > 0, `cache figures: ${text}`);
+    }, 8000);
+  });
 
   await page.getByRole('textbox', { name: /^Cache key/ }).fill(key);
   await page.getByRole('button', { name: 'Clear by key' }).click();

@@ -4,12 +4,12 @@
 // traffic through the official OpenAI SDK, the mock provider as the upstream.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
@@ -17,6 +17,7 @@ import { startGateway as startInProcess } from '../helpers/in-process-gateway.ts
 import { startGateway as startChild, type RunningGateway } from '../helpers/gateway.ts';
 import { eventually, patience } from '../helpers/patience.ts';
 import { mockProvider } from '../helpers/providers.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const MAIN = new URL('../../proxy/src/main.ts', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -55,6 +56,31 @@ describe('embedded defaults', () => {
       assert.equal(info.auth_enabled, false, 'the dashboard shows its set-a-password hint then');
     } finally {
       await g.stop();
+    }
+  });
+
+  test('without an app dir, the first request is logged to logs.db in the working directory (the data dir the README names)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'skybridge-no-app-dir-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN, '--port', String(port), '--host', '127.0.0.1', '--shutdown-grace', '3'], {
+      cwd,
+      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-env-key', OPENAI_BASE_URL: `${mock.url}/openai` },
+      stdio: 'ignore',
+    });
+    const exited = once(child, 'exit');
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(async () => assert.equal((await fetch(`${url}/health`)).status, 200), 60_000);
+      await sdk(url).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'no app dir' }] });
+      await eventually(async () => {
+        const body = (await (await fetch(`${url}/api/logs`)).json()) as { logs: { model: string }[] };
+        assert.equal(body.logs[0]?.model, 'gpt-4o');
+      }, 3000);
+      assert.ok(existsSync(join(cwd, 'logs.db')), 'logs.db in the working directory');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 

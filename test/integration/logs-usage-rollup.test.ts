@@ -1,4 +1,5 @@
-// The usage roll-up (logs/usage-rollup.ts) behind the overview's 7- and 30-day breakdowns, on SQLite
+// The usage roll-ups (logs/usage-rollup.ts, and per dimension logs/usage-dimensions.ts) behind the
+// overview's 7- and 30-day breakdowns, on SQLite
 // and on a real PostgreSQL: after mixed traffic (successes, errors of each class and without one,
 // cache hits, unpriced and untimed records, agent turns), after more batches, deletes by id and the
 // retention sweep, and in a store written before the roll-up existed, every breakdown the roll-up
@@ -25,6 +26,8 @@ const HOUR = 3_600_000;
 const END = Date.UTC(2026, 5, 30, 17, 23, 41, 500);
 const iso = (ms: number): string => new Date(ms).toISOString();
 const TABLE = /logs_usage_rollup/;
+const BY_TABLE = /logs_usage_rollup_by/;
+const OWN_FILTER: Record<string, string> = { provider: 'providers', model: 'models', virtual_key: 'virtual_key_ids' };
 
 /** A driver that remembers the queries it ran, to tell which table answered. */
 class Recording implements SqlDriver {
@@ -92,7 +95,7 @@ const WINDOWS = {
   '30 days': histogramWindow(parseFilters({ start_time: iso(END - 30 * DAY + 999), end_time: iso(END) })),
   '7 days': histogramWindow(parseFilters({ start_time: iso(END - 7 * DAY), end_time: iso(END) })),
 };
-const FILTERS: Record<string, string>[] = [{}, { providers: 'openai,anthropic' }, { models: 'gpt-4o-mini', virtual_key_ids: 'vk-1,vk-2,vk-x' }];
+const FILTERS: Record<string, string>[] = [{}, { providers: 'openai,anthropic' }, { virtual_key_ids: 'vk-1,vk-x,vk-none' }, { models: 'gpt-4o-mini', virtual_key_ids: 'vk-1,vk-2,vk-x' }];
 
 /** Every dimension × window × roll-up filter: read from the roll-up, and equal to the records' answer. */
 async function agrees(store: SqlLogStore, rec: Recording, label: string): Promise<void> {
@@ -103,6 +106,9 @@ async function agrees(store: SqlLogStore, rec: Recording, label: string): Promis
         const f = parseFilters(q);
         const got = await store.breakdown(f, w, by, 8);
         assert.ok(rec.seen.some((s) => TABLE.test(s)), `${label} ${name} by ${by}: read from the roll-up`);
+        // Unfiltered, or filtered on the dimension itself: the small per-dimension table; else the finer one.
+        const own = Object.keys(q).every((k) => k === OWN_FILTER[by]);
+        assert.equal(rec.seen.some((s) => BY_TABLE.test(s)), own, `${label} ${name} by ${by} ${JSON.stringify(q)}: per-dimension table read`);
         assert.ok(!rec.seen.some((s) => /FROM logs l/.test(s)), `${label} ${name} by ${by}: no record read`);
         const want = await fromRecords(rec.inner, f, w, by);
         for (const g of got.groups) delete g.name;
@@ -174,7 +180,7 @@ for (const backend of BACKENDS) {
         const cutoff = END - 12 * DAY;
         assert.ok((await store.deleteOlderThan(cutoff)) > 0);
         await agrees(store, rec, 'after retention');
-        for (const t of ['logs_usage_rollup', 'logs_usage_rollup_6h']) {
+        for (const t of ['logs_usage_rollup', 'logs_usage_rollup_6h', 'logs_usage_rollup_by', 'logs_usage_rollup_by_6h']) {
           const [r] = await rec.inner.query(`SELECT count(*) AS n FROM ${t} WHERE period < ${Math.floor(cutoff / (6 * HOUR)) * 6 * HOUR - 6 * HOUR}`);
           assert.equal(Number(r!.n), 0, `${t} keeps no period the sweep emptied`);
         }
@@ -205,31 +211,35 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('a store written before the roll-up gains it on open, back-filled from its records', async () => {
-      const inner = await backend.driver('backfill');
-      await inner.migrate(MIGRATIONS.filter((m) => m.version < 13));
-      // A writer from before migration 13: no schema changes, and no usage roll-up after its batches.
-      const old = await SqlLogStore.open(new (class extends Recording {
-        override migrate(): Promise<number[]> {
-          return Promise.resolve([]);
+    // Before migration 13 (no usage roll-up at all: both are built from the records), and before 14
+    // (the per-dimension table is built from the usage roll-up the older writer kept).
+    for (const [version, skipped] of [[13, TABLE], [14, BY_TABLE]] as const) {
+      test(`a store written before migration ${version} gains its roll-up on open, back-filled`, async () => {
+        const inner = await backend.driver(`backfill${version}`);
+        await inner.migrate(MIGRATIONS.filter((m) => m.version < version));
+        // A writer from before that migration: no schema changes, and not that roll-up after its batches.
+        const old = await SqlLogStore.open(new (class extends Recording {
+          override migrate(): Promise<number[]> {
+            return Promise.resolve([]);
+          }
+          override insert(batches: readonly RowsToInsert[]): Promise<void> {
+            return super.insert(batches.map((b) => (b.afterRange ? { ...b, afterRange: b.afterRange.filter((s) => !skipped.test(s)) } : b)));
+          }
+        })(inner));
+        await seedLogs(old, { rows: 2500, end: END, seed: 9, content: 0 });
+        await old.insert(extra(END - 3 * DAY));
+        assert.deepEqual((await inner.query("SELECT count(*) AS n FROM logs WHERE id LIKE 'x-%'")).map((r) => Number(r.n)), [4]);
+        const rec = new Recording(inner);
+        const store = await SqlLogStore.open(rec);
+        try {
+          await agrees(store, rec, 'back-filled');
+          // And it is kept from then on.
+          await seedLogs(store, { rows: 300, end: END, seed: 10, content: 0, prefix: 'new' });
+          await agrees(store, rec, 'back-filled, then written');
+        } finally {
+          await store.close();
         }
-        override insert(batches: readonly RowsToInsert[]): Promise<void> {
-          return super.insert(batches.map((b) => (b.afterRange ? { ...b, afterRange: b.afterRange.filter((s) => !TABLE.test(s)) } : b)));
-        }
-      })(inner));
-      await seedLogs(old, { rows: 2500, end: END, seed: 9, content: 0 });
-      await old.insert(extra(END - 3 * DAY));
-      assert.deepEqual((await inner.query("SELECT count(*) AS n FROM logs WHERE id LIKE 'x-%'")).map((r) => Number(r.n)), [4]);
-      const rec = new Recording(inner);
-      const store = await SqlLogStore.open(rec);
-      try {
-        await agrees(store, rec, 'back-filled');
-        // And it is kept from then on.
-        await seedLogs(store, { rows: 300, end: END, seed: 10, content: 0, prefix: 'new' });
-        await agrees(store, rec, 'back-filled, then written');
-      } finally {
-        await store.close();
-      }
-    });
+      });
+    }
   });
 }

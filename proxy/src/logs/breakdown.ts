@@ -69,75 +69,157 @@ export function breakdownSql(by: BreakdownBy, where: Where, w: HistogramWindow, 
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
-/**
- * Folds the grouped rows into the answer: totals, series, the busiest `limit` groups and the rest.
- * A row is one latency bin of the records (`bin`) or one roll-up row with every bin (`b0`…).
- */
-export function foldBreakdown(by: BreakdownBy, w: HistogramWindow, rows: readonly Row[], limit: number, mcp: UsageBreakdown['mcp']): UsageBreakdown {
-  const buckets = bucketStarts(w);
-  const perGroup = new Map<string, Map<number, Acc>>();
-  const groupTotal = new Map<string, Acc>();
-  const overall = new Map<number, Acc>();
-  const all = empty();
-  for (const r of rows) {
-    const bucket = num(r.bucket);
-    const group = String(r.grp ?? '');
-    const a = empty();
-    a.requests = num(r.n);
-    a.client_errors = num(r.ce);
-    a.upstream_errors = num(r.ue);
-    a.gateway_errors = num(r.ge);
-    a.total_tokens = num(r.tt);
-    a.cost = num(r.cost);
-    a.cache_hits = num(r.hits);
-    a.saved_cost = num(r.saved);
-    if (r.b0 !== undefined) a.bins = binsOf(r);
-    else {
-      const bin = num(r.bin);
-      if (bin >= 0) a.bins[bin] = a.requests;
-    }
-    let g = perGroup.get(group);
-    if (!g) perGroup.set(group, (g = new Map()));
-    for (const [map, k] of [[g, bucket], [overall, bucket]] as const) {
-      let x = map.get(k);
-      if (!x) map.set(k, (x = empty()));
-      add(x, a);
-    }
-    let t = groupTotal.get(group);
-    if (!t) groupTotal.set(group, (t = empty()));
-    add(t, a);
-    add(all, a);
+/** One grouped row's sums: a latency bin of the records (`bin`) or a roll-up row with every bin (`b0`…). */
+function rowAcc(r: Row): Acc {
+  const a = empty();
+  a.requests = num(r.n);
+  a.client_errors = num(r.ce);
+  a.upstream_errors = num(r.ue);
+  a.gateway_errors = num(r.ge);
+  a.total_tokens = num(r.tt);
+  a.cost = num(r.cost);
+  a.cache_hits = num(r.hits);
+  a.saved_cost = num(r.saved);
+  if (r.b0 !== undefined) a.bins = binsOf(r);
+  else {
+    const bin = num(r.bin);
+    if (bin >= 0) a.bins[bin] = a.requests;
   }
+  return a;
+}
+
+function addAt<K>(map: Map<K, Acc>, k: K, a: Acc): void {
+  let x = map.get(k);
+  if (!x) map.set(k, (x = empty()));
+  add(x, a);
+}
+
+/** Busiest first, ties by id: the groups shown and the rest. */
+function rank(groupTotal: ReadonlyMap<string, Acc>, limit: number): { shown: [string, Acc][]; rest: [string, Acc][] } {
   const ranked = [...groupTotal.entries()].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1));
-  const shown = ranked.slice(0, limit);
-  const rest = ranked.slice(limit);
-  const group = (id: string): UsageGroup => ({ id, totals: totalsOf(groupTotal.get(id)!), series: seriesOf(buckets, perGroup.get(id)!) });
-  let other: UsageGroup | undefined;
-  if (rest.length) {
-    const perBucket = new Map<number, Acc>();
-    const total = empty();
-    for (const [id, t] of rest) {
-      add(total, t);
-      for (const [b, a] of perGroup.get(id)!) {
-        let x = perBucket.get(b);
-        if (!x) perBucket.set(b, (x = empty()));
-        add(x, a);
-      }
-    }
-    other = { id: `${rest.length} more`, totals: totalsOf(total), series: seriesOf(buckets, perBucket) };
-  }
+  return { shown: ranked.slice(0, limit), rest: ranked.slice(limit) };
+}
+
+function answer(
+  by: BreakdownBy,
+  w: HistogramWindow,
+  parts: { all: Acc; overall: ReadonlyMap<number, Acc>; shown: [string, Acc][]; perGroup: ReadonlyMap<string, ReadonlyMap<number, Acc>>; other?: { count: number; total: Acc; perBucket: ReadonlyMap<number, Acc> } },
+  mcp: UsageBreakdown['mcp'],
+): UsageBreakdown {
+  const buckets = bucketStarts(w);
+  const group = ([id, t]: [string, Acc]): UsageGroup => ({ id, totals: totalsOf(t), series: seriesOf(buckets, parts.perGroup.get(id) ?? new Map()) });
+  const o = parts.other;
   return {
     by,
     start_time: new Date(w.start).toISOString(),
     end_time: new Date(w.end).toISOString(),
     bucket_size_seconds: w.bucketMs / 1000,
     times: buckets.map((b) => new Date(b).toISOString()),
-    totals: totalsOf(all),
-    series: seriesOf(buckets, overall),
-    groups: shown.map(([id]) => group(id)),
-    ...(other ? { other } : {}),
+    totals: totalsOf(parts.all),
+    series: seriesOf(buckets, parts.overall),
+    groups: parts.shown.map(group),
+    ...(o ? { other: { id: `${o.count} more`, totals: totalsOf(o.total), series: seriesOf(buckets, o.perBucket) } } : {}),
     mcp,
   };
+}
+
+/**
+ * Folds the grouped rows (one per bucket and group) into the answer: totals, series, the busiest
+ * `limit` groups and the rest.
+ */
+export function foldBreakdown(by: BreakdownBy, w: HistogramWindow, rows: readonly Row[], limit: number, mcp: UsageBreakdown['mcp']): UsageBreakdown {
+  const perGroup = new Map<string, Map<number, Acc>>();
+  const groupTotal = new Map<string, Acc>();
+  const overall = new Map<number, Acc>();
+  const all = empty();
+  for (const r of rows) {
+    const bucket = num(r.bucket);
+    const id = String(r.grp ?? '');
+    const a = rowAcc(r);
+    let g = perGroup.get(id);
+    if (!g) perGroup.set(id, (g = new Map()));
+    addAt(g, bucket, a);
+    addAt(overall, bucket, a);
+    addAt(groupTotal, id, a);
+    add(all, a);
+  }
+  const { shown, rest } = rank(groupTotal, limit);
+  let other: { count: number; total: Acc; perBucket: Map<number, Acc> } | undefined;
+  if (rest.length) {
+    other = { count: rest.length, total: empty(), perBucket: new Map() };
+    for (const [id, t] of rest) {
+      add(other.total, t);
+      for (const [b, a] of perGroup.get(id)!) addAt(other.perBucket, b, a);
+    }
+  }
+  return answer(by, w, { all, overall, shown, perGroup, ...(other ? { other } : {}) }, mcp);
+}
+
+/** How a roll-up's breakdown query groups: per (bucket, group), per group, or per bucket. */
+export type Grouping = 'bucket-group' | 'group' | 'bucket';
+
+/**
+ * The SELECT list and GROUP BY of a roll-up query (alias r, group column `grp`): `bucket` and `grp`
+ * columns in every shape (0 and '' where not grouped by), and the parameters the bucket takes.
+ */
+export function grouped(g: Grouping, grp: string, bucketMs: number): { select: string; groupBy: string; params: unknown[] } {
+  const bucket = '(r.period / CAST(? AS BIGINT)) * CAST(? AS BIGINT)';
+  if (g === 'group') return { select: `0 AS bucket, ${grp} AS grp`, groupBy: grp, params: [] };
+  if (g === 'bucket') return { select: `${bucket} AS bucket, '' AS grp`, groupBy: '1', params: [bucketMs, bucketMs] };
+  return { select: `${bucket} AS bucket, ${grp} AS grp`, groupBy: '1, 2', params: [bucketMs, bucketMs] };
+}
+
+/**
+ * The rows a roll-up gives when the busiest groups are chosen first (many groups, such as 200 keys
+ * over 120 buckets): each group's totals, each bucket's totals, and the series of the shown groups
+ * only, instead of a row per (bucket, group).
+ */
+export interface RankedRows {
+  groups: readonly Row[];
+  overall: readonly Row[];
+  series: (ids: readonly string[]) => Promise<readonly Row[]>;
+}
+
+/**
+ * The same answer as foldBreakdown over every (bucket, group) row, from RankedRows: the rest's
+ * series is each bucket's total less the shown groups' (counts and bins exactly; spend to the last
+ * few bits of a float).
+ */
+export async function foldRanked(by: BreakdownBy, w: HistogramWindow, rows: RankedRows, limit: number, mcp: UsageBreakdown['mcp']): Promise<UsageBreakdown> {
+  const groupTotal = new Map<string, Acc>();
+  for (const r of rows.groups) addAt(groupTotal, String(r.grp ?? ''), rowAcc(r));
+  const all = empty();
+  for (const a of groupTotal.values()) add(all, a);
+  const overall = new Map<number, Acc>();
+  for (const r of rows.overall) addAt(overall, num(r.bucket), rowAcc(r));
+  const { shown, rest } = rank(groupTotal, limit);
+  const perGroup = new Map<string, Map<number, Acc>>();
+  for (const r of shown.length ? await rows.series(shown.map(([id]) => id)) : []) {
+    const id = String(r.grp ?? '');
+    let g = perGroup.get(id);
+    if (!g) perGroup.set(id, (g = new Map()));
+    addAt(g, num(r.bucket), rowAcc(r));
+  }
+  let other: { count: number; total: Acc; perBucket: Map<number, Acc> } | undefined;
+  if (rest.length) {
+    other = { count: rest.length, total: empty(), perBucket: new Map() };
+    for (const [, t] of rest) add(other.total, t);
+    for (const [b, a] of overall) {
+      const x = empty();
+      add(x, a);
+      for (const [id] of shown) {
+        const s = perGroup.get(id)?.get(b);
+        if (s) subtract(x, s);
+      }
+      if (x.requests > 0) other.perBucket.set(b, x);
+    }
+  }
+  return answer(by, w, { all, overall, shown, perGroup, ...(other ? { other } : {}) }, mcp);
+}
+
+function subtract(from: Acc, a: Acc): void {
+  for (const k of SUMS) from[k] -= a[k];
+  for (let i = 0; i < LATENCY_BINS; i++) from.bins[i]! -= a.bins[i]!;
 }
 
 /** MCP tool calls in [start, end]: per bucket, and by tool. The table is in the same database. */

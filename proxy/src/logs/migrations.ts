@@ -8,6 +8,7 @@ import { AUDIT_MIGRATION } from './audit-migration.ts';
 import { REQUEST_ID_MIGRATION } from './request-id-migration.ts';
 import { USAGE_BREAKDOWN_MIGRATION } from './usage-migration.ts';
 import { USAGE_ROLLUP_MIGRATION } from './usage-rollup.ts';
+import { USAGE_DIMENSIONS_MIGRATION } from './usage-dimensions.ts';
 import { contentSearchStatements } from './content-search.ts';
 import { rollupStatements, topLevelRollupStatements } from './rollup.ts';
 
@@ -193,4 +194,5 @@ export const MIGRATIONS: readonly Migration[] = [
   REQUEST_ID_MIGRATION,
   USAGE_BREAKDOWN_MIGRATION,
   USAGE_ROLLUP_MIGRATION,
+  USAGE_DIMENSIONS_MIGRATION,
 ];

@@ -1,6 +1,6 @@
 // The log store's queries, written once over a SqlDriver (SQLite or PostgreSQL). Every value is a
 // bound parameter; SQL text comes only from fixed fragments.
-import type { Row, SqlDriver } from './driver.ts';
+import type { Dialect, Row, SqlDriver } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { buildWhere, cursorCondition, encodeCursor, SORT_COLUMNS, type LogFilters, type Page, type Where } from './query.ts';
 import { binExpr, binPercentile, binsOf, HOUR_MS, LATENCY_BINS, latencyRollupCovers, latencyTable, periodFor, PERIODS, ROLLUP_BIN_SUMS, rollupCovers, rollupTable, rollupWhere, splitHours, sqliteBatchRollups } from './rollup.ts';
@@ -8,8 +8,12 @@ import { bitsToEngines, enginesToBits, ROUTING_ENGINES, type BreakdownBy, type E
 import type { BucketRow, GroupBy, LatencyRow, ListSummary, LogStore, SearchResult } from './store.ts';
 import type { HistogramWindow } from './window.ts';
 import { ftsQuery, MIN_INDEXED_TERM } from './content-search.ts';
-import { breakdownSql, foldBreakdown, mcpUsage, virtualKeyNames } from './breakdown.ts';
+import { breakdownSql, foldBreakdown, foldRanked, mcpUsage, virtualKeyNames, type Grouping } from './breakdown.ts';
 import { usageBatchRollups, usagePeriod, usagePruneStatements, usageRollupSql } from './usage-rollup.ts';
+import { dimensionBatchRollups, dimensionCovers, dimensionPruneStatements, dimensionSql } from './usage-dimensions.ts';
+
+/** SQLite: every roll-up's grouped upserts after an inserted batch, bound to its rowid range (after, upTo]. */
+export const sqliteInsertRollups = (d: Dialect): string[] => [...sqliteBatchRollups(d), ...usageBatchRollups(d), ...dimensionBatchRollups(d)];
 
 /** The logs table's columns in the order logRow gives their values. */
 export const LOG_COLUMNS = [
@@ -20,13 +24,13 @@ export const LOG_COLUMNS = [
   'completion_tokens', 'cached_tokens', 'total_tokens', 'cost', 'latency', 'ttft', 'cache_debug', 'metadata',
   'input_content', 'output_content', 'status_code', 'error_class', 'cache_hit',
 ] as const;
-const RULE_COLUMNS = ['rule_id', 'log_id', 'timestamp'] as const;
+export const RULE_COLUMNS = ['rule_id', 'log_id', 'timestamp'] as const;
 const BIGINT_COLUMNS = new Set(['timestamp', 'created_at', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'total_tokens']);
 const INTEGER_COLUMNS = new Set(['routing_engines', 'number_of_retries', 'fallback_index', 'stream', 'status_code', 'cache_hit']);
 const DOUBLE_COLUMNS = new Set(['cost', 'latency', 'ttft']);
 const typeOf = (c: string): string => (BIGINT_COLUMNS.has(c) ? 'bigint' : INTEGER_COLUMNS.has(c) ? 'integer' : DOUBLE_COLUMNS.has(c) ? 'double precision' : 'text');
-const LOG_TYPES = LOG_COLUMNS.map(typeOf);
-const RULE_TYPES = RULE_COLUMNS.map(typeOf);
+export const LOG_TYPES = LOG_COLUMNS.map(typeOf);
+export const RULE_TYPES = RULE_COLUMNS.map(typeOf);
 /** A list page leaves the (possibly large) content out. */
 const LIST_COLUMNS = LOG_COLUMNS.filter((c) => c !== 'input_content' && c !== 'output_content').map((c) => `l.${c}`).join(', ');
 const ALL_COLUMNS = LOG_COLUMNS.map((c) => `l.${c}`).join(', ');
@@ -221,7 +225,7 @@ export class SqlLogStore implements LogStore {
   private constructor(db: SqlDriver) {
     this.db = db;
     this.kind = db.dialect.name;
-    this.#batchRollups = this.kind === 'sqlite' ? [...sqliteBatchRollups(db.dialect), ...usageBatchRollups(db.dialect)] : undefined;
+    this.#batchRollups = this.kind === 'sqlite' ? sqliteInsertRollups(db.dialect) : undefined;
   }
 
   /** The connection, for the other tables of this database (webhook deliveries, async jobs). */
@@ -489,11 +493,28 @@ export class SqlLogStore implements LogStore {
 
   async breakdown(filters: LogFilters, w: HistogramWindow, by: BreakdownBy, limit: number): Promise<UsageBreakdown> {
     const range = windowed(filters, w);
-    // Buckets of whole hours read the usage roll-up (usage-rollup.ts); finer ones the covering index.
+    // Buckets of whole hours read a usage roll-up: the one per dimension (usage-dimensions.ts) unless
+    // another dimension is filtered on, then the finer one (usage-rollup.ts), the busiest groups
+    // chosen first (foldRanked); finer buckets, or filters outside the roll-ups' dimensions, read
+    // the records through the covering index.
     const period = usagePeriod(filters, w.bucketMs);
-    const q = period ? usageRollupSql(by, filters, period, w.bucketMs, range.start_time!, range.end_time! + 1) : breakdownSql(by, this.where(range), w, this.db.dialect);
-    const [rows, mcp] = await Promise.all([this.db.query(q.sql, q.params), mcpUsage(this.db, w, range.start_time!, range.end_time!)]);
-    const answer = foldBreakdown(by, w, rows, limit, mcp);
+    const from = range.start_time!;
+    const to = range.end_time! + 1;
+    const mcp = mcpUsage(this.db, w, range.start_time!, range.end_time!);
+    mcp.catch(() => undefined); // awaited below; not unhandled if a roll-up query fails first
+    let answer: UsageBreakdown;
+    if (period) {
+      const sql = dimensionCovers(by, filters) ? dimensionSql : usageRollupSql;
+      const run = (g: Grouping, only?: readonly string[]) => {
+        const q = sql(by, filters, period, w.bucketMs, from, to, g, only);
+        return this.db.query(q.sql, q.params);
+      };
+      const [groups, overall] = await Promise.all([run('group'), run('bucket')]);
+      answer = await foldRanked(by, w, { groups, overall, series: (ids) => run('bucket-group', ids) }, limit, await mcp);
+    } else {
+      const q = breakdownSql(by, this.where(range), w, this.db.dialect);
+      answer = foldBreakdown(by, w, await this.db.query(q.sql, q.params), limit, await mcp);
+    }
     if (by === 'virtual_key') {
       const names = await virtualKeyNames(this.db, answer.groups.map((g) => g.id));
       for (const g of answer.groups) {
@@ -589,7 +610,7 @@ export class SqlLogStore implements LogStore {
       if (n < RETENTION_BATCH) break;
     }
     // The usage roll-up's rows this sweep emptied, at once: the overview's long windows scan them.
-    for (const sql of usagePruneStatements()) await this.db.execute(sql, [cutoff]);
+    for (const sql of [...usagePruneStatements(), ...dimensionPruneStatements()]) await this.db.execute(sql, [cutoff]);
     for (;;) {
       const n = await this.db.execute(
         `DELETE FROM log_routing_rules WHERE log_id IN (SELECT log_id FROM log_routing_rules WHERE timestamp < CAST(? AS BIGINT) LIMIT ${RETENTION_BATCH})`,

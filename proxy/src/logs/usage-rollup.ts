@@ -6,6 +6,7 @@
 // Migration 13 creates and back-fills it.
 import type { Dialect, Migration } from './driver.ts';
 import type { LogFilters, Where } from './query.ts';
+import { grouped, type Grouping } from './breakdown.ts';
 import { BIN_COLS, changeStatements, latencySums, PERIODS, periodFor, pgRollupTriggers, rollupSql, topLevel, type Rollup } from './rollup.ts';
 import type { BreakdownBy } from './record.ts';
 
@@ -95,22 +96,26 @@ export function usagePeriod(f: LogFilters, bucketMs: number): number | undefined
   return covered ? periodFor(bucketMs) : undefined;
 }
 
-/** The grouped SQL over the roll-up: one row per (bucket, group) with every sum and the latency bins, for periods in [from, to). */
-export function usageRollupSql(by: BreakdownBy, f: LogFilters, period: number, bucketMs: number, from: number, to: number): Where {
+/**
+ * The grouped SQL over the roll-up for periods in [from, to): every sum and the latency bins per
+ * (bucket, group), per group or per bucket (`g`), for the groups `only` if given.
+ */
+export function usageRollupSql(by: BreakdownBy, f: LogFilters, period: number, bucketMs: number, from: number, to: number, g: Grouping = 'bucket-group', only?: readonly string[]): Where {
+  const shape = grouped(g, `r.${USAGE_GROUP[by]}`, bucketMs);
   const parts = ['r.period >= CAST(? AS BIGINT)', 'r.period < CAST(? AS BIGINT)'];
-  const params: unknown[] = [bucketMs, bucketMs, from, to];
-  for (const [column, values] of [['provider', f.providers], ['model', f.models], ['virtual_key', f.virtual_key_ids]] as const) {
+  const params: unknown[] = [...shape.params, from, to];
+  for (const [column, values] of [['provider', f.providers], ['model', f.models], ['virtual_key', f.virtual_key_ids], [USAGE_GROUP[by], only]] as const) {
     if (!values?.length) continue;
     parts.push(`r.${column} IN (${values.map(() => '?').join(', ')})`);
     params.push(...values);
   }
   const byClass = (c: string): string => `sum(CASE WHEN r.error_class = '${c}' THEN r.n ELSE 0 END)`;
   return {
-    sql: `SELECT (r.period / CAST(? AS BIGINT)) * CAST(? AS BIGINT) AS bucket, r.${USAGE_GROUP[by]} AS grp, sum(r.n) AS n,
+    sql: `SELECT ${shape.select}, sum(r.n) AS n,
         ${byClass('client')} AS ce, ${byClass('upstream')} AS ue, ${byClass('gateway')} AS ge,
         sum(r.total_tokens) AS tt, sum(r.cost) AS cost, sum(r.hits) AS hits, sum(r.saved) AS saved,
         ${BIN_COLS.map((c) => `sum(r.${c}) AS ${c}`).join(', ')}
-      FROM ${usageTable(period)} r WHERE ${parts.join(' AND ')} GROUP BY 1, 2 HAVING sum(r.n) > 0`,
+      FROM ${usageTable(period)} r WHERE ${parts.join(' AND ')} GROUP BY ${shape.groupBy} HAVING sum(r.n) > 0`,
     params,
   };
 }
