@@ -143,14 +143,14 @@ test('plugins & cache: toggling the cache plugin on makes a repeat a hit, counte
   }, 8000);
 
   // The overview counts the hit as well: a cache hit rate above zero, with the spend it saved beside
-  // it. (A hit's record carries no price yet, so that figure is $0.00 here: a known gap, see docs/dashboard.md.)
+  // it (the stored answer's price).
   await inNewContext(d.browser, { url: `${d.gw.url}/#/overview` }, async (overview) => {
     const stat = overview.getByLabel('Totals, last hour').locator('.stat').filter({ hasText: 'Cache hit rate' });
     await stat.waitFor();
     await eventually(async () => {
       const text = (await stat.textContent()) ?? '';
       const m = /([\d.]+)%\s*saved \$([\d.]+)/.exec(text);
-      assert.ok(m && Number(m[1]) > 0, `cache figures: ${text}`);
+      assert.ok(m && Number(m[1]) > 0 && Number(m[2]) > 0, `cache figures: ${text}`);
     }, 8000);
   });
 

@@ -101,10 +101,10 @@ async function walk(store: SqlLogStore, filters: LogFilters, base: Page): Promis
 /** Counted records: top-level ones (a child record, ~2% of the seeded ones, is part of its parent's request). */
 const TOP = 'parent_request_id IS NULL';
 
-/** Raw aggregates straight from the (counted) records, to hold the roll-up against. */
+/** Raw aggregates straight from the (counted) records, to hold the roll-up against (a cache hit's price is saved, not spent). */
 async function raw(db: SqlDriver, where = ''): Promise<{ n: number; tokens: number; cost: number; ok: number }> {
   const [r] = await db.query(
-    `SELECT count(*) AS n, COALESCE(sum(total_tokens), 0) AS tokens, COALESCE(sum(cost), 0) AS cost, COALESCE(sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END), 0) AS ok FROM logs ${where ? `${where} AND ${TOP}` : `WHERE ${TOP}`}`,
+    `SELECT count(*) AS n, COALESCE(sum(total_tokens), 0) AS tokens, COALESCE(sum(CASE WHEN cache_hit = 1 THEN 0 ELSE cost END), 0) AS cost, COALESCE(sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END), 0) AS ok FROM logs ${where ? `${where} AND ${TOP}` : `WHERE ${TOP}`}`,
   );
   return { n: Number(r!.n), tokens: Number(r!.tokens), cost: Number(r!.cost), ok: Number(r!.ok) };
 }

@@ -8,13 +8,15 @@ import type { GatewayError } from '../unified/errors.ts';
 
 export type CacheDebug = Record<string, unknown> & { cache_hit: boolean; cache_id: string };
 
-export type StoredAnswer =
+/** `cost`: the answer's price when it was stored, which a hit on it saved (absent when unpriced). */
+export type StoredAnswer = { cost?: number } & (
   | { k: 'json'; status: number; text: string; headers?: Record<string, string | string[]>; provider: string; model: string }
   | { k: 'value'; status: number; value: unknown; provider: string; model: string }
   | { k: 'stream'; items: string[]; done: string; headers?: Record<string, string>; encoding?: BufferEncoding; provider: string; model: string }
   | { k: 'values'; items: unknown[]; provider: string; model: string }
   /** A relayed body (speech audio, a plain-text transcript), base64. */
-  | { k: 'bytes'; status: number; headers: Record<string, string | string[]>; data: string; provider: string; model: string };
+  | { k: 'bytes'; status: number; headers: Record<string, string | string[]>; data: string; provider: string; model: string }
+);
 
 /** Streams longer than this are served but not stored. */
 export const MAX_STREAM_ITEMS = 20_000;

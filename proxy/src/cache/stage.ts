@@ -6,6 +6,7 @@
 // it went out (setImmediate, never awaited on the answer's path).
 import { randomUUID } from 'node:crypto';
 import { log } from '../log.ts';
+import { answerCost } from '../governance/cost.ts';
 import type { SemanticCacheConfig } from '../schema/cache.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
@@ -19,6 +20,13 @@ import type { CacheMetrics } from './metrics.ts';
 import type { CacheRuntime } from './runtime.ts';
 import { resolveCacheConfig, type ResolvedCacheConfig } from './settings.ts';
 import type { CacheEntry } from './store.ts';
+
+declare module '../pipeline/context.ts' {
+  interface RequestContext {
+    /** A cache hit's: the stored answer's price, which the hit saved (the log record's cost). */
+    savedCost: number | undefined;
+  }
+}
 
 /** The operations whose answers are cached (rule 5: the table's `cache`); relayed bodies (speech audio, plain-text transcripts) are captured by `tap`. */
 const CACHED_OPERATIONS: ReadonlySet<string> = new Set(OPERATIONS.filter((op) => op.cache).map((op) => op.name));
@@ -59,6 +67,7 @@ function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: Cac
   // Stored by an in-process call but read over HTTP (or the reverse) cannot happen: the scope names the format.
   m.hits.labels(String(debug.hit_type)).inc();
   ctx.finalExtra = { cache_debug: debug };
+  ctx.savedCost = stored.cost;
   ctx.provider = stored.provider || ctx.provider;
   ctx.model = stored.model || ctx.model;
   ctx.access.provider = ctx.provider;
@@ -188,11 +197,13 @@ function after(ctx: RequestContext, result: Outcome): void {
   const provider = ctx.provider === 'none' ? '' : ctx.provider;
   const model = ctx.model ?? '';
   const streamed = miss.streamed;
+  const cost = answerCost(ctx);
   // Off the answer's path: a JSON answer's after hooks run before it is written.
   setImmediate(() => {
     let entry: CacheEntry | undefined;
     try {
       const stored = storedAnswer(result, streamed, ctx.http === undefined, provider, model, sentText);
+      if (stored && cost !== undefined) stored.cost = cost;
       const value = stored && JSON.stringify(stored);
       if (value !== undefined && value.length <= MAX_STORED_CHARS) {
         const now = Date.now();

@@ -195,4 +195,9 @@ export const MIGRATIONS: readonly Migration[] = [
   USAGE_BREAKDOWN_MIGRATION,
   USAGE_ROLLUP_MIGRATION,
   USAGE_DIMENSIONS_MIGRATION,
+  {
+    version: 15,
+    description: "the logs' totals roll-ups count a cache hit's price as saved, not spent (hit records now carry the stored answer's price)",
+    statements: (d) => topLevelRollupStatements(d, true),
+  },
 ];

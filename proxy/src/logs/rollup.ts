@@ -85,7 +85,11 @@ export const latencySums: Rollup['sums'] = [
   ['latency_sum', (s) => `COALESCE(${s}.latency, 0)`, 'double'],
 ];
 
-function rollups(): Rollup[] {
+/**
+ * `hitsApart`: a cache hit's price (its record's cost) is left out of the cost sum, as spend saved
+ * rather than spent (migration 15 on). Migrations before it ran before records had `cache_hit`.
+ */
+function rollups(hitsApart: boolean): Rollup[] {
   return PERIODS.flatMap((period): Rollup[] => [
     {
       table: rollupTable(period),
@@ -103,7 +107,7 @@ function rollups(): Rollup[] {
         ['prompt_tokens', (s) => `${s}.prompt_tokens`, 'BIGINT'],
         ['completion_tokens', (s) => `${s}.completion_tokens`, 'BIGINT'],
         ['total_tokens', (s) => `${s}.total_tokens`, 'BIGINT'],
-        ['cost', (s) => `COALESCE(${s}.cost, 0)`, 'double'],
+        ['cost', (s) => (hitsApart ? `(CASE WHEN ${s}.cache_hit = 1 THEN 0 ELSE COALESCE(${s}.cost, 0) END)` : `COALESCE(${s}.cost, 0)`), 'double'],
         ...latencySums,
       ],
     },
@@ -159,7 +163,7 @@ export function rollupStatements(d: Dialect): string[] {
   const sqliteDelete: string[] = [];
   const pgInsert: string[] = [];
   const pgDelete: string[] = [];
-  for (const r of rollups()) {
+  for (const r of rollups(false)) {
     const q = rollupSql(r, d);
     out.push(q.create, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
     const c = changeStatements(r, q, d);
@@ -202,14 +206,15 @@ export function pgRollupTriggers(name: string, pgInsert: readonly string[], pgDe
 /**
  * Migration 7: the roll-ups count top-level records only. They are rebuilt from those (records
  * written before may include children counted on their own), and the triggers that follow inserts
- * (PostgreSQL) and deletes (both) skip children from now on.
+ * (PostgreSQL) and deletes (both) skip children from now on. Migration 15 runs it again with
+ * `hitsApart`, rebuilding them with a cache hit's price out of the cost sum.
  */
-export function topLevelRollupStatements(d: Dialect): string[] {
+export function topLevelRollupStatements(d: Dialect, hitsApart = false): string[] {
   const out: string[] = [];
   const sqliteDelete: string[] = [];
   const pgInsert: string[] = [];
   const pgDelete: string[] = [];
-  for (const r of rollups()) {
+  for (const r of rollups(hitsApart)) {
     const q = rollupSql(r, d, true);
     out.push(`DELETE FROM ${r.table}`, `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('logs')}`);
     const c = changeStatements(r, q, d);
@@ -235,7 +240,7 @@ export function topLevelRollupStatements(d: Dialect): string[] {
  * upserts per record, which a row trigger did). Each takes the batch's rowid range: (after, upTo].
  */
 export function sqliteBatchRollups(d: Dialect): string[] {
-  return rollups().map((r) => {
+  return rollups(true).map((r) => {
     const q = rollupSql(r, d, true);
     const add = q.sums.map((c) => `${c} = ${r.table}.${c} + excluded.${c}`).join(', ');
     return `INSERT INTO ${r.table} (${q.cols.join(', ')}) ${q.aggregate('(SELECT * FROM logs WHERE rowid > ? AND rowid <= ?)')} ON CONFLICT (${q.keys.join(', ')}) DO UPDATE SET ${add}`;

@@ -338,7 +338,7 @@ export class SqlLogStore implements LogStore {
   private async recordTotals(filters: LogFilters): Promise<Totals> {
     const where = this.where(filters);
     const [row] = await this.db.query(
-      `SELECT count(*) AS total, COALESCE(sum(l.total_tokens), 0) AS tokens, COALESCE(sum(l.cost), 0) AS cost,
+      `SELECT count(*) AS total, COALESCE(sum(l.total_tokens), 0) AS tokens, COALESCE(sum(CASE WHEN l.cache_hit = 1 THEN 0 ELSE l.cost END), 0) AS cost,
         COALESCE(sum(l.latency), 0) AS lsum, count(l.latency) AS ln,
         COALESCE(sum(CASE WHEN l.status = 'success' THEN 1 ELSE 0 END), 0) AS ok,
         COALESCE(sum(CASE WHEN l.status IN ('success', 'error') THEN 1 ELSE 0 END), 0) AS done
@@ -395,7 +395,7 @@ export class SqlLogStore implements LogStore {
     const rows = await this.db.query(
       `SELECT ${BUCKET_EXPR} AS bucket, ${GROUP_EXPR[groupBy]} AS grp, count(*) AS n,
         sum(CASE WHEN l.status = 'success' THEN 1 ELSE 0 END) AS ok, sum(CASE WHEN l.status = 'error' THEN 1 ELSE 0 END) AS err,
-        sum(l.prompt_tokens) AS pt, sum(l.completion_tokens) AS ct, sum(l.total_tokens) AS tt, COALESCE(sum(l.cost), 0) AS cost
+        sum(l.prompt_tokens) AS pt, sum(l.completion_tokens) AS ct, sum(l.total_tokens) AS tt, COALESCE(sum(CASE WHEN l.cache_hit = 1 THEN 0 ELSE l.cost END), 0) AS cost
        FROM logs l ${where.sql} GROUP BY 1, 2 ORDER BY 1, 2`,
       [bucketMs, bucketMs, ...where.params],
     );

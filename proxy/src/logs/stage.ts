@@ -105,7 +105,11 @@ export function buildRecord(ctx: RequestContext, result: Outcome, contentCap: nu
   // What the response cache did, as the answer's last extra_fields carried it.
   const cacheDebug = ctx.finalExtra?.cache_debug;
   if (cacheDebug) record.cache_debug = cacheDebug;
-  if ((cacheDebug as { cache_hit?: unknown } | undefined)?.cache_hit === true) record.cache_hit = true;
+  if ((cacheDebug as { cache_hit?: unknown } | undefined)?.cache_hit === true) {
+    record.cache_hit = true;
+    // Its price is spend saved, not spent: the stores' totals keep the two apart by cache_hit.
+    if (ctx.savedCost !== undefined) record.cost = ctx.savedCost;
+  }
   const metadata = loggedHeaders(ctx);
   if (metadata || ctx.logMetadata) record.metadata = { ...metadata, ...ctx.logMetadata };
   if (ctx.provider !== 'none') record.provider = ctx.provider;
