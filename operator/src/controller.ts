@@ -165,8 +165,20 @@ export class Controller {
     const selection = opts.secrets ?? {};
     for (const ns of namespaces) {
       const path = resourcePath('v1', 'secrets', ns);
+      // Our own rendered Secret shards are Secrets of a watched namespace too when the operator renders
+      // into one it watches: their writes coming back are no input.
       const secretInformer = (fieldSelector: string, labelSelector?: string) =>
-        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#inputChanged(), onSynced: synced(() => this.#inputChanged()), onError: onError(`${path}?${fieldSelector}`) });
+        new Informer(kc, client, {
+          path,
+          fieldSelector,
+          labelSelector,
+          onEvent: (type, obj) => {
+            if (type !== 'delete' && this.#ownWrite('Secret', obj)) return;
+            this.#inputChanged();
+          },
+          onSynced: synced(() => this.#inputChanged()),
+          onError: onError(`${path}?${fieldSelector}`),
+        });
       const informers = selection.names?.length
         ? [...new Set(selection.names)].sort().map((name) => secretInformer(`metadata.name=${name}`))
         : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
@@ -176,7 +188,7 @@ export class Controller {
       const path = resourcePath('v1', plural, opts.namespace);
       // Each rendered Secret shard by its fixed name: RBAC can then grant exactly them (no list of every Secret).
       const fieldSelector = name ? `metadata.name=${name}` : undefined;
-      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: synced(() => this.#enqueue()), onError: onError(path) });
+      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: (type, obj) => this.#onOutputEvent(plural === 'secrets' ? 'Secret' : 'ConfigMap', type, obj), onSynced: synced(() => this.#enqueue()), onError: onError(path) });
     };
     this.#output = { configMaps: outputInformer('configmaps'), secrets: SECRET_SHARD_NAMES.map((n) => outputInformer('secrets', n)) };
     if ((opts.readyWhen ?? 'served') === 'served') {
@@ -189,8 +201,15 @@ export class Controller {
           if (this.#served.observe(type, obj)) this.#enqueueStatus();
           this.#armExpiry();
         },
-        onSynced: synced(() => this.#enqueueStatus()),
-        onError: onError(path),
+        onSynced: synced(() => {
+          this.#served.seeing();
+          this.#armExpiry();
+          this.#enqueueStatus();
+        }),
+        onError: (err, retryInMs) => {
+          this.#served.blind();
+          onError(path)(err, retryInMs);
+        },
       });
     }
   }
@@ -274,6 +293,26 @@ export class Controller {
 
   #enqueue(): void {
     this.#queue?.add(this.#opts.namespace);
+  }
+
+  /**
+   * A rendered object changed. Our own write coming back through the watch (the object as the last
+   * render made it) needs no pass: each edit writes a part and the index, and each echo used to cost
+   * a pass over every resource. Anything else (a deletion, an edit by hand, another replica's write)
+   * is judged by a pass.
+   */
+  #onOutputEvent(kind: AppliedObject['kind'], type: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
+    if (type !== 'delete' && this.#ownWrite(kind, obj)) return;
+    this.#enqueue();
+  }
+
+  /** Whether `obj` is, in every way a write would change, what the last render wrote under its name. */
+  #ownWrite(kind: AppliedObject['kind'], obj: KubernetesObject): boolean {
+    const out = this.#lastRender?.out;
+    const name = obj.metadata?.name;
+    if (!out || !name || obj.metadata?.namespace !== out.index.metadata.namespace) return false;
+    const rendered = [out.index, ...out.parts, ...out.sourceParts, ...out.secrets].find((o) => o.metadata.name === name && o.kind === kind);
+    return rendered !== undefined && sameAsLive(rendered, obj as RawObject);
   }
 
   #inputChanged(): void {
