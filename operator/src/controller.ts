@@ -16,6 +16,7 @@ import { toInternal } from './conversion/convert.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
 import { renderOutput, type AppliedObject, type RenderedOutput } from './render/output.ts';
+import { RenderMemo } from './render/memo.ts';
 import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, sourcesPartNumber } from './render/contract.ts';
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
@@ -123,6 +124,8 @@ export class Controller {
   #lastRender: { input: DesiredState['input']; indexUid: string | undefined; out: RenderedOutput } | undefined;
   /** The laid-out text of each fragment (by identity: a cached translation's fragments are reused). */
   readonly #texts = new WeakMap<object, string>();
+  /** Part checksums, the Secret packing and the `sources` layout of earlier renders. */
+  readonly #renderMemo = new RenderMemo();
   #lastPass: LastPass | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #liveKey = '';
@@ -597,7 +600,7 @@ export class Controller {
     const render = (indexUid: string | undefined): RenderedOutput => {
       const last = this.#lastRender;
       if (last && last.input === desired.input && last.indexUid === indexUid && last.out.index.metadata.namespace === target) return last.out;
-      const out = renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid, textCache: this.#texts });
+      const out = renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid, textCache: this.#texts, memo: this.#renderMemo });
       this.#lastRender = { input: desired.input, indexUid, out };
       return out;
     };

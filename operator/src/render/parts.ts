@@ -29,8 +29,9 @@ export const isCutId = (parentPath: string, id: string): boolean => fnv1a(`${par
 export const SOURCES_CUT_EVERY = 256;
 
 /** The part texts, in order; joined they are the document. */
-export function cutParts(doc: LaidOutDocument, maxBytes: number = MAX_PART_BYTES): string[] {
-  const text = doc.segments.join('');
+export function cutParts(doc: LaidOutDocument, maxBytes: number = MAX_PART_BYTES, joined?: string): string[] {
+  // The caller usually has the joined text already (the revision is its hash): not joined again.
+  const text = joined ?? doc.segments.join('');
   if (Buffer.byteLength(text, 'utf8') <= Math.min(SINGLE_PART_BYTES, maxBytes)) return [text];
   const out: string[] = [];
   let current = '';
