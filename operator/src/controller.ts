@@ -682,22 +682,28 @@ export class Controller {
     if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
     const shared = new Map<string, ServedView>();
-    // Bounded concurrency: one round trip per changed status, many in flight; unchanged ones cost nothing.
-    await forEachLimited(resources, this.#opts.statusConcurrency ?? 32, async (cr) => {
-      if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
-        yielded = true;
-        return;
-      }
+    // First, at once, the resources with anything to look at: most of thousands have the same inputs
+    // as last time, and are passed over without a turn in the pool.
+    const todo: { cr: CustomResource; ref: string; verdict: Verdict; served: ServedView | undefined; uid: string | undefined; inputs: string | undefined }[] = [];
+    for (const cr of resources) {
       const ref = crRef(cr);
       const verdict = pass.verdicts.get(ref);
-      if (!verdict) return; // being deleted
+      if (!verdict) continue; // being deleted
       const served = this.#servedView(cr, pass, live, shared);
       // The same inputs as last time, against the same status, with nothing of ours in flight: that
       // pass found nothing to write (or its write came back), so this one would not either.
       const uid = cr.metadata.uid;
       const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
       const seen = uid ? this.#statusSeen.get(uid) : undefined;
-      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) return;
+      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) continue;
+      todo.push({ cr, ref, verdict, served, uid, inputs });
+    }
+    // Bounded concurrency: one round trip per changed status, many in flight.
+    await forEachLimited(todo, this.#opts.statusConcurrency ?? 32, async ({ cr, ref, verdict, served, uid, inputs }) => {
+      if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
+        yielded = true;
+        return;
+      }
       let wrote = false;
       const conditions = desiredConditions(verdict, outcome, served);
       const current = this.#knownStatus(cr);
