@@ -53,6 +53,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   const accepted = new Map<string, Translation>();
   const claimed = new Map<string, string>(); // `<section>/<id>` or `secret/<KEY>` -> owner
   const rules: RoutingRule[] = [];
+  const ruleNames = new Map<string, RoutingRule[]>();
   for (const cr of live) {
     const ref = crRef(cr);
     const t = translator(cr, secrets);
@@ -60,7 +61,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       reject(ref, t);
       continue;
     }
-    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules) ?? tooLargeAloneOnce(t, limits);
+    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules, ruleNames) ?? tooLargeAloneOnce(t, limits);
     if (clash) {
       reject(ref, clash);
       continue;
@@ -69,7 +70,13 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
     for (const k of Object.keys(t.secrets)) claimed.set(`secret/${k}`, ref);
     const value = keyValueClaim(t);
     if (value) claimed.set(value, ref);
-    for (const f of t.fragments) if (f.section === 'routing_rules') rules.push(f.value as RoutingRule);
+    for (const f of t.fragments) {
+      if (f.section !== 'routing_rules') continue;
+      const rule = f.value as RoutingRule;
+      rules.push(rule);
+      const key = ruleNameKey(rule);
+      ruleNames.set(key, [...(ruleNames.get(key) ?? []), rule]);
+    }
     accepted.set(ref, t);
   }
 
@@ -289,10 +296,25 @@ function duplicateKeyValue(t: Translation, claimed: ReadonlyMap<string, string>)
   };
 }
 
-/** Routing rule names are unique within a scope (the management API refuses duplicates too). */
-function ruleClash(t: Translation, rules: readonly RoutingRule[]): Rejection | undefined {
+/** A rule's name within its scope: what must be unique. */
+const ruleNameKey = (r: RoutingRule): string => `${r.name}\u0000${r.scope ?? 'global'}\u0000${r.scope_id ?? ''}`;
+
+/** Whether a rule object passes validateRuleForWrite on its own: once per kept translation's fragment. */
+const ruleFine = new WeakMap<object, boolean>();
+
+/**
+ * Routing rule names are unique within a scope (the management API refuses duplicates too). A rule
+ * fine on its own whose name is free is passed at the cost of a lookup (every rule is checked on
+ * every render); otherwise validateRuleForWrite against the rules before it gives the exact report.
+ */
+function ruleClash(t: Translation, rules: readonly RoutingRule[], named: ReadonlyMap<string, readonly RoutingRule[]>): Rejection | undefined {
   for (const f of t.fragments) {
     if (f.section !== 'routing_rules') continue;
+    let fine = ruleFine.get(f.value);
+    if (fine === undefined) ruleFine.set(f.value, (fine = validateRuleForWrite(f.value).length === 0));
+    const rule = f.value as RoutingRule;
+    const taken = named.get(ruleNameKey(rule))?.some((r) => rule.id === undefined || r.id !== rule.id);
+    if (fine && !taken) continue;
     const errors = validateRuleForWrite(f.value, { existing: rules });
     if (errors.length) return { reason: 'Conflict', message: describeErrors(errors) };
   }
