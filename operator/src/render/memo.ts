@@ -3,6 +3,7 @@
 // text, and the Secret packing and the `sources` layout while their content is the same. Each input
 // is compared entry by entry (string comparisons, far cheaper than hashing or laying them out again).
 import { sha256Hex } from '../../../proxy/src/contract.ts';
+import type { PartCache } from './parts.ts';
 
 interface Kept<T> {
   input: Readonly<Record<string, string>>;
@@ -22,8 +23,17 @@ export class RenderMemo {
   readonly #sums = new Map<string, { text: string; sum: string }>();
   #secrets: Kept<unknown> | undefined;
   #sources: Kept<unknown> | undefined;
+  /** The last cut of the document into parts, per part size limit. */
+  readonly #parts = new Map<number, PartCache>();
   /** Part texts hashed (not reused): what a test counts. */
   hashed = 0;
+
+  /** What cutParts keeps between renders at this part size limit. */
+  parts(maxBytes: number): PartCache {
+    let kept = this.#parts.get(maxBytes);
+    if (!kept) this.#parts.set(maxBytes, (kept = []));
+    return kept;
+  }
 
   /** sha256 of the text `name` holds, once per text. */
   checksum(name: string, text: string): string {

@@ -1,7 +1,8 @@
 // The document and its secret values -> the objects the operator applies: part ConfigMaps, the
 // Secret, and the index ConfigMap naming them with checksums. Pure: same input, same bytes.
 import { Buffer } from 'node:buffer';
-import { secretChecksum, sha256Hex } from '../../../proxy/src/contract.ts';
+import { createHash } from 'node:crypto';
+import { secretChecksum } from '../../../proxy/src/contract.ts';
 import {
   INDEX_KEY,
   INDEX_NAME,
@@ -88,8 +89,11 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
   const maxPartBytes = opts.maxPartBytes ?? MAX_PART_BYTES;
   // Each resource's fragment laid out once and reused (textCache), the parts cut at resource boundaries.
   const laid = layoutReusing(input.document, isFragmentParent, opts.textCache ?? new WeakMap(), isCutId);
-  const documentText = laid.segments.join('');
-  const revision = sha256Hex(documentText);
+  const texts = cutParts(laid, maxPartBytes, memo.parts(maxPartBytes));
+  // The parts joined are the document: its hash, without joining it.
+  const digest = createHash('sha256');
+  for (const t of texts) digest.update(t, 'utf8');
+  const revision = digest.digest('hex');
   const owner: OwnerReference[] | undefined = opts.indexUid
     ? [{ apiVersion: 'v1', kind: 'ConfigMap', name: INDEX_NAME, uid: opts.indexUid, controller: true }]
     : undefined;
@@ -100,7 +104,6 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     ...(ownerReferences ? { ownerReferences } : {}),
   });
 
-  const texts = cutParts(laid, maxPartBytes, documentText);
   const parts: AppliedObject[] = texts.map((text, n) => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -123,14 +126,13 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
   const inlineLimit = opts.inlineSourcesBytes ?? INLINE_SOURCES_BYTES;
   const laidOut = memo.sources(input.sources, () => {
     const laidSources = layoutSources(input.sources);
-    const text = laidSources.segments.join('');
-    return { laidSources, text, bytes: Buffer.byteLength(text, 'utf8'), cut: new Map<string, string[]>() };
+    return { laidSources, bytes: Buffer.byteLength(laidSources.segments.join(''), 'utf8'), cut: new Map<string, string[]>() };
   });
   const inline = laidOut.bytes <= inlineLimit;
   const cutKey = String(maxPartBytes);
   let sourceTexts: string[] = [];
   if (!inline) {
-    sourceTexts = laidOut.cut.get(cutKey) ?? cutParts(laidOut.laidSources, maxPartBytes, laidOut.text);
+    sourceTexts = laidOut.cut.get(cutKey) ?? cutParts(laidOut.laidSources, maxPartBytes);
     laidOut.cut.set(cutKey, sourceTexts);
   }
   const sourceParts: AppliedObject[] = sourceTexts.map((text, n) => ({
@@ -159,5 +161,17 @@ export function renderOutput(input: RenderInput, opts: RenderOptions): RenderedO
     metadata: meta(INDEX_NAME),
     data: { [INDEX_KEY]: stableStringify(indexDocument) },
   };
-  return { revision, documentText, parts, sourceParts, secret: secrets[0], secrets, index, indexDocument };
+  return {
+    revision,
+    // Joined when asked (tests): a render has no use for the whole text.
+    get documentText() {
+      return texts.join('');
+    },
+    parts,
+    sourceParts,
+    secret: secrets[0],
+    secrets,
+    index,
+    indexDocument,
+  };
 }
