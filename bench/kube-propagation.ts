@@ -137,18 +137,19 @@ const virtualKey = (i: number, m: Mix, description = 'v1') => ({
   metadata: { name: `vk-${i}`, namespace: NS },
   spec: { description, team_id: `team-${i % m.teams}`, valueFrom: { secretKeyRef: { name: 'keys', key: `vk-${i}` } }, provider_configs: [{ provider: `p-${i % m.providers}`, allowed_models: ['*'], key_ids: ['*'] }] },
 });
-// Each with its own budget (rendered as a governance budget of its own), as issue 28's kinds are used.
-const customer = (i: number, name = 'v1') => ({
+// Each with its own budget (rendered as a governance budget of its own), as issue 28's kinds are
+// used. Display names are unique per kind (a duplicate is refused, and its keys with it).
+const customer = (i: number, rev = 'v1') => ({
   apiVersion: GROUP,
   kind: 'Customer',
   metadata: { name: `customer-${i}`, namespace: NS },
-  spec: { name, budget: { max_limit: 1000, reset_duration: '1M' } },
+  spec: { name: `Customer ${i} ${rev}`, budget: { max_limit: 1000, reset_duration: '1M' } },
 });
-const team = (i: number, m: Mix, name = 'v1') => ({
+const team = (i: number, m: Mix, rev = 'v1') => ({
   apiVersion: GROUP,
   kind: 'Team',
   metadata: { name: `team-${i}`, namespace: NS },
-  spec: { name, customer_id: `customer-${i % m.customers}`, budget: { max_limit: 100, reset_duration: '1M' }, rateLimit: { request_max_limit: 600, request_reset_duration: '1m' } },
+  spec: { name: `Team ${i} ${rev}`, customer_id: `customer-${i % m.customers}`, budget: { max_limit: 100, reset_duration: '1M' }, rateLimit: { request_max_limit: 600, request_reset_duration: '1m' } },
 });
 const rule = (i: number, m: Mix, description = 'v1') => ({
   apiVersion: GROUP,
@@ -163,11 +164,11 @@ function change(n: number, m: Mix): { obj: Record<string, unknown>; path: string
   const rev = `rev-${n}`;
   if (kind === 3) {
     const i = (n * 3) % m.teams;
-    return { obj: team(i, m, rev), path: `/api/governance/teams/team-${i}`, marker: `"${rev}"`, kind: 'Team' };
+    return { obj: team(i, m, rev), path: `/api/governance/teams/team-${i}`, marker: ` ${rev}"`, kind: 'Team' };
   }
   if (kind === 4) {
     const i = n % m.customers;
-    return { obj: customer(i, rev), path: `/api/governance/customers/customer-${i}`, marker: `"${rev}"`, kind: 'Customer' };
+    return { obj: customer(i, rev), path: `/api/governance/customers/customer-${i}`, marker: ` ${rev}"`, kind: 'Customer' };
   }
   if (kind === 0) {
     const i = (n * 7) % m.keys;
