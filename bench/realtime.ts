@@ -4,29 +4,57 @@
 // (the difference is what the relay adds), the gateway's RSS idle and at its peak, sessions that
 // stalled (missed more than two answers), and the CPU each process spent in each phase (the mock
 // and the clients alone in the direct phase: what the gateway competes with for the cores). The
-// mock and the gateway are child processes (the gateway from its TypeScript sources, as
-// `node proxy/src/main.ts`); the clients run here.
+// mock and the gateway are child processes (the gateway from its TypeScript sources with the node
+// flags of the image's ENTRYPOINT, as `npm start` runs it); the clients are worker threads here.
 //
-//   node bench/realtime.ts --sessions 1000 --seconds 30
+//   node bench/realtime.ts --sessions 1000 --seconds 20 --rounds 2 --probe
 //   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
+//   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
+//   node bench/realtime.ts --heap allocated              # the gateway's allocations per event, by function
 //   node bench/realtime.ts --pin                         # the gateway on core 0, the mock and clients on core 1
 //
+// How the load is made, and why (changed 2026-11-27; earlier figures were made the old way):
+// - Each session sends on its own clock: at a phase drawn once (seeded, the same for every phase and
+//   gateway) plus whole seconds from a start every client thread shares, as independent clients do.
+//   The old way (`--schedule interval`: a setInterval per session) clumps: Node re-arms an interval
+//   from the time its callback ran, so sessions whose timers ran in one late pass stay together for
+//   the rest of the run, and the bursts grow. At load 14 that sent 98 % of the events in bursts of 4
+//   or more within one millisecond (up to 64 at once); the fixed clocks send about 10 % so, what
+//   random phases give (the row "sends: most in one ms").
+// - The clients are split over --client-threads worker threads (default 4), so one thread's GC or
+//   busy spell delays the answers of its share of the sessions only.
+// - The gateway runs with the image's node flags (--max-semi-space-size=8): without them its young
+//   generation was 32 MB, and on a quiet machine its scavenges paused it 11-43 ms (--gc trace of
+//   2026-11-27), a gateway no replica runs. --no-image-flags measures without.
+// - The mock keeps one event per session (--max-recorded 1), not every event (its collections copied
+//   them all, 14-62 ms pauses in both phases).
+// "Added" is still the relayed percentile minus the direct one, each over every event of its phase.
+//
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
-// checkout's node_modules) as another gateway; each round measures the direct phase, then each gateway in
-// turn, so drift in the machine's load hits both alike. --gc reads the gateway's GC pauses
-// (--trace-gc) and reports their count, sum and longest. --pin gives the gateway a core of its own
-// (taskset: the gateway on CPU 0, the mock and the clients on CPU 1), as a replica with its own
-// CPU would run: without it, three busy processes share two cores and wait for each other.
+// checkout's node_modules) as another gateway; REF@--flag adds node flags, and `.` is this
+// checkout. Each round measures the direct phase, then each gateway in turn, so drift in the
+// machine's load hits all alike. --gc reads the gateway's GC pauses (--trace-gc) and reports their
+// count, sum and longest. --probe loads bench/lib/gc-probe.ts into the gateway and the mock and
+// reports each process's GC in each phase, and for the slowest 1 % of events the share that was in
+// flight while the gateway, the mock or the client thread was in a GC (a cross-check from inside
+// the processes, not a correction: the figures above stay as measured). --heap allocated|retained
+// samples the gateway's allocations over the measured seconds of the first relayed phase. --pin
+// gives the gateway a core of its own (taskset: the gateway on CPU 0, the mock and the clients on
+// CPU 1), as a replica with its own CPU would run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { WebSocket } from 'ws';
+import { Worker } from 'node:worker_threads';
 import { freePort, PEERS, ROOT, rssMb } from './lib/procs.ts';
 import { median, summarize } from './lib/stats.ts';
+import { bursts, pausesIn, tailCauses, type Pause } from './lib/tail.ts';
+import { allocationsBySelf, sampleAllocations, type HeapNode } from './lib/heap-sampling.ts';
+import type { ClientJob, ClientResult } from './lib/realtime-client.ts';
+import type { ProbeRecord } from './lib/gc-probe.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,22 +65,34 @@ const { values } = parseArgs({
     gc: { type: 'boolean', default: false },
     'gateway-flags': { type: 'string', default: '' },
     pin: { type: 'boolean', default: false },
+    probe: { type: 'boolean', default: false },
+    'client-threads': { type: 'string', default: '4' },
+    schedule: { type: 'string', default: 'fixed' },
+    'image-flags': { type: 'boolean', default: true },
+    heap: { type: 'string' },
   },
+  allowNegative: true,
   strict: true,
 });
 const SESSIONS = Number(values.sessions);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const GATEWAY_FLAGS = values['gateway-flags'].split(',').filter(Boolean);
+const WORKERS = Number(values['client-threads']);
+if (values.schedule !== 'fixed' && values.schedule !== 'interval') throw new Error('--schedule is fixed or interval');
+const SCHEDULE: ClientJob['schedule'] = values.schedule;
+const PROBE = join(ROOT, 'bench/lib/gc-probe.ts');
 
 const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-async function start(args: string[], port: number, ready: string, opts: { cwd?: string; flags?: string[]; out?: string } = {}): Promise<ChildProcess> {
+async function start(args: string[], port: number, ready: string, opts: { cwd?: string; flags?: string[]; out?: string; probe?: string } = {}): Promise<ChildProcess> {
   const fd = opts.out ? openSync(opts.out, 'w') : undefined;
-  const child = spawn(process.execPath, [...(opts.flags ?? []), ...args], { cwd: opts.cwd ?? ROOT, stdio: ['ignore', fd ?? 'ignore', 'inherit'] });
+  const flags = [...(opts.flags ?? []), ...(opts.probe ? ['--import', PROBE] : [])];
+  const env = opts.probe ? { ...process.env, BENCH_PROBE_OUT: opts.probe } : process.env;
+  const child = spawn(process.execPath, [...flags, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', fd ?? 'ignore', 'inherit'] });
   if (fd !== undefined) closeSync(fd);
   children.push(child);
   for (let i = 0; i < 600; i++) {
@@ -79,77 +119,90 @@ function cpuSeconds(pid: number): number {
 
 interface Phase {
   rtt: number[];
+  /** When each event of `rtt` was sent (epoch ms), and which client thread sent it. */
+  sentAt: number[];
+  thread: number[];
   replies: number[];
   failed: number;
   /** CPU seconds over the measured seconds: the mock's, the gateway's (relayed phases) and the clients'. */
   cpu: { mock: number; gateway: number; client: number };
-  /** The clients' event loop delay, p99 ms: how late this process itself read the answers. */
+  /** The client threads' event loop delay, p99 ms (the worst thread's): how late they read the answers. */
   clientLoopP99: number;
+  /** Each client thread's GC pauses: [start epoch ms, ms]. */
+  clientGc: [number, number][][];
+  /** The measured window (epoch ms). */
+  window: [number, number];
   peakRss: number;
 }
 
-/** N sessions on `url`, one event a second each for SECONDS, staggered over the first second. */
-async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number): Promise<Phase> {
-  const phase: Phase = { rtt: [], replies: new Array<number>(SESSIONS).fill(0), failed: 0, cpu: { mock: 0, gateway: 0, client: 0 }, clientLoopP99: 0, peakRss: 0 };
-  const sockets: WebSocket[] = [];
-  const sentAt: Map<string, number>[] = [];
-  // Open in batches, as a fleet of clients would connect over a few seconds.
-  for (let i = 0; i < SESSIONS; i += 50) {
-    const batch = Array.from({ length: Math.min(50, SESSIONS - i) }, (_, k) => {
-      const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-      const index = i + k;
-      const sent = new Map<string, number>();
-      sentAt[index] = sent;
-      ws.on('message', (data: Buffer) => {
-        const text = data.toString();
-        if (!text.includes('"session.updated"')) return;
-        const id = /"instructions":"(b\d+-\d+)"/.exec(text)?.[1];
-        const at = id === undefined ? undefined : sent.get(id);
-        if (at === undefined) return;
-        sent.delete(id!);
-        phase.rtt.push(performance.now() - at);
-        phase.replies[index]++;
-      });
-      return new Promise<WebSocket>((resolve) => {
-        ws.once('open', () => resolve(ws));
-        ws.once('error', () => {
-          phase.failed++;
-          resolve(ws);
-        });
-      });
-    });
-    sockets.push(...(await Promise.all(batch)));
+/** Each session's phase within the second (ms): drawn once per run (seeded), shared by every phase and gateway. */
+function phasesOf(n: number): number[] {
+  if (SCHEDULE === 'interval') return Array.from({ length: n }, (_, i) => (i / n) * 1000);
+  let seed = 0x2f6b3a1d;
+  // mulberry32: the same phases every run, so runs compare.
+  const next = (): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return Array.from({ length: n }, () => next() * 1000);
+}
+const PHASES = phasesOf(SESSIONS);
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** N sessions on `url` over the client threads, one event a second each for SECONDS. */
+async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }): Promise<Phase> {
+  const per = Math.ceil(SESSIONS / WORKERS);
+  const workers: { worker: Worker; sessions: number[] }[] = [];
+  for (let w = 0; w * per < SESSIONS; w++) {
+    const sessions = Array.from({ length: Math.min(per, SESSIONS - w * per) }, (_, k) => w * per + k);
+    const job: ClientJob = { url, headers, sessions, phases: sessions.map((i) => PHASES[i]), seconds: SECONDS, schedule: SCHEDULE };
+    workers.push({ worker: new Worker(new URL('./lib/realtime-client.ts', import.meta.url), { workerData: job }), sessions });
   }
-  let n = 0;
-  const timers = sockets.map((ws, i) =>
-    setTimeout(() => {
-      const tick = () => {
-        if (ws.readyState !== 1) return;
-        const id = `b${i}-${n++}`;
-        sentAt[i].set(id, performance.now());
-        ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', instructions: id } }));
-      };
-      tick();
-      timers[i] = setInterval(tick, 1000);
-    }, (i / SESSIONS) * 1000),
-  );
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
+  await Promise.all(workers.map(({ worker }) => new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  })));
+  await window?.open();
+  const start = epochNow() + 200;
+  const results = workers.map(({ worker }) => new Promise<ClientResult>((resolve, reject) => {
+    worker.on('message', (m: { kind: string; result: ClientResult }) => m.kind === 'done' && resolve(m.result));
+    worker.once('error', reject);
+  }));
   const cpu0 = { mock: cpuSeconds(mockPid), gateway: gatewayPid ? cpuSeconds(gatewayPid) : 0, client: process.cpuUsage() };
-  const sampler = gatewayPid
-    ? setInterval(() => {
-        phase.peakRss = Math.max(phase.peakRss, rssMb(gatewayPid));
-      }, 1000)
-    : undefined;
-  await new Promise((r) => setTimeout(r, SECONDS * 1000 + 500));
+  for (const { worker } of workers) worker.postMessage({ start });
+  let peakRss = 0;
+  const sampler = gatewayPid ? setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatewayPid))), 1000) : undefined;
+  // The window closes while every session is still open (--heap retained sees what they hold).
+  const closed = new Promise((r) => setTimeout(r, start + SECONDS * 1000 - epochNow())).then(() => window?.close());
+  const done = await Promise.all(results);
   const client = process.cpuUsage(cpu0.client);
-  phase.cpu = { mock: cpuSeconds(mockPid) - cpu0.mock, gateway: gatewayPid ? cpuSeconds(gatewayPid) - cpu0.gateway : 0, client: (client.user + client.system) / 1e6 };
-  loop.disable();
-  phase.clientLoopP99 = loop.percentile(99) / 1e6;
-  for (const t of timers) clearInterval(t);
+  await closed;
+  const phase: Phase = {
+    rtt: [],
+    sentAt: [],
+    thread: [],
+    replies: new Array<number>(SESSIONS).fill(0),
+    failed: 0,
+    cpu: { mock: cpuSeconds(mockPid) - cpu0.mock, gateway: gatewayPid ? cpuSeconds(gatewayPid) - cpu0.gateway : 0, client: (client.user + client.system) / 1e6 },
+    clientLoopP99: Math.max(...done.map((d) => d.loopP99)),
+    clientGc: done.map((d) => d.gc),
+    window: [start, start + SECONDS * 1000 + 500],
+    peakRss,
+  };
+  done.forEach((d, w) => {
+    phase.failed += d.failed;
+    for (let k = 0; k < d.rtt.length; k++) {
+      phase.rtt.push(d.rtt[k]);
+      phase.sentAt.push(d.sentAt[k]);
+      phase.thread.push(w);
+    }
+    workers[w].sessions.forEach((i, local) => (phase.replies[i] = d.replies[local]));
+  });
   if (sampler) clearInterval(sampler);
-  for (const ws of sockets) ws.close();
-  await new Promise((r) => setTimeout(r, 1000));
+  await Promise.all(workers.map(({ worker }) => new Promise((resolve) => worker.once('exit', resolve))));
+  await new Promise((r) => setTimeout(r, 500));
   return phase;
 }
 
@@ -185,14 +238,30 @@ function gcPauses(file: string): { n: number; sum: number; max: number; scavenge
   return out;
 }
 
+/** The node flags the image runs the gateway with (its Dockerfile's ENTRYPOINT), as `npm start` does. */
+function imageFlags(root: string): string[] {
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
+  if (!entry) throw new Error(`no ENTRYPOINT in ${root}/Dockerfile`);
+  return (JSON.parse(entry) as string[]).filter((a) => a.startsWith('--'));
+}
+
+/** --heap: the top allocating functions of a phase's measured seconds, bytes per event round trip. */
+function heapReport(head: HeapNode, events: number, what: string): string {
+  const byFn = allocationsBySelf(head, (url) => url.replace(/^file:\/\/.*?\/(proxy|node_modules)\//, '$1/'));
+  const total = byFn.reduce((s, [, b]) => s + b, 0);
+  return [`${what} the measured seconds: ${(total / 2 ** 20).toFixed(1)} MB (sampled), ${(total / Math.max(1, events)).toFixed(0)} B per event round trip`, ...byFn.slice(0, 25).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, events)).toFixed(0).padStart(6)} B  ${k}`)].join('\n');
+}
+
 /** Every thread of `pid` on `cpu` (--pin). */
 function pin(pid: number, cpu: number): void {
   const r = spawnSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
   if (r.status !== 0) throw new Error(`taskset -a -cp ${cpu} ${pid} failed`);
 }
 
+const probeDir = mkdtempSync(join(tmpdir(), 'skybridge-bench-rt-probe-'));
 const mockPort = await freePort();
-const mock = await start([join(ROOT, 'test/mock-provider/main.ts'), '--port', String(mockPort), '--max-recorded', '1'], mockPort, '/_mock/health');
+const mockProbe = join(probeDir, 'mock.json');
+const mock = await start([join(ROOT, 'test/mock-provider/main.ts'), '--port', String(mockPort), '--max-recorded', '1'], mockPort, '/_mock/health', values.probe ? { probe: mockProbe } : {});
 if (values.pin) {
   pin(mock.pid!, 1);
   pin(process.pid, 1);
@@ -204,16 +273,22 @@ interface Gateway {
   child: ChildProcess;
   idleRss: number;
   gcFile: string;
+  probeFile: string;
+  inspectPort?: number;
+  /** --heap: what the gateway allocated per event in the first round, by function. */
+  heap?: string;
   phases: Phase[];
 }
 
-const roots = [{ name: 'this checkout', root: ROOT }];
-for (const ref of (values.ab ?? '').split(',').filter(Boolean)) {
-  const other = checkout(ref);
-  roots.push({ name: `${ref} (${other.commit})`, root: other.root });
+const roots: { name: string; root: string; flags: string[] }[] = [{ name: 'this checkout', root: ROOT, flags: [] }];
+for (const spec of (values.ab ?? '').split(',').filter(Boolean)) {
+  // REF@--flag@--flag: that build under extra node flags; `.` is this checkout.
+  const [ref, ...flags] = spec.split('@');
+  const other = ref === '.' ? { root: ROOT, commit: 'this checkout' } : checkout(ref);
+  roots.push({ name: ref === '.' ? spec : `${spec} (${other.commit})`, root: other.root, flags });
 }
 const gateways: Gateway[] = [];
-for (const { name, root } of roots) {
+for (const { name, root, flags: extra } of roots) {
   const port = await freePort();
   const appDir = mkdtempSync(join(tmpdir(), 'skybridge-bench-rt-'));
   writeFileSync(
@@ -221,23 +296,47 @@ for (const { name, root } of roots) {
     JSON.stringify({ providers: { openai: { keys: [{ name: 'k', value: 'sk-bench', weight: 1 }], network_config: { base_url: `http://127.0.0.1:${mockPort}/openai` } } }, websocket: { max_connections_per_user: SESSIONS * 2 } }),
   );
   const gcFile = join(appDir, 'gc.log');
-  const flags = [...GATEWAY_FLAGS, ...(values.gc ? ['--trace-gc'] : [])];
-  const child = await start([join(root, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], port, '/health', { cwd: root, flags, out: gcFile });
+  if (values.heap !== undefined && values.heap !== 'allocated' && values.heap !== 'retained') throw new Error('--heap is allocated or retained');
+  const inspectPort = values.heap ? await freePort() : undefined;
+  const flags = [...(values['image-flags'] ? imageFlags(root) : []), ...GATEWAY_FLAGS, ...extra, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
+  const probeFile = join(probeDir, `gateway-${gateways.length}.json`);
+  const child = await start([join(root, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], port, '/health', { cwd: root, flags, out: gcFile, ...(values.probe && { probe: probeFile }) });
   if (values.pin) pin(child.pid!, 0);
-  gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, phases: [] });
+  gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, probeFile, ...(inspectPort && { inspectPort }), phases: [] });
 }
 
 const directs: Phase[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   directs.push(await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!));
-  for (const g of gateways) g.phases.push(await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!));
+  for (const g of gateways) {
+    // --heap: the allocations of the measured seconds only (the sessions are open by then).
+    let stopSampling: (() => Promise<HeapNode>) | undefined;
+    let sampled: HeapNode | undefined;
+    const port = round === 0 ? g.inspectPort : undefined;
+    const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap === 'retained')), close: async () => void (sampled = await stopSampling?.()) } : undefined;
+    const p = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, window);
+    g.phases.push(p);
+    if (sampled) g.heap = heapReport(sampled, p.rtt.length, values.heap === 'retained' ? 'retained at the end (after a full GC) of what was allocated in' : 'allocated in');
+  }
+}
+
+const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)));
+for (const g of gateways) g.child.kill('SIGTERM');
+await Promise.all(gateways.map((g) => exited(g.child)));
+// The probes write their records as their processes exit.
+let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]> } | undefined;
+if (values.probe) {
+  mock.kill('SIGTERM');
+  await exited(mock);
+  const read = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.map(([at, ms]) => [at, ms] as const);
+  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])) };
 }
 
 const expected = SECONDS;
 const stalled = (p: Phase) => p.replies.filter((r) => r < expected - 2).length;
 const f = (x: number, d = 2) => x.toFixed(d);
 const perEvent = (cpu: number, p: Phase) => f((cpu / Math.max(1, p.rtt.length)) * 1e6, 0);
-const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
+const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
 for (let round = 0; round < ROUNDS; round++) {
   const d = summarize(directs[round].rtt);
   const head = ['figure', 'direct', ...gateways.flatMap((g) => [g.name, 'added'])];
@@ -259,6 +358,29 @@ for (let round = 0; round < ROUNDS; round++) {
   row('cores busy (all three)', f((directs[round].cpu.mock + directs[round].cpu.client) / SECONDS), (_, p) => [f((p.cpu.mock + p.cpu.client + p.cpu.gateway) / SECONDS), '']);
   row('clients\' event loop delay p99 (ms)', f(directs[round].clientLoopP99), (_, p) => [f(p.clientLoopP99), '']);
   row('gateway RSS idle / peak (MB)', '', (g, p) => [`${f(g.idleRss, 0)} / ${f(p.peakRss, 0)}`, '']);
+  const burst = (p: Phase) => {
+    const b = bursts(p.sentAt);
+    return `${b.largest} / ${f(b.share * 100, 1)} %`;
+  };
+  row('sends: most in one ms / share sent 4+ in one ms', burst(directs[round]), (_, p) => [burst(p), '']);
+  if (probes) {
+    const pr = probes;
+    const pauses = (list: readonly Pause[], p: Phase) => {
+      const s = pausesIn(list, p.window[0], p.window[1]);
+      return `${s.n}, ${f(s.sum, 1)} ms, ${f(s.max, 1)} ms`;
+    };
+    row('GC in the phase, count, sum, longest: mock', pauses(pr.mock, directs[round]), (_, p) => [pauses(pr.mock, p), '']);
+    row('GC in the phase: gateway', '', (g, p) => [pauses(pr.gateways.get(g)!, p), '']);
+    row('GC in the phase: client threads', pauses(directs[round].clientGc.flat(), directs[round]), (_, p) => [pauses(p.clientGc.flat(), p), '']);
+    const causes = (p: Phase, g?: Gateway) => {
+      const t = tailCauses(p, { gateway: () => (g ? pr.gateways.get(g)! : []), mock: () => pr.mock, client: (thread) => p.clientGc[thread] });
+      return `${t.events}: ${Object.entries(t.share)
+        .filter(([k]) => g || k !== 'gateway')
+        .map(([k, v]) => `${k} ${f(v * 100, 0)} %`)
+        .join(', ')}, none ${f(t.none * 100, 0)} %`;
+    };
+    row('slowest 1 %: events, share in flight over a GC of each', causes(directs[round]), (g, p) => [causes(p, g), '']);
+  }
 }
 if (ROUNDS > 1) {
   lines.push('', 'medians over rounds: added p50 / p99 (ms)');
@@ -267,8 +389,6 @@ if (ROUNDS > 1) {
     lines.push(`- ${g.name}: ${f(median(added.map((a) => a[0])))} / ${f(median(added.map((a) => a[1])))}; per round p99 ${added.map((a) => f(a[1])).join(', ')}`);
   }
 }
-for (const g of gateways) g.child.kill('SIGTERM');
-await Promise.all(gateways.map((g) => new Promise((r) => (g.child.exitCode !== null ? r(undefined) : g.child.once('exit', r)))));
 if (values.gc) {
   lines.push('', 'gateway GC pauses over the whole run (--trace-gc): count (scavenges / mark-compacts), sum, longest');
   for (const g of gateways) {
@@ -276,6 +396,7 @@ if (values.gc) {
     lines.push(`- ${g.name}: ${p.n} (${p.scavenges} / ${p.marks}), ${f(p.sum, 1)} ms, ${f(p.max)} ms`);
   }
 }
+for (const g of gateways) if (g.heap) lines.push('', `${g.name}: allocations in the first relayed phase`, g.heap);
 process.stdout.write(lines.join('\n') + '\n');
 for (const c of children) c.kill('SIGTERM');
 process.exit(0);

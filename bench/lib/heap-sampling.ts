@@ -40,12 +40,17 @@ async function connect(inspectPort: number): Promise<Session> {
   };
 }
 
-/** Starts sampling; the returned function stops it and answers the profile's root. */
-export async function sampleAllocations(inspectPort: number, intervalBytes = 16 * 1024): Promise<() => Promise<HeapNode>> {
+/**
+ * Starts sampling; the returned function stops it and answers the profile's root. `retained`: only
+ * what is still alive at the end, after a full collection (what outlives the window, not what it
+ * allocated).
+ */
+export async function sampleAllocations(inspectPort: number, intervalBytes = 16 * 1024, retained = false): Promise<() => Promise<HeapNode>> {
   const s = await connect(inspectPort);
   await s.send('HeapProfiler.enable');
-  await s.send('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await s.send('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: !retained, includeObjectsCollectedByMinorGC: !retained });
   return async () => {
+    if (retained) await s.send('HeapProfiler.collectGarbage');
     const { profile } = (await s.send('HeapProfiler.stopSampling')) as { profile: { head: HeapNode } };
     s.close();
     return profile.head;

@@ -37,7 +37,7 @@ export const BUILTINS: readonly Builtin[] = [
     context: initTracingFields,
     around: (s, services) => {
       const t = services.tracing?.for(s);
-      return t && ((stage) => tracedStage(stage, t));
+      return t && tracedStage;
     },
   },
   { list: 'caller', stages: () => [metricsStage] },

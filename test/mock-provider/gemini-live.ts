@@ -9,6 +9,7 @@
 // Messages are sent as binary frames, as Google's server does.
 import type { WebSocket } from 'ws';
 import type { RealtimeRecord } from './realtime.ts';
+import { keep } from './recorded.ts';
 
 export const GEMINI_LIVE_PATH = '/gemini/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent';
 
@@ -20,7 +21,7 @@ interface Setup {
   outputAudioTranscription?: object;
 }
 
-export function runGeminiLive(ws: WebSocket, record: RealtimeRecord): void {
+export function runGeminiLive(ws: WebSocket, record: RealtimeRecord, maxRecorded = Infinity): void {
   let setup: Setup | undefined;
   let audioBytes = 0;
   let audioRate = 24000;
@@ -35,7 +36,7 @@ export function runGeminiLive(ws: WebSocket, record: RealtimeRecord): void {
       ws.close(1007, 'Request contains an invalid argument.');
       return;
     }
-    record.events.push({ type: Object.keys(m)[0] ?? 'empty', ...m });
+    keep(record.events, { type: Object.keys(m)[0] ?? 'empty', ...m }, maxRecorded);
     if (!setup) {
       if (!m.setup) {
         ws.close(1007, 'Request contains an invalid argument: setup must be the first message.');

@@ -11,6 +11,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { GEMINI_LIVE_PATH, runGeminiLive } from './gemini-live.ts';
+import { keep } from './recorded.ts';
 
 export interface RealtimeRecord {
   path: string;
@@ -43,8 +44,8 @@ function keyOf(req: IncomingMessage, azure: boolean): string | undefined {
   return undefined;
 }
 
-/** Serves the realtime paths on the mock's server; answers the sessions seen so far. */
-export function serveRealtime(server: Server): { sessions: RealtimeRecord[]; close(): void } {
+/** Serves the realtime paths on the mock's server; answers the sessions seen so far (the last `maxRecorded`, and as many events of each). */
+export function serveRealtime(server: Server, maxRecorded = Infinity): { sessions: RealtimeRecord[]; close(): void } {
   const sessions: RealtimeRecord[] = [];
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const open = new Set<WebSocket>();
@@ -73,10 +74,10 @@ export function serveRealtime(server: Server): { sessions: RealtimeRecord[]; clo
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const record: RealtimeRecord = { path: url.pathname, query: Object.fromEntries(url.searchParams), headers: { ...req.headers }, events: [] };
-      sessions.push(record);
+      keep(sessions, record, maxRecorded);
       open.add(ws);
-      if (gemini) runGeminiLive(ws, record);
-      else runRealtimeEvents({ open: () => ws.readyState === 1, send: (text) => ws.send(text), onMessage: (cb) => void ws.on('message', (data: Buffer) => cb(data.toString())) }, model, record, id);
+      if (gemini) runGeminiLive(ws, record, maxRecorded);
+      else runRealtimeEvents({ open: () => ws.readyState === 1, send: (text) => ws.send(text), onMessage: (cb) => void ws.on('message', (data: Buffer) => cb(data.toString())) }, model, record, id, maxRecorded);
       ws.once('close', (code: number, reason: Buffer) => {
         record.closed = { code, reason: reason.toString() };
         open.delete(ws);
@@ -107,7 +108,7 @@ export interface EventChannel {
 }
 
 /** The OpenAI Realtime event protocol of one session on `ws`. */
-export function runRealtimeEvents(ws: EventChannel, model: string, record: RealtimeRecord, id: (prefix: string) => string): void {
+export function runRealtimeEvents(ws: EventChannel, model: string, record: RealtimeRecord, id: (prefix: string) => string, maxRecorded = Infinity): void {
   const session: Record<string, unknown> = {
     id: id('sess'),
     object: 'realtime.session',
@@ -138,7 +139,7 @@ export function runRealtimeEvents(ws: EventChannel, model: string, record: Realt
       error('Missing required parameter: \'type\'.', 'missing_required_parameter');
       return;
     }
-    record.events.push(event as RealtimeRecord['events'][number]);
+    keep(record.events, event as RealtimeRecord['events'][number], maxRecorded);
     switch (event.type) {
       case 'session.update':
         Object.assign(session, (event.session as object | undefined) ?? {});

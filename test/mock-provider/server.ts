@@ -332,7 +332,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   });
 
   // WebSocket sessions (OpenAI Realtime, Azure realtime) on the same port.
-  const realtime = serveRealtime(server);
+  const realtime = serveRealtime(server, maxRecorded);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -80,7 +80,7 @@ export interface MockProviderOptions {
   latencyMs?: number;
   /** Delay between SSE events (default 1 ms; 0 writes a whole stream at once). */
   chunkDelayMs?: number;
-  /** Keep at most this many recorded requests (oldest dropped). Default: unlimited. */
+  /** Keep at most this many recorded requests, realtime sessions and events per session (oldest dropped). Default: unlimited. */
   maxRecordedRequests?: number;
 }
 

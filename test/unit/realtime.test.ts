@@ -91,6 +91,35 @@ test('relayed bytes are read as their text is: the type from the first bytes, au
   assert.equal(t.audioInSeconds, 1);
 });
 
+test('an event\'s type is read from its bytes exactly as the pattern reads its latin1 head (layouts, spaces, the 400-byte head, 80-character types)', () => {
+  const pattern = /"type"\s*:\s*"([^"]{1,80})"/;
+  const byPattern = (data: Buffer) => pattern.exec(data.toString('latin1', 0, Math.min(data.length, 400)))?.[1];
+  const fixed = [
+    '{"type":"session.updated"}',
+    '{"event_id":"évé","type" :\t"response.done"}',
+    '{"type":5,"item":{"type":"message"}}',
+    '{"type":"","x":{"type":"inner"}}',
+    `{"type":"${'a'.repeat(80)}"}`,
+    `{"type":"${'a'.repeat(81)}","next":{"type":"ok"}}`,
+    `{"pad":"${'x'.repeat(380)}","type":"late"}`,
+    `{"pad":"${'x'.repeat(385)}","type":"cut"}`,
+    '{"type"}',
+    '{"type":',
+    '',
+  ].map((t) => Buffer.from(t));
+  // Latin1's no-break space (0xa0) counts as a space, as `\s` reads it; a UTF-8 one does not match.
+  fixed.push(Buffer.concat([Buffer.from('{"type"'), Buffer.from([0xa0]), Buffer.from(':"nbsp"}')]), Buffer.from('{"type"\u00a0:"utf8"}'));
+  // Random layouts made of the pieces that matter.
+  const pieces = ['"type"', ':', ' ', '\n', '"', 'a', '.', '{', '}', ',', '\u00e9', 'x'.repeat(70)];
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let k = 0; k < 3000; k++) fixed.push(Buffer.from(Array.from({ length: 2 + rand(40) }, () => pieces[rand(pieces.length)]).join('')));
+  for (const data of fixed) assert.equal(eventType(data), byPattern(data), JSON.stringify(data.toString('latin1')));
+});
+
 test('a session event\'s output rate is read without parsing it as providers lay it out, and parsed otherwise', () => {
   const ev = (session: unknown) => Buffer.from(JSON.stringify({ type: 'session.updated', event_id: 'e', session }));
   assert.equal(sessionOutputRate(ev({ audio: { input: { format: { type: 'audio/pcm', rate: 24000 } }, output: { format: { type: 'audio/pcmu' }, voice: 'alloy' } } })), 8000);

@@ -9,7 +9,7 @@ import * as api from '@opentelemetry/api';
 import { AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { LeanTracer } from '../../proxy/src/tracing/tracer.ts';
+import { endDeferred, LeanTracer } from '../../proxy/src/tracing/tracer.ts';
 import { encodeTraceRequest } from '../../proxy/src/tracing/otlp-encode.ts';
 import { startSdk } from '../../proxy/src/tracing/sdk.ts';
 import { tracingSettings } from '../../proxy/src/tracing/settings.ts';
@@ -30,7 +30,7 @@ function spans(count: number): ReadableSpan[] {
     stage.addEvent('decided', { 'rule.ids': ['a', 'b'], 'weight': 0.25 });
     stage.addLink({ context: { traceId: 'aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbb', spanId: 'cccccccccccccccc', traceFlags: 1, isRemote: true }, attributes: { why: 'batch' } });
     stage.end();
-    root.setAttributes({
+    const attributes: api.Attributes = {
       'skybridge.request.id': `req-${i}-${'x'.repeat(i % 200)}`,
       'gen_ai.usage.input_tokens': 12 + i,
       'skybridge.cost.usd': 0.000125 * (i + 1),
@@ -39,8 +39,19 @@ function spans(count: number): ReadableSpan[] {
       'skybridge.negative': -5 - i,
       'skybridge.big': 2 ** 40 + i,
       'gen_ai.output.messages': 'ünïcödé ' + '😀'.repeat(i % 50),
-    });
-    root.end();
+    };
+    // Every fourth request span as the gateway ends it: attributes and name made when read (at export).
+    if (i % 4 === 3) {
+      endDeferred(root, {
+        settle(into) {
+          Object.assign(into, attributes);
+          return 'chat gpt-4o';
+        },
+      });
+    } else {
+      root.setAttributes(attributes);
+      root.end();
+    }
   }
   return out.getFinishedSpans();
 }

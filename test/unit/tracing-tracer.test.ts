@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as api from '@opentelemetry/api';
 import { AlwaysOffSampler, InMemorySpanExporter, ParentBasedSampler, AlwaysOnSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler, TracerProvider, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { LeanTracer } from '../../proxy/src/tracing/tracer.ts';
+import { endDeferred, LeanTracer, SpanParent, type Deferred } from '../../proxy/src/tracing/tracer.ts';
 
 const resource = resourceFromAttributes({ 'service.name': 'skybridge-test' });
 
@@ -87,6 +87,72 @@ test('the lean tracer hands the processor the spans the SDK tracer would: fresh 
   const continued = p.lean.spans().filter((s) => s.spanContext().traceId === remote.traceId);
   assert.equal(continued.length, 3);
   assert.ok(continued.every((s) => s.spanContext().traceState?.serialize() === 'vendor=abc'));
+});
+
+/** The request of `request()` as the gateway's stages make it: own spans, attributes and names made at export. */
+function ownRequest(tracer: LeanTracer, remote: api.SpanContext | undefined): void {
+  const parent = remote ? new SpanParent(api, api.trace.wrapSpanContext(remote)) : undefined;
+  const started = performance.now() - 5;
+  const span = tracer.startOwn('chat', api.SpanKind.SERVER, parent, {}, started);
+  const request = new SpanParent(api, span);
+  const stage = tracer.startOwn('stage plan', api.SpanKind.INTERNAL, request, { 'skybridge.stage': 'plan' }, performance.now());
+  stage.setAttribute('skybridge.stage.answered', true);
+  stage.end(performance.now());
+  const attempt = tracer.startOwn('chat', api.SpanKind.CLIENT, request, {});
+  attempt.setStatus({ code: api.SpanStatusCode.ERROR, message: 'upstream unavailable' });
+  attempt.setStatus({ code: api.SpanStatusCode.UNSET });
+  endDeferred(attempt, settles({ 'skybridge.attempt': 0, 'gen_ai.request.model': 'gpt-4o', 'http.response.status_code': 503 }, 'chat gpt-4o'));
+  span.setStatus({ code: api.SpanStatusCode.OK });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: 'after OK: ignored' });
+  endDeferred(
+    span,
+    settles({ 'gen_ai.operation.name': 'chat', 'url.path': '/v1/chat/completions', 'gen_ai.usage.input_tokens': 12, 'gen_ai.response.finish_reasons': ['stop'], 'skybridge.cost.usd': 0.0125, 'skybridge.cache.hit': false }, 'chat gpt-4o'),
+  );
+  span.setAttribute('late', 1);
+}
+
+let settled = 0;
+function settles(attributes: api.Attributes, name: string): Deferred {
+  return {
+    settle(into) {
+      settled++;
+      Object.assign(into, attributes);
+      return name;
+    },
+  };
+}
+
+test("the gateway's own spans, their attributes and names made at export, reach the processor as the SDK tracer's spans", () => {
+  for (const sampler of [() => new ParentBasedSampler({ root: new AlwaysOnSampler() }), () => new AlwaysOnSampler()]) {
+    const p = pair(sampler);
+    const remote: api.SpanContext = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1, isRemote: true, traceState: api.createTraceState('vendor=abc') };
+    settled = 0;
+    for (const r of [undefined, remote]) {
+      request(p.sdk.tracer, r);
+      ownRequest(p.lean.tracer, r);
+    }
+    // Nothing is made until the export reads the spans, and then once per span.
+    assert.equal(settled, 0);
+    const sdk = shape(p.sdk.spans());
+    const lean = shape(p.lean.spans());
+    assert.equal(settled, 4);
+    shape(p.lean.spans());
+    assert.equal(settled, 4);
+    // The SDK request sets its start attributes first; the attribute order is not what is compared here.
+    const sorted = (xs: ReturnType<typeof shape>) => xs.map((x) => ({ ...x, attributes: Object.fromEntries(Object.entries(x.attributes).sort(([a], [b]) => a.localeCompare(b))) }));
+    assert.deepEqual(sorted(lean), sorted(sdk));
+  }
+  // A parent-based sampler sees the parent of an own span: an unsampled remote parent's children are not recorded.
+  const p = pair(() => new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+  const unsampled = new SpanParent(api, api.trace.wrapSpanContext({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 0, isRemote: true }));
+  const span = p.lean.tracer.startOwn('chat', api.SpanKind.SERVER, unsampled, {});
+  assert.equal(span.isRecording(), false);
+  assert.equal(span.spanContext().traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
+  const child = p.lean.tracer.startOwn('chat', api.SpanKind.CLIENT, new SpanParent(api, span), {});
+  assert.equal(child.spanContext().traceFlags, 0);
+  endDeferred(child, settles({}, 'x'));
+  endDeferred(span, settles({}, 'x'));
+  assert.equal(p.lean.spans().length, 0);
 });
 
 test('times: a start given on the performance clock is kept, the end follows it, on the wall clock', () => {

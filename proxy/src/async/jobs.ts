@@ -14,7 +14,7 @@ import { enqueueJobEvent, type JobEvent } from '../webhooks/enqueue.ts';
 import type { TraceContext } from '../webhooks/queue.ts';
 import { formatTraceparent, parseTraceparent } from '../tracing/traceparent.ts';
 import { tracedStage, tracingStage } from '../tracing/stage.ts';
-import type { BuiltinStages, Stage } from '../pipeline/stage.ts';
+import type { BuiltinStages } from '../pipeline/stage.ts';
 import { JobStore, type Job } from './job-store.ts';
 import { asyncMetrics } from './metrics.ts';
 import { JobWorker } from './worker.ts';
@@ -79,7 +79,7 @@ function submitStages(snap: Snapshot, services: ContextServices): BuiltinStages 
   const g = governanceStages(snap);
   const t = services.tracing?.for(snap);
   if (!t) return g;
-  const wrap = (s: Stage) => tracedStage(s, t);
+  const wrap = tracedStage;
   return { caller: [tracingStage(t), ...g.caller.map(wrap)], request: g.request.map(wrap) };
 }
 

@@ -235,7 +235,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
       const spliced = appendMember(text, 'extra_fields', extraJson());
       if (spliced !== undefined) {
         ctx.usage = spec.answerUsage ? spec.answerUsage(body) : spec.usage((body as { usage?: unknown }).usage);
-        return { kind: 'text', status: 200, text: spliced };
+        return { kind: 'text', status: 200, text: spliced, parsed: out };
       }
     }
     out.extra_fields = {

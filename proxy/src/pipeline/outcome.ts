@@ -41,7 +41,8 @@ export type TextPump = (sink: TextSink) => Promise<void>;
 export type Outcome =
   | { kind: 'json'; status: number; value: unknown }
   /** Text already serialised: JSON (an upstream answer with extra_fields spliced in) unless `headers` name another content type. */
-  | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]> }
+  /** `parsed`: the answer as the pipeline parsed it on the way (read-only), for stages that want its facts without reading the text again. */
+  | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]>; parsed?: unknown }
   /** Items in batches (one per upstream read); the iterable throws a GatewayError when the stream fails. */
   /** `pump`: the same stream as text, pushed (an HTTP answer takes it when there is one; items are then not read). */
   | { kind: 'stream'; items: AsyncIterable<readonly unknown[]>; format: StreamFormat<unknown>; extra?: ErrorExtra; pump?: TextPump }

@@ -28,13 +28,16 @@ function toBuffer(data: RawData): Buffer {
 /** A close reason fits in a control frame (123 bytes). */
 const reasonOf = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8'));
 
+/** A Buffer goes out as a text frame all the same (one options object for every send). */
+const AS_TEXT = { binary: false } as const;
+
 export function wsPort(ws: WebSocket): ClientPort {
   ws.on('error', () => undefined);
   return {
     onMessage: (cb) => void ws.on('message', (data: RawData, isBinary: boolean) => cb(toBuffer(data), isBinary)),
     onClose: (cb) => void ws.once('close', (code: number) => cb(code)),
-    // A Buffer goes out as a text frame all the same: the provider's bytes, not decoded and encoded again.
-    send: (data) => ws.send(data, { binary: false }),
+    // The provider's bytes, not decoded and encoded again.
+    send: (data) => ws.send(data, AS_TEXT),
     get bufferedAmount() {
       return ws.bufferedAmount;
     },

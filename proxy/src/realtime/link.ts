@@ -29,6 +29,9 @@ export function closeProvider(ws: Connected['ws'], code: number, reason: string)
   setTimeout(() => ws.terminate(), 2000).unref();
 }
 
+/** A frame's bytes go out as a text frame (one options object for every send). */
+const AS_TEXT = { binary: false } as const;
+
 /**
  * OpenAI Realtime events relayed as they are: as bytes both ways (a text frame's payload is handed
  * on without being decoded to a string and encoded again; the session reads only the few events it
@@ -47,7 +50,7 @@ export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
   });
   return {
     send: (data) => {
-      if (ws.readyState === 1) ws.send(data, { binary: false });
+      if (ws.readyState === 1) ws.send(data, AS_TEXT);
     },
     onEvent: (cb) => {
       emit = cb;

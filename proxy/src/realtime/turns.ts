@@ -21,19 +21,42 @@ const BYTES_PER_SECOND: Readonly<Record<string, number>> = { 'audio/pcm': 48_000
 export const DEFAULT_BYTES_PER_SECOND = 48_000;
 
 const TYPE = /"type"\s*:\s*"([^"]{1,80})"/;
+/** Where the type is looked for: the first bytes (Realtime events put their type first). */
+const TYPE_HEAD = 400;
+const TYPE_KEY = Buffer.from('"type"', 'latin1');
 
 /** An event's text or UTF-8 bytes. */
 export type EventData = string | Buffer;
 
-/** An event's `type` from its first bytes (the first match: Realtime events put their type first). */
-export function eventType(data: EventData): string | undefined {
-  // Event types are ASCII: a latin1 view of the head is enough, and cheaper than decoding UTF-8.
-  const head = typeof data === 'string' ? (data.length > 400 ? data.slice(0, 400) : data) : data.toString('latin1', 0, Math.min(data.length, 400));
-  return TYPE.exec(head)?.[1];
-}
-
 const QUOTE = 34;
+const COLON = 58;
 const EQUALS = 61;
+
+/** What `\s` matches among latin1 characters (a byte read as latin1 is one character). */
+const isSpace = (b: number): boolean => b === 32 || (b >= 9 && b <= 13) || b === 160;
+
+/**
+ * An event's `type` from its first bytes: the first `"type"\s*:\s*"…"` (1 to 80 characters) in the
+ * head. Bytes are scanned where they are, with no string made but the type itself: this runs for
+ * every provider event.
+ */
+export function eventType(data: EventData): string | undefined {
+  if (typeof data === 'string') return TYPE.exec(data.length > TYPE_HEAD ? data.slice(0, TYPE_HEAD) : data)?.[1];
+  const end = Math.min(data.length, TYPE_HEAD);
+  for (let at = data.indexOf(TYPE_KEY); at >= 0 && at + TYPE_KEY.length < end; at = data.indexOf(TYPE_KEY, at + 1)) {
+    let i = at + TYPE_KEY.length;
+    while (i < end && isSpace(data[i])) i++;
+    if (i >= end || data[i] !== COLON) continue;
+    i++;
+    while (i < end && isSpace(data[i])) i++;
+    if (i >= end || data[i] !== QUOTE) continue;
+    const from = ++i;
+    // 1 to 80 characters, then the closing quote, all inside the head.
+    while (i < end && i - from <= 80 && data[i] !== QUOTE) i++;
+    if (i < end && data[i] === QUOTE && i > from && i - from <= 80) return data.toString('latin1', from, i);
+  }
+  return undefined;
+}
 
 /** Decoded bytes of the base64 string value of `field` in `data`, without decoding it. */
 export function base64Bytes(data: EventData, field: string): number {
@@ -89,11 +112,27 @@ const BETA_FORMAT = /"output_audio_format"\s*:\s*"([^"\\]+)"/;
  * parse was the relay's largest cost of its own.
  */
 export function sessionOutputRate(data: EventData): number | undefined {
-  const text = typeof data === 'string' ? data : data.toString('latin1');
-  const found = OUTPUT_FORMAT.exec(text)?.[1] ?? BETA_FORMAT.exec(text)?.[1];
+  const found = matchFrom(data, OUTPUT_KEY, OUTPUT_FORMAT) ?? matchFrom(data, BETA_KEY, BETA_FORMAT);
   if (found !== undefined && BYTES_PER_SECOND[found] !== undefined) return BYTES_PER_SECOND[found];
   return outputRate((parse(data) as { session?: unknown }).session);
 }
+
+const OUTPUT_KEY = '"output"';
+const BETA_KEY = '"output_audio_format"';
+const NEEDLES: Readonly<Record<string, Buffer>> = { [OUTPUT_KEY]: Buffer.from(OUTPUT_KEY), [BETA_KEY]: Buffer.from(BETA_KEY) };
+
+/**
+ * `pattern`'s first match (group 1) in `data`, which can only start at `key`: the text is read from
+ * the key's first occurrence on (the same first match, without a string of the whole event).
+ */
+function matchFrom(data: EventData, key: string, pattern: RegExp): string | undefined {
+  const at = typeof data === 'string' ? data.indexOf(key) : data.indexOf(NEEDLES[key]);
+  if (at < 0) return undefined;
+  return pattern.exec(typeof data === 'string' ? data.slice(at) : data.toString('latin1', at))?.[1];
+}
+
+const FORMAT_KEY = 'format"';
+const FORMAT_NEEDLE = Buffer.from(FORMAT_KEY);
 
 /** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
 export class TurnTracker {
@@ -152,7 +191,7 @@ export class TurnTracker {
       case 'session.created':
       case 'session.updated': {
         // Only an event naming a format can change the rate (`format` or `output_audio_format`).
-        if (data.indexOf('format"') < 0) return undefined;
+        if ((typeof data === 'string' ? data.indexOf(FORMAT_KEY) : data.indexOf(FORMAT_NEEDLE)) < 0) return undefined;
         const rate = sessionOutputRate(data);
         if (rate) this.#rate = rate;
         return undefined;

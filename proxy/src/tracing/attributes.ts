@@ -6,6 +6,7 @@ import type { Attributes } from '@opentelemetry/api';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { answerCost } from '../governance/cost.ts';
+import type { Deferred } from './tracer.ts';
 
 /** gen_ai.operation.name for the operations the conventions name; the others keep the gateway's name. */
 const GENAI_OPERATIONS: Readonly<Record<string, string>> = {
@@ -45,19 +46,6 @@ export function spanName(operation: string, model: string | undefined): string {
   return model ? `${operation} ${model}` : operation;
 }
 
-/** What is known as the request starts: the operation and, once read, the model asked for. */
-export function startAttributes(ctx: RequestContext): Attributes {
-  const a: Attributes = { 'gen_ai.operation.name': genAiOperation(ctx.operation), 'skybridge.operation': ctx.operation };
-  const req = ctx.http?.req;
-  if (req) {
-    if (req.method) a['http.request.method'] = req.method;
-    const url = req.url;
-    if (url) a['url.path'] = url.split('?', 1)[0];
-  }
-  if (ctx.parentRequestId) a['skybridge.parent_request_id'] = ctx.parentRequestId;
-  return a;
-}
-
 /** Facts a stream's taps gathered (the last chunk's finish reason, the answering model, text when captured). */
 export interface StreamFacts {
   finishReasons: string[] | undefined;
@@ -65,47 +53,166 @@ export interface StreamFacts {
   output: string | undefined;
 }
 
-/** Everything the request decided and used, once its answer is complete. */
-export function endAttributes(ctx: RequestContext, result: Outcome, facts: StreamFacts | undefined, captureContent: boolean): Attributes {
-  const a: Attributes = { 'http.response.status_code': ctx.status, 'skybridge.request.id': ctx.requestId };
-  if (ctx.requestType) a['skybridge.request_type'] = ctx.requestType;
-  const scope = ctx.scope;
-  if (scope.kind === 'model') a['gen_ai.request.model'] = scope.model;
-  if (ctx.provider !== 'none') {
-    a['gen_ai.provider.name'] = genAiProvider(ctx.provider);
-    a['skybridge.provider'] = ctx.provider;
+/**
+ * What a request's span says, captured from its context as the answer completes: values and
+ * references the context already holds, and the answer's facts read off the parsed answer. Its
+ * attributes and name are made at export (`settle`, in the export's batch), not on the answer's
+ * path. Nothing captured is a key or a header value; content only when capture is on.
+ */
+export class RequestRecord implements Deferred {
+  readonly operation: string;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly parentRequestId: string | undefined;
+  readonly status: number;
+  readonly requestId: string;
+  readonly requestType: string;
+  readonly requestModel: string | undefined;
+  readonly provider: string;
+  readonly model: string | undefined;
+  readonly fallbackIndex: number;
+  readonly retries: number;
+  readonly keyId: string | undefined;
+  readonly vk: RequestContext['vk'];
+  readonly routing: RequestContext['routing'];
+  readonly cache: { cache_hit?: unknown; hit_type?: unknown } | undefined;
+  readonly usage: RequestContext['usage'];
+  /** An agent request: its turns' sums (the totals object is done with once the request ends). */
+  readonly turns: RequestContext['turns'];
+  readonly cost: number | undefined;
+  readonly failed: boolean;
+  readonly answer: AnswerFacts;
+  readonly error: RequestContext['error'];
+  readonly input: string | undefined;
+  readonly output: string | undefined;
+
+  constructor(ctx: RequestContext, result: Outcome, facts: StreamFacts | undefined, captureContent: boolean) {
+    this.operation = ctx.operation;
+    const req = ctx.http?.req;
+    this.method = req?.method;
+    this.url = req?.url;
+    this.parentRequestId = ctx.parentRequestId;
+    this.status = ctx.status;
+    this.requestId = ctx.requestId;
+    this.requestType = ctx.requestType;
+    const scope = ctx.scope;
+    this.requestModel = scope.kind === 'model' ? scope.model : undefined;
+    this.provider = ctx.provider;
+    this.model = ctx.model;
+    this.fallbackIndex = ctx.fallbackIndex;
+    this.retries = ctx.retries;
+    this.keyId = ctx.keyId;
+    this.vk = ctx.vk;
+    this.routing = ctx.routing;
+    this.cache = ctx.finalExtra?.cache_debug as RequestRecord['cache'];
+    this.usage = ctx.usage;
+    this.turns = ctx.turns;
+    // Priced once per request (memoised on the context: the logs stage asked already).
+    this.cost = ctx.turns && ctx.turns.turns > 0 ? undefined : typeof ctx.costMemo === 'number' ? ctx.costMemo : !ctx.usage || !ctx.model || ctx.provider === 'none' ? undefined : answerCost(ctx);
+    this.failed = result.kind === 'error';
+    this.answer = answerFacts(result, facts, captureContent);
+    this.error = ctx.error;
+    this.input = captureContent ? inputMessages(ctx) : undefined;
+    this.output = captureContent ? (this.answer.output ?? facts?.output) : undefined;
   }
-  if (ctx.model) a['skybridge.model'] = ctx.model;
-  if (ctx.fallbackIndex) a['skybridge.fallback_index'] = ctx.fallbackIndex;
-  if (ctx.retries) a['skybridge.retries'] = ctx.retries;
-  if (ctx.keyId) a['skybridge.provider_key.id'] = ctx.keyId;
-  governance(ctx, a);
-  const cache = ctx.finalExtra?.cache_debug as { cache_hit?: unknown; hit_type?: unknown } | undefined;
-  if (cache) {
-    a['skybridge.cache.hit'] = cache.cache_hit === true;
-    if (cache.cache_hit === true && typeof cache.hit_type === 'string') a['skybridge.cache.hit_type'] = cache.hit_type;
+
+  /** The attributes: GenAI conventions first, the gateway's own (skybridge.*) beside them. Returns the span's name. */
+  settle(a: Attributes): string {
+    const operation = genAiOperation(this.operation);
+    a['gen_ai.operation.name'] = operation;
+    a['skybridge.operation'] = this.operation;
+    if (this.method) a['http.request.method'] = this.method;
+    if (this.url) a['url.path'] = this.url.split('?', 1)[0];
+    if (this.parentRequestId) a['skybridge.parent_request_id'] = this.parentRequestId;
+    a['http.response.status_code'] = this.status;
+    a['skybridge.request.id'] = this.requestId;
+    if (this.requestType) a['skybridge.request_type'] = this.requestType;
+    if (this.requestModel !== undefined) a['gen_ai.request.model'] = this.requestModel;
+    if (this.provider !== 'none') {
+      a['gen_ai.provider.name'] = genAiProvider(this.provider);
+      a['skybridge.provider'] = this.provider;
+    }
+    if (this.model) a['skybridge.model'] = this.model;
+    if (this.fallbackIndex) a['skybridge.fallback_index'] = this.fallbackIndex;
+    if (this.retries) a['skybridge.retries'] = this.retries;
+    if (this.keyId) a['skybridge.provider_key.id'] = this.keyId;
+    governance(this.vk, this.routing, a);
+    const cache = this.cache;
+    if (cache) {
+      a['skybridge.cache.hit'] = cache.cache_hit === true;
+      if (cache.cache_hit === true && typeof cache.hit_type === 'string') a['skybridge.cache.hit_type'] = cache.hit_type;
+    }
+    this.#usage(a);
+    const answer = this.answer;
+    if (answer.model) a['gen_ai.response.model'] = answer.model;
+    else if (this.model && !this.failed) a['gen_ai.response.model'] = this.model;
+    if (answer.id) a['gen_ai.response.id'] = answer.id;
+    if (answer.finishReasons?.length) a['gen_ai.response.finish_reasons'] = answer.finishReasons;
+    const error = this.error;
+    if (error) {
+      a['error.type'] = error.type || String(error.status);
+      if (error.code) a['skybridge.error.code'] = error.code;
+    }
+    if (this.input !== undefined) a['gen_ai.input.messages'] = this.input;
+    if (this.output !== undefined) a['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: this.output }] }]);
+    return spanName(operation, this.requestModel);
   }
-  usage(ctx, a);
-  const answer = answerFacts(result, facts, captureContent);
-  if (answer.model) a['gen_ai.response.model'] = answer.model;
-  else if (ctx.model && result.kind !== 'error') a['gen_ai.response.model'] = ctx.model;
-  if (answer.id) a['gen_ai.response.id'] = answer.id;
-  if (answer.finishReasons?.length) a['gen_ai.response.finish_reasons'] = answer.finishReasons;
-  if (ctx.error) {
-    a['error.type'] = ctx.error.type || String(ctx.error.status);
-    if (ctx.error.code) a['skybridge.error.code'] = ctx.error.code;
+
+  #usage(a: Attributes): void {
+    const turns = this.turns;
+    if (turns && turns.turns > 0) {
+      a['gen_ai.usage.input_tokens'] = turns.promptTokens;
+      a['gen_ai.usage.output_tokens'] = turns.completionTokens;
+      a['skybridge.agent.turns'] = turns.turns;
+      if (!turns.unpriced) a['skybridge.cost.usd'] = turns.cost;
+      return;
+    }
+    const u = this.usage;
+    if (!u) return;
+    a['gen_ai.usage.input_tokens'] = u.prompt_tokens;
+    a['gen_ai.usage.output_tokens'] = u.completion_tokens;
+    const cached = u.prompt_tokens_details?.cached_tokens;
+    if (cached) a['gen_ai.usage.cache_read.input_tokens'] = cached;
+    if (this.cost !== undefined) a['skybridge.cost.usd'] = this.cost;
   }
-  if (captureContent) {
-    const input = inputMessages(ctx);
-    if (input !== undefined) a['gen_ai.input.messages'] = input;
-    const output = answer.output ?? facts?.output;
-    if (output !== undefined) a['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: output }] }]);
-  }
-  return a;
 }
 
-function governance(ctx: RequestContext, a: Attributes): void {
-  const vk = ctx.vk;
+/** An upstream attempt's span: what it was sent to, and how it ended; attributes made at export. */
+export class AttemptRecord implements Deferred {
+  /** gen_ai.operation.name's value. */
+  readonly operation: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly attempt: number;
+  readonly fallbackIndex: number;
+  status = 0;
+  keyId: string | undefined = undefined;
+  errorType: string | undefined = undefined;
+
+  constructor(operation: string, provider: string, model: string, attempt: number, fallbackIndex: number) {
+    this.operation = operation;
+    this.provider = provider;
+    this.model = model;
+    this.attempt = attempt;
+    this.fallbackIndex = fallbackIndex;
+  }
+
+  /** Returns the span's name, `{operation} {model}`. */
+  settle(a: Attributes): string {
+    a['gen_ai.operation.name'] = this.operation;
+    a['gen_ai.provider.name'] = genAiProvider(this.provider);
+    a['gen_ai.request.model'] = this.model;
+    a['skybridge.provider'] = this.provider;
+    a['skybridge.attempt'] = this.attempt;
+    a['skybridge.fallback_index'] = this.fallbackIndex;
+    a['http.response.status_code'] = this.status;
+    if (this.keyId) a['skybridge.provider_key.id'] = this.keyId;
+    if (this.errorType !== undefined) a['error.type'] = this.errorType;
+    return spanName(this.operation, this.model);
+  }
+}
+
+function governance(vk: RequestContext['vk'], routing: RequestContext['routing'], a: Attributes): void {
   if (vk) {
     a['skybridge.virtual_key.id'] = vk.record.id;
     a['skybridge.virtual_key.name'] = vk.record.name;
@@ -116,7 +223,6 @@ function governance(ctx: RequestContext, a: Attributes): void {
     if (customerId) a['skybridge.customer.id'] = customerId;
     if (vk.customer?.name) a['skybridge.customer.name'] = vk.customer.name;
   }
-  const routing = ctx.routing;
   if (routing) {
     const ids = [...new Set(routing.trail.filter((s) => s.matched && s.ruleId).map((s) => s.ruleId!))];
     if (ids.length) a['skybridge.routing.rule_ids'] = ids;
@@ -124,30 +230,11 @@ function governance(ctx: RequestContext, a: Attributes): void {
   }
 }
 
-function usage(ctx: RequestContext, a: Attributes): void {
-  const turns = ctx.turns;
-  if (turns && turns.turns > 0) {
-    a['gen_ai.usage.input_tokens'] = turns.promptTokens;
-    a['gen_ai.usage.output_tokens'] = turns.completionTokens;
-    a['skybridge.agent.turns'] = turns.turns;
-    if (!turns.unpriced) a['skybridge.cost.usd'] = turns.cost;
-    return;
-  }
-  const u = ctx.usage;
-  if (!u) return;
-  a['gen_ai.usage.input_tokens'] = u.prompt_tokens;
-  a['gen_ai.usage.output_tokens'] = u.completion_tokens;
-  const cached = u.prompt_tokens_details?.cached_tokens;
-  if (cached) a['gen_ai.usage.cache_read.input_tokens'] = cached;
-  const cost = typeof ctx.costMemo === 'number' ? ctx.costMemo : !ctx.model || ctx.provider === 'none' ? undefined : answerCost(ctx);
-  if (cost !== undefined) a['skybridge.cost.usd'] = cost;
-}
-
 interface AnswerFacts {
-  model?: string;
-  id?: string;
-  finishReasons?: string[];
-  output?: string;
+  model?: string | undefined;
+  id?: string | undefined;
+  finishReasons?: string[] | undefined;
+  output?: string | undefined;
 }
 
 /** Answers larger than this are not parsed again for their finish reasons (the span goes without them). */
@@ -158,43 +245,46 @@ const TOP_ID = /^\{\s*"id":\s*"([^"\\]{1,256})"/;
 const MODEL = /"model":\s*"([^"\\]{1,256})"/;
 const FINISH_REASONS = /"finish_reason":\s*"([A-Za-z_]+)"/g;
 
+const NO_FACTS: AnswerFacts = {};
+
+/**
+ * The answer's model, id and finish reasons (and text, when content is captured): from the stream's
+ * taps, else off the answer as the pipeline parsed it (a relayed text answer carries its parse);
+ * only an answer whose parse is not at hand (a cache hit's stored text) is scanned or parsed here.
+ */
 function answerFacts(result: Outcome, facts: StreamFacts | undefined, captureContent: boolean): AnswerFacts {
-  if (facts) return { ...(facts.responseModel && { model: facts.responseModel }), ...(facts.finishReasons && { finishReasons: facts.finishReasons }) };
-  if (result.kind === 'text' && !captureContent && result.text.length <= MAX_PARSED_ANSWER) {
-    // A chat answer relayed as text (the usual OpenAI-format case): the facts are read off it, not
-    // parsed a second time. (An escaped quote inside content cannot match: it is preceded by `\`.)
-    const text = result.text;
-    const reasons = Array.from(text.matchAll(FINISH_REASONS), (m) => m[1]);
-    if (reasons.length) {
-      const out: AnswerFacts = { finishReasons: reasons };
-      const model = MODEL.exec(text)?.[1];
-      if (model) out.model = model;
-      const id = TOP_ID.exec(text)?.[1];
-      if (id) out.id = id;
-      return out;
-    }
-  }
+  if (facts) return { model: facts.responseModel, finishReasons: facts.finishReasons };
   let body: unknown;
   if (result.kind === 'json') body = result.value;
-  else if (result.kind === 'text' && result.text.length <= MAX_PARSED_ANSWER && result.text.startsWith('{')) {
-    try {
-      body = JSON.parse(result.text);
-    } catch {
-      return {};
+  else if (result.kind === 'text') {
+    if (result.parsed !== undefined) body = result.parsed;
+    else if (result.text.length > MAX_PARSED_ANSWER) return NO_FACTS;
+    else if (!captureContent) {
+      // Read off the text, not parsed a second time. (An escaped quote inside content cannot match: it is preceded by `\`.)
+      const text = result.text;
+      const reasons = Array.from(text.matchAll(FINISH_REASONS), (m) => m[1]!);
+      if (reasons.length) return { finishReasons: reasons, model: MODEL.exec(text)?.[1], id: TOP_ID.exec(text)?.[1] };
+    }
+    if (body === undefined && result.text.startsWith('{')) {
+      try {
+        body = JSON.parse(result.text);
+      } catch {
+        return NO_FACTS;
+      }
     }
   }
-  if (!body || typeof body !== 'object') return {};
+  if (!body || typeof body !== 'object') return NO_FACTS;
   const b = body as { id?: unknown; model?: unknown; choices?: unknown; status?: unknown; output?: unknown; stop_reason?: unknown };
-  const out: AnswerFacts = {};
-  if (typeof b.model === 'string') out.model = b.model;
-  if (typeof b.id === 'string') out.id = b.id;
+  const out: AnswerFacts = { model: typeof b.model === 'string' ? b.model : undefined, id: typeof b.id === 'string' ? b.id : undefined };
   if (Array.isArray(b.choices)) {
-    const reasons = b.choices.map((c) => (c as { finish_reason?: unknown }).finish_reason).filter((r): r is string => typeof r === 'string');
-    if (reasons.length) out.finishReasons = reasons;
-    const text = b.choices
-      .map((c) => (c as { message?: { content?: unknown }; text?: unknown }).message?.content ?? (c as { text?: unknown }).text)
-      .filter((t): t is string => typeof t === 'string');
-    if (text.length) out.output = text.join('\n');
+    const choices = b.choices as { finish_reason?: unknown; message?: { content?: unknown }; text?: unknown }[];
+    let reasons: string[] | undefined;
+    for (const c of choices) if (typeof c?.finish_reason === 'string') (reasons ??= []).push(c.finish_reason);
+    out.finishReasons = reasons;
+    if (captureContent) {
+      const text = choices.map((c) => c?.message?.content ?? c?.text).filter((t): t is string => typeof t === 'string');
+      if (text.length) out.output = text.join('\n');
+    }
   } else if (typeof b.status === 'string' && Array.isArray(b.output)) {
     // A Responses API answer: its status is what finishes it.
     out.finishReasons = [b.status];

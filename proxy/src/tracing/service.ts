@@ -2,15 +2,16 @@
 // it and replaced (the old one flushed and stopped) when a reload changes the settings, and the
 // spans of requests in flight by request id, where an agent's turns and its tool calls find their
 // parent. Built once per gateway (services.ts); nothing of the SDK is loaded while tracing is off.
-import type { Context } from '@opentelemetry/api';
 import type { Snapshot } from '../config/snapshot.ts';
 import { log } from '../log.ts';
 import { sameSettings, tracingSettings, type TracingSettings } from './settings.ts';
 import { startSdk, type Sdk } from './sdk.ts';
+import type { OwnParent } from './tracer.ts';
 
-/** What a span started inside a request's work is the child of: the request's span, or the stage running. */
-export interface Parent {
-  readonly context: Context;
+/** A traced request in flight (stage.ts RequestTrace). */
+export interface Live {
+  /** What a span started inside its work now is the child of: the stage running, else the request's span. */
+  current(): OwnParent;
 }
 
 /** One settings' tracer: what the stage and the hooks use. */
@@ -18,13 +19,13 @@ export interface Tracing {
   readonly settings: TracingSettings;
   readonly sdk: Sdk;
   /** The span each traced request in flight runs now (its stage's, else its own), by the context's id. */
-  readonly live: Map<string, Parent>;
+  readonly live: Map<string, Live>;
 }
 
 export class TracingService {
   readonly #env: NodeJS.ProcessEnv;
   readonly #bySnapshot = new WeakMap<Snapshot, Tracing | null>();
-  readonly #live = new Map<string, Parent>();
+  readonly #live = new Map<string, Live>();
   #current: Tracing | undefined;
   #failed: string | undefined;
 

@@ -3,15 +3,19 @@
 // (identify, plan, limits, the cache lookup, the MCP stage with its agent turns), and each upstream
 // attempt gets a client span through invoke's AttemptWatcher, whose context goes upstream as
 // `traceparent`. A request whose client sent a valid `traceparent` continues that trace.
-import type { Context, Span, SpanContext } from '@opentelemetry/api';
+// On the answer's path only ids, times and the facts the context holds are taken: the request and
+// attempt spans' attributes are made at export (attributes.ts RequestRecord, AttemptRecord).
+import type { Span } from '@opentelemetry/api';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import type { AttemptWatch, AttemptWatcher } from '../pipeline/invoke.ts';
+import type { Target } from '../pipeline/target.ts';
 import type { GatewayError } from '../unified/errors.ts';
-import { endAttributes, genAiOperation, genAiProvider, spanName, startAttributes, type StreamFacts } from './attributes.ts';
+import { AttemptRecord, genAiOperation, RequestRecord, type StreamFacts } from './attributes.ts';
 import { parseTraceparent, traceHeaders } from './traceparent.ts';
-import type { Parent, Tracing, TracingService } from './service.ts';
+import { endDeferred, SpanParent, type OwnParent } from './tracer.ts';
+import type { Live, Tracing, TracingService } from './service.ts';
 
 declare module '../pipeline/context.ts' {
   interface ContextServices {
@@ -26,12 +30,110 @@ declare module '../pipeline/context.ts' {
   }
 }
 
-export interface RequestTrace extends Parent {
-  readonly span: Span;
-  /** The request span's context: the parent of the stage, attempt and tool spans. */
-  readonly context: Context;
+/**
+ * A traced request: its span (the parent of its stage and attempt spans), the stage running now,
+ * whose span is made only when something needs it, and what the stream taps saw. It watches the
+ * request's upstream attempts itself (no watcher object per request).
+ */
+export class RequestTrace extends SpanParent implements Live, AttemptWatcher {
+  readonly #t: Tracing;
+  /** Whether the request is sampled (its span records). */
+  readonly recording: boolean;
+  readonly #operation: string;
   /** What the stream taps saw. */
-  facts: StreamFacts | undefined;
+  facts: StreamFacts | undefined = undefined;
+  /** The stage whose `before` runs now (its span's name and the stage's), and when it started. */
+  #stageName: string | undefined = undefined;
+  #stage = '';
+  #stageStarted = 0;
+  #stageSpan: SpanParent | undefined = undefined;
+
+  constructor(t: Tracing, span: Span, operation: string) {
+    super(t.sdk.api, span);
+    this.#t = t;
+    this.recording = span.isRecording();
+    this.#operation = operation;
+  }
+
+  /** The span a span started inside the request's work now is the child of: the running stage's, else the request's. */
+  current(): OwnParent {
+    return this.#stageName === undefined ? this : this.#openStage();
+  }
+
+  /** A stage's `before` starts: its span is made later, if at all. */
+  enterStage(spanName: string, stage: string): void {
+    this.#stageName = spanName;
+    this.#stage = stage;
+    this.#stageStarted = performance.now();
+    this.#stageSpan = undefined;
+  }
+
+  /** Whether a span inside the running stage's work asked for the stage's span. */
+  get stageOpened(): boolean {
+    return this.#stageSpan !== undefined;
+  }
+
+  /** The stage did nothing: no span. */
+  dropStage(): void {
+    this.#stageName = undefined;
+    this.#stageSpan = undefined;
+  }
+
+  endStage(answered: Outcome | undefined, err: unknown): void {
+    if (this.#stageName === undefined) return;
+    const span = this.#openStage().span;
+    this.dropStage();
+    if (answered) span.setAttribute('skybridge.stage.answered', true);
+    if (err) {
+      const e = err as Partial<GatewayError>;
+      span.setAttribute('error.type', e.type ?? 'internal_error');
+      if (typeof e.status === 'number') span.setAttribute('http.response.status_code', e.status);
+      span.setStatus({ code: this.#t.sdk.api.SpanStatusCode.ERROR, message: typeof e.message === 'string' ? e.message.slice(0, 256) : undefined });
+    }
+    // On the clock its start was read from (a span given a start time would end on Date.now()'s milliseconds).
+    span.end(performance.now());
+  }
+
+  #openStage(): SpanParent {
+    if (!this.#stageSpan) {
+      const { api, tracer } = this.#t.sdk;
+      this.#stageSpan = new SpanParent(api, tracer.startOwn(this.#stageName!, api.SpanKind.INTERNAL, this, { 'skybridge.stage': this.#stage }, this.#stageStarted));
+    }
+    return this.#stageSpan;
+  }
+
+  /** Each upstream attempt: a client span, and the headers that carry it upstream. */
+  start(target: Target, attempt: number, fallbackIndex: number): AttemptWatch {
+    const { api, tracer } = this.#t.sdk;
+    const span = tracer.startOwn(this.#operation, api.SpanKind.CLIENT, this, {});
+    return new AttemptSpan(this.#t, span, new AttemptRecord(this.#operation, target.provider.name, target.model, attempt, fallbackIndex));
+  }
+}
+
+class AttemptSpan implements AttemptWatch {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly #t: Tracing;
+  readonly #span: Span;
+  readonly #record: AttemptRecord;
+
+  constructor(t: Tracing, span: Span, record: AttemptRecord) {
+    this.#t = t;
+    this.#span = span;
+    this.#record = record;
+    const sc = span.spanContext();
+    this.headers = traceHeaders(sc.traceId, sc.spanId, sc.traceFlags, sc.traceState?.serialize());
+  }
+
+  end(status: number, keyId: string | undefined, error?: GatewayError): void {
+    const r = this.#record;
+    r.status = status;
+    r.keyId = keyId;
+    if (error) {
+      r.errorType = error.type || String(status);
+      this.#span.setStatus({ code: this.#t.sdk.api.SpanStatusCode.ERROR, message: error.message.slice(0, 256) });
+    }
+    endDeferred(this.#span, r);
+  }
 }
 
 /**
@@ -64,7 +166,7 @@ export function tracingStage(t: Tracing): Stage {
     },
     tap(ctx, item) {
       const trace = ctx.trace;
-      if (trace?.span.isRecording()) observe(trace, item, t.settings.captureContent);
+      if (trace?.recording) observe(trace, item, t.settings.captureContent);
     },
   };
 }
@@ -76,36 +178,35 @@ export function tracingStage(t: Tracing): Stage {
  * and tool calls) asks for its parent. A stage that did nothing (`Stage.idle`) records none. Its
  * work finds the parent through `Tracing.live` (by request id), never an async context switch.
  */
-export function tracedStage(stage: Stage, t: Tracing): Stage {
+export function tracedStage(stage: Stage): Stage {
   const before = stage.before;
   if (!before) return stage;
-  const name = `stage ${stage.name}`;
+  const spanName = `stage ${stage.name}`;
   const traced: Stage = {
     name: stage.name,
     before(ctx) {
       const trace = ctx.trace;
-      if (!trace?.span.isRecording()) return before.call(stage, ctx);
-      const s = new StageSpan(t, name, stage.name, trace);
-      t.live.set(ctx.id, s);
+      if (!trace?.recording) return before.call(stage, ctx);
+      trace.enterStage(spanName, stage.name);
       let r: ReturnType<NonNullable<Stage['before']>>;
       try {
         r = before.call(stage, ctx);
       } catch (err) {
-        s.end(ctx, undefined, err);
+        trace.endStage(undefined, err);
         throw err;
       }
       if (!(r instanceof Promise)) {
-        if (r || s.opened || !stage.idle?.(ctx)) s.end(ctx, r, undefined);
-        else s.drop(ctx);
+        if (r || trace.stageOpened || !stage.idle?.(ctx)) trace.endStage(r, undefined);
+        else trace.dropStage();
         return r;
       }
       return r.then(
         (o) => {
-          s.end(ctx, o, undefined);
+          trace.endStage(o, undefined);
           return o;
         },
         (err: unknown) => {
-          s.end(ctx, undefined, err);
+          trace.endStage(undefined, err);
           throw err;
         },
       );
@@ -116,73 +217,15 @@ export function tracedStage(stage: Stage, t: Tracing): Stage {
   return traced;
 }
 
-/** A stage's span, started (at the stage's start time) only when something needs it. */
-class StageSpan implements Parent {
-  readonly #t: Tracing;
-  readonly #name: string;
-  readonly #stage: string;
-  readonly #trace: RequestTrace;
-  readonly #started = performance.now();
-  #span: Span | undefined;
-  #context: Context | undefined;
-
-  constructor(t: Tracing, name: string, stage: string, trace: RequestTrace) {
-    this.#t = t;
-    this.#name = name;
-    this.#stage = stage;
-    this.#trace = trace;
-  }
-
-  /** Whether a span inside the stage's work asked for it. */
-  get opened(): boolean {
-    return this.#span !== undefined;
-  }
-
-  /** The stage span's context: spans started inside the stage's work are its children. */
-  get context(): Context {
-    if (!this.#context) this.#context = this.#t.sdk.api.trace.setSpan(this.#trace.context, this.#open());
-    return this.#context;
-  }
-
-  #open(): Span {
-    this.#span ??= this.#t.sdk.tracer.startSpan(this.#name, { startTime: this.#started, attributes: { 'skybridge.stage': this.#stage } }, this.#trace.context);
-    return this.#span;
-  }
-
-  end(ctx: RequestContext, answered: Outcome | undefined, err: unknown): void {
-    this.drop(ctx);
-    const span = this.#open();
-    if (answered) span.setAttribute('skybridge.stage.answered', true);
-    if (err) {
-      const e = err as Partial<GatewayError>;
-      span.setAttribute('error.type', e.type ?? 'internal_error');
-      if (typeof e.status === 'number') span.setAttribute('http.response.status_code', e.status);
-      span.setStatus({ code: this.#t.sdk.api.SpanStatusCode.ERROR, message: typeof e.message === 'string' ? e.message.slice(0, 256) : undefined });
-    }
-    // On the clock its start was read from (a span given a start time would end on Date.now()'s milliseconds).
-    span.end(performance.now());
-  }
-
-  /** The request span is the parent again. */
-  drop(ctx: RequestContext): void {
-    if (this.#t.live.get(ctx.id) === this) this.#t.live.set(ctx.id, this.#trace);
-  }
-}
-
 function begin(ctx: RequestContext, t: Tracing): RequestTrace {
   if (ctx.trace) return ctx.trace;
   const { api, tracer } = t.sdk;
-  const parent = parentContext(ctx, t);
-  const inProcess = !ctx.http;
-  const span = tracer.startSpan(
-    genAiOperation(ctx.operation),
-    { kind: inProcess ? api.SpanKind.INTERNAL : api.SpanKind.SERVER, startTime: ctx.started, attributes: startAttributes(ctx) },
-    parent,
-  );
-  const context = api.trace.setSpan(parent, span);
-  const trace: RequestTrace = { span, context, facts: undefined };
+  const operation = genAiOperation(ctx.operation);
+  // Attributes and the final name are the RequestRecord's, made at export.
+  const span = tracer.startOwn(operation, ctx.http ? api.SpanKind.SERVER : api.SpanKind.INTERNAL, parentOf(ctx, t), {}, ctx.started);
+  const trace = new RequestTrace(t, span, operation);
   ctx.trace = trace;
-  ctx.attempts = attemptWatcher(ctx, trace, t);
+  ctx.attempts = trace;
   t.live.set(ctx.id, trace);
   return trace;
 }
@@ -192,74 +235,32 @@ function begin(ctx: RequestContext, t: Tracing): RequestTrace {
  * request itself for a streamed agent, whose turns run as the client reads), else the client's
  * traceparent.
  */
-function parentContext(ctx: RequestContext, t: Tracing): Context {
-  const { api } = t.sdk;
+function parentOf(ctx: RequestContext, t: Tracing): OwnParent | undefined {
   const parent = ctx.parentRequestId ? t.live.get(ctx.parentRequestId) : undefined;
-  if (parent) return parent.context;
+  if (parent) return parent.current();
   const remote = parseTraceparent(ctx.headers.traceparent, ctx.headers.tracestate);
-  if (!remote) return api.ROOT_CONTEXT;
-  const spanContext: SpanContext = {
-    traceId: remote.traceId,
-    spanId: remote.spanId,
-    traceFlags: remote.flags & 1,
-    isRemote: true,
-    ...(remote.state && { traceState: api.createTraceState(remote.state) }),
-  };
-  return api.trace.setSpanContext(api.ROOT_CONTEXT, spanContext);
+  if (!remote) return undefined;
+  const { api } = t.sdk;
+  return new SpanParent(
+    api,
+    api.trace.wrapSpanContext({
+      traceId: remote.traceId,
+      spanId: remote.spanId,
+      traceFlags: remote.flags & 1,
+      isRemote: true,
+      ...(remote.state && { traceState: api.createTraceState(remote.state) }),
+    }),
+  );
 }
 
 function finish(ctx: RequestContext, t: Tracing, result: Outcome): void {
   // A request refused while it was read (before any stage ran) is traced too.
   const trace = ctx.trace ?? begin(ctx, t);
   t.live.delete(ctx.id);
+  if (!trace.recording) return;
   const span = trace.span;
-  if (!span.isRecording()) return;
-  const attributes = endAttributes(ctx, result, trace.facts, t.settings.captureContent);
-  span.setAttributes(attributes);
-  const model = attributes['gen_ai.request.model'];
-  span.updateName(spanName(genAiOperation(ctx.operation), typeof model === 'string' ? model : undefined));
   if (ctx.status >= 500) span.setStatus({ code: t.sdk.api.SpanStatusCode.ERROR, message: ctx.error?.message.slice(0, 256) });
-  span.end();
-}
-
-/** Each upstream attempt: a client span, and the headers that carry it upstream. */
-function attemptWatcher(ctx: RequestContext, trace: RequestTrace, t: Tracing): AttemptWatcher {
-  const { api, tracer } = t.sdk;
-  const operation = genAiOperation(ctx.operation);
-  return {
-    start(target, attempt, fallbackIndex): AttemptWatch {
-      const span = tracer.startSpan(
-        spanName(operation, target.model),
-        {
-          kind: api.SpanKind.CLIENT,
-          attributes: {
-            'gen_ai.operation.name': operation,
-            'gen_ai.provider.name': genAiProvider(target.provider.name),
-            'gen_ai.request.model': target.model,
-            'skybridge.provider': target.provider.name,
-            'skybridge.attempt': attempt,
-            'skybridge.fallback_index': fallbackIndex,
-          },
-        },
-        trace.context,
-      );
-      const sc = span.spanContext();
-      return {
-        headers: traceHeaders(sc.traceId, sc.spanId, sc.traceFlags, sc.traceState?.serialize()),
-        end(status, keyId, error) {
-          if (span.isRecording()) {
-            span.setAttribute('http.response.status_code', status);
-            if (keyId) span.setAttribute('skybridge.provider_key.id', keyId);
-            if (error) {
-              span.setAttribute('error.type', error.type || String(status));
-              span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message.slice(0, 256) });
-            }
-          }
-          span.end();
-        },
-      };
-    },
-  };
+  endDeferred(span, new RequestRecord(ctx, result, trace.facts, t.settings.captureContent));
 }
 
 const FINISH_REASON = /"finish_reason":\s*"([A-Za-z_]+)"/;

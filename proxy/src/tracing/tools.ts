@@ -2,7 +2,6 @@
 // (an agent's MCP stage) or the request it was made for, and its context sent to the MCP server as
 // the call's `_meta` traceparent (the MCP convention for trace context). Arguments and results are
 // never recorded: they are content.
-import type { Context } from '@opentelemetry/api';
 import type { ToolCallWatcher } from '../mcp/manager.ts';
 import { traceHeaders } from './traceparent.ts';
 import type { TracingService } from './service.ts';
@@ -12,12 +11,8 @@ export function toolCallWatcher(service: TracingService): ToolCallWatcher {
     const t = service.current;
     if (!t) return undefined;
     const { api, tracer } = t.sdk;
-    const parent: Context = (requestId !== undefined && t.live.get(requestId)?.context) || api.ROOT_CONTEXT;
-    const span = tracer.startSpan(
-      `execute_tool ${tool}`,
-      { kind: api.SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.type': 'extension', 'skybridge.mcp.client': client } },
-      parent,
-    );
+    const parent = requestId !== undefined ? t.live.get(requestId)?.current() : undefined;
+    const span = tracer.startOwn(`execute_tool ${tool}`, api.SpanKind.INTERNAL, parent, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.type': 'extension', 'skybridge.mcp.client': client });
     const sc = span.spanContext();
     return {
       meta: traceHeaders(sc.traceId, sc.spanId, sc.traceFlags, sc.traceState?.serialize()),

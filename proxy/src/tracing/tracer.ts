@@ -44,6 +44,50 @@ function hrTime(epochMs: number): HrTime {
   return ns >= 1e9 ? [s + 1, ns - 1e9] : [s, ns];
 }
 
+/**
+ * A span's attributes and name made when it is exported, not when it ends: the request path keeps
+ * the facts (values and references it already holds) and the export turns a whole batch of them
+ * into attributes at once, off the answer's path.
+ */
+export interface Deferred {
+  /** Writes the span's attributes into `into`; returns its name (undefined: the name it started with). */
+  settle(into: Api.Attributes): string | undefined;
+}
+
+/** The parent of one of the gateway's own spans: the span, and an API Context holding it (read only by a sampler that looks at the parent). */
+export interface OwnParent {
+  readonly span: Api.Span;
+  readonly context: Api.Context;
+}
+
+/** A span as a parent, its API Context made only if something reads it. */
+export class SpanParent implements OwnParent {
+  readonly span: Api.Span;
+  readonly #api: typeof Api;
+  #context: Api.Context | undefined = undefined;
+
+  constructor(api: typeof Api, span: Api.Span) {
+    this.#api = api;
+    this.span = span;
+  }
+
+  get context(): Api.Context {
+    return (this.#context ??= this.#api.trace.setSpan(this.#api.ROOT_CONTEXT, this.span));
+  }
+}
+
+/** Ends a span whose attributes `deferred` makes at export (a span not sampled just ends). */
+export function endDeferred(span: Api.Span, deferred: Deferred): void {
+  if (span instanceof LeanSpan) span.endDeferred(deferred);
+  else span.end();
+}
+
+const NO_LINKS: Api.Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+const NOT_ENDED: HrTime = [0, 0];
+const NO_DURATION: HrTime = [-1, -1];
+const UNSET: Api.SpanStatus = { code: 0 };
+
 const isValue = (v: unknown): v is Api.AttributeValue => {
   const t = typeof v;
   return t === 'string' || t === 'number' || t === 'boolean' || (Array.isArray(v) && v.every((x) => x == null || ['string', 'number', 'boolean'].includes(typeof x)));
@@ -52,14 +96,11 @@ const isValue = (v: unknown): v is Api.AttributeValue => {
 export class LeanSpan implements Api.Span, ReadableSpan {
   readonly kind: Api.SpanKind;
   readonly parentSpanContext: Api.SpanContext | undefined;
-  readonly attributes: Api.Attributes;
-  readonly links: Api.Link[] = [];
-  readonly events: TimedEvent[] = [];
   readonly startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
-  name: string;
-  status: Api.SpanStatus = { code: 0 };
+  // Shared until set (most spans have no links or events, and end once): read-only to every reader.
+  endTime: HrTime = NOT_ENDED;
+  duration: HrTime = NO_DURATION;
+  status: Api.SpanStatus = UNSET;
   ended = false;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
@@ -69,17 +110,47 @@ export class LeanSpan implements Api.Span, ReadableSpan {
   /** Wall clock minus the performance clock at the start (as the SDK's span: times are read on the
    * monotonic clock and shown on the wall clock). */
   readonly #offset: number;
+  readonly #attributes: Api.Attributes;
+  #name: string;
+  #deferred: Deferred | undefined = undefined;
+  #links: Api.Link[] | undefined = undefined;
+  #events: TimedEvent[] | undefined = undefined;
 
   constructor(recorder: Recorder, context: Api.SpanContext, name: string, kind: Api.SpanKind, parent: Api.SpanContext | undefined, attributes: Api.Attributes, startTime: Api.TimeInput | undefined) {
     this.#recorder = recorder;
     this.#context = context;
-    this.name = name;
+    this.#name = name;
     this.kind = kind;
     this.parentSpanContext = parent;
-    this.attributes = attributes;
+    this.#attributes = attributes;
     const now = performance.now();
     this.#offset = Date.now() - (ORIGIN + now);
     this.startTime = this.#time(startTime, now);
+  }
+
+  get links(): Api.Link[] {
+    return this.#links ?? NO_LINKS;
+  }
+
+  get events(): TimedEvent[] {
+    return this.#events ?? NO_EVENTS;
+  }
+
+  get name(): string {
+    if (this.#deferred) this.#settle();
+    return this.#name;
+  }
+
+  get attributes(): Api.Attributes {
+    if (this.#deferred) this.#settle();
+    return this.#attributes;
+  }
+
+  #settle(): void {
+    const d = this.#deferred!;
+    this.#deferred = undefined;
+    const name = d.settle(this.#attributes);
+    if (name !== undefined) this.#name = name;
   }
 
   get resource(): Resource {
@@ -95,7 +166,7 @@ export class LeanSpan implements Api.Span, ReadableSpan {
   }
 
   setAttribute(key: string, value: Api.AttributeValue): this {
-    if (!this.ended && key && value != null && isValue(value)) this.attributes[key] = Array.isArray(value) ? value.slice() as Api.AttributeValue : value;
+    if (!this.ended && key && value != null && isValue(value)) this.#attributes[key] = Array.isArray(value) ? value.slice() as Api.AttributeValue : value;
     return this;
   }
 
@@ -108,12 +179,12 @@ export class LeanSpan implements Api.Span, ReadableSpan {
     if (this.ended) return this;
     const isTime = typeof attributesOrTime === 'number' || attributesOrTime instanceof Date || Array.isArray(attributesOrTime);
     const at = isTime ? (attributesOrTime as Api.TimeInput) : time;
-    this.events.push({ name, time: this.#time(at, performance.now()), ...(!isTime && attributesOrTime && { attributes: { ...(attributesOrTime as Api.Attributes) } }), droppedAttributesCount: 0 });
+    (this.#events ??= []).push({ name, time: this.#time(at, performance.now()), ...(!isTime && attributesOrTime && { attributes: { ...(attributesOrTime as Api.Attributes) } }), droppedAttributesCount: 0 });
     return this;
   }
 
   addLink(link: Api.Link): this {
-    if (!this.ended) this.links.push(link);
+    if (!this.ended) (this.#links ??= []).push(link);
     return this;
   }
 
@@ -130,8 +201,15 @@ export class LeanSpan implements Api.Span, ReadableSpan {
   }
 
   updateName(name: string): this {
-    if (!this.ended) this.name = name;
+    if (!this.ended) this.#name = name;
     return this;
+  }
+
+  /** Ends the span; its attributes and name are made by `deferred` when the export reads them. */
+  endDeferred(deferred: Deferred, endTime?: Api.TimeInput): void {
+    if (this.ended) return;
+    this.#deferred = deferred;
+    this.end(endTime);
   }
 
   end(endTime?: Api.TimeInput): void {
@@ -192,20 +270,20 @@ export class LeanTracer {
   readonly #api: typeof Api;
   readonly #sampler: Sampler;
   readonly #recorder: Recorder;
+  /** Whether the sampler may look at the parent (the parent-based ones): the others decide on the trace id alone. */
+  readonly #readsParent: boolean;
 
   constructor(api: typeof Api, sampler: Sampler, processor: SpanProcessor, resource: Resource, scopeName: string) {
     this.#api = api;
     this.#sampler = sampler;
     this.#recorder = { resource, processor, scope: { name: scopeName, version: undefined, schemaUrl: undefined } };
+    this.#readsParent = !/^(AlwaysOnSampler|AlwaysOffSampler|TraceIdRatioBased\{)/.test(String(sampler));
   }
 
   startSpan(name: string, options: Api.SpanOptions = {}, context: Api.Context = this.#api.ROOT_CONTEXT): Api.Span {
     const api = this.#api;
     const parent = options.root ? undefined : api.trace.getSpanContext(context);
     const valid = parent && api.trace.isSpanContextValid(parent) ? parent : undefined;
-    const traceId = valid?.traceId ?? randomHex(16);
-    const spanId = randomHex(8);
-    const kind = options.kind ?? api.SpanKind.INTERNAL;
     const attributes: Api.Attributes = {};
     if (options.attributes) {
       for (const key in options.attributes) {
@@ -213,15 +291,34 @@ export class LeanTracer {
         if (key && v != null && isValue(v)) attributes[key] = v;
       }
     }
-    const sampling = this.#sampler.shouldSample(context, traceId, name, kind, attributes, options.links ?? []);
-    const traceState = sampling.traceState ?? valid?.traceState;
-    const sampled = sampling.decision === api.SamplingDecision.RECORD_AND_SAMPLED;
-    const spanContext: Api.SpanContext = { traceId, spanId, traceFlags: sampled ? api.TraceFlags.SAMPLED : api.TraceFlags.NONE, ...(traceState && { traceState }) };
-    if (sampling.decision === api.SamplingDecision.NOT_RECORD) return api.trace.wrapSpanContext(spanContext);
-    if (sampling.attributes) Object.assign(attributes, sampling.attributes);
-    const span = new LeanSpan(this.#recorder, spanContext, name, kind, valid, attributes, options.startTime);
-    for (const l of options.links ?? []) span.addLink(l);
+    const links = options.links ?? NO_LINKS;
+    const span = this.#start(name, options.kind ?? api.SpanKind.INTERNAL, valid, context, attributes, options.startTime, links);
+    if (span instanceof LeanSpan) for (const l of links) span.addLink(l);
     return span;
   }
 
+  /**
+   * One of the gateway's own spans: `attributes` is the caller's object, built for this span with
+   * plain values, so it is taken as it is (not copied, not checked), and the parent is given as a
+   * span context (no API Context is made unless the sampler reads the parent).
+   */
+  startOwn(name: string, kind: Api.SpanKind, parent: OwnParent | undefined, attributes: Api.Attributes, startTime?: number): Api.Span {
+    const context = parent && this.#readsParent ? parent.context : this.#api.ROOT_CONTEXT;
+    return this.#start(name, kind, parent?.span.spanContext(), context, attributes, startTime, NO_LINKS);
+  }
+
+  #start(name: string, kind: Api.SpanKind, parent: Api.SpanContext | undefined, context: Api.Context, attributes: Api.Attributes, startTime: Api.TimeInput | undefined, links: Api.Link[]): Api.Span {
+    const api = this.#api;
+    const traceId = parent?.traceId ?? randomHex(16);
+    const spanId = randomHex(8);
+    const sampling = this.#sampler.shouldSample(context, traceId, name, kind, attributes, links);
+    const traceState = sampling.traceState ?? parent?.traceState;
+    const sampled = sampling.decision === api.SamplingDecision.RECORD_AND_SAMPLED;
+    const spanContext: Api.SpanContext = traceState
+      ? { traceId, spanId, traceFlags: sampled ? api.TraceFlags.SAMPLED : api.TraceFlags.NONE, traceState }
+      : { traceId, spanId, traceFlags: sampled ? api.TraceFlags.SAMPLED : api.TraceFlags.NONE };
+    if (sampling.decision === api.SamplingDecision.NOT_RECORD) return api.trace.wrapSpanContext(spanContext);
+    if (sampling.attributes) Object.assign(attributes, sampling.attributes);
+    return new LeanSpan(this.#recorder, spanContext, name, kind, parent, attributes, startTime);
+  }
 }
