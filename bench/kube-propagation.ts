@@ -6,9 +6,10 @@
 //
 //   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR] [--cpu-prof DIR]
 //
-// Per count: a realistic mix (2% Providers, 8% RoutingRules, the rest VirtualKeys, each key's value
-// and each Provider's key in a Secret) is applied and rendered; then `--changes` single-resource
-// edits, one at a time, rotating over the three kinds. Per edit: the time from sending the write
+// Per count: a realistic mix (2% Providers, 8% RoutingRules, 1% Customers, 3% Teams each in a
+// Customer, the rest VirtualKeys spread over the Teams, each key's value and each Provider's key in
+// a Secret; issue 28's kinds in the mix) is applied and rendered; then `--changes` single-resource
+// edits, one at a time, rotating over the five kinds. Per edit: the time from sending the write
 // to each proxy serving it (each proxy's /api polled in a tight loop: the edited object shows the
 // new value), the operator's CPU seconds (/proc/<pid>/stat) from the write to 1 s after the last
 // proxy served it (its status writes included), and each proxy's CPU for the
@@ -107,13 +108,17 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 interface Mix {
   providers: number;
   rules: number;
+  customers: number;
+  teams: number;
   keys: number;
 }
 
 const mixFor = (n: number): Mix => {
   const providers = Math.max(1, Math.round(n * 0.02));
   const rules = Math.max(1, Math.round(n * 0.08));
-  return { providers, rules, keys: Math.max(1, n - providers - rules) };
+  const customers = Math.max(1, Math.round(n * 0.01));
+  const teams = Math.max(1, Math.round(n * 0.03));
+  return { providers, rules, customers, teams, keys: Math.max(1, n - providers - rules - customers - teams) };
 };
 
 const provider = (i: number, retries = 1) => ({
@@ -130,7 +135,21 @@ const virtualKey = (i: number, m: Mix, description = 'v1') => ({
   apiVersion: GROUP,
   kind: 'VirtualKey',
   metadata: { name: `vk-${i}`, namespace: NS },
-  spec: { description, valueFrom: { secretKeyRef: { name: 'keys', key: `vk-${i}` } }, provider_configs: [{ provider: `p-${i % m.providers}`, allowed_models: ['*'], key_ids: ['*'] }] },
+  spec: { description, team_id: `team-${i % m.teams}`, valueFrom: { secretKeyRef: { name: 'keys', key: `vk-${i}` } }, provider_configs: [{ provider: `p-${i % m.providers}`, allowed_models: ['*'], key_ids: ['*'] }] },
+});
+// Each with its own budget (rendered as a governance budget of its own), as issue 28's kinds are
+// used. Display names are unique per kind (a duplicate is refused, and its keys with it).
+const customer = (i: number, rev = 'v1') => ({
+  apiVersion: GROUP,
+  kind: 'Customer',
+  metadata: { name: `customer-${i}`, namespace: NS },
+  spec: { name: `Customer ${i} ${rev}`, budget: { max_limit: 1000, reset_duration: '1M' } },
+});
+const team = (i: number, m: Mix, rev = 'v1') => ({
+  apiVersion: GROUP,
+  kind: 'Team',
+  metadata: { name: `team-${i}`, namespace: NS },
+  spec: { name: `Team ${i} ${rev}`, customer_id: `customer-${i % m.customers}`, budget: { max_limit: 100, reset_duration: '1M' }, rateLimit: { request_max_limit: 600, request_reset_duration: '1m' } },
 });
 const rule = (i: number, m: Mix, description = 'v1') => ({
   apiVersion: GROUP,
@@ -141,8 +160,16 @@ const rule = (i: number, m: Mix, description = 'v1') => ({
 
 /** One edit: the object to apply and, per proxy, the /api path and the text that shows it is served. */
 function change(n: number, m: Mix): { obj: Record<string, unknown>; path: string; marker: string; kind: string } {
-  const kind = n % 3;
+  const kind = n % 5;
   const rev = `rev-${n}`;
+  if (kind === 3) {
+    const i = (n * 3) % m.teams;
+    return { obj: team(i, m, rev), path: `/api/governance/teams/team-${i}`, marker: ` ${rev}"`, kind: 'Team' };
+  }
+  if (kind === 4) {
+    const i = n % m.customers;
+    return { obj: customer(i, rev), path: `/api/governance/customers/customer-${i}`, marker: ` ${rev}"`, kind: 'Customer' };
+  }
   if (kind === 0) {
     const i = (n * 7) % m.keys;
     return { obj: virtualKey(i, m, rev), path: `/api/governance/virtual-keys/vk-${i}`, marker: `"${rev}"`, kind: 'VirtualKey' };
@@ -190,6 +217,8 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     for (let i = 0; i < m.keys; i++) data[`vk-${i}`] = `sk-bf-bench-${String(i).padStart(8, '0')}`;
     await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keys', namespace: NS }, stringData: data }));
     const items = [
+      ...Array.from({ length: m.customers }, (_, i) => customer(i)),
+      ...Array.from({ length: m.teams }, (_, i) => team(i, m)),
       ...Array.from({ length: m.providers }, (_, i) => provider(i)),
       ...Array.from({ length: m.keys }, (_, i) => virtualKey(i, m)),
       ...Array.from({ length: m.rules }, (_, i) => rule(i, m)),
@@ -226,7 +255,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       const list = (await res.json()) as Listed;
       return list.items.every((o) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
     };
-    await until('every status of the first render', async () => (await ready('providers')) && (await ready('virtualkeys')) && (await ready('routingrules')), 10 * 60_000, 1000, context);
+    await until('every status of the first render', async () => (await ready('providers')) && (await ready('virtualkeys')) && (await ready('routingrules')) && (await ready('teams')) && (await ready('customers')), 10 * 60_000, 1000, context);
     await sleep(2000);
     const proxyPids = proxies.map((p) => p.proc.child.pid);
     // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a

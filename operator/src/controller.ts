@@ -16,6 +16,7 @@ import { toInternal } from './conversion/convert.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
 import { renderOutput, type AppliedObject, type RenderedOutput } from './render/output.ts';
+import { RenderMemo } from './render/memo.ts';
 import { FIELD_MANAGER, INDEX_KEY, INDEX_NAME, LABEL_SELECTOR, partNumber, sourcesPartNumber } from './render/contract.ts';
 import { SECRET_SHARD_NAMES } from './render/limits.ts';
 import { describeLost, holdDecision, type HoldDecision } from './safety.ts';
@@ -123,6 +124,8 @@ export class Controller {
   #lastRender: { input: DesiredState['input']; indexUid: string | undefined; out: RenderedOutput } | undefined;
   /** The laid-out text of each fragment (by identity: a cached translation's fragments are reused). */
   readonly #texts = new WeakMap<object, string>();
+  /** Part checksums, the Secret packing and the `sources` layout of earlier renders. */
+  readonly #renderMemo = new RenderMemo();
   #lastPass: LastPass | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #liveKey = '';
@@ -165,8 +168,20 @@ export class Controller {
     const selection = opts.secrets ?? {};
     for (const ns of namespaces) {
       const path = resourcePath('v1', 'secrets', ns);
+      // Our own rendered Secret shards are Secrets of a watched namespace too when the operator renders
+      // into one it watches: their writes coming back are no input.
       const secretInformer = (fieldSelector: string, labelSelector?: string) =>
-        new Informer(kc, client, { path, fieldSelector, labelSelector, onEvent: () => this.#inputChanged(), onSynced: synced(() => this.#inputChanged()), onError: onError(`${path}?${fieldSelector}`) });
+        new Informer(kc, client, {
+          path,
+          fieldSelector,
+          labelSelector,
+          onEvent: (type, obj) => {
+            if (type !== 'delete' && this.#ownWrite('Secret', obj)) return;
+            this.#inputChanged();
+          },
+          onSynced: synced(() => this.#inputChanged()),
+          onError: onError(`${path}?${fieldSelector}`),
+        });
       const informers = selection.names?.length
         ? [...new Set(selection.names)].sort().map((name) => secretInformer(`metadata.name=${name}`))
         : [secretInformer(NOT_HELM_RELEASES, selection.labelSelector)];
@@ -176,7 +191,7 @@ export class Controller {
       const path = resourcePath('v1', plural, opts.namespace);
       // Each rendered Secret shard by its fixed name: RBAC can then grant exactly them (no list of every Secret).
       const fieldSelector = name ? `metadata.name=${name}` : undefined;
-      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: () => this.#enqueue(), onSynced: synced(() => this.#enqueue()), onError: onError(path) });
+      return new Informer(kc, client, { path, labelSelector: LABEL_SELECTOR, fieldSelector, onEvent: (type, obj) => this.#onOutputEvent(plural === 'secrets' ? 'Secret' : 'ConfigMap', type, obj), onSynced: synced(() => this.#enqueue()), onError: onError(path) });
     };
     this.#output = { configMaps: outputInformer('configmaps'), secrets: SECRET_SHARD_NAMES.map((n) => outputInformer('secrets', n)) };
     if ((opts.readyWhen ?? 'served') === 'served') {
@@ -189,8 +204,15 @@ export class Controller {
           if (this.#served.observe(type, obj)) this.#enqueueStatus();
           this.#armExpiry();
         },
-        onSynced: synced(() => this.#enqueueStatus()),
-        onError: onError(path),
+        onSynced: synced(() => {
+          this.#served.seeing();
+          this.#armExpiry();
+          this.#enqueueStatus();
+        }),
+        onError: (err, retryInMs) => {
+          this.#served.blind();
+          onError(path)(err, retryInMs);
+        },
       });
     }
   }
@@ -274,6 +296,26 @@ export class Controller {
 
   #enqueue(): void {
     this.#queue?.add(this.#opts.namespace);
+  }
+
+  /**
+   * A rendered object changed. Our own write coming back through the watch (the object as the last
+   * render made it) needs no pass: each edit writes a part and the index, and each echo used to cost
+   * a pass over every resource. Anything else (a deletion, an edit by hand, another replica's write)
+   * is judged by a pass.
+   */
+  #onOutputEvent(kind: AppliedObject['kind'], type: 'add' | 'update' | 'delete', obj: KubernetesObject): void {
+    if (type !== 'delete' && this.#ownWrite(kind, obj)) return;
+    this.#enqueue();
+  }
+
+  /** Whether `obj` is, in every way a write would change, what the last render wrote under its name. */
+  #ownWrite(kind: AppliedObject['kind'], obj: KubernetesObject): boolean {
+    const out = this.#lastRender?.out;
+    const name = obj.metadata?.name;
+    if (!out || !name || obj.metadata?.namespace !== out.index.metadata.namespace) return false;
+    const rendered = [out.index, ...out.parts, ...out.sourceParts, ...out.secrets].find((o) => o.metadata.name === name && o.kind === kind);
+    return rendered !== undefined && sameAsLive(rendered, obj as RawObject);
   }
 
   #inputChanged(): void {
@@ -558,7 +600,7 @@ export class Controller {
     const render = (indexUid: string | undefined): RenderedOutput => {
       const last = this.#lastRender;
       if (last && last.input === desired.input && last.indexUid === indexUid && last.out.index.metadata.namespace === target) return last.out;
-      const out = renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid, textCache: this.#texts });
+      const out = renderOutput(desired.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid, textCache: this.#texts, memo: this.#renderMemo });
       this.#lastRender = { input: desired.input, indexUid, out };
       return out;
     };
@@ -640,22 +682,28 @@ export class Controller {
     if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
     const shared = new Map<string, ServedView>();
-    // Bounded concurrency: one round trip per changed status, many in flight; unchanged ones cost nothing.
-    await forEachLimited(resources, this.#opts.statusConcurrency ?? 32, async (cr) => {
-      if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
-        yielded = true;
-        return;
-      }
+    // First, at once, the resources with anything to look at: most of thousands have the same inputs
+    // as last time, and are passed over without a turn in the pool.
+    const todo: { cr: CustomResource; ref: string; verdict: Verdict; served: ServedView | undefined; uid: string | undefined; inputs: string | undefined }[] = [];
+    for (const cr of resources) {
       const ref = crRef(cr);
       const verdict = pass.verdicts.get(ref);
-      if (!verdict) return; // being deleted
+      if (!verdict) continue; // being deleted
       const served = this.#servedView(cr, pass, live, shared);
       // The same inputs as last time, against the same status, with nothing of ours in flight: that
       // pass found nothing to write (or its write came back), so this one would not either.
       const uid = cr.metadata.uid;
       const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
       const seen = uid ? this.#statusSeen.get(uid) : undefined;
-      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) return;
+      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) continue;
+      todo.push({ cr, ref, verdict, served, uid, inputs });
+    }
+    // Bounded concurrency: one round trip per changed status, many in flight.
+    await forEachLimited(todo, this.#opts.statusConcurrency ?? 32, async ({ cr, ref, verdict, served, uid, inputs }) => {
+      if (yielded || (writes >= MIN_STATUS_WRITES_BEFORE_YIELD && renderWaiting())) {
+        yielded = true;
+        return;
+      }
       let wrote = false;
       const conditions = desiredConditions(verdict, outcome, served);
       const current = this.#knownStatus(cr);

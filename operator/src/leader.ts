@@ -45,6 +45,9 @@ export interface LeaderElectorOptions {
   onNewLeader?: (identity: string) => void;
 }
 
+/** Between attempts of a lapsed leader to resume its term while the API server does not answer. */
+export const RESUME_RETRY_MS = 200;
+
 export const defaultIdentity = (): string => `${hostname()}_${process.pid}_${randomBytes(3).toString('hex')}`;
 
 /** Kubernetes MicroTime: RFC 3339 with microseconds. */
@@ -138,8 +141,12 @@ export class LeaderElector {
       log.warn('leader election: the lease ran out without a renewal, stepping down', { identity: this.identity });
       this.#setLeading(false);
     }
-    // Candidates jitter their attempts so replicas do not hit the API server in lockstep.
-    const wait = this.#leading ? this.#opts.retryPeriodMs : this.#opts.retryPeriodMs * (1 + Math.random() * 0.2);
+    // Candidates jitter their attempts so replicas do not hit the API server in lockstep. A leader
+    // whose term lapsed while the API server was away tries more often: it alone may resume at once
+    // (the record is its own; anyone else waits a whole lease duration), and each attempt against an
+    // absent server costs one refused connection.
+    const resumable = !this.#leading && this.#failing && this.#lastWritten !== undefined;
+    const wait = this.#leading ? this.#opts.retryPeriodMs : resumable ? Math.min(this.#opts.retryPeriodMs, RESUME_RETRY_MS) : this.#opts.retryPeriodMs * (1 + Math.random() * 0.2);
     this.#timer = setTimeout(() => void this.#tick(), wait);
   }
 

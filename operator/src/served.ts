@@ -37,12 +37,31 @@ interface LeaseObject extends KubernetesObject {
 const REMEMBERED_REVISIONS = 256;
 
 export class ServedTracker {
-  readonly #replicas = new Map<string, Replica & { renewTime: string; reportText: string }>();
+  readonly #replicas = new Map<string, Replica & { renewTime: string; reportText: string; durationMs: number }>();
   readonly #revisionSeq = new Map<string, number>();
   #seq = 0;
   #current: string | undefined;
   /** By CR uid: the generation last seen and the first render number that included it. */
   readonly #first = new Map<string, { generation: number | undefined; seq: number }>();
+  /** Since when the reports cannot be watched (an API-server outage), if they cannot. */
+  #blindSince: number | undefined;
+
+  /**
+   * The reports' watch failed: renewals made meanwhile cannot be seen, so a replica live then is not
+   * taken for gone while this lasts. Otherwise, once the API server is back, every resource would turn
+   * Ready=False (and each status be written twice) before the replicas' renewals are seen again.
+   */
+  blind(now = Date.now()): void {
+    this.#blindSince ??= now;
+  }
+
+  /** Watching again (the reports listed): each replica live when the watch broke has a lease duration from now to show it renews. */
+  seeing(now = Date.now()): void {
+    const since = this.#blindSince;
+    if (since === undefined) return;
+    this.#blindSince = undefined;
+    for (const r of this.#replicas.values()) if (r.expiresAt > since) r.expiresAt = Math.max(r.expiresAt, now + r.durationMs);
+  }
 
   /** A Lease event. Returns whether the served picture changed (a reason to recompute statuses). */
   observe(type: 'add' | 'update' | 'delete', obj: KubernetesObject, now = Date.now()): boolean {
@@ -70,13 +89,15 @@ export class ServedTracker {
       const renewed = renewTime ? Date.parse(renewTime) : 0;
       expiresAt = Math.min(now, Number.isNaN(renewed) ? 0 : renewed) + durationMs;
     }
-    this.#replicas.set(name, { identity: name, report, expiresAt, renewTime, reportText });
+    this.#replicas.set(name, { identity: name, report, expiresAt, renewTime, reportText, durationMs });
     const wasLive = before !== undefined && before.expiresAt > now;
     return !wasLive || before.reportText !== reportText;
   }
 
   live(now = Date.now()): Replica[] {
-    return [...this.#replicas.values()].filter((r) => r.expiresAt > now).sort((a, b) => (a.identity < b.identity ? -1 : 1));
+    // While blind, a replica live when the watch broke counts as live still.
+    const cutoff = this.#blindSince === undefined ? now : Math.min(now, this.#blindSince);
+    return [...this.#replicas.values()].filter((r) => r.expiresAt > cutoff).sort((a, b) => (a.identity < b.identity ? -1 : 1));
   }
 
   /** Identities of the live replicas, to notice one expiring. */
@@ -88,6 +109,7 @@ export class ServedTracker {
 
   /** When the next live replica expires unless renewed. */
   nextExpiry(now = Date.now()): number | undefined {
+    if (this.#blindSince !== undefined) return undefined;
     let next: number | undefined;
     for (const r of this.#replicas.values()) if (r.expiresAt > now && (next === undefined || r.expiresAt < next)) next = r.expiresAt;
     return next;

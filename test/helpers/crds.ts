@@ -1,7 +1,9 @@
 // The CRDs from crds/ on a test API server, with their conversion webhook served from the test's own
 // process (the operator's conversion code, over TLS with a test CA, at a URL the API server calls):
 // v1alpha1 objects are stored as v1beta1 through it, so every test that writes either version needs
-// it, whether or not an operator runs at that moment. Close it in `after`, before the API server.
+// it, whether or not an operator runs at that moment. Close it in `after`, before or after the API
+// server: closing drops the API server's idle keep-alive connections to it (a close that waited for
+// them, before the API server stopped, waited forever: kube-teams.test.ts was ended by the runner).
 import { readFileSync, readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -37,7 +39,11 @@ export async function installCrds(kube: KubeApiServer): Promise<InstalledCrds> {
   const ca = makeTestCa();
   const { cert, key } = ca.issue('conversion');
   const server = await serveConversion({ port: 0, host: '127.0.0.1', certFile: cert, keyFile: key });
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/convert`;
   const ok = async (args: string[], stdin?: string) => {
     const r = await kube.kubectl(args, stdin);

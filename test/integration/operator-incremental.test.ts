@@ -58,7 +58,9 @@ before(async () => {
   await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keys', namespace: NS }, stringData: data }));
   const provider = { apiVersion: GROUP, kind: 'Provider', metadata: { name: 'openai', namespace: NS }, spec: { keys: [{ name: 'k', valueFrom: { secretKeyRef: { name: 'keys', key: 'openai' } } }] } };
   await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [provider, ...Array.from({ length: COUNT }, (_, i) => vk(i))] }));
-  operator = startOperator(kube, { namespace: NS, identity: 'op-incr' });
+  // Debug: each render pass logs `configuration rendered`, which the test counts (no resync pass
+  // may fall within the edit).
+  operator = startOperator(kube, { namespace: NS, identity: 'op-incr', args: ['--log-level', 'debug', '--resync-period', '3600'] });
   proxy = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir, POD_NAME: 'proxy-incr' }, args: ['--kube-namespace', NS] });
 }, { timeout: 10 * 60_000 });
 
@@ -99,11 +101,16 @@ test('past the inline limit the index is sharded, and an edit to one VirtualKey 
   process.stdout.write(`# ${COUNT + 1} resources: index ${indexBytes} bytes, ${index.parts.length} parts, ${index.sourceParts?.length} sources parts\n`);
 
   const before = { rendered: await rendered(), secrets: await secrets(), keys: await keys() };
+  const passes = () => (operator?.output() ?? '').split('"configuration rendered"').length - 1;
+  const passesBefore = passes();
   const edited = 137;
   await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(vk(edited, 'v2')));
   await waitFor('the edit to be served', () => served(edited, '"v2"'));
   await waitFor('the edited key to be Ready again', settled);
   const after = { rendered: await rendered(), secrets: await secrets(), keys: await keys() };
+  // One pass over every resource for the edit: its own writes coming back through the watch (the
+  // part, the index, the key's status) start none (each used to cost another pass).
+  assert.equal(passes() - passesBefore, 1, `render passes for one edit:\n${context()}`);
 
   const parts = changed(before.rendered, after.rendered);
   assert.equal(parts.length, 2, `rewritten: ${parts.join(', ')}`);

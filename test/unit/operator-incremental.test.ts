@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderOutput } from '../../operator/src/render/output.ts';
+import { RenderMemo } from '../../operator/src/render/memo.ts';
 import { shardText } from '../../operator/src/render/shard.ts';
 import { stableStringify, stableStringifyReusing } from '../../operator/src/render/stable-json.ts';
 import { desiredState } from '../../operator/src/resources/desired.ts';
@@ -164,4 +165,35 @@ test('an edit changes one part; adding a resource changes at most the parts arou
   // The sources parts follow the same rule.
   const sources = (o: ReturnType<typeof render>) => new Map(o.sourceParts.map((p) => [p.metadata.name, p.data['config.part']]));
   assert.equal(diff(sources(base), sources(render(edited))).length, 0);
+});
+
+test('a render memo gives the bytes of a full render and hashes only the part an edit changed; a changed secret value or source is worked out again', () => {
+  const { resources, lookup } = manyKeys(600);
+  const translations = new TranslationCache();
+  const translator = (c: CustomResource) => translations.translate(c, lookup);
+  const memo = new RenderMemo();
+  const texts = new WeakMap<object, string>();
+  const first = desiredState(resources, lookup, undefined, translator);
+  const a = renderOutput(first.input, { namespace: 'ns', memo, textCache: texts });
+  assert.deepEqual(a, renderOutput(first.input, { namespace: 'ns' }));
+  const hashedFirst = memo.hashed;
+  assert.equal(hashedFirst, a.parts.length + a.sourceParts.length);
+
+  // One key's description: its part is hashed again, no other; the Secret data and sources are kept.
+  const edited = resources.map((r, i) => (i === 7 ? { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { ...(r.spec as object), description: 'edited' } } : r));
+  const second = desiredState(edited, lookup, undefined, translator);
+  const b = renderOutput(second.input, { namespace: 'ns', memo, textCache: texts });
+  assert.deepEqual(b, renderOutput(second.input, { namespace: 'ns' }));
+  assert.equal(memo.hashed - hashedFirst, 1);
+  assert.deepEqual(b.secrets, a.secrets);
+  assert.equal(b.index.data['index.json'] === a.index.data['index.json'], false);
+
+  // A new key: a new Secret value and a new source, worked out again (the same bytes as a full render).
+  const added = [...edited, cr('VirtualKey', 'zz-new', { valueFrom: ref('creds', 'openai'), provider_configs: [{ provider: 'openai', allowed_models: ['*'], key_ids: ['*'] }] })];
+  const third = desiredState(added, lookup, undefined, translator);
+  assert.deepEqual(renderOutput(third.input, { namespace: 'ns', memo, textCache: texts }), renderOutput(third.input, { namespace: 'ns' }));
+  const changedValue = { ...third.input, secrets: { ...third.input.secrets, [Object.keys(third.input.secrets)[0]]: Buffer.from('rotated').toString('base64') } };
+  const rotated = renderOutput(changedValue, { namespace: 'ns', memo, textCache: texts });
+  assert.deepEqual(rotated, renderOutput(changedValue, { namespace: 'ns' }));
+  assert.notEqual(rotated.indexDocument.secretChecksum, b.indexDocument.secretChecksum);
 });

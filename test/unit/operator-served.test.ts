@@ -82,6 +82,29 @@ test('leases: renewals keep a replica live, a stale one expires, a deleted one g
   assert.equal(t.count('u', 1, 'providers', t.live(T0 + 30_000)).serving, 0, 'revisions from before this leader are unknown');
 });
 
+test('while the reports cannot be watched (an API-server outage) a replica live then is not taken for gone; once watched again it has a lease duration to renew', () => {
+  const t = new ServedTracker();
+  t.rendered('r/s');
+  t.includes('u', 1);
+  t.observe('add', lease('p1', 'r', T0), T0); // lease 10 s: live until T0 + 10 s
+  t.observe('add', lease('old', 'r', T0 - 9000), T0); // live until T0 + 1 s
+  t.blind(T0 + 2000); // the watch breaks; 'old' had expired by then
+  // 45 s later, still blind: p1's renewals cannot be seen, so it still counts (and no expiry is armed).
+  assert.equal(t.liveKey(T0 + 45_000), 'p1');
+  assert.equal(t.nextExpiry(T0 + 45_000), undefined);
+  assert.equal(t.count('u', 1, 'providers', t.live(T0 + 45_000)).serving, 1);
+  // Watching again at T0 + 50 s: p1 has until T0 + 60 s to show a renewal.
+  t.seeing(T0 + 50_000);
+  assert.equal(t.liveKey(T0 + 59_000), 'p1');
+  assert.equal(t.nextExpiry(T0 + 59_000), T0 + 60_000);
+  assert.equal(t.live(T0 + 60_001).length, 0, 'a replica that does not renew after the outage drops out');
+  // A renewal seen after the return keeps it live as usual.
+  t.blind(T0 + 70_000);
+  t.seeing(T0 + 71_000);
+  t.observe('update', lease('p1', 'r', T0 + 71_500), T0 + 71_500);
+  assert.equal(t.live(T0 + 80_000).length, 1);
+});
+
 test('Ready from the count: Served only when every live replica serves it; NoReplicas, NotImplemented, Propagating otherwise', () => {
   const valid = { accepted: true, reason: 'Valid', message: 'ok' };
   const ok = { ok: true as const, revision: 'r' };

@@ -20,8 +20,9 @@ export interface InformerOptions {
 }
 
 // Short on purpose: a retry against an API server that is away costs one refused connection, and a
-// long cap is what delays recovery after it comes back (the next attempt may be seconds away).
-const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 1000 };
+// long cap is what delays recovery after it comes back (the next attempt may be that far away: half
+// the cap on average, on the path of the first change after an API-server restart).
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 250, maxMs: 500 };
 /**
  * ListWatch waits before re-opening a watch that ended cleanly, doubling up to 30 s and resetting
  * only on an event, so a quiet resource could wait that long after an API server restart. Capped.

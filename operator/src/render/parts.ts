@@ -28,23 +28,49 @@ export const isCutId = (parentPath: string, id: string): boolean => fnv1a(`${par
 /** `sources` entries are ~50-300 bytes: about one in this many ends a sources part (~30-60 KiB parts). */
 export const SOURCES_CUT_EVERY = 256;
 
-/** The part texts, in order; joined they are the document. */
-export function cutParts(doc: LaidOutDocument, maxBytes: number = MAX_PART_BYTES): string[] {
-  const text = doc.segments.join('');
-  if (Buffer.byteLength(text, 'utf8') <= Math.min(SINGLE_PART_BYTES, maxBytes)) return [text];
-  const out: string[] = [];
-  let current = '';
-  const flush = () => {
-    if (current) out.push(...shardText(current, maxBytes));
-    current = '';
-  };
+/**
+ * The part texts of the last cut, by position: the segments each was made of and its text(s). A part
+ * made of the same segments (the same strings: stable-json.ts keeps an unchanged resource's segment)
+ * is the same text, reused without joining, comparing or hashing it again.
+ */
+export type PartCache = { segments: readonly string[]; texts: readonly string[] }[];
+
+const sameSegments = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+
+/** The part texts, in order; joined they are the document. `kept`: the last cut's, updated in place. */
+export function cutParts(doc: LaidOutDocument, maxBytes: number = MAX_PART_BYTES, kept?: PartCache): string[] {
+  const single = Math.min(SINGLE_PART_BYTES, maxBytes);
+  // UTF-8 takes at least a byte per UTF-16 unit: past the limit in units, past it in bytes.
+  let units = 0;
+  for (const s of doc.segments) units += s.length;
+  if (units <= single) {
+    const text = doc.segments.join('');
+    if (Buffer.byteLength(text, 'utf8') <= single) return [text];
+  }
+  const groups: string[][] = [];
+  let current: string[] = [];
   doc.segments.forEach((segment, i) => {
-    current += segment;
-    if (doc.cutAfter[i]) flush();
+    current.push(segment);
+    if (doc.cutAfter[i]) {
+      groups.push(current);
+      current = [];
+    }
   });
-  flush();
+  groups.push(current);
+  const out: string[] = [];
+  const next: PartCache = [];
+  groups.forEach((segments, g) => {
+    const known = kept?.[g];
+    const texts = known && sameSegments(known.segments, segments) ? known.texts : textsOf(segments.join(''), maxBytes);
+    next.push({ segments, texts });
+    out.push(...texts);
+  });
+  if (kept) kept.splice(0, kept.length, ...next);
   return out.length ? out : [''];
 }
+
+/** A group's text as parts: none when empty, several when over the byte limit. */
+const textsOf = (text: string, maxBytes: number): string[] => (text ? shardText(text, maxBytes) : []);
 
 /**
  * `sources` (`<section>/<id>` -> `<Kind> <namespace>/<name>`) laid out as stableStringify lays it

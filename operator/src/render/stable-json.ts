@@ -66,8 +66,7 @@ export function layoutReusing(
           text = JSON.stringify(sortKeys(c), null, 2);
           cache.set(c, text);
         }
-        buf += inner ? indentedOnce(c, text, inner) : text;
-        segments.push(buf);
+        segments.push(segmentOnce(c, buf, inner ? indentedOnce(c, text, inner) : text));
         cutAfter.push(isCut(path, id));
         buf = '';
         return;
@@ -110,6 +109,20 @@ export function layoutReusing(
   segments.push(`${buf}\n`);
   cutAfter.push(false);
   return { segments, cutAfter };
+}
+
+/**
+ * A fragment's segment (the layout since the last segment, then the fragment), kept by identity while
+ * both are the same: an unchanged resource gives the very same string each render, so the part it
+ * sits in is recognised without comparing or hashing its text again (render/parts.ts).
+ */
+const segmentsOf = new WeakMap<object, { prefix: string; body: string; segment: string }>();
+function segmentOnce(fragment: object, prefix: string, body: string): string {
+  const known = segmentsOf.get(fragment);
+  if (known && known.body === body && known.prefix === prefix) return known.segment;
+  const segment = prefix + body;
+  segmentsOf.set(fragment, { prefix, body, segment });
+  return segment;
 }
 
 /** A fragment's text indented into place, kept by identity: a fragment always sits at the same depth. */

@@ -9,6 +9,7 @@ import { buildDocument, ownerOf, type SourcedFragment } from '../render/document
 import type { RenderInput } from '../render/output.ts';
 import { DEFAULT_LIMITS, type SizeLimits } from '../render/limits.ts';
 import { tooLargeAlone, tooLargeTogether } from './size.ts';
+import { sameEntries } from '../render/memo.ts';
 import { crRef, sortResources, type CustomResource } from './kinds.ts';
 import { describeErrors, isRejection, translate, type Rejection, type SecretLookup, type Translation } from './translate.ts';
 
@@ -53,6 +54,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   const accepted = new Map<string, Translation>();
   const claimed = new Map<string, string>(); // `<section>/<id>` or `secret/<KEY>` -> owner
   const rules: RoutingRule[] = [];
+  const ruleNames = new Map<string, RoutingRule[]>();
   for (const cr of live) {
     const ref = crRef(cr);
     const t = translator(cr, secrets);
@@ -60,16 +62,21 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       reject(ref, t);
       continue;
     }
-    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules) ?? tooLargeAloneOnce(t, limits);
+    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules, ruleNames) ?? tooLargeAloneOnce(t, limits);
     if (clash) {
       reject(ref, clash);
       continue;
     }
-    for (const f of t.fragments) claimed.set(`${f.section}/${f.id}`, ref);
-    for (const k of Object.keys(t.secrets)) claimed.set(`secret/${k}`, ref);
+    for (const c of claimsOf(t)) claimed.set(c, ref);
     const value = keyValueClaim(t);
     if (value) claimed.set(value, ref);
-    for (const f of t.fragments) if (f.section === 'routing_rules') rules.push(f.value as RoutingRule);
+    for (const f of t.fragments) {
+      if (f.section !== 'routing_rules') continue;
+      const rule = f.value as RoutingRule;
+      rules.push(rule);
+      const key = ruleNameKey(rule);
+      ruleNames.set(key, [...(ruleNames.get(key) ?? []), rule]);
+    }
     accepted.set(ref, t);
   }
 
@@ -82,8 +89,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
     const fragments: SourcedFragment[] = [];
     for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push({ ...f, source: ref });
     const built = buildDocument(fragments);
-    const secretData = mergeSecrets(accepted.values());
-    const env = decodedSecrets(accepted.values());
+    const { merged: secretData, env } = secretsOf([...accepted.values()]);
     let errors: FieldError[];
     try {
       warnings = checkConfig(memo ? built.document : structuredClone(built.document), 'the custom resources', env, undefined, memo).warnings;
@@ -138,7 +144,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
         verdicts.set(ref, d?.length ? degradedVerdict(d) : ACCEPTED);
       }
       return {
-        input: { document: built.document, secrets: secretData, managed: built.managed, sources: built.sources },
+        input: { document: built.document, secrets: secretData, managed: built.managed, sources: stableSources(built.sources) },
         verdicts,
         unattributed,
         warnings,
@@ -244,14 +250,24 @@ function ruleReferences(accepted: ReadonlyMap<string, Translation>, document: Re
   return out;
 }
 
+/** What a translation claims (`<section>/<id>` of each fragment, then `secret/<KEY>`), made once per kept translation. */
+const claimKeys = new WeakMap<Translation, string[]>();
+function claimsOf(t: Translation): string[] {
+  let keys = claimKeys.get(t);
+  if (!keys) claimKeys.set(t, (keys = [...t.fragments.map((f) => `${f.section}/${f.id}`), ...Object.keys(t.secrets).map((k) => `secret/${k}`)]));
+  return keys;
+}
+
 function conflict(t: Translation, ref: string, claimed: ReadonlyMap<string, string>): Rejection | undefined {
-  for (const f of t.fragments) {
-    const owner = claimed.get(`${f.section}/${f.id}`);
-    if (owner) return { reason: 'Conflict', message: `${f.section} id '${f.id}' is already defined by ${owner}; rename one of them (ids are unique across watched namespaces)` };
-  }
-  for (const k of Object.keys(t.secrets)) {
-    const owner = claimed.get(`secret/${k}`);
-    if (owner) return { reason: 'Conflict', message: `its Secret data key ${k} collides with one of ${owner} (names differ only in punctuation); rename one of them` };
+  const keys = claimsOf(t);
+  for (let i = 0; i < keys.length; i++) {
+    const owner = claimed.get(keys[i]);
+    if (!owner) continue;
+    if (i < t.fragments.length) {
+      const f = t.fragments[i];
+      return { reason: 'Conflict', message: `${f.section} id '${f.id}' is already defined by ${owner}; rename one of them (ids are unique across watched namespaces)` };
+    }
+    return { reason: 'Conflict', message: `its Secret data key ${keys[i].slice('secret/'.length)} collides with one of ${owner} (names differ only in punctuation); rename one of them` };
   }
   return undefined;
 }
@@ -289,10 +305,25 @@ function duplicateKeyValue(t: Translation, claimed: ReadonlyMap<string, string>)
   };
 }
 
-/** Routing rule names are unique within a scope (the management API refuses duplicates too). */
-function ruleClash(t: Translation, rules: readonly RoutingRule[]): Rejection | undefined {
+/** A rule's name within its scope: what must be unique. */
+const ruleNameKey = (r: RoutingRule): string => `${r.name}\u0000${r.scope ?? 'global'}\u0000${r.scope_id ?? ''}`;
+
+/** Whether a rule object passes validateRuleForWrite on its own: once per kept translation's fragment. */
+const ruleFine = new WeakMap<object, boolean>();
+
+/**
+ * Routing rule names are unique within a scope (the management API refuses duplicates too). A rule
+ * fine on its own whose name is free is passed at the cost of a lookup (every rule is checked on
+ * every render); otherwise validateRuleForWrite against the rules before it gives the exact report.
+ */
+function ruleClash(t: Translation, rules: readonly RoutingRule[], named: ReadonlyMap<string, readonly RoutingRule[]>): Rejection | undefined {
   for (const f of t.fragments) {
     if (f.section !== 'routing_rules') continue;
+    let fine = ruleFine.get(f.value);
+    if (fine === undefined) ruleFine.set(f.value, (fine = validateRuleForWrite(f.value).length === 0));
+    const rule = f.value as RoutingRule;
+    const taken = named.get(ruleNameKey(rule))?.some((r) => rule.id === undefined || r.id !== rule.id);
+    if (fine && !taken) continue;
     const errors = validateRuleForWrite(f.value, { existing: rules });
     if (errors.length) return { reason: 'Conflict', message: describeErrors(errors) };
   }
@@ -317,6 +348,33 @@ function mergeSecrets(translations: Iterable<Translation>): Record<string, strin
   const out: Record<string, string> = {};
   for (const t of translations) Object.assign(out, t.secrets);
   return out;
+}
+
+/**
+ * The merged and the decoded Secret values of the accepted translations, made again only when their
+ * secrets objects are not the very ones of the last call (an edit that changes no value keeps them;
+ * each render merges thousands otherwise). Callers never change what they are given.
+ */
+let lastSecrets: { of: object[]; merged: Record<string, string>; env: Record<string, string> } | undefined;
+function secretsOf(translations: readonly Translation[]): { merged: Record<string, string>; env: Record<string, string> } {
+  const of = translations.map((t) => t.secrets);
+  const last = lastSecrets;
+  // A re-translated resource has a new secrets object, most often with the same few entries.
+  const same = (a: object, b: object) => a === b || sameEntries(a as Record<string, string>, b as Record<string, string>);
+  if (last && last.of.length === of.length && last.of.every((s, i) => same(s, of[i]))) {
+    last.of = of;
+    return last;
+  }
+  lastSecrets = { of, merged: mergeSecrets(translations), env: decodedSecrets(translations) };
+  return lastSecrets;
+}
+
+/** The last `sources`, kept while every entry is the same: later steps (size, render) then know it by identity. */
+let lastSources: Record<string, string> | undefined;
+function stableSources(sources: Record<string, string>): Record<string, string> {
+  if (lastSources && sameEntries(lastSources, sources)) return lastSources;
+  lastSources = sources;
+  return sources;
 }
 
 const EMPTY_SECRET = 'the Secret value it references is empty';

@@ -90,9 +90,17 @@ export function compareResources(a: CustomResource, b: CustomResource): number {
 
 /** The resources in compareResources' order, each one's sort key worked out once (thousands of resources: a timestamp parse per comparison showed in profiles). */
 export function sortResources(list: readonly CustomResource[]): CustomResource[] {
-  const keyed = list.map((r) => ({ r, accepted: wasAccepted(r), t: timestamp(r.metadata.creationTimestamp), name: `${r.kind}/${r.metadata.namespace}/${r.metadata.name}` }));
+  const keyed = list.map((r) => ({ r, accepted: wasAccepted(r), ...identityKey(r) }));
   keyed.sort((a, b) => (a.accepted !== b.accepted ? (a.accepted ? -1 : 1) : a.t !== b.t ? a.t - b.t : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return keyed.map((k) => k.r);
+}
+
+/** A resource object's creation time and name key, made once (the informer hands the same objects pass after pass). */
+const identityKeys = new WeakMap<CustomResource, { t: number; name: string }>();
+function identityKey(r: CustomResource): { t: number; name: string } {
+  let key = identityKeys.get(r);
+  if (!key) identityKeys.set(r, (key = { t: timestamp(r.metadata.creationTimestamp), name: `${r.kind}/${r.metadata.namespace}/${r.metadata.name}` }));
+  return key;
 }
 
 const wasAccepted = (r: CustomResource): boolean => r.status?.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True') ?? false;

@@ -8,6 +8,7 @@ import { MAX_PART_BYTES } from '../render/shard.ts';
 import { stableStringify } from '../render/stable-json.ts';
 import { INLINE_SOURCES_BYTES } from '../render/output.ts';
 import { CUT_EVERY } from '../render/parts.ts';
+import { sameEntries } from '../render/memo.ts';
 
 /** What one part costs in the index: its name in `parts` and its checksum. */
 const PART_ENTRY_BYTES = 160;
@@ -54,6 +55,25 @@ function documentChars(accepted: ReadonlyMap<string, Translation>): number {
   return n;
 }
 
+/** Whether the merged Secret data packs into the shards: once per data object (desired.ts keeps it while no value changes). */
+const fitting = new WeakMap<object, { limits: SizeLimits; fits: boolean }>();
+function fitsOnce(data: Readonly<Record<string, string>>, limits: SizeLimits): boolean {
+  const known = fitting.get(data);
+  if (known && known.limits === limits) return known.fits;
+  const fits = packSecrets(data, limits.secretShardBytes, limits.secretShards) !== undefined;
+  fitting.set(data, { limits, fits });
+  return fits;
+}
+
+/** The `sources` bytes, worked out again only when an entry changed (compared entry by entry). */
+let lastSources: { sources: Readonly<Record<string, string>>; bytes: number } | undefined;
+function sourcesBytesOnce(sources: Readonly<Record<string, string>>): number {
+  if (lastSources && sameEntries(lastSources.sources, sources)) return lastSources.bytes;
+  const bytes = Object.entries(sources).reduce((n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8') + 8, 0);
+  lastSources = { sources, bytes };
+  return bytes;
+}
+
 /** Accepted CRs to leave out, newest first, so the Secret shards and the index fit. */
 export function tooLargeTogether(
   accepted: ReadonlyMap<string, Translation>,
@@ -64,7 +84,7 @@ export function tooLargeTogether(
   const out = new Map<string, Rejection>();
   const newestFirst = [...accepted.keys()].reverse();
 
-  if (!packSecrets(secretData, limits.secretShardBytes, limits.secretShards)) {
+  if (!fitsOnce(secretData, limits)) {
     const total = secretBytes(secretData);
     const left: Record<string, string> = { ...secretData };
     for (const ref of newestFirst) {
@@ -82,7 +102,7 @@ export function tooLargeTogether(
   // Parts end about every CUT_EVERY fragments; the document's compact JSON under-counts the
   // indented parts, hence the factors 2.
   const fragments = Object.keys(built.sources).length;
-  const sourcesBytes = Object.entries(built.sources).reduce((n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8') + 8, 0);
+  const sourcesBytes = sourcesBytesOnce(built.sources);
   const inline = sourcesBytes <= INLINE_SOURCES_BYTES;
   const parts = Math.ceil((2 * fragments) / CUT_EVERY) + Math.ceil((2 * documentChars(accepted)) / MAX_PART_BYTES) + (inline ? 0 : Math.ceil((2 * sourcesBytes) / MAX_PART_BYTES)) + 1;
   const inlineBytes = inline ? Buffer.byteLength(stableStringify({ managed: built.managed, sources: built.sources }), 'utf8') : 0;

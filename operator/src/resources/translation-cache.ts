@@ -60,8 +60,16 @@ export class TranslationCache {
   }
 }
 
+/** Each resource object's key, made once (the informer hands the same objects pass after pass). */
+const keys = new WeakMap<CustomResource, string | undefined>();
+
 /** uid plus kind and name: a resource deleted and created again under the same name is a new one. */
-const cacheKey = (cr: CustomResource): string | undefined => (cr.metadata.uid ? `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}` : undefined);
+function cacheKey(cr: CustomResource): string | undefined {
+  if (keys.has(cr)) return keys.get(cr);
+  const key = cr.metadata.uid ? `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}` : undefined;
+  keys.set(cr, key);
+  return key;
+}
 
 function versionOf(secrets: VersionedSecretLookup, ref: string): string {
   const slash = ref.indexOf('/');

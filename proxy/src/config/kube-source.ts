@@ -25,9 +25,9 @@ export interface KubeSourceOptions {
 }
 
 // A retry against an API server that is away costs one refused connection; a long cap is what
-// would delay recovery once it is back (changes flow again within about a second).
+// would delay recovery once it is back (changes flow again within about half a second).
 const RESTART_BASE_MS = 250;
-const RESTART_MAX_MS = 1000;
+const RESTART_MAX_MS = 500;
 /**
  * ListWatch waits before re-opening a watch that ended cleanly, doubling up to 30 s and resetting
  * only on an event, so a quiet resource could wait that long after an API server restart. Capped.

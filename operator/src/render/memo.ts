@@ -1,0 +1,64 @@
+// What a render keeps for the next one (the controller's), so an edit to one resource costs that
+// resource, not a pass over every part, Secret value and `sources` entry: each part's checksum by its
+// text, and the Secret packing and the `sources` layout while their content is the same. Each input
+// is compared entry by entry (string comparisons, far cheaper than hashing or laying them out again).
+import { sha256Hex } from '../../../proxy/src/contract.ts';
+import type { PartCache } from './parts.ts';
+
+interface Kept<T> {
+  input: Readonly<Record<string, string>>;
+  value: T;
+}
+
+/** Whether two flat string maps hold the same entries (the same object: at once). */
+export function sameEntries(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (a[k] !== b[k] || !(k in b)) return false;
+  return true;
+}
+
+export class RenderMemo {
+  readonly #sums = new Map<string, { text: string; sum: string }>();
+  #secrets: Kept<unknown> | undefined;
+  #sources: Kept<unknown> | undefined;
+  /** The last cut of the document into parts, per part size limit. */
+  readonly #parts = new Map<number, PartCache>();
+  /** Part texts hashed (not reused): what a test counts. */
+  hashed = 0;
+
+  /** What cutParts keeps between renders at this part size limit. */
+  parts(maxBytes: number): PartCache {
+    let kept = this.#parts.get(maxBytes);
+    if (!kept) this.#parts.set(maxBytes, (kept = []));
+    return kept;
+  }
+
+  /** sha256 of the text `name` holds, once per text. */
+  checksum(name: string, text: string): string {
+    const known = this.#sums.get(name);
+    if (known && known.text === text) return known.sum;
+    const sum = sha256Hex(text);
+    this.hashed++;
+    this.#sums.set(name, { text, sum });
+    return sum;
+  }
+
+  /** `make(input)`, or what it gave for the last input with the same entries. */
+  secrets<T>(input: Readonly<Record<string, string>>, make: () => T): T {
+    const kept = this.#secrets;
+    if (kept && sameEntries(kept.input, input)) return kept.value as T;
+    const value = make();
+    this.#secrets = { input, value };
+    return value;
+  }
+
+  sources<T>(input: Readonly<Record<string, string>>, make: () => T): T {
+    const kept = this.#sources;
+    if (kept && sameEntries(kept.input, input)) return kept.value as T;
+    const value = make();
+    this.#sources = { input, value };
+    return value;
+  }
+}
