@@ -34,6 +34,7 @@ export {
   secretKeyName,
   secretChecksum,
   sha256Hex,
+  ChecksumMemo,
   type ConfigIndex,
 } from './schema/config-index.ts';
 export { validator, type FieldError } from './schema/validate.ts';

@@ -2,7 +2,7 @@
 // resource, not a pass over every part, Secret value and `sources` entry: each part's checksum by its
 // text, and the Secret packing and the `sources` layout while their content is the same. Each input
 // is compared entry by entry (string comparisons, far cheaper than hashing or laying them out again).
-import { sha256Hex } from '../../../proxy/src/contract.ts';
+import { ChecksumMemo } from '../../../proxy/src/contract.ts';
 import type { PartCache } from './parts.ts';
 
 interface Kept<T> {
@@ -20,13 +20,11 @@ export function sameEntries(a: Readonly<Record<string, string>>, b: Readonly<Rec
 }
 
 export class RenderMemo {
-  readonly #sums = new Map<string, { text: string; sum: string }>();
+  readonly #sums = new ChecksumMemo();
   #secrets: Kept<unknown> | undefined;
   #sources: Kept<unknown> | undefined;
   /** The last cut of the document into parts, per part size limit. */
   readonly #parts = new Map<number, PartCache>();
-  /** Part texts hashed (not reused): what a test counts. */
-  hashed = 0;
 
   /** What cutParts keeps between renders at this part size limit. */
   parts(maxBytes: number): PartCache {
@@ -37,12 +35,12 @@ export class RenderMemo {
 
   /** sha256 of the text `name` holds, once per text. */
   checksum(name: string, text: string): string {
-    const known = this.#sums.get(name);
-    if (known && known.text === text) return known.sum;
-    const sum = sha256Hex(text);
-    this.hashed++;
-    this.#sums.set(name, { text, sum });
-    return sum;
+    return this.#sums.of(name, text);
+  }
+
+  /** Part texts hashed (not reused): what a test counts. */
+  get hashed(): number {
+    return this.#sums.hashed;
   }
 
   /** `make(input)`, or what it gave for the last input with the same entries. */

@@ -5,7 +5,7 @@
 // yet. A checksum that does not match is a write still in
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
 import { resolvesEnvRef } from '../schema/env-ref.ts';
-import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, type ConfigIndex } from '../schema/config-index.ts';
+import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, ChecksumMemo, type ConfigIndex } from '../schema/config-index.ts';
 
 /** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
 export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
@@ -108,19 +108,17 @@ export function secretEnv(data: Readonly<Record<string, string>> | undefined): R
  * while the shards are the same objects (an informer replaces only the objects that changed).
  */
 export class AssemblyMemo {
-  readonly #sums = new Map<string, { text: string; sum: string }>();
+  readonly #sums = new ChecksumMemo();
   #secrets: { shards: readonly (Readonly<Record<string, string>> | undefined)[]; data: Record<string, string> | undefined; checksum: string; keys: ReadonlySet<string>; env?: Record<string, string> } | undefined;
-  /** Parts hashed (not reused). */
-  hashed = 0;
 
   /** sha256 of a part's text, computed once per text. */
   checksum(name: string, text: string): string {
-    const known = this.#sums.get(name);
-    if (known && known.text === text) return known.sum;
-    const sum = sha256Hex(text);
-    this.hashed++;
-    this.#sums.set(name, { text, sum });
-    return sum;
+    return this.#sums.of(name, text);
+  }
+
+  /** Parts hashed (not reused). */
+  get hashed(): number {
+    return this.#sums.hashed;
   }
 
   /** The merged shards, their checksum and keys: computed again only when a shard is another object. */

@@ -68,6 +68,25 @@ export function managedFromSources(sources: Readonly<Record<string, string>>): R
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/**
+ * sha256 of the text each name holds, computed once per text: the operator's render and a proxy's
+ * reload hash only the parts that changed since the last time.
+ */
+export class ChecksumMemo {
+  readonly #sums = new Map<string, { text: string; sum: string }>();
+  /** Texts hashed (not reused). */
+  hashed = 0;
+
+  of(name: string, text: string): string {
+    const known = this.#sums.get(name);
+    if (known && known.text === text) return known.sum;
+    const sum = sha256Hex(text);
+    this.hashed++;
+    this.#sums.set(name, { text, sum });
+    return sum;
+  }
+}
+
 /** The Secret's checksum as the contract defines it: `KEY=<base64>\n` lines in key order. */
 export function secretChecksum(data: Readonly<Record<string, string>> | undefined): string {
   const d = data ?? {};
