@@ -8,6 +8,7 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import { startGateway, type InProcessGateway } from '../helpers/in-process-gateway.ts';
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
+import { apiClient } from '../helpers/api.ts';
 import type { LogEntry, UsageBreakdown } from '../../proxy/src/api/answers.ts';
 
 let mock: MockProvider;
@@ -29,10 +30,9 @@ after(async () => {
 });
 
 async function api<T>(path: string): Promise<T> {
-  const res = await fetch(`${g.url}${path}`);
-  const body = (await res.json()) as T;
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
+  const res = await apiClient(g)<T>('GET', path);
+  assert.equal(res.status, 200, res.text);
+  return res.body;
 }
 
 test("a cache hit's record carries the stored answer's price as saved spend, never as spend", async () => {
