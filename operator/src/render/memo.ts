@@ -5,9 +5,18 @@
 import { ChecksumMemo } from '../../../proxy/src/contract.ts';
 import type { PartCache } from './parts.ts';
 
-interface Kept<T> {
-  input: Readonly<Record<string, string>>;
-  value: T;
+/** One value kept with the input it was made from. */
+class KeptByInput {
+  #kept: { input: Readonly<Record<string, string>>; value: unknown } | undefined;
+
+  /** `make()`, or what it gave for the last input with the same entries. */
+  get<T>(input: Readonly<Record<string, string>>, make: () => T): T {
+    const kept = this.#kept;
+    if (kept && sameEntries(kept.input, input)) return kept.value as T;
+    const value = make();
+    this.#kept = { input, value };
+    return value;
+  }
 }
 
 /** Whether two flat string maps hold the same entries (the same object: at once). */
@@ -21,8 +30,8 @@ export function sameEntries(a: Readonly<Record<string, string>>, b: Readonly<Rec
 
 export class RenderMemo {
   readonly #sums = new ChecksumMemo();
-  #secrets: Kept<unknown> | undefined;
-  #sources: Kept<unknown> | undefined;
+  readonly #secrets = new KeptByInput();
+  readonly #sources = new KeptByInput();
   /** The last cut of the document into parts, per part size limit. */
   readonly #parts = new Map<number, PartCache>();
 
@@ -45,18 +54,11 @@ export class RenderMemo {
 
   /** `make(input)`, or what it gave for the last input with the same entries. */
   secrets<T>(input: Readonly<Record<string, string>>, make: () => T): T {
-    const kept = this.#secrets;
-    if (kept && sameEntries(kept.input, input)) return kept.value as T;
-    const value = make();
-    this.#secrets = { input, value };
-    return value;
+    return this.#secrets.get(input, make);
   }
 
+  /** The same, for the sources layout. */
   sources<T>(input: Readonly<Record<string, string>>, make: () => T): T {
-    const kept = this.#sources;
-    if (kept && sameEntries(kept.input, input)) return kept.value as T;
-    const value = make();
-    this.#sources = { input, value };
-    return value;
+    return this.#sources.get(input, make);
   }
 }
