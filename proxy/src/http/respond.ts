@@ -74,26 +74,16 @@ async function writeStream(
   renderError?: ErrorRenderer,
 ): Promise<void> {
   const encoding = format.encoding ?? 'utf8';
-  // Headers go out with the first bytes: a stream that fails before it produced anything is
-  // answered with a plain error status instead of a 200 carrying only an error event.
-  const head = () => {
-    if (!res.headersSent) res.writeHead(200, format.headers ?? SSE_HEADERS);
-  };
   try {
     for await (const batch of items) {
       if (res.destroyed) return;
       let out = '';
       for (const item of batch) out += format.encode(item);
       if (!out) continue;
-      head();
+      streamHead(res, format);
       if (!res.write(out, encoding)) await drained(res);
     }
-    if (res.destroyed) return;
-    head();
-    // end() without a chunk: an HTTP/2 answer's last write and an end(chunk, encoding) written
-    // together can reach the wire mangled (binary framings show it).
-    if (format.done && !res.write(format.done, encoding)) await drained(res);
-    res.end();
+    await endStream(res, format);
   } catch (err) {
     failStream(res, err, format, extra, renderError);
   }
@@ -108,27 +98,39 @@ async function writePumped(
   renderError?: ErrorRenderer,
 ): Promise<void> {
   const encoding = format.encoding ?? 'utf8';
-  const head = () => {
-    if (!res.headersSent) res.writeHead(200, format.headers ?? SSE_HEADERS);
-  };
   const sink: TextSink = {
     write: (text) => {
       // A client gone: its text is dropped (the pump ends on the abort that follows).
       if (res.destroyed) return true;
-      head();
+      streamHead(res, format);
       return res.write(text, encoding);
     },
     drained: () => drained(res),
   };
   try {
     await pump(sink);
-    if (res.destroyed) return;
-    head();
-    if (format.done && !res.write(format.done, encoding)) await drained(res);
-    res.end();
+    await endStream(res, format);
   } catch (err) {
     failStream(res, err, format, extra, renderError);
   }
+}
+
+/**
+ * A stream's headers go out with its first bytes: a stream that fails before it produced anything
+ * is answered with a plain error status instead of a 200 carrying only an error event.
+ */
+function streamHead(res: ServerResponse, format: StreamFormat<unknown>): void {
+  if (!res.headersSent) res.writeHead(200, format.headers ?? SSE_HEADERS);
+}
+
+/** A stream that ran to its end: headers (if nothing was written), the closing marker, the end. */
+async function endStream(res: ServerResponse, format: StreamFormat<unknown>): Promise<void> {
+  if (res.destroyed) return;
+  streamHead(res, format);
+  // end() without a chunk: an HTTP/2 answer's last write and an end(chunk, encoding) written
+  // together can reach the wire mangled (binary framings show it).
+  if (format.done && !res.write(format.done, format.encoding ?? 'utf8')) await drained(res);
+  res.end();
 }
 
 /** A stream that failed: a plain error answer if nothing was sent yet, else its in-band error event. */
