@@ -4,7 +4,6 @@
 // only then swapped in. Other replicas hear of the new revision from the store and swap it in too.
 // Objects of the seed (config.json) are read-only here; objects written through /api are kept
 // apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
-import { createHash } from 'node:crypto';
 import { CheckMemo, checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences, unallowedVaultReferences } from './api-env-refs.ts';
@@ -15,7 +14,9 @@ import type { SnapshotHolder } from './holder.ts';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
 import { log } from '../log.ts';
 
-export const seedDigest = (doc: GatewayConfig): string => createHash('sha256').update(JSON.stringify(doc)).digest('hex').slice(0, 16);
+import { seedDigest } from './seed-digest.ts';
+
+export { seedDigest };
 
 /** The whole document belongs to something outside this process (Kubernetes): readable, not writable here. */
 export interface ConfigOrigin {

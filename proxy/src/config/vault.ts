@@ -4,7 +4,10 @@
 // and swaps the snapshot like a config reload. When the vault cannot answer, the last good values
 // stay and the outage is reported once (log, status, metric hooks). One per process: the config
 // check runs in many places (file reload, /api writes, the store's sync) and all read this one.
-import { isVaultRef, parseVaultRef, resolvesEnvRef, vaultKey, type VaultLookup, type VaultRef } from '../schema/env-ref.ts';
+import { vaultKey, type VaultLookup } from '../schema/env-ref.ts';
+import { vaultReferences, type VaultReference } from './vault-refs.ts';
+
+export { vaultReferences };
 import { VaultConfigSchema } from '../schema/gateway.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { VaultClient, VaultError, vaultSettings, type VaultSettings } from './vault-client.ts';
@@ -26,19 +29,6 @@ export interface VaultStatus {
   last_success_at?: string;
   last_error?: string;
   refresh_failures: number;
-}
-
-/** Every vault reference of a document (where references are read), with its path. */
-export function vaultReferences(document: unknown): { at: string; ref: VaultRef | { error: string } }[] {
-  const out: { at: string; ref: VaultRef | { error: string } }[] = [];
-  const walk = (v: unknown, path: string) => {
-    if (typeof v === 'string') {
-      if (isVaultRef(v) && resolvesEnvRef(path)) out.push({ at: path, ref: parseVaultRef(v) });
-    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
-  };
-  walk(document, '');
-  return out;
 }
 
 interface Entry {
@@ -85,9 +75,13 @@ export class VaultSecrets {
    * a path that cannot be read is left for the config check to report against its field.
    */
   async prime(document: unknown, env: NodeJS.ProcessEnv = process.env): Promise<FieldError[]> {
-    const section = (document as { vault?: unknown } | null)?.vault;
+    return this.primeListed((document as { vault?: unknown } | null)?.vault, () => vaultReferences(document), env);
+  }
+
+  /** prime() with the document's references listed elsewhere (the reload's reader thread lists them off the event loop). */
+  async primeListed(section: unknown, listRefs: () => VaultReference[], env: NodeJS.ProcessEnv = process.env): Promise<FieldError[]> {
     if (section !== undefined && Array.isArray(validateSection(section))) return []; // the config check reports the schema's errors
-    const refs = vaultReferences(document);
+    const refs = listRefs();
     // VAULT_ADDR alone (set for other tools) configures nothing while no reference needs the vault.
     const settings = section === undefined && refs.length === 0 ? undefined : vaultSettings(section as Parameters<typeof vaultSettings>[0], env);
     if (settings && 'errors' in settings) return settings.errors;
