@@ -83,8 +83,22 @@ export function* checkConfigSteps(raw: unknown, source: string, env: NodeJS.Proc
   const result = validateConfig(raw);
   if (Array.isArray(result)) throw new ConfigError(source, result);
   yield;
+  return yield* checkValidSteps(result, source, env, vault);
+}
+
+/**
+ * checkConfigSteps for a document whose first two passes (`__proto__`, the schema) ran elsewhere
+ * (a reload's reader thread): `problems` is what they found, reported as they would have been.
+ */
+export function* checkVettedSteps(raw: unknown, problems: readonly FieldError[], source: string, env: NodeJS.ProcessEnv = process.env, vault: VaultLookup | undefined = currentVault): Generator<void, LoadedConfig> {
+  if (problems.length) throw new ConfigError(source, [...problems]);
+  return yield* checkValidSteps(raw as GatewayConfig, source, env, vault);
+}
+
+/** The check's passes after the schema: references resolved, then the rules a schema cannot say. */
+function* checkValidSteps(result: GatewayConfig, source: string, env: NodeJS.ProcessEnv, vault: VaultLookup | undefined): Generator<void, LoadedConfig> {
   const errors: FieldError[] = [];
-  const config = resolveRefs(result, undefined, { env, vault }, errors) as GatewayConfig;
+  const config = (yield* resolveRefsSteps(result, undefined, { env, vault }, errors, 0)) as GatewayConfig;
   yield;
   errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
   yield;
@@ -408,6 +422,29 @@ function resolveRefs(value: unknown, at: At | undefined, refs: { env: NodeJS.Pro
     return out;
   }
   return value;
+}
+
+/** Array items resolved per step by resolveRefsSteps. */
+const ITEMS_PER_STEP = 2000;
+
+/**
+ * resolveRefs over a whole document in steps: the first levels are walked here, yielding after each
+ * slice of array items (a collection of 10,000 virtual keys), deeper values by resolveRefs. The same
+ * order of visits, so the same result and the same errors in the same order.
+ */
+function* resolveRefsSteps(value: unknown, at: At | undefined, refs: { env: NodeJS.ProcessEnv; vault: VaultLookup | undefined }, errors: FieldError[], depth: number): Generator<void, unknown> {
+  if (depth >= 3 || !value || typeof value !== 'object') return resolveRefs(value, at, refs, errors);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      out.push(resolveRefs(value[i], { parent: at, key: i }, refs, errors));
+      if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) out[k] = yield* resolveRefsSteps((value as Record<string, unknown>)[k], { parent: at, key: k }, refs, errors, depth + 1);
+  return out;
 }
 
 /** Rules a JSON Schema cannot say: key names unique, custom providers complete, URLs parse. */

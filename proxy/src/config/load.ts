@@ -6,6 +6,12 @@ import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { vertexFromEnv } from '../providers/vertex/config.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { vaultSecrets } from './vault.ts';
+import { readInThread } from './read-off-loop.ts';
+import type { ReadResult } from './read-worker.ts';
+import { seedDigest } from './seed-digest.ts';
+import { yieldToLoop } from './steps.ts';
+import type { FieldError } from '../schema/validate.ts';
+import { log } from '../log.ts';
 
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let text: string;
@@ -58,6 +64,40 @@ export async function readConfigDocument(file: string, env: NodeJS.ProcessEnv = 
   const errors = await vaultSecrets.prime(raw, env);
   if (errors.length) throw new ConfigError(file, errors);
   return raw;
+}
+
+/** A reload's document: parsed, its vault secrets read, its digest, and what the schema found (empty: it passed). */
+export interface ReloadDocument {
+  raw: unknown;
+  digest: string;
+  /** Undefined when the reader thread could not run: the check then makes every pass itself. */
+  problems?: FieldError[];
+}
+
+/**
+ * readConfigDocument for a reload of a possibly large file: reading, parsing, the schema and the
+ * digest run in a thread of their own (read-off-loop.ts), so the event loop waits only for the
+ * text's parse here; the errors are the same. Should the thread fail to start, the same work is
+ * done here instead.
+ */
+export async function readConfigForReload(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ReloadDocument> {
+  let read: ReadResult;
+  try {
+    read = await readInThread(file);
+  } catch (err) {
+    log.warn('config reader thread failed; reading config.json on the event loop', { file, error: String(err) });
+    const raw = await readConfigDocument(file, env);
+    return { raw, digest: seedDigest(raw as GatewayConfig) };
+  }
+  if (read.kind === 'unreadable') throw new ConfigError(file, [{ path: '(file)', message: read.message }]);
+  if (read.kind === 'unparsable') throw new ConfigError(file, [{ path: '(root)', message: `not valid JSON: ${read.message}` }]);
+  await yieldToLoop();
+  // Parsing the text again costs less here than receiving the thread's parsed object (structured clone).
+  const raw = JSON.parse(read.text) as unknown;
+  await yieldToLoop();
+  const errors = await vaultSecrets.primeListed((raw as { vault?: unknown } | null)?.vault, () => read.refs, env);
+  if (errors.length) throw new ConfigError(file, errors);
+  return { raw, digest: read.digest, problems: read.problems };
 }
 
 export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

@@ -1,8 +1,8 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
-import { loadConfigFile, readConfigDocument } from './load.ts';
-import { checkConfigSteps, ConfigError } from './check.ts';
+import { loadConfigFile, readConfigForReload } from './load.ts';
+import { checkConfigSteps, checkVettedSteps, ConfigError } from './check.ts';
 import { seedDigest, type ConfigService } from './service.ts';
 import { runInSteps, yieldToLoop } from './steps.ts';
 import { log } from '../log.ts';
@@ -37,12 +37,12 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
   // for one step at most, never the whole reload; the new snapshot is swapped in whole at the end.
   const reload = async () => {
     try {
-      const raw = await readConfigDocument(file);
-      // An edit that changes nothing (a save without changes, a touch) costs a parse and a digest.
-      const digest = seedDigest(raw as GatewayConfig);
+      // Read, parsed, schema-checked and digested in a thread of its own; here only the text's parse.
+      const { raw, digest, problems } = await readConfigForReload(file);
+      // An edit that changes nothing (a save without changes, a touch) stops here.
       if (digest === last) return;
       await yieldToLoop();
-      const seed = await runInSteps(checkConfigSteps(raw, file));
+      const seed = await runInSteps(problems ? checkVettedSteps(raw, problems, file) : checkConfigSteps(raw, file));
       for (const w of seed.warnings) log.warn(w);
       // The documents for the audit entry are the stored ones as they are (never changed in place), not copies.
       const before = onReload && service.storedDocument();
