@@ -6,6 +6,8 @@ import { mkdirSync, readFileSync, renameSync, statSync, watch, writeFileSync } f
 import { dirname } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { DocObject, SetAside } from './ownership.ts';
+import { prettyJsonSteps } from './pretty-json.ts';
+import { runInSteps } from './steps.ts';
 
 export interface StoredConfig {
   /** Digest of the config.json (or environment) the document was seeded from. */
@@ -71,10 +73,13 @@ export class FileConfigStore implements ConfigStore {
   }
   /** The check and the rename are not one atomic step across processes: fine for workers sharing a dir. */
   async save(stored: StoredConfig, expected?: number): Promise<void> {
+    // Megabytes for a large configuration: made in steps, with the event loop free between them,
+    // before the revision check, so that check and the rename stay as close together as before.
+    const text = await runInSteps(prettyJsonSteps(stored));
     if (expected !== undefined && ((await this.load())?.revision ?? 0) !== expected) throw new RevisionConflict();
     mkdirSync(dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    writeFileSync(tmp, text + '\n', { mode: 0o600 });
     renameSync(tmp, this.file);
     this.#written = fileStamp(this.file);
   }

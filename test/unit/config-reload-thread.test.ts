@@ -1,0 +1,95 @@
+// A reload reads, parses and schema-checks config.json in a thread of its own (config/read-worker.ts)
+// and the config store's file is written in steps (config/pretty-json.ts). Neither may change what a
+// user sees: a broken file is refused with the same errors the start-up check gives, and the store's
+// file is the same text JSON.stringify makes.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfigFile, readConfigForReload } from '../../proxy/src/config/load.ts';
+import { checkVettedSteps, ConfigError } from '../../proxy/src/config/check.ts';
+import { runNow } from '../../proxy/src/config/steps.ts';
+import { seedDigest } from '../../proxy/src/config/seed-digest.ts';
+import { prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'skybridge-reload-thread-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const good = {
+  providers: { openai: { keys: [{ name: 'k', value: 'sk-up', weight: 1 }] } },
+  governance: { virtual_keys: [{ id: 'vk-1', name: 'one', value: 'sk-bf-one', provider_configs: [{ provider: 'openai', weight: 1 }] }] },
+};
+
+/** The errors a reload reports for `text`, and the ones the start-up check reports. */
+async function bothWays(name: string, text: string): Promise<{ reload: string; startup: string }> {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  const message = (f: () => unknown) => {
+    try {
+      f();
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, String(err));
+      return err.message;
+    }
+    assert.fail('no error');
+  };
+  let reload: string;
+  try {
+    const read = await readConfigForReload(file);
+    assert.ok(read.problems, 'the reader thread ran');
+    reload = message(() => runNow(checkVettedSteps(read.raw, read.problems!, file)));
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    reload = err.message;
+  }
+  return { reload, startup: message(() => loadConfigFile(file)) };
+}
+
+test('a reload refuses a broken config.json with the errors of the start-up check, each naming its field', async () => {
+  const cases: [string, string, RegExp][] = [
+    ['schema.json', JSON.stringify({ ...good, governance: { virtual_keys: [{ id: 'vk-1', name: 'one', value: 'sk-bf-one', bogus: 1 }] } }), /governance\.virtual_keys\[0\]\.bogus: unknown field/],
+    ['type.json', JSON.stringify({ ...good, client: { max_request_body_size_mb: 'big' } }), /client\.max_request_body_size_mb: must be/],
+    ['proto.json', '{"providers": {"openai": {"__proto__": {"x": 1}}}}', /providers\.openai\.__proto__: '__proto__' is not allowed/],
+    ['broken.json', '{"providers": ', /\(root\): not valid JSON/],
+    ['rules.json', JSON.stringify({ ...good, governance: { virtual_keys: [good.governance.virtual_keys[0], good.governance.virtual_keys[0]] } }), /virtual_keys/],
+  ];
+  for (const [name, text, expected] of cases) {
+    const { reload, startup } = await bothWays(name, text);
+    assert.match(reload, expected, name);
+    assert.equal(reload, startup, name);
+  }
+  await assert.rejects(readConfigForReload(join(dir, 'missing.json')), (err: Error) => err instanceof ConfigError && /\(file\): ENOENT/.test(err.message));
+});
+
+test('a valid config.json read in the thread gives the document and digest the start-up path gives', async () => {
+  const file = join(dir, 'good.json');
+  writeFileSync(file, JSON.stringify(good, null, 2));
+  const read = await readConfigForReload(file);
+  assert.deepEqual(read.problems, []);
+  const startup = loadConfigFile(file);
+  assert.deepEqual(read.raw, startup.raw);
+  assert.equal(read.digest, seedDigest(startup.raw));
+  assert.deepEqual(runNow(checkVettedSteps(read.raw, read.problems!, file)).config, startup.config);
+});
+
+test('the config store text made in steps is JSON.stringify(value, null, 2), byte for byte', () => {
+  const keys = Array.from({ length: 4500 }, (_, i) => ({ id: `vk-${i}`, value: `sk-${i}`, note: i % 7 ? undefined : 'line\nbreak "quoted" é', tags: i % 3 ? [] : [{}, null, [1, [2, { a: [] }]]] }));
+  const samples: unknown[] = [
+    { seed: 'abc', revision: 3, document: { providers: {}, governance: { virtual_keys: keys, budgets: [] }, empty: {}, nested: { a: { b: { c: { d: [1, 2] } } } } }, objects: [], gone: undefined },
+    [undefined, () => 1, 'x'],
+    {},
+    [],
+    'text',
+    42,
+    null,
+  ];
+  for (const v of samples) {
+    const steps = prettyJsonSteps(v);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    assert.equal(r.value, JSON.stringify(v, null, 2));
+    if (v === samples[0]) assert.ok(yields >= 2, `4,500 keys are written in more than one step (${yields} yields)`);
+  }
+});
