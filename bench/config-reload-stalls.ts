@@ -8,7 +8,7 @@
 //
 // Each child reloads twice (a cold first reload, then a warm one) and reports both.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,8 +57,9 @@ async function child(root: string, keys: number): Promise<Reload[]> {
     const watcher = watchConfigFile(file, service, (e: Error) => { throw e; }, () => done?.());
     const out: Reload[] = [];
     for (const generation of [1, 2]) {
-      // The next document is made before the clock starts: the bench's own work is not the reload's.
-      const text = JSON.stringify(configFor(keys, generation), null, 2);
+      // The next file is written before the clock starts and renamed over config.json (as editors
+      // save): the bench's own work is not the reload's.
+      writeFileSync(`${file}.next`, JSON.stringify(configFor(keys, generation), null, 2));
       await new Promise((r) => setTimeout(r, 300));
       const stalls: number[] = [];
       let last = performance.now();
@@ -69,7 +70,7 @@ async function child(root: string, keys: number): Promise<Reload[]> {
       }, 1);
       const finished = new Promise<void>((r) => (done = r));
       const t0 = performance.now();
-      writeFileSync(file, text);
+      renameSync(`${file}.next`, file);
       await finished;
       const tookMs = performance.now() - t0;
       await new Promise((r) => setTimeout(r, 20));
