@@ -14,8 +14,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
-import { body, fixedRate, heldStreams, type Target } from './lib/load.ts';
+import { closedLoop, fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
@@ -192,36 +191,6 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
     lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} |`);
   }
   process.stdout.write(lines.join('\n') + '\n');
-}
-
-/** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */
-async function closedLoop(t: Target, concurrency: number, n: number): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
-  const pool = new Pool(t.origin, { connections: concurrency, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  const payload = body(t, false);
-  const times: number[] = [];
-  let next = 0;
-  let errors = 0;
-  const worker = async () => {
-    while (next < n) {
-      next++;
-      const t0 = performance.now();
-      try {
-        const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: payload });
-        await res.body.dump();
-        if (res.statusCode === 200) times.push(performance.now() - t0);
-        else errors++;
-      } catch {
-        errors++;
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  } finally {
-    await pool.destroy().catch(() => undefined);
-  }
-  times.sort((a, b) => a - b);
-  return { ok: times.length, errors, p50: times[Math.floor(times.length / 2)] ?? Number.NaN, p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN };
 }
 
 main().catch((err: unknown) => {

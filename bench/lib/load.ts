@@ -387,3 +387,33 @@ export async function heldStreams(
     lastTtftMs: lastTtft,
   };
 }
+
+/** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */
+export async function closedLoop(t: Target, concurrency: number, n: number): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
+  const pool = new Pool(t.origin, { connections: concurrency, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const payload = body(t, false);
+  const times: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: 'POST', path: t.path, headers: t.headers, body: payload });
+        await res.body.dump();
+        if (res.statusCode === 200) times.push(performance.now() - t0);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.destroy().catch(() => undefined);
+  }
+  times.sort((a, b) => a - b);
+  return { ok: times.length, errors, p50: times[Math.floor(times.length / 2)] ?? Number.NaN, p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN };
+}
