@@ -20,6 +20,10 @@ export interface CacheMetrics {
   /** Bound children of the hottest series: a bypassed request pays no label lookup. */
   bypassNoKey: Counter.Internal;
   bypassLongConversation: Counter.Internal;
+  /** A direct hit's series, bound once: a hit pays no label lookup either. */
+  directHits: Counter.Internal;
+  directMisses: Counter.Internal;
+  directLookupSeconds: Histogram.Internal<'type'>;
 }
 
 const byRegistry = new WeakMap<Metrics, CacheMetrics>();
@@ -45,6 +49,9 @@ export function cacheMetrics(m: Metrics): CacheMetrics {
     } as CacheMetrics;
     c.bypassNoKey = c.bypassed.labels('no_key');
     c.bypassLongConversation = c.bypassed.labels('conversation_too_long');
+    c.directHits = c.hits.labels('direct');
+    c.directMisses = c.misses.labels('direct');
+    c.directLookupSeconds = c.lookupSeconds.labels('direct');
     byRegistry.set(m, c);
   }
   return c;
