@@ -8,6 +8,7 @@
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
 //   node bench/ab.ts --builds current,current+cache-hit                # one build, two configs: a hit against a miss
+//   node bench/ab.ts --builds floor,git-44b1b11,current                # a commit built beside this checkout (bench/.peers)
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
 // governed-redis, cache-hit), as the targets of the same names in bench/run.ts; `build+config`
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { body, fixedRate, heldStreams, type Target } from './lib/load.ts';
-import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { PEERS, ROOT, buildBaseline, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName, type ConfigServices } from './lib/configs.ts';
 
@@ -40,11 +41,12 @@ const { values } = parseArgs({
   strict: true,
 });
 
-const rootOf = (name: string) => join(PEERS, `ab-${name}`);
+/** A saved build's root; `git-REF`: that commit built beside this checkout (as bench/run.ts's --baseline). */
+const rootOf = (name: string) => (name.startsWith('git-') ? buildBaseline(name.slice(4)).root : join(PEERS, `ab-${name}`));
 
 /** The current dist/ kept as a named build, beside the checkout's node_modules (resolved from there). */
 function save(name: string): void {
-  if (!/^[\w.-]+$/.test(name)) throw new Error('--save NAME: letters, digits, . _ -');
+  if (!/^[\w.-]+$/.test(name) || name.startsWith('git-')) throw new Error('--save NAME: letters, digits, . _ - (not starting with git-, which names a commit)');
   const root = rootOf(name);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
