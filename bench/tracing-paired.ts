@@ -8,9 +8,11 @@
 // One open-loop client sends a non-streaming chat call to each of the three in the same tick, at
 // the same fixed rate for all (100 calls/s each by default), without pause for the whole run; the
 // order of the three within a tick rotates each round, so none is always served first. A round is a
-// window of that steady load: each process's CPU (user + system of all its threads, from
-// /proc/<pid>/stat) over the window, divided by the calls sent to it in the window. All three are
-// measured over the same window, so whatever the machine does in it hits all three.
+// window of that steady load: each process's CPU (user + system of all its threads, in ns from
+// /proc/<pid>/task/*/schedstat) over the window, divided by the calls sent to it in the window. All
+// three are measured over the same window, so whatever the machine does in it hits all three. A
+// round in which a gateway fell behind (answers short of calls sent, or failures) is left out and
+// counted: an overloaded process does less work per call sent, which is no figure of its cost.
 // Per round two ratios: A/A = off-b / off-a (the method's own error: 1.00 if it resolves), and
 // on/off = on / mean(off-a, off-b). The result is the median of each over the rounds with its
 // interquartile range. A method whose A/A median is not within ±3% of 1.00 cannot resolve a 10% cost.
@@ -19,7 +21,7 @@
 // --logging turns request logs on in all three (off by default, as the plain gateway of
 // docs/benchmarks.md); --cpu-prof writes a V8 CPU profile of each gateway into DIR (stopped at the end).
 // About 5 minutes with the defaults (after `npm run build`, which it runs unless --no-build).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -45,11 +47,21 @@ for (const [k, v] of Object.entries({ rate: RATE, seconds: SECONDS, rounds: ROUN
 }
 if (!values.build) skipBuild();
 
-/** User + system CPU seconds of a process so far, all its threads (/proc/<pid>/stat, USER_HZ 100). */
+/**
+ * CPU seconds (user + system) of a process so far: the sum over its threads of the scheduler's
+ * time on a CPU (/proc/<pid>/task/<tid>/schedstat, in ns). /proc/<pid>/stat counts 10 ms ticks,
+ * ±2% of a 10 s round at 500 µs per call; Node's threads live as long as the process.
+ */
 function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1e9;
 }
 
 /** Median and quartiles (linear interpolation between order statistics). */
@@ -80,6 +92,8 @@ interface Gw {
   target: Target;
   payload: string;
   sent: number;
+  /** Answers received (200 or not). */
+  done: number;
   errors: number;
   /** Failures by status code or error code. */
   why: Record<string, number>;
@@ -90,7 +104,7 @@ async function gateway(name: Gw['name'], config: Record<string, unknown>): Promi
   const proc = await startGateway(upstream, port, dir, { workers: 1, name, config, nodeFlags: nodeFlags(name) });
   const target: Target = { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: {}, model: 'openai/gpt-4o' };
   const pool = new Pool(target.origin, { connections: 256, headersTimeout: 10_000, bodyTimeout: 10_000, keepAliveTimeout: 60_000 });
-  return { name, proc, pool, target, payload: body(target, false), sent: 0, errors: 0, why: {} };
+  return { name, proc, pool, target, payload: body(target, false), sent: 0, done: 0, errors: 0, why: {} };
 }
 
 const gws: Gw[] = [];
@@ -117,6 +131,7 @@ try {
       .request({ method: 'POST', path: g.target.path, headers: { 'content-type': 'application/json' }, body: g.payload })
       .then(async (res) => {
         await res.body.dump();
+        g.done++;
         if (res.statusCode !== 200) failed(g, String(res.statusCode));
       })
       .catch((e: Error & { code?: string }) => failed(g, e.code ?? e.message));
@@ -138,19 +153,28 @@ try {
 
   await new Promise((r) => setTimeout(r, WARMUP * 1000));
   const rows: { us: number[]; aa: number; onOff: number }[] = [];
+  let dropped = 0;
   for (let r = 0; r < ROUNDS; r++) {
     order = [...gws.slice(r % 3), ...gws.slice(0, r % 3)];
-    const sent0 = gws.map((g) => g.sent);
+    const [sent0, done0, err0] = [gws.map((g) => g.sent), gws.map((g) => g.done), gws.map((g) => g.errors)];
     const cpu0 = gws.map((g) => cpuSeconds(g.proc.pid));
     await new Promise((res) => setTimeout(res, SECONDS * 1000));
-    const us = gws.map((g, i) => ((cpuSeconds(g.proc.pid) - cpu0[i]!) * 1e6) / Math.max(1, g.sent - sent0[i]!));
+    const cpu1 = gws.map((g) => cpuSeconds(g.proc.pid));
+    const us = gws.map((g, i) => ((cpu1[i]! - cpu0[i]!) * 1e6) / Math.max(1, g.sent - sent0[i]!));
     const [a, b, o] = us as [number, number, number];
+    const line = `round ${String(r + 1).padStart(2)} (first: ${order[0]!.name}): off-a ${a.toFixed(0)} us, off-b ${b.toFixed(0)} us, on ${o.toFixed(0)} us per call`;
+    // A gateway that fell behind (answers short of the calls sent by more than 2%, or failures) did
+    // less work than it was sent: its CPU per call is not comparable, so the round is left out.
+    const behind = gws.filter((g, i) => g.done - done0[i]! < 0.98 * (g.sent - sent0[i]!) || g.errors > err0[i]!);
+    if (behind.length) {
+      dropped++;
+      console.log(`${line}; left out: ${behind.map((g) => g.name).join(', ')} fell behind`);
+      continue;
+    }
     rows.push({ us, aa: b / a, onOff: o / ((a + b) / 2) });
-    console.log(
-      `round ${String(r + 1).padStart(2)} (first: ${order[0]!.name}): off-a ${a.toFixed(0)} us, off-b ${b.toFixed(0)} us, on ${o.toFixed(0)} us per call; ` +
-        `A/A ${rows.at(-1)!.aa.toFixed(3)}, on/off ${rows.at(-1)!.onOff.toFixed(3)}`,
-    );
+    console.log(`${line}; A/A ${rows.at(-1)!.aa.toFixed(3)}, on/off ${rows.at(-1)!.onOff.toFixed(3)}`);
   }
+  if (rows.length === 0) throw new Error('every round was left out: the machine could not serve 3 x the rate');
   stopLoad();
   await new Promise((r) => setTimeout(r, 1500)); // the last answers and the last span batch
 
@@ -165,7 +189,7 @@ try {
   const aa = show('A/A   (off-b / off-a)      ', rows.map((x) => x.aa));
   show('on/off (on / mean of offs) ', rows.map((x) => x.onOff));
   if (Math.abs(aa.med - 1) > 0.03) console.log('A/A median is off 1.00 by more than 3%: this run cannot resolve a 10% cost');
-  console.log(`calls sent per gateway ${on.sent}; failed: ${gws.map((g) => `${g.name} ${g.errors}${g.errors ? ` ${JSON.stringify(g.why)}` : ''}`).join(', ')}`);
+  console.log(`rounds counted ${rows.length} of ${ROUNDS}${dropped ? ` (${dropped} left out)` : ''}; calls sent per gateway ${on.sent}; failed: ${gws.map((g) => `${g.name} ${g.errors}${g.errors ? ` ${JSON.stringify(g.why)}` : ''}`).join(', ')}`);
   console.log(`spans the collector received: ${(collector.raw().match(/"spanId":/g) ?? []).length}`);
 } finally {
   stopLoad();
