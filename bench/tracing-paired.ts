@@ -17,9 +17,11 @@
 // on/off = on / mean(off-a, off-b). The result is the median of each over the rounds with its
 // interquartile range. A method whose A/A median is not within ±3% of 1.00 cannot resolve a 10% cost.
 //   node bench/tracing-paired.ts [--rate 100] [--seconds 10] [--rounds 21] [--warmup 15]
-//                                [--logging] [--no-build] [--cpu-prof DIR]
+//                                [--logging] [--no-build] [--cpu-prof DIR] [--check]
 // --logging turns request logs on in all three (off by default, as the plain gateway of
-// docs/benchmarks.md); --cpu-prof writes a V8 CPU profile of each gateway into DIR (stopped at the end).
+// docs/benchmarks.md); --cpu-prof writes a V8 CPU profile of each gateway into DIR (stopped at the end);
+// --check exits 1 unless the A/A median is within ±3% of 1.00 and the on/off median at most 1.10
+// (issue 24's target), so the target can be re-checked after a change.
 // About 5 minutes with the defaults (after `npm run build`, which it runs unless --no-build).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     logging: { type: 'boolean', default: false },
     build: { type: 'boolean', default: true },
     'cpu-prof': { type: 'string' },
+    check: { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -187,10 +190,15 @@ try {
   const medUs = gws.map((_, i) => quartiles(rows.map((x) => x.us[i]!)).med);
   console.log(`median CPU per call: off-a ${medUs[0]!.toFixed(0)} us, off-b ${medUs[1]!.toFixed(0)} us, on ${medUs[2]!.toFixed(0)} us`);
   const aa = show('A/A   (off-b / off-a)      ', rows.map((x) => x.aa));
-  show('on/off (on / mean of offs) ', rows.map((x) => x.onOff));
-  if (Math.abs(aa.med - 1) > 0.03) console.log('A/A median is off 1.00 by more than 3%: this run cannot resolve a 10% cost');
+  const onOff = show('on/off (on / mean of offs) ', rows.map((x) => x.onOff));
+  const resolves = Math.abs(aa.med - 1) <= 0.03;
+  if (!resolves) console.log('A/A median is off 1.00 by more than 3%: this run cannot resolve a 10% cost');
   console.log(`rounds counted ${rows.length} of ${ROUNDS}${dropped ? ` (${dropped} left out)` : ''}; calls sent per gateway ${on.sent}; failed: ${gws.map((g) => `${g.name} ${g.errors}${g.errors ? ` ${JSON.stringify(g.why)}` : ''}`).join(', ')}`);
   console.log(`spans the collector received: ${(collector.raw().match(/"spanId":/g) ?? []).length}`);
+  if (values.check && !(resolves && onOff.med <= 1.1)) {
+    console.log(resolves ? `check failed: tracing costs ${pct(onOff.med)} CPU per call, more than 10%` : 'check failed: the run did not resolve 10% (A/A)');
+    process.exitCode = 1;
+  }
 } finally {
   stopLoad();
   await Promise.all(gws.map(async (g) => (await g.pool.destroy().catch(() => {}), await stop(g.proc))));
