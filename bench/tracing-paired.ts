@@ -80,6 +80,8 @@ function quartiles(xs: number[]): { q1: number; med: number; q3: number } {
 
 const dir = mkdtempSync(`${tmpdir()}/skybridge-bench-tracing-paired-`);
 const collector = await startCollector();
+// Ctrl-C: procs.ts kills the gateways and the mock on exit; the collector is stopped here.
+process.once('SIGINT', () => void collector.stop().finally(() => process.exit(130)));
 const mockPort = await freePort();
 const mock = await startMock({ latencyMs: 0, chunkDelayMs: 0 }, mockPort, dir);
 const upstream = `http://127.0.0.1:${mockPort}/openai`;
