@@ -100,7 +100,12 @@ function* checkValidSteps(result: GatewayConfig, source: string, env: NodeJS.Pro
   const errors: FieldError[] = [];
   const config = (yield* resolveRefsSteps(result, undefined, { env, vault }, errors, 0)) as GatewayConfig;
   yield;
-  errors.push(...semanticErrors(config), ...safetyErrors(config, result), ...governanceErrors(config));
+  // Three steps: over 10,000 virtual keys, the safety and the governance rules are each a long pass.
+  errors.push(...semanticErrors(config));
+  yield;
+  errors.push(...safetyErrors(config, result));
+  yield;
+  errors.push(...governanceErrors(config));
   yield;
   errors.push(...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
