@@ -270,7 +270,7 @@ let built = false;
 export function skipBuild(): void {
   built = true;
 }
-function buildGateway(): void {
+export function buildGateway(): void {
   if (built) return;
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm run build failed');
