@@ -7,6 +7,7 @@
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
+//   node bench/ab.ts --builds ref=44b1b11,current   # a commit of this repository, built under bench/.peers (as run.ts --baseline)
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
 // governed-redis, cache-hit), as the targets of the same names in bench/run.ts.
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { body, fixedRate, heldStreams, type Target } from './lib/load.ts';
-import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { PEERS, ROOT, buildBaseline, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
 
@@ -63,7 +64,11 @@ async function main(): Promise<void> {
   // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins).
   const buildOf = (b: string) => b.split('@')[0];
   const flagOf = (b: string) => (b.includes('@') ? [b.slice(b.indexOf('@') + 1)] : []);
-  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
+  // `ref=COMMIT`: that commit of this repository, built beside it as bench/run.ts's --baseline is.
+  const refRoots = new Map<string, string>();
+  for (const b of builds.map(buildOf)) if (b.startsWith('ref=')) refRoots.set(b, buildBaseline(b.slice(4)).root);
+  const rootOfBuild = (b: string) => refRoots.get(b) ?? rootOf(b);
+  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOfBuild(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
   const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
       // Each build its own app dir (its own SQLite logs or cache file); 'gateway' as the name keeps the config's shape.
       const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
       const build = buildOf(b);
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOfBuild(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
