@@ -359,11 +359,12 @@ export function buildBaseline(ref: string): { root: string; commit: string } {
   if (!existsSync(join(root, 'dist/proxy/src/main.js'))) {
     const r = spawnSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
     if (r.status !== 0 && !existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`building the baseline ${commit} failed`);
-    // The bundling steps that commit's `npm run build` has, in its order: measured as it shipped.
+    // The bundling steps a build's `npm run build` has (vendored packages, then the gateway's own
+    // modules), in that order: a baseline is measured as it ships.
     for (const script of ['scripts/vendor-bundle.ts', 'scripts/gateway-bundle.ts']) {
       if (!existsSync(join(root, script))) continue;
-      const b = spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' });
-      if (b.status !== 0) throw new Error(`${script} of the baseline ${commit} failed`);
+      const v = spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' });
+      if (v.status !== 0) throw new Error(`${script} of the baseline ${commit} failed`);
     }
   }
   return { root, commit };
