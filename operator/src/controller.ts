@@ -523,10 +523,21 @@ export class Controller {
    */
   #inputFingerprint(resources: readonly CustomResource[], secrets: VersionedSecretLookup): string {
     const parts: string[] = [];
-    for (const cr of resources) parts.push(`${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`);
+    for (const cr of resources) {
+      // Once per object the informer holds (an update is a new object): two passes over thousands per render otherwise.
+      let line = this.#fingerprintLines.get(cr);
+      if (line === undefined) {
+        line = `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`;
+        this.#fingerprintLines.set(cr, line);
+      }
+      parts.push(line);
+    }
     parts.push(this.#translations.secretsKey(secrets));
     return parts.join('\n');
   }
+
+  /** Each internal form's line of #inputFingerprint. */
+  readonly #fingerprintLines = new WeakMap<CustomResource, string>();
 
   /** Each cached object's internal form, made once per object the informer holds (an update is a new object). */
   readonly #internalForms = new WeakMap<object, CustomResource>();
