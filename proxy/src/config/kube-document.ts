@@ -6,7 +6,7 @@
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
 import { resolvesEnvRef } from '../schema/env-ref.ts';
 import { ParseMemo } from './parse-reusing.ts';
-import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, ChecksumMemo, type ConfigIndex } from '../schema/config-index.ts';
+import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, ChecksumMemo, type ConfigIndex, type SourcesMemo } from '../schema/config-index.ts';
 
 /** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
 export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
@@ -37,21 +37,7 @@ const OWNED_AT: readonly { list: readonly string[]; section: string; idField?: s
  * it matches. Entries no listed resource owns (an index without `sources`) are not checked.
  */
 export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 'sources'>, secretKeys: ReadonlySet<string>): string[] {
-  const prefixOf = new Map<string, string>(); // source -> the prefix of its entries
-  for (const source of Object.values(index.sources)) {
-    const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
-    if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
-  }
-  const prefixes = new Set(prefixOf.values());
-  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
-  // reference a walk over its name, not over every resource: documents hold thousands).
-  const ownerPrefix = (key: string): string | undefined => {
-    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
-      if (prefixes.has(key.slice(0, i + 1))) return key.slice(0, i + 1);
-    }
-    return undefined;
-  };
-  const sources = new Map(Object.entries(index.sources));
+  const { prefixOf, sources, ownerPrefix } = ownersOf(index.sources);
   const sourceOf = (at: readonly (string | number)[]): string | undefined => {
     for (const o of OWNED_AT) {
       if (at.length <= o.list.length || !o.list.every((seg, i) => at[i] === seg)) continue;
@@ -78,6 +64,45 @@ export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 's
     problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
   }
   return problems;
+}
+
+interface Owners {
+  /** source -> the prefix of its entries */
+  prefixOf: ReadonlyMap<string, string>;
+  sources: ReadonlyMap<string, string>;
+  /** The resource prefix a Secret entry's name has, if any. */
+  ownerPrefix: (key: string) => string | undefined;
+}
+
+/** Worked out once per `sources` object (a follower reads the same one again while its parts are unchanged). */
+const ownersBySources = new WeakMap<object, Owners>();
+function ownersOf(sourcesRecord: Readonly<Record<string, string>>): Owners {
+  const known = ownersBySources.get(sourcesRecord);
+  if (known) return known;
+  const prefixOf = new Map<string, string>();
+  for (const source of Object.values(sourcesRecord)) {
+    const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
+    if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
+  }
+  const prefixes = new Set(prefixOf.values());
+  const owners = new Map<string, string | undefined>();
+  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
+  // reference a walk over its name, not over every resource: documents hold thousands).
+  const ownerPrefix = (key: string): string | undefined => {
+    if (owners.has(key)) return owners.get(key);
+    let owner: string | undefined;
+    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
+      if (prefixes.has(key.slice(0, i + 1))) {
+        owner = key.slice(0, i + 1);
+        break;
+      }
+    }
+    owners.set(key, owner);
+    return owner;
+  };
+  const out: Owners = { prefixOf, sources: new Map(Object.entries(sourcesRecord)), ownerPrefix };
+  ownersBySources.set(sourcesRecord, out);
+  return out;
 }
 
 /** An `env.<KEY>` string in a document: where it sits (segments from the node walked) and KEY. */
@@ -127,6 +152,8 @@ export class AssemblyMemo {
   readonly #sums = new ChecksumMemo();
   /** The document's per-resource objects by text: an unchanged resource is the same object again. */
   readonly parsed = new ParseMemo();
+  /** `sources` as last read from its parts: the same parts give the same object. */
+  readonly sources: SourcesMemo = {};
   #secrets: { shards: readonly (Readonly<Record<string, string>> | undefined)[]; data: Record<string, string> | undefined; checksum: string; keys: ReadonlySet<string>; env?: Record<string, string> } | undefined;
 
   /** sha256 of a part's text, computed once per text. */
@@ -197,7 +224,7 @@ export function assemble(configMap: DataLookup, secret: DataLookup, memo?: Assem
     const reason = missing.length ? `Secret ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing` : `Secret ${index.secrets.join(', ')} does not match its checksum in the index`;
     return { state: 'partial', revision, reason };
   }
-  const sourced = readSources(index, configMap, sum);
+  const sourced = readSources(index, configMap, sum, memo?.sources);
   if (sourced.state !== 'complete') return sourced.state === 'partial' ? { state: 'partial', revision, reason: sourced.reason } : { state: 'invalid', revision, reason: sourced.reason };
   index = sourced.index;
   const text = texts.join('');
