@@ -21,6 +21,8 @@ export class ParseMemo {
   /** Each reused object's text -> the object, from the last document parsed. */
   #objects = new Map<string, unknown>();
   readonly #placeholder = `\u0000skybridge-object-${randomBytes(12).toString('hex')}-`;
+  /** The placeholder as JSON text, without its closing quote (the object's number and `"` follow). */
+  readonly #quoted = JSON.stringify(this.#placeholder).slice(0, -1);
   /** Objects parsed, and reused, so far (what the tests and the micro benchmark read). */
   readonly stats = { parsed: 0, reused: 0, wholeParses: 0 };
 
@@ -54,7 +56,7 @@ export class ParseMemo {
         parsed++;
       }
       if (!next.has(body)) next.set(body, value);
-      pieces.push(text.slice(at, start), JSON.stringify(`${this.#placeholder}${values.length}`));
+      pieces.push(text.slice(at, start), `${this.#quoted}${values.length}"`);
       values.push(value);
       at = end;
     }
@@ -68,23 +70,29 @@ export class ParseMemo {
     const seen = new Uint8Array(values.length);
     let found = 0;
     const prefix = this.#placeholder;
-    const fill = (node: unknown): boolean => {
-      if (node === null || typeof node !== 'object') return true;
-      const container = node as Record<string, unknown>;
-      for (const k of Object.keys(container)) {
-        const v = container[k];
-        if (typeof v === 'string') {
-          if (!v.startsWith(prefix)) continue;
-          const i = Number(v.slice(prefix.length));
-          if (!(i >= 0 && i < values.length) || seen[i]) return false;
-          seen[i] = 1;
-          found++;
-          container[k] = values[i];
-        } else if (v !== null && typeof v === 'object' && !fill(v)) return false;
+    // Each placeholder back to its object; false when one is not a known, first-seen number.
+    const put = (container: Record<string | number, unknown>, k: string | number): boolean => {
+      const v = container[k];
+      if (typeof v === 'string') {
+        if (!v.startsWith(prefix)) return true;
+        const i = Number(v.slice(prefix.length));
+        if (!(i >= 0 && i < values.length) || seen[i]) return false;
+        seen[i] = 1;
+        found++;
+        container[k] = values[i];
+        return true;
       }
+      return v === null || typeof v !== 'object' || fill(v);
+    };
+    const fill = (node: object): boolean => {
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) if (!put(node as unknown[], i)) return false;
+        return true;
+      }
+      for (const k of Object.keys(node)) if (!put(node as Record<string, unknown>, k)) return false;
       return true;
     };
-    if (!fill(skeleton) || found !== values.length) return undefined;
+    if (skeleton === null || typeof skeleton !== 'object' || !fill(skeleton) || found !== values.length) return undefined;
     this.stats.parsed += parsed;
     this.stats.reused += values.length - parsed;
     this.#objects = next;
