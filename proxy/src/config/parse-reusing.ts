@@ -71,7 +71,7 @@ export class ParseMemo {
     let found = 0;
     const prefix = this.#placeholder;
     // Each placeholder back to its object; false when one is not a known, first-seen number.
-    const put = (container: Record<string | number, unknown>, k: string | number): boolean => {
+    const put = (container: { [k: string | number]: unknown }, k: string | number): boolean => {
       const v = container[k];
       if (typeof v === 'string') {
         if (!v.startsWith(prefix)) return true;
@@ -86,7 +86,7 @@ export class ParseMemo {
     };
     const fill = (node: object): boolean => {
       if (Array.isArray(node)) {
-        for (let i = 0; i < node.length; i++) if (!put(node as unknown[], i)) return false;
+        for (let i = 0; i < node.length; i++) if (!put(node as { [k: number]: unknown }, i)) return false;
         return true;
       }
       for (const k of Object.keys(node)) if (!put(node as Record<string, unknown>, k)) return false;
