@@ -187,7 +187,8 @@ export interface GatewayOptions {
   nodeFlags?: string[];
   /** Extra top-level config (governance, redis) and the service name for logs. */
   config?: Record<string, unknown>;
-  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis';
+  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis'
+    | 'tracing-off-a' | 'tracing-off-b' | 'tracing-on';
   /** A checkout built by buildBaseline (default: this one). */
   root?: string;
   /** Extra environment, e.g. MALLOC_ARENA_MAX. */
@@ -358,6 +359,11 @@ export function buildBaseline(ref: string): { root: string; commit: string } {
   if (!existsSync(join(root, 'dist/proxy/src/main.js'))) {
     const r = spawnSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
     if (r.status !== 0 && !existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`building the baseline ${commit} failed`);
+    // A build that bundles its vendored packages for dist/ (npm run build) is measured as it ships.
+    if (existsSync(join(root, 'scripts/vendor-bundle.ts'))) {
+      const v = spawnSync(process.execPath, ['scripts/vendor-bundle.ts'], { cwd: root, stdio: 'inherit' });
+      if (v.status !== 0) throw new Error(`bundling the baseline ${commit}'s vendored packages failed`);
+    }
   }
   return { root, commit };
 }
