@@ -33,7 +33,7 @@ import { HANGUP_CONFIRM_MS, LOCAL_CALLS, type CallDirectory } from './call-direc
 import type { RealtimeRegistry } from './registry.ts';
 import type { RealtimeSession } from './session.ts';
 import { answerOpusPayloadType, MAX_SDP_BYTES, readOffer, refusedCandidate, type OfferFacts } from './sdp.ts';
-import { answerClient, offerProvider, type Leg, type PeerNetwork } from './webrtc-peer.ts';
+import { answerClient, legsRetired, offerProvider, type Leg, type PeerNetwork } from './webrtc-peer.ts';
 import { callRequest, hangupProvider, postOffer, providerModel, type CallRequest } from './webrtc-provider.ts';
 import { channelLink, channelPort } from './webrtc-channel.ts';
 import { relayMedia } from './webrtc-media.ts';
@@ -320,8 +320,10 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
     } finally {
       calls.delete(id);
       directory.closed(id);
-      client.close();
-      up.leg.close();
+      // Retired, not closed: the session's last events (an error event naming why it ended) are
+      // still on their way to the peer.
+      void client.retire();
+      void up.leg.retire();
       if (up.callId) void hangupProvider(up.provider, up.request, up.callId);
     }
   };
@@ -367,7 +369,10 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
   return {
     routes,
     patterns,
-    drain: (graceMs) => registry.drain(graceMs),
+    drain: async (graceMs) => {
+      await registry.drain(graceMs);
+      await legsRetired();
+    },
     get size() {
       return calls.size;
     },

@@ -33,6 +33,20 @@ function safe<T>(fn: () => T, fallback: T): T {
 
 /** Events kept for a session not yet listening; more is not a greeting. */
 const MAX_EARLY = 1000;
+/** How long a retiring leg waits for its events channel's queue to go to SCTP. */
+const FLUSH_MS = 1000;
+/**
+ * Then how long the connection is kept for the peer to receive what SCTP holds (and its
+ * retransmissions, on a loaded path) before the gateway closes it; a peer that closes first ends it sooner.
+ */
+const HOLD_MS = 5000;
+/** Legs whose last events are still going to SCTP. */
+const retiring = new Set<Promise<void>>();
+
+/** Resolves once every retiring leg has handed its last events over (a drain waits for them). */
+export async function legsRetired(): Promise<void> {
+  await Promise.all(retiring);
+}
 
 /** One peer connection of a call, with its audio track and events channel. */
 export class Leg {
@@ -44,6 +58,7 @@ export class Leg {
   readonly #ended: ((why: string) => void)[] = [];
   #over = false;
   #closed = false;
+  #retired: Promise<void> | undefined;
   #emit: ((msg: string | Buffer) => void) | undefined;
   /** Messages that came before anyone listened (the provider greets as soon as its channel opens). */
   readonly #early: (string | Buffer)[] = [];
@@ -144,15 +159,45 @@ export class Leg {
     if (this.channelOpen) safe(() => this.#channel!.sendMessage(text), false);
   }
 
-  /** An RTP packet on the audio track, when it is open. */
+  /** An RTP packet on the audio track, when it is open (a retiring leg sends none). */
   sendMedia(packet: Buffer): void {
     const track = this.track;
-    if (!this.#over && track && safe(() => track.isOpen(), false)) safe(() => track.sendMessageBinary(packet), false);
+    if (!this.#over && !this.#retired && track && safe(() => track.isOpen(), false)) safe(() => track.sendMessageBinary(packet), false);
   }
 
-  /** Closes the events channel only (its stream is reset after what it still holds). */
-  closeChannel(): void {
-    safe(() => this.#channel?.close(), undefined);
+  /**
+   * Ends the leg without losing the last events sent on it: once the channel's queue has gone to SCTP,
+   * the channel is closed (its stream reset travels after that data, so the peer sees the close only
+   * once it has every event), and the connection is kept until the peer closes it or HOLD_MS pass.
+   * Closing at once would drop what SCTP has not had acknowledged. Resolves once the channel is closed.
+   */
+  retire(): Promise<void> {
+    this.#retired ??= new Promise<void>((resolve) => {
+      const started = performance.now();
+      const step = (): void => {
+        if (this.channelOpen && this.buffered > 0 && performance.now() - started < FLUSH_MS) {
+          setTimeout(step, 10).unref();
+          return;
+        }
+        safe(() => this.#channel?.close(), undefined);
+        resolve();
+        if (this.#over) this.close();
+        else {
+          const hold = setTimeout(() => this.close(), HOLD_MS).unref();
+          this.onEnd(() => {
+            clearTimeout(hold);
+            this.close();
+          });
+        }
+      };
+      step();
+    });
+    const retired = this.#retired;
+    if (!retiring.has(retired)) {
+      retiring.add(retired);
+      void retired.then(() => retiring.delete(retired));
+    }
+    return retired;
   }
 
   close(): void {
