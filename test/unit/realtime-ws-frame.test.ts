@@ -90,6 +90,15 @@ for (const deflate of [false, true]) {
       const events = LENGTHS.map((n, i) => `{"type":"e${i}","d":"${payloadOf(n).toString()}"}`);
       const atFar = collect(far, events.length);
       const atNear = collect(near, events.length);
+      // Which path framed them: ws.send is counted (the direct write is the point of the module).
+      let viaWs = 0;
+      for (const socket of [near, far]) {
+        const send = socket.send.bind(socket);
+        socket.send = ((...args: Parameters<WebSocket['send']>) => {
+          viaWs++;
+          send(...args);
+        }) as WebSocket['send'];
+      }
       const fromServer = textSender(near);
       const fromClient = textSender(far);
       events.forEach((e, i) => fromServer(i % 2 ? e : Buffer.from(e)));
@@ -97,11 +106,14 @@ for (const deflate of [false, true]) {
       const expected = events.map((e) => `text:${e}`);
       assert.deepEqual(await atFar, expected);
       assert.deepEqual(await atNear, expected);
-      // A closed socket's send goes to ws, which refuses it the way it always has (no throw, no frame).
+      assert.equal(viaWs, deflate ? 2 * events.length : 0, deflate ? 'deflate negotiated: every event through ws.send' : 'no extension: every event written directly');
+      // A closed socket's send goes to ws, which drops it the way it always has (no throw, no frame).
       const closed = new Promise((r) => far.once('close', r));
       near.close(1000, 'done');
       await closed;
+      const before = viaWs;
       fromServer('{"type":"late"}');
+      assert.equal(viaWs, before + 1);
     } finally {
       far.terminate();
       near.terminate();

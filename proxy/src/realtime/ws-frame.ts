@@ -104,8 +104,8 @@ const AS_TEXT = { binary: false } as const;
 
 /**
  * A text-event sender for an open `ws` socket: one frame, one write where that is the same on the
- * wire (see the top of this file), `ws.send` otherwise. A client socket's frames are masked with fresh random
- * keys, as the protocol asks of a client.
+ * wire (see the top of this file), `ws.send` otherwise. A client socket's frames are masked with
+ * fresh random keys, as the protocol asks of a client.
  */
 export function textSender(ws: WebSocket): (data: string | Buffer) => void {
   const inner = ws as unknown as WsInternals;
