@@ -187,7 +187,8 @@ export interface GatewayOptions {
   nodeFlags?: string[];
   /** Extra top-level config (governance, redis) and the service name for logs. */
   config?: Record<string, unknown>;
-  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis';
+  name?: 'gateway' | 'baseline' | 'logging' | 'logging-pg' | 'cache-hit' | 'cache-bypass' | 'governed' | 'governed-redis'
+    | 'tracing-off-a' | 'tracing-off-b' | 'tracing-on';
   /** A checkout built by buildBaseline (default: this one). */
   root?: string;
   /** Extra environment, e.g. MALLOC_ARENA_MAX. */
