@@ -7,18 +7,21 @@
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
+//   node bench/ab.ts --builds current,current+cache-hit                # one build, two configs: a hit against a miss
+//   node bench/ab.ts --builds floor,git-44b1b11,current                # a commit built beside this checkout (bench/.peers)
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
-// governed-redis, cache-hit), as the targets of the same names in bench/run.ts.
+// governed-redis, cache-hit), as the targets of the same names in bench/run.ts; `build+config`
+// gives one build its own (so a cache hit and a miss are measured in the same rounds).
 import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { body, fixedRate, heldStreams, type Target } from './lib/load.ts';
-import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { PEERS, ROOT, buildBaseline, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
-import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
+import { CONFIGS, servicesFor, type ConfigName, type ConfigServices } from './lib/configs.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,11 +41,12 @@ const { values } = parseArgs({
   strict: true,
 });
 
-const rootOf = (name: string) => join(PEERS, `ab-${name}`);
+/** A saved build's root; `git-REF`: that commit built beside this checkout (as bench/run.ts's --baseline). */
+const rootOf = (name: string) => (name.startsWith('git-') ? buildBaseline(name.slice(4)).root : join(PEERS, `ab-${name}`));
 
 /** The current dist/ kept as a named build, beside the checkout's node_modules (resolved from there). */
 function save(name: string): void {
-  if (!/^[\w.-]+$/.test(name)) throw new Error('--save NAME: letters, digits, . _ -');
+  if (!/^[\w.-]+$/.test(name) || name.startsWith('git-')) throw new Error('--save NAME: letters, digits, . _ - (not starting with git-, which names a commit)');
   const root = rootOf(name);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
@@ -61,8 +65,14 @@ async function main(): Promise<void> {
   if (!CONFIGS.includes(config)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
   const builds = values.builds.split(',').map((s) => s.trim()).filter(Boolean);
   // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins).
-  const buildOf = (b: string) => b.split('@')[0];
+  const buildOf = (b: string) => b.split('@')[0].split('+')[0];
   const flagOf = (b: string) => (b.includes('@') ? [b.slice(b.indexOf('@') + 1)] : []);
+  // `name+config`: that build under its own configuration (before any @flag).
+  const configOf = (b: string): ConfigName => {
+    const c = b.split('@')[0].split('+')[1] ?? config;
+    if (!CONFIGS.includes(c as ConfigName)) throw new Error(`${b}: the configuration after + is one of ${CONFIGS.join(', ')}`);
+    return c as ConfigName;
+  };
   for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
@@ -77,7 +87,8 @@ async function main(): Promise<void> {
   // Held streams pace their events as bench/run.ts's streams phase does.
   const mock = await startMock(streams ? { latencyMs: 20, chunkDelayMs: 250 } : { latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
   const mockBase = `http://127.0.0.1:${mock.port}/openai`;
-  const svc = await servicesFor(config);
+  const svcs = new Map<ConfigName, ConfigServices>();
+  for (const c of new Set([config, ...builds.map(configOf)])) svcs.set(c, await servicesFor(c));
   const procs = new Map<string, Proc>();
   const targets = new Map<string, Target>();
   try {
@@ -91,6 +102,7 @@ async function main(): Promise<void> {
       // Each build its own app dir (its own SQLite logs or cache file); 'gateway' as the name keeps the config's shape.
       const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
       const build = buildOf(b);
+      const svc = svcs.get(configOf(b))!;
       procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
@@ -142,12 +154,21 @@ async function main(): Promise<void> {
       const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
       lines.push(`| ${b} | ${Math.round(median(cpu.get(b)!))} | ${median(ratios).toFixed(3)} | ${median(p50.get(b)!).toFixed(1)} | ${median(p99.get(b)!).toFixed(1)} | ${cpu.get(b)!.map(Math.round).join(', ')} |`);
     }
+    // A build under its own configuration against the same build under the run's (a hit against a miss).
+    for (const b of builds) {
+      const base = b.replace(/\+[^@]*/, '');
+      if (base === b || !cpu.has(base)) continue;
+      const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(base)![i]);
+      lines.push('', `${b} vs ${base}: ${median(ratios).toFixed(3)} (median of per-round ratios; per round ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+    }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await Promise.allSettled([...procs.values()].map((p) => stop(p)));
     await stop(mock);
-    await svc.redis?.stop();
-    await svc.postgres?.stop();
+    for (const svc of svcs.values()) {
+      await svc.redis?.stop();
+      await svc.postgres?.stop();
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { MODELS, mockProviders } from '../helpers/providers.ts';
 import { startStack, type Stack } from '../helpers/in-process-gateway.ts';
+import { eventually } from '../helpers/patience.ts';
 
 let stack: Stack;
 before(async () => {
@@ -166,6 +167,25 @@ describe('streams that break', () => {
     const deadline = Date.now() + 3000;
     while (!stack.mock.requests.at(-1)?.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     assert.equal(stack.mock.requests.at(-1)?.aborted, true);
+  });
+
+  test('a client that leaves before the upstream answered aborts the upstream request (and the gateway keeps serving)', async () => {
+    stack.mock.inject({ format: 'openai', latencyMs: 5000 });
+    const before = stack.mock.requests.length;
+    const controller = new AbortController();
+    const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.openai, messages: [{ role: 'user', content: 'slow' }] }),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    await eventually(() => assert.equal(stack.mock.requests.length, before + 1, 'the upstream call was made'));
+    controller.abort();
+    assert.equal(((await pending) as Error).name, 'AbortError');
+    // The mock sees its socket closed long before its 5 s answer.
+    await eventually(() => assert.equal(stack.mock.requests.at(-1)?.aborted, true));
+    const next = await ask(MODELS.openai);
+    assert.match(next.choices[0].message.content ?? '', /Mock reply/);
   });
 });
 

@@ -36,6 +36,20 @@ test('undefined members are left out as JSON leaves them out; bytes are hashed, 
   assert.notEqual(canonicalHash({ file: new Uint8Array([1, 2, 3]) }), canonicalHash({ file: new Uint8Array([1, 2, 4]) }));
 });
 
+test('a top-level view writes the same bytes as the copy it stands for (stored hashes keep matching)', () => {
+  const body = parsed('{"model":"openai/gpt-4o","fallbacks":["b/c"],"messages":[{"role":"user","content":"hi"}],"temperature":0.2,"stream":false,"n":1,"z":{"y":2,"x":[1,{"b":1,"a":2}]}}') as Record<string, unknown>;
+  for (const skip of [['model', 'fallbacks'], ['model', 'fallbacks', 'messages', 'prompt', 'input', 'instructions', 'file', 'system']]) {
+    for (const stream of [true, false]) {
+      const copy: Record<string, unknown> = { ...body };
+      for (const k of skip) delete copy[k];
+      copy.stream = stream;
+      assert.equal(canonicalJson(body, { skip: new Set(skip), stream }), canonicalJson(copy));
+    }
+  }
+  // No stream member sent: the view still writes it, as the copy had it set.
+  assert.equal(canonicalJson({ b: 1, a: undefined }, { skip: new Set(), stream: false }), '{"b":1,"stream":false}');
+});
+
 test('durations: Go forms and integer seconds; anything else is invalid', () => {
   assert.equal(parseDurationMs('30s'), 30_000);
   assert.equal(parseDurationMs('5m'), 300_000);

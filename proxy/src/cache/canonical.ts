@@ -4,7 +4,17 @@
 // are written as their SHA-256, so a large upload is hashed once and never copied into the key.
 import { createHash, hash } from 'node:crypto';
 
-export function canonicalJson(value: unknown): string {
+/**
+ * How a request's top level is seen by `canonicalJson(value, view)`: without the `skip` members and
+ * with `stream` set, written exactly as the copy with those members deleted and set would be, but
+ * without making that copy (a copy with deleted members is slow to walk, and a lookup made two).
+ */
+export interface TopView {
+  readonly skip: ReadonlySet<string>;
+  readonly stream: boolean;
+}
+
+export function canonicalJson(value: unknown, view?: TopView): string {
   let out = '';
   const write = (v: unknown): void => {
     if (v === null || v === undefined) {
@@ -37,24 +47,31 @@ export function canonicalJson(value: unknown): string {
     }
     if (Array.isArray(v)) {
       out += '[';
-      v.forEach((item, i) => {
+      for (let i = 0; i < v.length; i++) {
         if (i) out += ',';
-        write(item === undefined ? null : item);
-      });
+        write(v[i] === undefined ? null : v[i]);
+      }
       out += ']';
       return;
     }
-    const obj = v as Record<string, unknown>;
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function').sort();
+    writeObject(v as Record<string, unknown>, undefined);
+  };
+  const writeObject = (obj: Record<string, unknown>, top: TopView | undefined): void => {
+    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function' && (!top || (k !== 'stream' && !top.skip.has(k))));
+    if (top) keys.push('stream');
+    keys.sort();
     out += '{';
-    keys.forEach((k, i) => {
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
       if (i) out += ',';
       out += JSON.stringify(k) + ':';
-      write(obj[k]);
-    });
+      if (top && k === 'stream') out += top.stream ? 'true' : 'false';
+      else write(obj[k]);
+    }
     out += '}';
   };
-  write(value);
+  if (view) writeObject(value as Record<string, unknown>, view);
+  else write(value);
   return out;
 }
 

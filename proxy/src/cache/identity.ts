@@ -4,7 +4,7 @@
 // canonical request (input, parameters, stream flag). Semantic lookups search one scope, so a
 // similar question only ever finds an answer of the same parameters and format.
 import type { RequestContext } from '../pipeline/context.ts';
-import { canonicalHash, canonicalJson, sha256Hex } from './canonical.ts';
+import { canonicalJson, sha256Hex, type TopView } from './canonical.ts';
 import type { ResolvedCacheConfig } from './settings.ts';
 
 export interface CacheIdentity {
@@ -21,6 +21,9 @@ export interface CacheIdentity {
 const INPUT_FIELDS = ['messages', 'prompt', 'input', 'instructions', 'file', 'system'];
 /** Never part of the identity: which models answer is the scope's business. */
 const ROUTING_FIELDS = ['model', 'fallbacks'];
+/** What the hash leaves out, and what the scope's parameters leave out. */
+const NOT_HASHED: ReadonlySet<string> = new Set(ROUTING_FIELDS);
+const NOT_PARAMS: ReadonlySet<string> = new Set([...ROUTING_FIELDS, ...INPUT_FIELDS]);
 const SYSTEM_ROLES = new Set(['system', 'developer']);
 
 type Body = Record<string, unknown>;
@@ -78,15 +81,15 @@ function formatOf(ctx: RequestContext): string {
 
 export function identify(ctx: RequestContext, cfg: ResolvedCacheConfig, cacheKey: string): CacheIdentity {
   const raw = (ctx.request ?? {}) as Body;
-  const req: Body = cfg.excludeSystemPrompt ? withoutSystem(raw) : { ...raw };
-  for (const f of ROUTING_FIELDS) delete req[f];
+  const req = cfg.excludeSystemPrompt ? withoutSystem(raw) : raw;
   // The stream flag is part of the identity whether it was sent as false or left out.
-  req.stream = raw.stream === true;
-  const params: Body = { ...req };
-  for (const f of INPUT_FIELDS) delete params[f];
+  const stream = raw.stream === true;
   const { provider, model } = providerModel(ctx);
-  const scope = sha256Hex(
-    canonicalJson([ctx.vk?.record.id ?? '', cacheKey, cfg.cacheByModel ? model : '', cfg.cacheByProvider ? provider : '', formatOf(ctx), ctx.requestType, params]),
-  );
-  return { cacheKey, scope, hash: canonicalHash(req), text: cfg.semantic ? semanticText(req) : '', provider, model };
+  // The scope is the array [key, cache key, model, provider, format, type, params]; its last item
+  // written through a view (no copy of the request), the bytes are the same.
+  const head = canonicalJson([ctx.vk?.record.id ?? '', cacheKey, cfg.cacheByModel ? model : '', cfg.cacheByProvider ? provider : '', formatOf(ctx), ctx.requestType]);
+  const params: TopView = { skip: NOT_PARAMS, stream };
+  const scope = sha256Hex(`${head.slice(0, -1)},${canonicalJson(req, params)}]`);
+  const hash = sha256Hex(canonicalJson(req, { skip: NOT_HASHED, stream }));
+  return { cacheKey, scope, hash, text: cfg.semantic ? semanticText(req) : '', provider, model };
 }

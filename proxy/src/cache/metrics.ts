@@ -1,7 +1,7 @@
 // The cache's Prometheus series, on the gateway's own registry (one set per Metrics instance, so two
 // gateways in one process keep theirs apart). Labels are fixed words: never a key or a model.
 import { Counter, Histogram } from 'prom-client';
-import type { Metrics } from '../metrics/metrics.ts';
+import { boundHistogram, type Metrics } from '../metrics/metrics.ts';
 
 export interface CacheMetrics {
   /** type: direct | semantic */
@@ -20,6 +20,10 @@ export interface CacheMetrics {
   /** Bound children of the hottest series: a bypassed request pays no label lookup. */
   bypassNoKey: Counter.Internal;
   bypassLongConversation: Counter.Internal;
+  /** A direct hit's series, bound once: a hit pays no label lookup either. */
+  directHits: Counter.Internal;
+  directMisses: Counter.Internal;
+  directLookupSeconds: { observe(seconds: number): void };
 }
 
 const byRegistry = new WeakMap<Metrics, CacheMetrics>();
@@ -45,6 +49,9 @@ export function cacheMetrics(m: Metrics): CacheMetrics {
     } as CacheMetrics;
     c.bypassNoKey = c.bypassed.labels('no_key');
     c.bypassLongConversation = c.bypassed.labels('conversation_too_long');
+    c.directHits = c.hits.labels('direct');
+    c.directMisses = c.misses.labels('direct');
+    c.directLookupSeconds = boundHistogram(c.lookupSeconds)('direct');
     byRegistry.set(m, c);
   }
   return c;

@@ -128,6 +128,10 @@ export class SqliteCacheStore implements CacheStore {
   }
 
   async getDirect(namespace: string, scope: string, hash: string, now: number): Promise<CacheEntry | undefined> {
+    return this.getDirectNow(namespace, scope, hash, now);
+  }
+
+  getDirectNow(namespace: string, scope: string, hash: string, now: number): CacheEntry | undefined {
     const row = this.#ns(namespace).byHash.get(scope, hash, now) as Row | undefined;
     return row ? toEntry(row) : undefined;
   }

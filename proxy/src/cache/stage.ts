@@ -65,7 +65,7 @@ function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: Cac
   const stored = parse(entry);
   if (!stored) return undefined;
   // Stored by an in-process call but read over HTTP (or the reverse) cannot happen: the scope names the format.
-  m.hits.labels(String(debug.hit_type)).inc();
+  (debug.hit_type === 'direct' ? m.directHits : m.hits.labels(String(debug.hit_type))).inc();
   ctx.finalExtra = { cache_debug: debug };
   ctx.savedCost = stored.cost;
   ctx.provider = stored.provider || ctx.provider;
@@ -80,12 +80,28 @@ async function timed<T>(m: CacheMetrics, type: 'direct' | 'semantic', op: 'get' 
   try {
     return await f();
   } catch (err) {
-    m.storeErrors.labels(op).inc();
-    log.warn('response cache lookup failed: the request goes on uncached', { type, error: (err as Error).message });
-    return undefined;
+    return lookupFailed(m, type, op, err);
   } finally {
-    m.lookupSeconds.labels(type).observe((performance.now() - start) / 1000);
+    (type === 'direct' ? m.directLookupSeconds : m.lookupSeconds.labels(type)).observe((performance.now() - start) / 1000);
   }
+}
+
+/** timed() for a store that answers at once (getDirectNow): the same metrics and failure rule, no promise. */
+function timedNow<T>(m: CacheMetrics, f: () => T): T | undefined {
+  const start = performance.now();
+  try {
+    return f();
+  } catch (err) {
+    return lookupFailed(m, 'direct', 'get', err);
+  } finally {
+    m.directLookupSeconds.observe((performance.now() - start) / 1000);
+  }
+}
+
+function lookupFailed(m: CacheMetrics, type: 'direct' | 'semantic', op: 'get' | 'nearest', err: unknown): undefined {
+  m.storeErrors.labels(op).inc();
+  log.warn('response cache lookup failed: the request goes on uncached', { type, error: (err as Error).message });
+  return undefined;
 }
 
 /**
@@ -106,19 +122,31 @@ function before(ctx: RequestContext, cfg: ResolvedCacheConfig): Outcome | undefi
     m.bypassLongConversation.inc();
     return undefined;
   }
+  // An embedded store answers a direct lookup at once: a direct hit then costs no promise at all.
+  const now = runtime.store.getDirectNow;
+  if (now && isDirect(cfg, headers) && runtime.usable(cfg.namespace, cfg.dimension)) {
+    const id = identify(ctx, cfg, cacheKey);
+    const entry = timedNow(m, () => now.call(runtime.store, cfg.namespace, id.scope, id.hash, Date.now()));
+    const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+    if (served) return served;
+    return lookup(ctx, cfg, runtime, m, headers, cacheKey, id);
+  }
   return lookup(ctx, cfg, runtime, m, headers, cacheKey);
 }
 
-async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: CacheRuntime, m: CacheMetrics, headers: CacheHeaders, cacheKey: string): Promise<Outcome | undefined> {
+/** Rule 6: in direct-only mode the type and threshold headers change nothing. */
+const isDirect = (cfg: ResolvedCacheConfig, headers: CacheHeaders) => !(cfg.semantic && headers.type === 'semantic');
+
+/** `looked`: the identity whose direct lookup already ran (getDirectNow) and missed. */
+async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: CacheRuntime, m: CacheMetrics, headers: CacheHeaders, cacheKey: string, looked?: CacheIdentity): Promise<Outcome | undefined> {
   // Known usable: no promise to wait on (the usual case once the namespace was first used).
-  if (!runtime.usable(cfg.namespace, cfg.dimension) && !(await runtime.ready(cfg.namespace, cfg.dimension))) {
+  if (!looked && !runtime.usable(cfg.namespace, cfg.dimension) && !(await runtime.ready(cfg.namespace, cfg.dimension))) {
     m.bypassed.labels('store_unavailable').inc();
     return undefined;
   }
-  const id = identify(ctx, cfg, cacheKey);
+  const id = looked ?? identify(ctx, cfg, cacheKey);
   const ns = cfg.namespace;
-  // Rule 6: in direct-only mode the type and threshold headers change nothing.
-  const direct = !(cfg.semantic && headers.type === 'semantic');
+  const direct = isDirect(cfg, headers);
   const semantic = cfg.semantic && headers.type !== 'direct' && id.text !== '';
   const flightKey = `${ns}\u0000${id.scope}\u0000${id.hash}`;
 
@@ -129,9 +157,11 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
   const tryLead = () => (write && runtime.flights.lead(flightKey) ? flightKey : undefined);
   let flight: string | undefined;
   if (direct) {
-    const entry = await timed(m, 'direct', 'get', () => runtime.store.getDirect(ns, id.scope, id.hash, Date.now()));
-    const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
-    if (served) return served;
+    if (!looked) {
+      const entry = await timed(m, 'direct', 'get', () => runtime.store.getDirect(ns, id.scope, id.hash, Date.now()));
+      const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+      if (served) return served;
+    }
     // Answered on this replica but not yet in the store, or being answered now: that answer is this one's.
     const landing = runtime.flights.landing(flightKey);
     flight = landing ? undefined : tryLead();
@@ -177,7 +207,7 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
     }
   }
 
-  m.misses.labels(semantic && vector ? 'semantic' : 'direct').inc();
+  (semantic && vector ? m.misses.labels('semantic') : m.directMisses).inc();
   if (!write) debug.cache_id = '';
   ctx.finalExtra = { cache_debug: debug };
   misses.set(ctx, { runtime, cfg, id, entryId, vector, ttlMs: headers.ttlMs ?? cfg.ttlMs, debug, write, flight, streamed: undefined, bytes: 0 });

@@ -52,6 +52,11 @@ export interface CacheStore {
   init(namespace: string, dimension: number): Promise<void>;
   /** The live entry of this scope with this hash, if any. */
   getDirect(namespace: string, scope: string, hash: string, now: number): Promise<CacheEntry | undefined>;
+  /**
+   * getDirect answered at once, for a store that answers without I/O waits (the embedded SQLite
+   * file): a hit then costs the request no promise. Only for a namespace already initialised.
+   */
+  getDirectNow?(namespace: string, scope: string, hash: string, now: number): CacheEntry | undefined;
   /** The live entry of this scope nearest to `vector` with similarity >= `minSimilarity`, if any. */
   nearest(namespace: string, scope: string, vector: Float32Array, minSimilarity: number, now: number): Promise<SemanticMatch | undefined>;
   /** Writes (or replaces, by id) one entry. */

@@ -16,6 +16,7 @@ import { handleCors } from './cors.ts';
 import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../request-id.ts';
+import { abortWithEmitter, controllerWithEmitter } from '../pipeline/client-gone.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -72,7 +73,8 @@ export function createGatewayServer(
       sendError(res, err);
       return undefined;
     }
-    const controller = new AbortController();
+    // Its signal carries the cheaper emitter the upstream call listens on (pipeline/client-gone.ts).
+    const controller = controllerWithEmitter();
     const ex: Exchange = {
       req,
       res,
@@ -110,7 +112,7 @@ export function createGatewayServer(
     // One listener for the answer's end: a client gone mid-answer aborts the handler's work.
     let controller: AbortController | undefined;
     res.once('close', () => {
-      if (controller && !res.writableFinished) controller.abort();
+      if (controller && !res.writableFinished) abortWithEmitter(controller);
       inFlight.dec();
       logAccess(req, res, path, started, access, requestId);
     });

@@ -102,6 +102,90 @@ class DeferredChild {
   }
 }
 
+/** prom-client 15's own record of one label tuple of a histogram: what its observe() updates and a scrape reads. */
+interface HistogramRecord {
+  labels: Record<string, string | number>;
+  bucketValues: Record<string, number>;
+  sum: number;
+  count: number;
+}
+
+interface HistogramInternals {
+  hashMap: Record<string, HistogramRecord>;
+  labelNames: readonly string[];
+  upperBounds: readonly number[];
+  zero(labels: Record<string, string>): void;
+}
+
+/**
+ * A histogram's children that update prom-client's record of their label tuple themselves:
+ * prom-client's observe() rebuilds the label hash string, checks every label and turns the bucket
+ * bound into a property name on each call (about 2 µs; two per request). The update is the one
+ * prom-client makes (sum, count, the bucket the value falls in), so a scrape reads the same. The
+ * record is prom-client 15's `hashMap` entry (the version is pinned; a unit test compares the
+ * exposition with prom-client's own observe()).
+ */
+export function boundHistogram(histogram: object): (...labels: string[]) => BoundObserver {
+  const h = histogram as HistogramInternals;
+  const keys = h.upperBounds.map(String);
+  const children = new Map<string, BoundObserver>();
+  return (...labels) => {
+    const key = labels.join('\u0000');
+    let c = children.get(key);
+    if (!c) {
+      c = new BoundObserver(h, labels, keys);
+      children.set(key, c);
+    }
+    return c;
+  };
+}
+
+class BoundObserver {
+  readonly #h: HistogramInternals;
+  readonly #labels: readonly string[];
+  readonly #keys: readonly string[];
+  #record: HistogramRecord | undefined;
+  #recordKey = '';
+
+  constructor(h: HistogramInternals, labels: readonly string[], keys: readonly string[]) {
+    this.#h = h;
+    this.#labels = labels;
+    this.#keys = keys;
+  }
+
+  observe(value: number): void {
+    // prom-client's own rule, kept.
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    const rec = this.#recordNow();
+    rec.sum += value;
+    rec.count += 1;
+    const bounds = this.#h.upperBounds;
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]) {
+        rec.bucketValues[this.#keys[i]] += 1;
+        return;
+      }
+    }
+  }
+
+  /** The tuple's record, found once; made (zeroed) when the histogram has none yet or was reset. */
+  #recordNow(): HistogramRecord {
+    const h = this.#h;
+    const known = this.#record;
+    if (known && h.hashMap[this.#recordKey] === known) return known;
+    const labels: Record<string, string> = {};
+    h.labelNames.forEach((name, i) => (labels[name] = this.#labels[i]));
+    const find = () => Object.entries(h.hashMap).find(([, r]) => h.labelNames.every((name) => String(r.labels[name]) === labels[name]));
+    let found = find();
+    if (!found) {
+      h.zero(labels);
+      found = find()!;
+    }
+    [this.#recordKey, this.#record] = found;
+    return found[1];
+  }
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly #knownModels = new Set<string>();
@@ -335,8 +419,8 @@ export class Metrics {
   });
 
   readonly requestCount = this.#requests.feeds(this.requestsTotal).child;
-  readonly requestTime = cached(this.requestDuration);
-  readonly upstreamTime = cached(this.upstreamDuration);
+  readonly requestTime = boundHistogram(this.requestDuration);
+  readonly upstreamTime = boundHistogram(this.upstreamDuration);
   readonly firstTokenTime = cached(this.timeToFirstToken);
   readonly tokenCount = this.#tokens.feeds(this.tokensTotal).child;
   readonly costCount = this.#cost.feeds(this.costTotal).child;

@@ -10,6 +10,7 @@ import { poolFor } from '../upstream/pools.ts';
 import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
+import { upstreamSignal } from './client-gone.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -163,6 +164,8 @@ export async function sendUpstream(
 
 /** The request on `pool`; a picked server counts it in flight until its answer body is done with. */
 async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  // An HTTP request's own signal: undici listens on its emitter instead (client-gone.ts).
+  if (opts.signal) opts.signal = upstreamSignal(opts.signal as AbortSignal) as Dispatcher.RequestOptions['signal'];
   if (!picked) return pool.request(opts);
   let res: Dispatcher.ResponseData;
   try {
