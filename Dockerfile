@@ -18,7 +18,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY proxy ./proxy
 COPY operator ./operator
-COPY scripts/vendor-bundle.ts ./scripts/
+COPY scripts/vendor-bundle.ts scripts/gateway-bundle.ts ./scripts/
 RUN npm run build
 
 # Runtime dependencies only (the pinned `node` package is a dev dependency: the base image is Node 24).

@@ -177,6 +177,7 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
   const stallFree = new Map<string, number[]>(builds.map((b) => [b, []]));
   const lastTtft = new Map<string, number[]>(builds.map((b) => [b, []]));
   const rss = new Map<string, number[]>(builds.map((b) => [b, []]));
+  const client = new Map<string, number[]>(builds.map((b) => [b, []]));
   const loads: number[] = [];
   const opts = { n, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
   // Unmeasured: warm-up and the upstream pools' connections opened.
@@ -195,6 +196,7 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
       stallFree.get(b)!.push(res.completed - res.stalled);
       lastTtft.get(b)!.push(res.lastTtftMs);
       rss.get(b)!.push(peak);
+      client.get(b)!.push(res.clientCpuMsPerStream);
       // Connections close and the loop settles before the next build's level.
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
@@ -204,12 +206,12 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
   const lines = [
     `${n} held streams (15 events 250 ms apart) per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}; logs in ${dir}`,
     '',
-    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream |`,
-    '|---|---:|---:|---:|---:|---:|---|',
+    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream | client's CPU ms/stream |`,
+    '|---|---:|---:|---:|---:|---:|---|---:|',
   ];
   for (const b of builds) {
     const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
-    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} |`);
+    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} | ${median(client.get(b)!).toFixed(2)} |`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -6,11 +6,12 @@
 //
 //   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
 //                         [--stream] [--heap] [--gc] [--top 25]
+//   node bench/profile.ts --held 4096    # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart)
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fixedRate, type Target } from './lib/load.ts';
-import { BENCH, ROOT, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { fixedRate, heldStreams, type Target } from './lib/load.ts';
+import { BENCH, ROOT, buildGateway, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
 import { allocationsBySelf, sampleAllocations } from './lib/heap-sampling.ts';
 
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     stream: { type: 'boolean', default: false },
+    /** Profile N held streams (opened over 1 s) instead of fixed-rate load. */
+    held: { type: 'string' },
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
     'skip-ms': { type: 'string', default: '0' },
@@ -131,12 +134,15 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(BENCH, 'results', `profile-${label}-${stamp}`);
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock({ latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
+  const held = values.held ? Number(values.held) : undefined;
+  const mock = await startMock(held ? { latencyMs: 20, chunkDelayMs: 250 } : { latencyMs: 20, chunkDelayMs: 5 }, await freePort(), dir);
   const mockBase = `http://127.0.0.1:${mock.port}/openai`;
   const svc = await servicesFor(which === 'floor' ? 'plain' : configName);
   const port = await freePort();
   const inspectPort = values.heap ? await freePort() : undefined;
   const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
+  // Built first, so the profile's clock (from the spawn) is not offset by the build.
+  if (which !== 'floor') buildGateway();
   const spawnedAt = performance.now();
   let measuredFrom = spawnedAt;
   let measuredTo = spawnedAt;
@@ -152,23 +158,32 @@ async function main(): Promise<void> {
   const target: Target = { name: which === 'floor' ? 'floor' : 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model };
   let heap: string | undefined;
   try {
-    const rate = Number(values.rate);
-    const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
-    await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
-    const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
-    measuredFrom = performance.now();
-    const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
-    measuredTo = performance.now();
-    process.stderr.write(`${label} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
-    if (stopSampling) {
-      const byFn = allocationsBySelf(await stopSampling(), where);
-      const total = byFn.reduce((s, [, b]) => s + b, 0);
-      heap = [
-        `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / Math.max(1, r.sentAll) / 1024).toFixed(1)} KB per request`,
-        '',
-        `Top ${top} functions by bytes allocated (self, freed objects included):`,
-        ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, r.sentAll)).toFixed(0).padStart(6)} B/req  ${k}`),
-      ].join('\n');
+    if (held) {
+      const opts = { n: held, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
+      await heldStreams(target, { ...opts, n: Math.min(held, 512) });
+      measuredFrom = performance.now();
+      const r = await heldStreams(target, opts);
+      measuredTo = performance.now();
+      process.stderr.write(`${label}, ${held} held streams: ${r.completed} completed, ${r.stalled} stalled, ${r.failed} failed, last first byte ${r.lastTtftMs.toFixed(0)} ms\n`);
+    } else {
+      const rate = Number(values.rate);
+      const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
+      await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
+      measuredFrom = performance.now();
+      const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
+      measuredTo = performance.now();
+      process.stderr.write(`${label} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
+      if (stopSampling) {
+        const byFn = allocationsBySelf(await stopSampling(), where);
+        const total = byFn.reduce((s, [, b]) => s + b, 0);
+        heap = [
+          `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / Math.max(1, r.sentAll) / 1024).toFixed(1)} KB per request`,
+          '',
+          `Top ${top} functions by bytes allocated (self, freed objects included):`,
+          ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, r.sentAll)).toFixed(0).padStart(6)} B/req  ${k}`),
+        ].join('\n');
+      }
     }
   } finally {
     await stop(proc, 15_000);

@@ -33,8 +33,8 @@
 //
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
 // checkout's node_modules) as another gateway; REF@--flag adds node flags, and `.` is this
-// checkout. Each round measures the direct phase, then each gateway in turn, so drift in the
-// machine's load hits all alike. --gc reads the gateway's GC pauses (--trace-gc) and reports their
+// checkout. Each round measures the direct phase, then each gateway in turn (the reverse order in
+// odd rounds), so drift in the machine's load hits all alike. --gc reads the gateway's GC pauses (--trace-gc) and reports their
 // count, sum and longest. --probe loads bench/lib/gc-probe.ts into the gateway and the mock and
 // reports each process's GC in each phase, and for the slowest 1 % of events the share that was in
 // flight while the gateway, the mock or the client thread was in a GC (a cross-check from inside
@@ -308,7 +308,9 @@ for (const { name, root, flags: extra } of roots) {
 const directs: Phase[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   directs.push(await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!));
-  for (const g of gateways) {
+  // Odd rounds take the gateways in the reverse order: the one right after the direct phase is not
+  // always the same build (at load 20-30 the first relayed phase of a round was the slow one).
+  for (const g of round % 2 ? [...gateways].reverse() : gateways) {
     // --heap: the allocations of the measured seconds only (the sessions are open by then).
     let stopSampling: (() => Promise<HeapNode>) | undefined;
     let sampled: HeapNode | undefined;

@@ -109,7 +109,7 @@ export class Controller {
    * with, when nothing needed writing. A proxy's report changing re-evaluates every CR; most of them
    * have the same inputs and are skipped at the cost of building a key.
    */
-  readonly #statusSeen = new Map<string, { inputs: string; status: unknown }>();
+  readonly #statusSeen = new Map<string, StatusSeen>();
   /** The live index as last read, with its sources (parsed once per index text). */
   #liveIndex: { raw: string; index: ConfigIndex } | undefined;
   /** The last desired state, the inputs it came from (#inputFingerprint) and #inputEvents then. */
@@ -523,10 +523,21 @@ export class Controller {
    */
   #inputFingerprint(resources: readonly CustomResource[], secrets: VersionedSecretLookup): string {
     const parts: string[] = [];
-    for (const cr of resources) parts.push(`${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`);
+    for (const cr of resources) {
+      // Once per object the informer holds (an update is a new object): two passes over thousands per render otherwise.
+      let line = this.#fingerprintLines.get(cr);
+      if (line === undefined) {
+        line = `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`;
+        this.#fingerprintLines.set(cr, line);
+      }
+      parts.push(line);
+    }
     parts.push(this.#translations.secretsKey(secrets));
     return parts.join('\n');
   }
+
+  /** Each internal form's line of #inputFingerprint. */
+  readonly #fingerprintLines = new WeakMap<CustomResource, string>();
 
   /** Each cached object's internal form, made once per object the informer holds (an update is a new object). */
   readonly #internalForms = new WeakMap<object, CustomResource>();
@@ -693,9 +704,12 @@ export class Controller {
       // The same inputs as last time, against the same status, with nothing of ours in flight: that
       // pass found nothing to write (or its write came back), so this one would not either.
       const uid = cr.metadata.uid;
-      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
       const seen = uid ? this.#statusSeen.get(uid) : undefined;
-      if (uid && seen && seen.inputs === inputs && seen.status === cr.status && !this.#written.has(uid)) continue;
+      const unchanged = uid !== undefined && seen !== undefined && seen.status === cr.status && !this.#written.has(uid);
+      // The same verdict and render outcome objects (a status pass reuses the render's): no key to build.
+      if (unchanged && seen.verdict === verdict && seen.outcome === outcome && seen.generation === cr.metadata.generation && seen.served === (served ? viewText(served) : '')) continue;
+      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
+      if (unchanged && seen.inputs === inputs) continue;
       todo.push({ cr, ref, verdict, served, uid, inputs });
     }
     // Bounded concurrency: one round trip per changed status, many in flight.
@@ -735,7 +749,7 @@ export class Controller {
         else if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
           log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
         }
-        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status });
+        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status, verdict, outcome, generation: cr.metadata.generation, served: served ? viewText(served) : '' });
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });
@@ -770,6 +784,16 @@ const viewText = (served: ServedView): string => {
   if (text === undefined) viewTexts.set(served, (text = JSON.stringify(served)));
   return text;
 };
+
+/** What a CR's status was last found up to date against; the objects let a pass skip it without building `inputs`. */
+interface StatusSeen {
+  inputs: string;
+  status: unknown;
+  verdict: Verdict;
+  outcome: RenderOutcome;
+  generation: number | undefined;
+  served: string;
+}
 
 /** Everything a CR's desired status is computed from (besides the status it has), as one string. */
 function statusInputs(generation: number | undefined, verdict: Verdict, outcome: RenderOutcome, served: ServedView | undefined): string {

@@ -42,9 +42,9 @@ test('records are written in batches and visible within the flush interval, enqu
   const w = new LogWriter(o.store, { batchSize: 100, flushIntervalMs: 50 });
   const t = performance.now();
   for (let i = 0; i < 1000; i++) assert.equal(w.enqueue(rec(i)), true);
-  assert.ok(performance.now() - t < 200, 'enqueue does not wait for the store');
+  assert.ok(performance.now() - t < patience(200), 'enqueue does not wait for the store');
   w.enqueue(rec(1000));
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + patience(2000);
   while ((await count(store)) < 1001 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.equal(await count(store), 1001);
   assert.ok(o.batches.length <= 12, `1001 records in ${o.batches.length} inserts`);
@@ -101,7 +101,7 @@ test('the retention sweeper deletes what is older than the retention days, in th
   const day = 86_400_000;
   await store.insert([rec(1, now - 40 * day), rec(2, now - 31 * day), rec(3, now - 29 * day), rec(4, now)]);
   const s = startRetentionSweeper(store, 30, { now: () => now, firstDelayMs: 1, intervalMs: 3600_000 });
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + patience(2000);
   while ((await count(store)) > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual((await store.search({}, PAGE)).logs.map((l) => l.id), ['req-4', 'req-3']);
   assert.equal(await s.sweep(), 0);

@@ -133,6 +133,34 @@ test('a session event\'s output rate is read without parsing it as providers lay
   assert.equal(sessionOutputRate(ev({ instructions: 'x' })), undefined);
 });
 
+test('a session event\'s output rate read in place from the compact layout is the pattern\'s answer on any bytes', () => {
+  // The string path has no in-place read (the pattern, then the parse): both paths must agree.
+  const answer = (data: Buffer | string): string => {
+    try {
+      return String(sessionOutputRate(data));
+    } catch (err) {
+      return `throws ${(err as Error).name}`;
+    }
+  };
+  const heads = ['"output":{"format":{"type":"', '"output":{"format":"', '"output": {"format":{"type":"', '"output":{"speed":1,"format":{"type":"', '"output":{"format":{"rate":24000,"type":"'];
+  const names = ['audio/pcm', 'audio/pcmu', 'g711_alaw', 'pcm16', 'audio/opus', 'audio/pc', ''];
+  const tails = ['"}', '","rate":24000}', '","rate":24000.5}', '","rate":}', '","type":"audio/pcmu"}', '","rate":1,"type":"g711_ulaw"}', '" }', '","voice":"alloy"}', '"', '\\"}', ''];
+  let seed = 7;
+  const pick = <T>(list: readonly T[]): T => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return list[seed % list.length];
+  };
+  let compact = 0;
+  for (let k = 0; k < 4000; k++) {
+    const before = pick(['', '"tools":[{"parameters":{"properties":{"output":{"format":"date"}}}}],', '"output_audio_format":"g711_ulaw",']);
+    const text = `{"type":"session.updated","session":{${before}"audio":{${pick(heads)}${pick(names)}${pick(tails)},"voice":"alloy"}},"instructions":"x"}}`;
+    const bytes = Buffer.from(text);
+    assert.equal(answer(bytes), answer(text), text);
+    if (text.includes('{"output":{"format":{"type":"audio/pcm"}')) compact++;
+  }
+  assert.ok(compact > 10, 'the compact layout was among the cases');
+});
+
 test('upstream: OpenAI, Azure (deployment, api-key or Entra bearer) and Gemini Live URLs, each with the provider key only', () => {
   const loaded = checkConfig(
     {

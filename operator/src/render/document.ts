@@ -51,33 +51,54 @@ const byId = (a: SourcedFragment, b: SourcedFragment) => (a.id < b.id ? -1 : a.i
 /** Ids must be unique per section (the caller resolves conflicts first). */
 export function buildDocument(fragments: readonly SourcedFragment[]): BuiltDocument {
   const document: Record<string, unknown> = {};
-  const owners = new Map<string, Owner>();
   const managed: Partial<Record<ManagedSection, string[]>> = {};
   const sources: Record<string, string> = {};
-  const sections = (Object.keys(PLACEMENT) as ManagedSection[]).sort();
-  for (const section of sections) {
-    const list = fragments.filter((f) => f.section === section).sort(byId);
-    if (!list.length) continue;
+  // One pass to group (thousands of fragments, ten sections), then each section sorted by id.
+  const bySection = new Map<ManagedSection, SourcedFragment[]>();
+  for (const f of fragments) {
+    const list = bySection.get(f.section);
+    if (list) list.push(f);
+    else bySection.set(f.section, [f]);
+  }
+  const placed: { at: string; keyed: boolean; list: SourcedFragment[] }[] = [];
+  for (const section of SECTIONS) {
+    const list = bySection.get(section)?.sort(byId);
+    if (!list?.length) continue;
     const { path, keyed } = PLACEMENT[section];
     const parent = ensurePath(document, path.slice(0, -1));
     const leaf = path[path.length - 1];
-    const at = path.join('.');
     if (keyed) {
       const map: Record<string, unknown> = {};
-      for (const f of list) {
-        map[f.id] = f.value;
-        owners.set(`${at}.${f.id}`, { source: f.source, specPath: f.specPath ?? '' });
-      }
+      for (const f of list) map[f.id] = f.value;
       parent[leaf] = map;
     } else {
       parent[leaf] = list.map((f) => f.value);
-      list.forEach((f, i) => owners.set(`${at}[${i}]`, { source: f.source, specPath: f.specPath ?? '' }));
     }
+    placed.push({ at: path.join('.'), keyed: keyed === true, list });
     managed[section] = list.map((f) => f.id);
     for (const f of list) sources[`${section}/${f.id}`] = f.source;
   }
-  return { document, owners, managed, sources };
+  // Read only to place an error on its resource: made when first asked for.
+  let owners: Map<string, Owner> | undefined;
+  const ownersOf = (): Map<string, Owner> => {
+    if (owners) return owners;
+    owners = new Map();
+    for (const { at, keyed, list } of placed) {
+      list.forEach((f, i) => (owners as Map<string, Owner>).set(keyed ? `${at}.${f.id}` : `${at}[${i}]`, { source: f.source, specPath: f.specPath ?? '' }));
+    }
+    return owners;
+  };
+  return {
+    document,
+    get owners() {
+      return ownersOf();
+    },
+    managed,
+    sources,
+  };
 }
+
+const SECTIONS = (Object.keys(PLACEMENT) as ManagedSection[]).sort();
 
 function ensurePath(root: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
   let node = root;

@@ -87,7 +87,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   let warnings: string[] = [];
   for (;;) {
     const fragments: SourcedFragment[] = [];
-    for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push({ ...f, source: ref });
+    for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push(sourcedOnce(f, ref));
     const built = buildDocument(fragments);
     const { merged: secretData, env } = secretsOf([...accepted.values()]);
     let errors: FieldError[];
@@ -151,6 +151,16 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
       };
     }
   }
+}
+
+/** A kept translation's fragment with its source, made once (thousands per render otherwise). */
+const sourcedFragments = new WeakMap<object, SourcedFragment>();
+function sourcedOnce(f: Translation['fragments'][number], source: string): SourcedFragment {
+  const known = sourcedFragments.get(f);
+  if (known && known.source === source) return known;
+  const sourced = { ...f, source };
+  sourcedFragments.set(f, sourced);
+  return sourced;
 }
 
 const PROVIDER_CONFIG = /^provider_configs\[(\d+)\]/;

@@ -42,36 +42,38 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
   unique('model_configs', g.model_configs, 'id');
   unique('pricing_overrides', g.pricing_overrides, 'id');
 
-  const ref = (path: string, id: string | undefined, known: Set<string>, what: string) => {
-    if (id !== undefined && !known.has(id)) errors.push({ path, message: `no ${what} with id '${id}'` });
+  // Paths are spelled out only for an error: thousands of virtual keys pass on every reload.
+  const ref = (at: () => string, field: string, id: string | undefined, known: Set<string>, what: string) => {
+    if (id !== undefined && !known.has(id)) errors.push({ path: `${at()}.${field}`, message: `no ${what} with id '${id}'` });
   };
-  const limits = (at: string, x: { budget_id?: string; rate_limit_id?: string }) => {
-    ref(`${at}.budget_id`, x.budget_id, budgets, 'budget');
-    ref(`${at}.rate_limit_id`, x.rate_limit_id, rateLimits, 'rate limit');
+  const limits = (at: () => string, x: { budget_id?: string; rate_limit_id?: string }) => {
+    ref(at, 'budget_id', x.budget_id, budgets, 'budget');
+    ref(at, 'rate_limit_id', x.rate_limit_id, rateLimits, 'rate limit');
   };
-  g.customers?.forEach((c, i) => limits(`governance.customers[${i}]`, c));
+  g.customers?.forEach((c, i) => limits(() => `governance.customers[${i}]`, c));
   g.teams?.forEach((t, i) => {
-    limits(`governance.teams[${i}]`, t);
-    ref(`governance.teams[${i}].customer_id`, t.customer_id, customers, 'customer');
+    const at = () => `governance.teams[${i}]`;
+    limits(at, t);
+    ref(at, 'customer_id', t.customer_id, customers, 'customer');
   });
   g.virtual_keys?.forEach((vk, i) => {
-    const at = `governance.virtual_keys[${i}]`;
+    const at = () => `governance.virtual_keys[${i}]`;
     limits(at, vk);
-    ref(`${at}.team_id`, vk.team_id, teams, 'team');
-    ref(`${at}.customer_id`, vk.customer_id, customers, 'customer');
-    if (vk.team_id && vk.customer_id) errors.push({ path: `${at}.customer_id`, message: 'a virtual key belongs to a team or a customer, not both (the team names its customer)' });
+    ref(at, 'team_id', vk.team_id, teams, 'team');
+    ref(at, 'customer_id', vk.customer_id, customers, 'customer');
+    if (vk.team_id && vk.customer_id) errors.push({ path: `${at()}.customer_id`, message: 'a virtual key belongs to a team or a customer, not both (the team names its customer)' });
     vk.provider_configs?.forEach((pc, j) => {
-      const pat = `${at}.provider_configs[${j}]`;
+      const pat = () => `${at()}.provider_configs[${j}]`;
       limits(pat, pc);
-      if (!providers.has(pc.provider)) errors.push({ path: `${pat}.provider`, message: `provider '${pc.provider}' is not configured` });
+      if (!providers.has(pc.provider)) errors.push({ path: `${pat()}.provider`, message: `provider '${pc.provider}' is not configured` });
       const keyNames = pc.key_ids?.length ? keyNamesOf(pc.provider) : undefined;
       pc.key_ids?.forEach((k, n) => {
-        if (k !== '*' && !keyNames?.has(k) && !isUuid(k)) errors.push({ path: `${pat}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
+        if (k !== '*' && !keyNames?.has(k) && !isUuid(k)) errors.push({ path: `${pat()}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
       });
     });
   });
   g.model_configs?.forEach((mc, i) => {
-    limits(`governance.model_configs[${i}]`, mc);
+    limits(() => `governance.model_configs[${i}]`, mc);
     if (mc.provider !== undefined && !providers.has(mc.provider)) errors.push({ path: `governance.model_configs[${i}].provider`, message: `provider '${mc.provider}' is not configured` });
   });
   g.pricing_overrides?.forEach((o, i) => {
@@ -81,7 +83,7 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
     if (problem) errors.push({ path: `${at}.model_pattern`, message: `is not a valid regular expression: ${problem}` });
   });
   g.providers?.forEach((p, i) => {
-    limits(`governance.providers[${i}]`, p);
+    limits(() => `governance.providers[${i}]`, p);
     if (!providers.has(p.name)) errors.push({ path: `governance.providers[${i}].name`, message: `provider '${p.name}' is not configured` });
   });
   g.rate_limits?.forEach((r, i) => {

@@ -5,7 +5,8 @@
 // yet. A checksum that does not match is a write still in
 // progress (the operator writes parts, then the Secret, then the index), not an error by itself.
 import { resolvesEnvRef } from '../schema/env-ref.ts';
-import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, ChecksumMemo, type ConfigIndex } from '../schema/config-index.ts';
+import { ParseMemo } from './parse-reusing.ts';
+import { INDEX_CONFIGMAP, INDEX_KEY, PART_KEY, parseIndex, readSources, secretChecksum, secretKeyName, sha256Hex, ChecksumMemo, type ConfigIndex, type SourcesMemo } from '../schema/config-index.ts';
 
 /** ConfigMap or Secret `.data` (a Secret's values base64), undefined when the object does not exist. */
 export type DataLookup = (name: string) => Readonly<Record<string, string>> | undefined;
@@ -19,12 +20,12 @@ export type Assembly =
   | { state: 'invalid'; revision: string | undefined; reason: string }
   | { state: 'complete'; index: ConfigIndex; document: unknown; env: Record<string, string> };
 
-/** Where the resources of the sections that resolve references sit, and the field naming each. */
-const OWNED_AT: readonly { at: RegExp; section: string; idField?: string; list?: readonly string[] }[] = [
-  { at: /^providers\.([^.[]+)/, section: 'providers' },
-  { at: /^governance\.virtual_keys\[(\d+)\]/, section: 'virtual_keys', idField: 'id', list: ['governance', 'virtual_keys'] },
-  { at: /^webhooks\[(\d+)\]/, section: 'webhooks', idField: 'name', list: ['webhooks'] },
-  { at: /^mcp\.client_configs\[(\d+)\]/, section: 'mcp_clients', idField: 'client_id', list: ['mcp', 'client_configs'] },
+/** Where the resources of the sections that resolve references sit (the path's first segments), and the field naming each in a list. */
+const OWNED_AT: readonly { list: readonly string[]; section: string; idField?: string }[] = [
+  { list: ['providers'], section: 'providers' },
+  { list: ['governance', 'virtual_keys'], section: 'virtual_keys', idField: 'id' },
+  { list: ['webhooks'], section: 'webhooks', idField: 'name' },
+  { list: ['mcp', 'client_configs'], section: 'mcp_clients', idField: 'client_id' },
 ];
 
 /**
@@ -36,66 +37,106 @@ const OWNED_AT: readonly { at: RegExp; section: string; idField?: string; list?:
  * it matches. Entries no listed resource owns (an index without `sources`) are not checked.
  */
 export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 'sources'>, secretKeys: ReadonlySet<string>): string[] {
-  const prefixOf = new Map<string, string>(); // source -> the prefix of its entries
-  for (const source of Object.values(index.sources)) {
-    const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
-    if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
-  }
-  const prefixes = new Set(prefixOf.values());
-  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
-  // reference a walk over its name, not over every resource: documents hold thousands).
-  const ownerPrefix = (key: string): string | undefined => {
-    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
-      if (prefixes.has(key.slice(0, i + 1))) return key.slice(0, i + 1);
-    }
-    return undefined;
-  };
-  const sourceOf = (path: string): string | undefined => {
+  const { prefixOf, sources, ownerPrefix } = ownersOf(index.sources);
+  const sourceOf = (at: readonly (string | number)[]): string | undefined => {
     for (const o of OWNED_AT) {
-      const m = o.at.exec(path);
-      if (!m) continue;
-      if (!o.list) return index.sources[`${o.section}/${m[1]}`];
+      if (at.length <= o.list.length || !o.list.every((seg, i) => at[i] === seg)) continue;
+      const which = at[o.list.length];
+      if (!o.idField) return typeof which === 'string' ? sources.get(`${o.section}/${which}`) : undefined;
       let node: unknown = document;
       for (const seg of o.list) node = (node as Record<string, unknown> | undefined)?.[seg];
-      const id = (Array.isArray(node) ? (node[Number(m[1])] as Record<string, unknown> | undefined) : undefined)?.[o.idField as string];
-      return typeof id === 'string' ? index.sources[`${o.section}/${id}`] : undefined;
+      const id = (Array.isArray(node) && typeof which === 'number' ? (node[which] as Record<string, unknown> | undefined) : undefined)?.[o.idField];
+      return typeof id === 'string' ? sources.get(`${o.section}/${id}`) : undefined;
     }
     return undefined;
   };
   const problems: string[] = [];
-  // The path is spelled out only for a reference: documents hold thousands of resources, and
-  // building every node's path was most of the walk.
-  const segments: (string | number)[] = [];
-  const pathNow = () => segments.reduce<string>((p, s) => (typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') {
-      const key = v.startsWith('env.') ? v.slice(4) : undefined;
-      if (key === undefined || !secretKeys.has(key)) return;
-      const path = pathNow();
-      if (!resolvesEnvRef(path)) return;
-      const source = sourceOf(path);
-      const owner = ownerPrefix(key);
-      const mine = source === undefined ? undefined : prefixOf.get(source);
-      if (owner === mine) return;
-      const whose = owner === undefined ? 'no resource' : `another resource (${owner.slice(0, -1)}_...)`;
-      problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        segments.push(i);
-        walk(v[i]);
-        segments.pop();
-      }
-    } else if (v && typeof v === 'object') {
-      for (const k of Object.keys(v)) {
-        segments.push(k);
-        walk((v as Record<string, unknown>)[k]);
-        segments.pop();
-      }
-    }
-  };
-  walk(document);
+  if (document === null || typeof document !== 'object') return problems;
+  for (const { at, key } of envStrings(document)) {
+    if (!secretKeys.has(key)) continue;
+    const path = pathOf(at);
+    if (!resolvesEnvRef(path)) continue;
+    const source = sourceOf(at);
+    const owner = ownerPrefix(key);
+    const mine = source === undefined ? undefined : prefixOf.get(source);
+    if (owner === mine) continue;
+    const whose = owner === undefined ? 'no resource' : `another resource (${owner.slice(0, -1)}_...)`;
+    problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
+  }
   return problems;
 }
+
+interface Owners {
+  /** source -> the prefix of its entries */
+  prefixOf: ReadonlyMap<string, string>;
+  sources: ReadonlyMap<string, string>;
+  /** The resource prefix a Secret entry's name has, if any. */
+  ownerPrefix: (key: string) => string | undefined;
+}
+
+/** Worked out once per `sources` object (a follower reads the same one again while its parts are unchanged). */
+const ownersBySources = new WeakMap<object, Owners>();
+function ownersOf(sourcesRecord: Readonly<Record<string, string>>): Owners {
+  const known = ownersBySources.get(sourcesRecord);
+  if (known) return known;
+  const prefixOf = new Map<string, string>();
+  for (const source of Object.values(sourcesRecord)) {
+    const m = /^(\S+) ([^/\s]+)\/(\S+)$/.exec(source);
+    if (m) prefixOf.set(source, secretKeyName(m[1], m[2], m[3], ''));
+  }
+  const prefixes = new Set(prefixOf.values());
+  const owners = new Map<string, string | undefined>();
+  // Every prefix ends in `_`: the longest one of the key's own `_`-ended prefixes that is listed (per
+  // reference a walk over its name, not over every resource: documents hold thousands).
+  const ownerPrefix = (key: string): string | undefined => {
+    if (owners.has(key)) return owners.get(key);
+    let owner: string | undefined;
+    for (let i = key.lastIndexOf('_', key.length - 2); i > 0; i = key.lastIndexOf('_', i - 1)) {
+      if (prefixes.has(key.slice(0, i + 1))) {
+        owner = key.slice(0, i + 1);
+        break;
+      }
+    }
+    owners.set(key, owner);
+    return owner;
+  };
+  const out: Owners = { prefixOf, sources: new Map(Object.entries(sourcesRecord)), ownerPrefix };
+  ownersBySources.set(sourcesRecord, out);
+  return out;
+}
+
+/** An `env.<KEY>` string in a document: where it sits (segments from the node walked) and KEY. */
+interface EnvString {
+  at: readonly (string | number)[];
+  key: string;
+}
+
+/**
+ * Every `env.` string under each object, by identity: a document parsed reusing the objects of the
+ * last one (parse-reusing.ts) is walked through its new objects only. Documents hold thousands of
+ * resources; their objects are never changed once parsed.
+ */
+const envStringsOf = new WeakMap<object, readonly EnvString[]>();
+const NONE: readonly EnvString[] = [];
+function envStrings(node: object): readonly EnvString[] {
+  const known = envStringsOf.get(node);
+  if (known) return known;
+  let out: EnvString[] | undefined;
+  const add = (seg: string | number, v: unknown) => {
+    if (typeof v === 'string') {
+      if (v.startsWith('env.')) (out ??= []).push({ at: [seg], key: v.slice(4) });
+    } else if (v !== null && typeof v === 'object') {
+      for (const e of envStrings(v)) (out ??= []).push({ at: [seg, ...e.at], key: e.key });
+    }
+  };
+  if (Array.isArray(node)) for (let i = 0; i < node.length; i++) add(i, node[i]);
+  else for (const k of Object.keys(node)) add(k, (node as Record<string, unknown>)[k]);
+  const result = out ?? NONE;
+  envStringsOf.set(node, result);
+  return result;
+}
+
+const pathOf = (segments: readonly (string | number)[]): string => segments.reduce<string>((p, s) => (typeof s === 'number' ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
 
 /** The Secret's values, decoded: what `env.VAR` references in the document resolve against. */
 export function secretEnv(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
@@ -109,6 +150,10 @@ export function secretEnv(data: Readonly<Record<string, string>> | undefined): R
  */
 export class AssemblyMemo {
   readonly #sums = new ChecksumMemo();
+  /** The document's per-resource objects by text: an unchanged resource is the same object again. */
+  readonly parsed = new ParseMemo();
+  /** `sources` as last read from its parts: the same parts give the same object. */
+  readonly sources: SourcesMemo = {};
   #secrets: { shards: readonly (Readonly<Record<string, string>> | undefined)[]; data: Record<string, string> | undefined; checksum: string; keys: ReadonlySet<string>; env?: Record<string, string> } | undefined;
 
   /** sha256 of a part's text, computed once per text. */
@@ -179,7 +224,7 @@ export function assemble(configMap: DataLookup, secret: DataLookup, memo?: Assem
     const reason = missing.length ? `Secret ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing` : `Secret ${index.secrets.join(', ')} does not match its checksum in the index`;
     return { state: 'partial', revision, reason };
   }
-  const sourced = readSources(index, configMap, sum);
+  const sourced = readSources(index, configMap, sum, memo?.sources);
   if (sourced.state !== 'complete') return sourced.state === 'partial' ? { state: 'partial', revision, reason: sourced.reason } : { state: 'invalid', revision, reason: sourced.reason };
   index = sourced.index;
   const text = texts.join('');
@@ -187,7 +232,7 @@ export function assemble(configMap: DataLookup, secret: DataLookup, memo?: Assem
   if (sha256Hex(text) !== revision) return { state: 'invalid', revision, reason: 'the assembled document does not match the index revision' };
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    document = memo ? memo.parsed.parse(text) : JSON.parse(text);
   } catch (err) {
     return { state: 'invalid', revision, reason: `the assembled document is not valid JSON: ${(err as Error).message}` };
   }

@@ -20,7 +20,11 @@ export interface KubeSourceOptions {
   kubeConfig?: KubeConfig;
   /** How long a part or Secret may disagree with the index before that is reported as an error. */
   partialGraceMs?: number;
-  /** Events arriving together (a write of several objects) are read as one. */
+  /**
+   * Events arriving within this long are read as one. Default 0: the events of one turn of the
+   * event loop are read together, and the next read follows at once (a read of a write still in
+   * progress costs a checksum of the part that changed: the index, written last, decides).
+   */
   debounceMs?: number;
 }
 
@@ -112,7 +116,7 @@ export class KubeConfigSource {
   #secrets: Follower<V1Secret>[];
   #graceMs: number;
   #debounceMs: number;
-  #debounce: NodeJS.Timeout | undefined;
+  #debounce: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #grace: NodeJS.Timeout | undefined;
   #onDocument: ((doc: CompleteAssembly) => Promise<void>) | undefined;
   #onError: ((message: string) => void) | undefined;
@@ -132,7 +136,7 @@ export class KubeConfigSource {
   constructor(opts: KubeSourceOptions) {
     this.namespace = opts.namespace;
     this.#graceMs = opts.partialGraceMs ?? 3000;
-    this.#debounceMs = opts.debounceMs ?? 20;
+    this.#debounceMs = opts.debounceMs ?? 0;
     const kc = opts.kubeConfig ?? defaultKubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const ns = opts.namespace;
@@ -204,7 +208,8 @@ export class KubeConfigSource {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.#debounce);
+    clearTimeout(this.#debounce as NodeJS.Timeout);
+    clearImmediate(this.#debounce as NodeJS.Immediate);
     clearTimeout(this.#grace);
     this.#onDocument = undefined;
     await Promise.all([this.#configMaps.stop(), ...this.#secrets.map((s) => s.stop())]);
@@ -212,7 +217,16 @@ export class KubeConfigSource {
 
   #schedule(): void {
     if (!this.#onDocument) return;
-    clearTimeout(this.#debounce);
+    // A fixed wait here was on every change's path (20 ms of a change's p50 at 2,000 resources).
+    if (this.#debounceMs <= 0) {
+      if (this.#debounce) return;
+      this.#debounce = setImmediate(() => {
+        this.#debounce = undefined;
+        void this.#readNow(false);
+      });
+      return;
+    }
+    clearTimeout(this.#debounce as NodeJS.Timeout);
     this.#debounce = setTimeout(() => void this.#readNow(false), this.#debounceMs);
   }
 

@@ -99,11 +99,18 @@ export function safetyErrors(config: GatewayConfig, raw: GatewayConfig): FieldEr
     list.forEach((item: unknown, i) => {
       const r = asRecord(item);
       if (!r) return;
-      for (const f of fields) if (typeof r[f] === 'string') check(`governance.${section}[${i}].${f}`, r[f], SAFE_ID, SAFE_ID_RULE);
+      // The path is spelled out only for a problem: thousands of objects pass on every reload.
+      for (const f of fields) {
+        const problem = typeof r[f] === 'string' ? nameProblem(r[f], SAFE_ID, SAFE_ID_RULE) : undefined;
+        if (problem) errors.push({ path: `governance.${section}[${i}].${f}`, message: problem });
+      }
       if (section === 'virtual_keys' && Array.isArray(r.provider_configs)) {
         r.provider_configs.forEach((pc: unknown, j: number) => {
           const c = asRecord(pc);
-          for (const f of ['budget_id', 'rate_limit_id']) if (c && typeof c[f] === 'string') check(`governance.virtual_keys[${i}].provider_configs[${j}].${f}`, c[f], SAFE_ID, SAFE_ID_RULE);
+          for (const f of ['budget_id', 'rate_limit_id']) {
+            const problem = c && typeof c[f] === 'string' ? nameProblem(c[f], SAFE_ID, SAFE_ID_RULE) : undefined;
+            if (problem) errors.push({ path: `governance.virtual_keys[${i}].provider_configs[${j}].${f}`, message: problem });
+          }
         });
       }
     });

@@ -48,6 +48,8 @@ export const DEFAULTS = {
 export class CompileMemo {
   readonly providers = new WeakMap<object, ProviderRuntime>();
   readonly governance = new GovernanceMemo();
+  /** Each resource's object's digest, by identity (the objects of a memoised check never change). */
+  readonly digests = new WeakMap<object, string>();
   /** Providers compiled (not reused). */
   providersCompiled = 0;
 }
@@ -76,7 +78,7 @@ function* snapshotSteps(config: GatewayConfig, memo?: CompileMemo): Generator<vo
     }
     providers.set(name, rt);
   }
-  const hash = configHash(config);
+  const hash = memo ? configHashReusing(config, memo.digests) : configHash(config);
   yield;
   const governance = yield* governanceSteps(config, memo?.governance);
   yield;
@@ -155,4 +157,45 @@ function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>)
 /** A one-way digest: safe to show in logs and metrics, and it changes when a key is rotated. */
 function configHash(config: GatewayConfig): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12);
+}
+
+/**
+ * The same kind of digest (a different value), made from each resource's object's digest, kept by
+ * identity: a reload hashes the objects that changed and the document's outline, not all of it.
+ * The outline is written out down to the resources' objects (2 levels: `providers.<name>`; 3:
+ * `governance.virtual_keys[i]`); `#` never starts a JSON token, so a digest cannot pass for one.
+ */
+function configHashReusing(config: GatewayConfig, digests: WeakMap<object, string>): string {
+  const out: string[] = [];
+  const put = (v: unknown, depth: number): void => {
+    if (v === null || typeof v !== 'object') {
+      out.push(JSON.stringify(v) ?? 'null');
+      return;
+    }
+    if (depth >= 2 && !Array.isArray(v)) {
+      let d = digests.get(v);
+      if (d === undefined) digests.set(v, (d = createHash('sha256').update(JSON.stringify(v)).digest('base64')));
+      out.push('#', d);
+      return;
+    }
+    if (Array.isArray(v)) {
+      out.push('[');
+      for (const x of v) {
+        put(x, depth + 1);
+        out.push(',');
+      }
+      out.push(']');
+      return;
+    }
+    out.push('{');
+    for (const [k, x] of Object.entries(v)) {
+      if (x === undefined) continue;
+      out.push(JSON.stringify(k), ':');
+      put(x, depth + 1);
+      out.push(',');
+    }
+    out.push('}');
+  };
+  put(config, 0);
+  return createHash('sha256').update(out.join('')).digest('hex').slice(0, 12);
 }

@@ -127,11 +127,20 @@ function streamHead(res: ServerResponse, format: StreamFormat<unknown>): void {
 async function endStream(res: ServerResponse, format: StreamFormat<unknown>): Promise<void> {
   if (res.destroyed) return;
   streamHead(res, format);
+  const encoding = format.encoding ?? 'utf8';
+  // HTTP/1.1: the closing marker and the chunked terminator in one socket write instead of two
+  // (one write of about 17 per held chat stream).
+  if (format.done && isHttp1(res)) {
+    res.end(format.done, encoding);
+    return;
+  }
   // end() without a chunk: an HTTP/2 answer's last write and an end(chunk, encoding) written
   // together can reach the wire mangled (binary framings show it).
-  if (format.done && !res.write(format.done, format.encoding ?? 'utf8')) await drained(res);
+  if (format.done && !res.write(format.done, encoding)) await drained(res);
   res.end();
 }
+
+const isHttp1 = (res: ServerResponse): boolean => (res.req as ServerResponse['req'] | undefined)?.httpVersionMajor === 1;
 
 /** A stream that failed: a plain error answer if nothing was sent yet, else its in-band error event. */
 function failStream(res: ServerResponse, err: unknown, format: StreamFormat<unknown>, extra: ErrorExtra | undefined, renderError?: ErrorRenderer): void {

@@ -2,6 +2,7 @@
 // buffer to watch, and an end. A WebSocket is one (wsPort, below); a WebRTC call's `oai-events` data
 // channel is another (webrtc-channel.ts), so both kinds of session share one governed relay.
 import type { RawData, WebSocket } from 'ws';
+import { textSender } from './ws-frame.ts';
 
 export interface ClientPort {
   /** Each message from the client: its bytes, and whether it came as binary. */
@@ -28,16 +29,14 @@ function toBuffer(data: RawData): Buffer {
 /** A close reason fits in a control frame (123 bytes). */
 const reasonOf = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8'));
 
-/** A Buffer goes out as a text frame all the same (one options object for every send). */
-const AS_TEXT = { binary: false } as const;
-
 export function wsPort(ws: WebSocket): ClientPort {
   ws.on('error', () => undefined);
+  const sendText = textSender(ws);
   return {
     onMessage: (cb) => void ws.on('message', (data: RawData, isBinary: boolean) => cb(toBuffer(data), isBinary)),
     onClose: (cb) => void ws.once('close', (code: number) => cb(code)),
-    // The provider's bytes, not decoded and encoded again.
-    send: (data) => ws.send(data, AS_TEXT),
+    // The provider's bytes, not decoded and encoded again: one frame, one write (ws-frame.ts).
+    send: sendText,
     get bufferedAmount() {
       return ws.bufferedAmount;
     },

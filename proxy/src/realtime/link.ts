@@ -3,6 +3,7 @@
 // translated by gemini-link.ts behind the same interface.
 import type { RawData } from 'ws';
 import type { Connected } from './upstream.ts';
+import { textSender } from './ws-frame.ts';
 
 export interface UpstreamLink {
   /** A client event (OpenAI's shape, already checked) for the provider: its text or UTF-8 bytes, and the event read. */
@@ -29,9 +30,6 @@ export function closeProvider(ws: Connected['ws'], code: number, reason: string)
   setTimeout(() => ws.terminate(), 2000).unref();
 }
 
-/** A frame's bytes go out as a text frame (one options object for every send). */
-const AS_TEXT = { binary: false } as const;
-
 /**
  * OpenAI Realtime events relayed as they are: as bytes both ways (a text frame's payload is handed
  * on without being decoded to a string and encoded again; the session reads only the few events it
@@ -39,6 +37,8 @@ const AS_TEXT = { binary: false } as const;
  */
 export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
   ws.on('error', () => undefined);
+  // A client event's checked bytes, masked into one frame and one write (ws-frame.ts).
+  const sendText = textSender(ws);
   // The provider greets at once (session.created), before the client's handshake is complete:
   // what arrives before the relay listens waits here.
   let emit: ((data: Buffer) => void) | undefined;
@@ -50,7 +50,7 @@ export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
   });
   return {
     send: (data) => {
-      if (ws.readyState === 1) ws.send(data, AS_TEXT);
+      if (ws.readyState === 1) sendText(data);
     },
     onEvent: (cb) => {
       emit = cb;
