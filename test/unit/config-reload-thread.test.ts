@@ -36,7 +36,7 @@ async function bothWays(name: string, text: string): Promise<{ reload: string; s
   };
   let reload: string;
   try {
-    const read = await readConfigForReload(file);
+    const read = await readConfigForReload(file, process.env, 0);
     assert.ok(read.problems, 'the reader thread ran');
     reload = message(() => runNow(checkVettedSteps(read.raw, read.problems!, file)));
   } catch (err) {
@@ -59,13 +59,13 @@ test('a reload refuses a broken config.json with the errors of the start-up chec
     assert.match(reload, expected, name);
     assert.equal(reload, startup, name);
   }
-  await assert.rejects(readConfigForReload(join(dir, 'missing.json')), (err: Error) => err instanceof ConfigError && /\(file\): ENOENT/.test(err.message));
+  await assert.rejects(readConfigForReload(join(dir, 'missing.json'), process.env, 0), (err: Error) => err instanceof ConfigError && /\(file\): ENOENT/.test(err.message));
 });
 
 test('a valid config.json read in the thread gives the document and digest the start-up path gives', async () => {
   const file = join(dir, 'good.json');
   writeFileSync(file, JSON.stringify(good, null, 2));
-  const read = await readConfigForReload(file);
+  const read = await readConfigForReload(file, process.env, 0);
   assert.deepEqual(read.problems, []);
   const startup = loadConfigFile(file);
   assert.deepEqual(read.raw, startup.raw);

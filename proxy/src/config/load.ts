@@ -1,6 +1,6 @@
 // Reading config.json (or, without one, the environment) into a document, checked by config/check.ts.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
 import { vertexFromEnv } from '../providers/vertex/config.ts';
@@ -74,13 +74,21 @@ export interface ReloadDocument {
   problems?: FieldError[];
 }
 
+/** Below this a reload's whole-document passes take a few ms on the loop: a thread would only add its start-up. */
+export const THREAD_FROM_BYTES = 256 * 1024;
+
 /**
  * readConfigDocument for a reload of a possibly large file: reading, parsing, the schema and the
  * digest run in a thread of their own (read-off-loop.ts), so the event loop waits only for the
  * text's parse here; the errors are the same. Should the thread fail to start, the same work is
- * done here instead.
+ * done here instead; so is a file under `threadFromBytes`.
  */
-export async function readConfigForReload(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ReloadDocument> {
+export async function readConfigForReload(file: string, env: NodeJS.ProcessEnv = process.env, threadFromBytes = THREAD_FROM_BYTES): Promise<ReloadDocument> {
+  const size = await stat(file).then((s) => s.size, () => Infinity);
+  if (size < threadFromBytes) {
+    const raw = await readConfigDocument(file, env);
+    return { raw, digest: seedDigest(raw as GatewayConfig) };
+  }
   let read: ReadResult;
   try {
     read = await readInThread(file);
