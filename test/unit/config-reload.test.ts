@@ -5,7 +5,7 @@
 // read back its own writes.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -131,6 +131,20 @@ test('a bad edit is refused with the field at fault, and the last good configura
   writeFileSync(run.file, JSON.stringify(config(3, 7)));
   await eventually(() => assert.deepEqual([...limitsOf(run)], [1007]), patience(5000));
   assert.equal(run.reloads, 1);
+});
+
+test('a broken file is refused once, however many change events its save raises', async () => {
+  const run = await start(config(3, 0));
+  writeFileSync(run.file, '{ "providers": ');
+  await eventually(() => assert.equal(run.errors.length, 1), patience(5000));
+  // Another event for the same file (its mode set again: contents and mtime unchanged).
+  chmodSync(run.file, 0o644);
+  await new Promise((r) => setTimeout(r, patience(500)));
+  assert.equal(run.errors.length, 1);
+  // A new save of the same broken text is a new edit: refused again.
+  await new Promise((r) => setTimeout(r, 20));
+  writeFileSync(run.file, '{ "providers": ');
+  await eventually(() => assert.equal(run.errors.length, 2), patience(5000));
 });
 
 test('objects written through /api stay laid over a reloaded seed', async () => {

@@ -1,6 +1,7 @@
 // Where the live snapshot comes from. The hot path calls `current()`; sources swap a new snapshot in
 // only after it validated and compiled, so a bad edit never replaces a good config.
 import { watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { loadConfigFile, readConfigForReload } from './load.ts';
 import { checkConfigSteps, checkVettedSteps, ConfigError } from './check.ts';
 import { seedDigest, type ConfigService } from './service.ts';
@@ -35,7 +36,12 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
   // A reload of a large file (10,000 virtual keys: megabytes of JSON) is read off the loop and done
   // in steps that yield to it between them (here and in reseed), so requests flowing meanwhile wait
   // for one step at most, never the whole reload; the new snapshot is swapped in whole at the end.
+  // The file as it was when last refused (mtime and size): one save can raise several change
+  // events, and the same broken file is refused (logged, counted in the reload-error metric) once.
+  let refused: string | undefined;
   const reload = async () => {
+    const seen = await stat(file).then((s) => `${s.mtimeMs}:${s.size}`, () => undefined);
+    if (seen !== undefined && seen === refused) return;
     try {
       // Read, parsed, schema-checked and digested in a thread of its own; here only the text's parse.
       const { raw, digest, problems } = await readConfigForReload(file);
@@ -55,6 +61,7 @@ export function watchConfigFile(file: string, service: ConfigService, onError?: 
       }
       log.info('configuration reloaded', { file, config_hash: service.current().hash, kept_from_api: kept, set_aside: setAside.length });
     } catch (err) {
+      refused = seen;
       const message = err instanceof ConfigError ? err.message : String(err);
       log.error('configuration reload rejected; keeping the last good configuration', { file, error: message });
       onError?.(err as Error);
