@@ -41,9 +41,22 @@ const client = () => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'x', maxRetrie
 const code = (src: string) => `CALL executeToolCode ${JSON.stringify({ code: src })}`;
 const chat = (text: string) => client().chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: text }] });
 
-async function toolCalls(name: string): Promise<number> {
-  const res = await apiClient(g)<{ pagination: { total_count: number } }>('GET', `/api/mcp-logs?tool_names=${name}&server_labels=local`);
+async function toolCalls(name: string, search?: string): Promise<number> {
+  const q = search === undefined ? '' : `&content_search=${encodeURIComponent(search)}`;
+  const res = await apiClient(g)<{ pagination: { total_count: number } }>('GET', `/api/mcp-logs?tool_names=${name}&server_labels=local${q}`);
   return res.body.pagination.total_count;
+}
+
+/** Calls echo with a fresh marker and waits for its record: the log is written in call order, so every call made before is in it too. */
+async function echoSettled(): Promise<void> {
+  const marker = `settle-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const res = await fetch(`${g.url}/v1/mcp/tool/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'c', type: 'function', function: { name: 'executeToolCode', arguments: JSON.stringify({ code: `result = local.echo(query='${marker}')` }) } }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  await eventually(async () => assert.equal(await toolCalls('echo', marker), 1), 10_000);
 }
 
 test('a code-mode client is shown only as the four meta-tools', async () => {
@@ -66,7 +79,8 @@ test('code calling a tool outside tools_to_auto_execute goes back to the applica
 test('an aliased call to a tool outside tools_to_auto_execute never runs unattended', async () => {
   const before = await toolCalls('add');
   const answer = await chat(code('g = local\nresult = g.add(a=1, b=2)'));
-  // Whatever the scan decided, add never ran unattended.
+  // Whatever the scan decided, add never ran unattended (once a later call is logged, this one would be).
+  await echoSettled();
   assert.equal(await toolCalls('add'), before);
   // Either the scan asked first (the call comes back to the application) or the binding refused it.
   const m = answer.choices[0].message;
@@ -81,6 +95,7 @@ test('code the application approves runs through /v1/mcp/tool/execute, still hel
   assert.match(ok.content, /42/);
   const before = await toolCalls('fail');
   const refused = (await (await run('result = local.fail()')).json()) as { content: string; is_error?: boolean };
+  await echoSettled();
   assert.equal(await toolCalls('fail'), before, 'fail is not in tools_to_execute: never called');
   assert.match(refused.content, /not allowed|fail/i);
 });
@@ -94,15 +109,16 @@ test('tool-call arguments follow the request-body rule: a __proto__ member is re
   assert.equal(direct.status, 400, JSON.stringify(err));
   assert.equal(err.error.param, 'function.arguments.__proto__');
   // In a call the code makes: the program gets an error, echo is not called.
-  const before = await toolCalls('echo');
-  const res = await execute({ name: 'executeToolCode', arguments: JSON.stringify({ code: "result = local.echo(__proto__={'query': 'hidden'}, query='shown')" }) });
+  const res = await execute({ name: 'executeToolCode', arguments: JSON.stringify({ code: "result = local.echo(__proto__={'query': 'hidden'}, query='shown-member')" }) });
   const out = (await res.json()) as { content: string };
   assert.match(out.content, /__proto__' is not allowed/);
-  assert.equal(await toolCalls('echo'), before, 'echo never ran with the member');
   // In a call the model makes (agent mode): the tool result says why, the code never runs.
-  const agent = await chat(`CALL executeToolCode {"code":"result = local.echo(query='x')","__proto__":{"code":"y"}}`);
+  const agent = await chat(`CALL executeToolCode {"code":"result = local.echo(query='agent-member')","__proto__":{"code":"y"}}`);
   assert.match(agent.choices[0].message.content ?? '', /^Tool said: .*arguments\.__proto__: '__proto__' is not allowed/s);
-  assert.equal(await toolCalls('echo'), before, 'echo never ran');
+  // Every call made so far is in the log once a later one is: neither echo is.
+  await echoSettled();
+  assert.equal(await toolCalls('echo', 'shown-member'), 0, 'echo never ran with the member');
+  assert.equal(await toolCalls('echo', 'agent-member'), 0, 'echo never ran');
 });
 
 test('print lines reach the log at most 50 per caller per 10 s; the rest is counted in one line', async () => {
