@@ -146,12 +146,15 @@ export class SqlMcpCallStore implements McpCallStore {
   async search(f: McpLogFilter, page: McpLogPage): Promise<{ records: McpCallRecord[]; total: number }> {
     const w = where(f, this.#db.dialect.ilike);
     const dir = page.order === 'asc' ? 'ASC' : 'DESC';
+    // The count comes with the page, in one statement: two reads let a batch land between them.
     const rows = await this.#db.query(
-      `SELECT ${COLUMNS.join(', ')} FROM mcp_tool_logs ${w.sql} ORDER BY ${SORT[page.sortBy]} ${dir}, id ${dir} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.min(Math.trunc(page.offset), Number.MAX_SAFE_INTEGER)}`,
+      `SELECT ${COLUMNS.join(', ')}, count(*) OVER () AS total_n FROM mcp_tool_logs ${w.sql} ORDER BY ${SORT[page.sortBy]} ${dir}, id ${dir} LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.min(Math.trunc(page.offset), Number.MAX_SAFE_INTEGER)}`,
       w.params,
     );
+    if (rows.length > 0) return { records: rows.map(toRecord), total: Number(rows[0]!.total_n) };
+    // An empty page (past the end) carries no count: ask for it alone.
     const [count] = await this.#db.query(`SELECT count(*) AS n FROM mcp_tool_logs ${w.sql}`, w.params);
-    return { records: rows.map(toRecord), total: Number(count?.n ?? 0) };
+    return { records: [], total: Number(count?.n ?? 0) };
   }
 
   async stats(f: McpLogFilter): Promise<McpLogStats> {
