@@ -3,7 +3,7 @@
 // chunks the client never saw left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { debugMiss, replay, storedAnswer } from '../../proxy/src/cache/answer.ts';
+import { debugMiss, readyAnswer, replay, serveReady, storedAnswer } from '../../proxy/src/cache/answer.ts';
 import type { Outcome, StreamFormat } from '../../proxy/src/pipeline/outcome.ts';
 
 const hit = { cache_hit: true, cache_id: 'c1', hit_type: 'direct' };
@@ -49,4 +49,21 @@ test('a stream is stored as the events the client saw and replayed one by one, c
   assert.deepEqual(JSON.parse(out[0].slice(6)), { n: 1, extra_fields: {} });
   assert.deepEqual(JSON.parse(out[1].slice(6)), { n: 2, extra_fields: { cache_debug: hit } });
   assert.equal(served.format.done, 'data: [DONE]\n\n');
+});
+
+test('an entry read once is served again with each hit its own cache_debug, as replay serves it', () => {
+  const sent = '{"id":"x","choices":[],"extra_fields":{"provider":"openai"}}';
+  const stored = storedAnswer({ kind: 'text', status: 200, text: sent, headers: { 'x-a': '1' } }, undefined, false, 'openai', 'gpt-4o')!;
+  const ready = readyAnswer(JSON.stringify(stored))!;
+  for (const id of ['c1', 'c2']) {
+    const debug = { ...hit, cache_id: id };
+    assert.deepEqual(serveReady(ready, debug), replay(stored, debug));
+    assert.deepEqual(JSON.parse((serveReady(ready, debug) as { text: string }).text).extra_fields.cache_debug, debug);
+  }
+  // Empty extra_fields, and one without a place for cache_debug (served as stored).
+  const empty = readyAnswer(JSON.stringify({ ...stored, text: '{"a":1,"extra_fields":{}}' }))!;
+  assert.equal((serveReady(empty, hit) as { text: string }).text, `{"a":1,"extra_fields":{"cache_debug":${JSON.stringify(hit)}}}`);
+  const native = readyAnswer(JSON.stringify({ ...stored, text: '{"type":"message"}' }))!;
+  assert.equal((serveReady(native, hit) as { text: string }).text, '{"type":"message"}');
+  assert.equal(readyAnswer('not json'), undefined);
 });

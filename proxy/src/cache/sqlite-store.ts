@@ -96,7 +96,11 @@ export class SqliteCacheStore implements CacheStore {
     this.#db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
       id TEXT PRIMARY KEY, scope TEXT NOT NULL, cache_key TEXT NOT NULL, hash TEXT NOT NULL,
       vector BLOB, sig BLOB, value TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
-    this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_hash ON ${t} (scope, hash)`);
+    // A direct lookup takes the newest live entry of a scope and hash: with created_at in the index
+    // its ORDER BY reads the index backwards instead of sorting in a temporary B-tree on every lookup.
+    // It replaces the (scope, hash) index of files written before (a prefix of this one).
+    this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_hash_at ON ${t} (scope, hash, created_at)`);
+    this.#db.exec(`DROP INDEX IF EXISTS ${t}_hash`);
     this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_key ON ${t} (cache_key)`);
     this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_expires ON ${t} (expires_at)`);
     if (!row) this.#db.prepare('INSERT OR IGNORE INTO cache_namespaces (name, table_name, dimension) VALUES (?, ?, ?)').run(namespace, t, dimension);

@@ -12,7 +12,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { OPERATIONS } from '../unified/operations.ts';
-import { debugMiss, replay, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type StoredAnswer } from './answer.ts';
+import { debugMiss, readyAnswer, serveReady, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type ReadyAnswer } from './answer.ts';
 import { embedText } from './embed.ts';
 import { readCacheHeaders, type CacheHeaders } from './headers.ts';
 import { conversationLength, identify, type CacheIdentity } from './identity.ts';
@@ -53,17 +53,31 @@ interface Miss {
 
 const misses = new WeakMap<RequestContext, Miss>();
 
-function parse(entry: CacheEntry): StoredAnswer | undefined {
-  try {
-    return JSON.parse(entry.value) as StoredAnswer;
-  } catch {
-    return undefined;
+/** Entries kept read (by id) at most, and the longest stored value kept: a few MB at worst. */
+const READY_MAX = 128;
+const READY_MAX_CHARS = 32 * 1024;
+/**
+ * Entries served recently, read once: a hit on one of them parses nothing. Keyed by id and checked
+ * against the value the store gave, so an entry replaced under its id is read anew.
+ */
+const readyEntries = new Map<string, { value: string; ready: ReadyAnswer }>();
+
+function readyOf(entry: CacheEntry): ReadyAnswer | undefined {
+  const known = readyEntries.get(entry.id);
+  if (known && known.value === entry.value) return known.ready;
+  const ready = readyAnswer(entry.value);
+  if (ready && entry.value.length <= READY_MAX_CHARS) {
+    // The oldest first out.
+    if (!known && readyEntries.size >= READY_MAX) readyEntries.delete(readyEntries.keys().next().value!);
+    readyEntries.set(entry.id, { value: entry.value, ready });
   }
+  return ready;
 }
 
 function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: CacheDebug): Outcome | undefined {
-  const stored = parse(entry);
-  if (!stored) return undefined;
+  const ready = readyOf(entry);
+  if (!ready) return undefined;
+  const stored = ready.stored;
   // Stored by an in-process call but read over HTTP (or the reverse) cannot happen: the scope names the format.
   (debug.hit_type === 'direct' ? m.directHits : m.hits.labels(String(debug.hit_type))).inc();
   ctx.finalExtra = { cache_debug: debug };
@@ -72,7 +86,7 @@ function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: Cac
   ctx.model = stored.model || ctx.model;
   ctx.access.provider = ctx.provider;
   ctx.access.model = ctx.model;
-  return replay(stored, debug);
+  return serveReady(ready, debug);
 }
 
 async function timed<T>(m: CacheMetrics, type: 'direct' | 'semantic', op: 'get' | 'nearest', f: () => Promise<T>): Promise<T | undefined> {
