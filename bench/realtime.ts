@@ -12,6 +12,7 @@
 //   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
 //   node bench/realtime.ts --heap allocated              # the gateway's allocations per event, by function
+//   node bench/realtime.ts --heap promoted               # what of them reaches the old generation
 //   node bench/realtime.ts --pin                         # the gateway on core 0, the mock and clients on core 1
 //
 // How the load is made, and why (changed 2026-11-27; earlier figures were made the old way):
@@ -39,7 +40,8 @@
 // reports each process's GC in each phase, and for the slowest 1 % of events the share that was in
 // flight while the gateway, the mock or the client thread was in a GC (a cross-check from inside
 // the processes, not a correction: the figures above stay as measured). --heap allocated|retained
-// samples the gateway's allocations over the measured seconds of the first relayed phase. --pin
+// samples the gateway's allocations over the measured seconds of the first relayed phase (--heap
+// promoted: those that reached the old generation, what makes its mark-compacts). --pin
 // gives the gateway a core of its own (taskset: the gateway on CPU 0, the mock and the clients on
 // CPU 1), as a replica with its own CPU would run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -52,7 +54,7 @@ import { Worker } from 'node:worker_threads';
 import { freePort, PEERS, ROOT, rssMb } from './lib/procs.ts';
 import { median, summarize } from './lib/stats.ts';
 import { bursts, pausesIn, tailCauses, type Pause } from './lib/tail.ts';
-import { allocationsBySelf, sampleAllocations, type HeapNode } from './lib/heap-sampling.ts';
+import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
 import type { ClientJob, ClientResult } from './lib/realtime-client.ts';
 import type { ProbeRecord } from './lib/gc-probe.ts';
 
@@ -82,6 +84,11 @@ const WORKERS = Number(values['client-threads']);
 if (values.schedule !== 'fixed' && values.schedule !== 'interval') throw new Error('--schedule is fixed or interval');
 const SCHEDULE: ClientJob['schedule'] = values.schedule;
 const PROBE = join(ROOT, 'bench/lib/gc-probe.ts');
+const HEAP_WHAT: Record<SampleMode, string> = {
+  allocated: 'allocated in',
+  retained: 'retained at the end (after a full GC) of what was allocated in',
+  promoted: 'promoted to the old generation (or young after a last scavenge) of what was allocated in',
+};
 
 const children: ChildProcess[] = [];
 process.on('exit', () => {
@@ -296,7 +303,7 @@ for (const { name, root, flags: extra } of roots) {
     JSON.stringify({ providers: { openai: { keys: [{ name: 'k', value: 'sk-bench', weight: 1 }], network_config: { base_url: `http://127.0.0.1:${mockPort}/openai` } } }, websocket: { max_connections_per_user: SESSIONS * 2 } }),
   );
   const gcFile = join(appDir, 'gc.log');
-  if (values.heap !== undefined && values.heap !== 'allocated' && values.heap !== 'retained') throw new Error('--heap is allocated or retained');
+  if (values.heap !== undefined && values.heap !== 'allocated' && values.heap !== 'retained' && values.heap !== 'promoted') throw new Error('--heap is allocated, retained or promoted');
   const inspectPort = values.heap ? await freePort() : undefined;
   const flags = [...(values['image-flags'] ? imageFlags(root) : []), ...GATEWAY_FLAGS, ...extra, ...(values.gc ? ['--trace-gc'] : []), ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [])];
   const probeFile = join(probeDir, `gateway-${gateways.length}.json`);
@@ -315,10 +322,10 @@ for (let round = 0; round < ROUNDS; round++) {
     let stopSampling: (() => Promise<HeapNode>) | undefined;
     let sampled: HeapNode | undefined;
     const port = round === 0 ? g.inspectPort : undefined;
-    const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap === 'retained')), close: async () => void (sampled = await stopSampling?.()) } : undefined;
+    const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap as SampleMode)), close: async () => void (sampled = await stopSampling?.()) } : undefined;
     const p = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, window);
     g.phases.push(p);
-    if (sampled) g.heap = heapReport(sampled, p.rtt.length, values.heap === 'retained' ? 'retained at the end (after a full GC) of what was allocated in' : 'allocated in');
+    if (sampled) g.heap = heapReport(sampled, p.rtt.length, HEAP_WHAT[values.heap as SampleMode]);
   }
 }
 
@@ -326,12 +333,14 @@ const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(
 for (const g of gateways) g.child.kill('SIGTERM');
 await Promise.all(gateways.map((g) => exited(g.child)));
 // The probes write their records as their processes exit.
-let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]> } | undefined;
+let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]>; gatewayMarks: Map<Gateway, Pause[]> } | undefined;
 if (values.probe) {
   mock.kill('SIGTERM');
   await exited(mock);
   const read = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.map(([at, ms]) => [at, ms] as const);
-  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])) };
+  // Kind 4 (bench/lib/gc-probe.ts): the old generation's mark-compacts, the pauses a steady relay should not have.
+  const marks = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.filter(([, , kind]) => kind & 4).map(([at, ms]) => [at, ms] as const);
+  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])), gatewayMarks: new Map(gateways.map((g) => [g, marks(g.probeFile)])) };
 }
 
 const expected = SECONDS;
@@ -373,6 +382,7 @@ for (let round = 0; round < ROUNDS; round++) {
     };
     row('GC in the phase, count, sum, longest: mock', pauses(pr.mock, directs[round]), (_, p) => [pauses(pr.mock, p), '']);
     row('GC in the phase: gateway', '', (g, p) => [pauses(pr.gateways.get(g)!, p), '']);
+    row('of which mark-compacts: gateway', '', (g, p) => [pauses(pr.gatewayMarks.get(g)!, p), '']);
     row('GC in the phase: client threads', pauses(directs[round].clientGc.flat(), directs[round]), (_, p) => [pauses(p.clientGc.flat(), p), '']);
     const causes = (p: Phase, g?: Gateway) => {
       const t = tailCauses(p, { gateway: () => (g ? pr.gateways.get(g)! : []), mock: () => pr.mock, client: (thread) => p.clientGc[thread] });

@@ -41,16 +41,25 @@ async function connect(inspectPort: number): Promise<Session> {
 }
 
 /**
- * Starts sampling; the returned function stops it and answers the profile's root. `retained`: only
- * what is still alive at the end, after a full collection (what outlives the window, not what it
- * allocated).
+ * What a sample profile keeps: `allocated`, everything the window allocated; `retained`, only what
+ * is still alive at the end, after a full collection (what outlives the window); `promoted`, what
+ * reached the old generation (alive or not: a mark-compact's garbage stays in the profile) plus
+ * what is still young after one more scavenge at the end (what the next scavenge would promote).
  */
-export async function sampleAllocations(inspectPort: number, intervalBytes = 16 * 1024, retained = false): Promise<() => Promise<HeapNode>> {
+export type SampleMode = 'allocated' | 'retained' | 'promoted';
+
+/** Starts sampling; the returned function stops it and answers the profile's root. */
+export async function sampleAllocations(inspectPort: number, intervalBytes = 16 * 1024, mode: SampleMode = 'allocated'): Promise<() => Promise<HeapNode>> {
   const s = await connect(inspectPort);
   await s.send('HeapProfiler.enable');
-  await s.send('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: !retained, includeObjectsCollectedByMinorGC: !retained });
+  // A scavenge at the end drops the young garbage of the last moments (a full collection would
+  // keep it: it counts as collected by a major GC). V8 hands out gc() only to contexts made after
+  // --expose-gc; the context is made before sampling starts, so it is not in the profile.
+  if (mode === 'promoted') await s.send('Runtime.evaluate', { expression: `process.getBuiltinModule('v8').setFlagsFromString('--expose-gc'); globalThis.__benchGc = process.getBuiltinModule('vm').runInNewContext('gc')` });
+  await s.send('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: mode !== 'retained', includeObjectsCollectedByMinorGC: mode === 'allocated' });
   return async () => {
-    if (retained) await s.send('HeapProfiler.collectGarbage');
+    if (mode === 'retained') await s.send('HeapProfiler.collectGarbage');
+    if (mode === 'promoted') await s.send('Runtime.evaluate', { expression: `globalThis.__benchGc({ type: 'minor' })` });
     const { profile } = (await s.send('HeapProfiler.stopSampling')) as { profile: { head: HeapNode } };
     s.close();
     return profile.head;

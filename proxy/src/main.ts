@@ -14,8 +14,11 @@ import type { KubeStart } from './config/kube-source.ts';
 import { configFile, createGateway, GatewayStartError } from './gateway.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { runPrimary } from './cluster.ts';
+import { applyGatewayV8Flags } from './v8-flags.ts';
 
 async function main(): Promise<void> {
+  // Before any traffic: V8 reads these at its next collection (cluster workers run this too).
+  applyGatewayV8Flags();
   let opts;
   try {
     opts = parseCli(process.argv.slice(2));
