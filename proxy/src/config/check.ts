@@ -430,7 +430,7 @@ function resolveRefs(value: unknown, at: At | undefined, refs: { env: NodeJS.Pro
 }
 
 /** Array items resolved per step by resolveRefsSteps. */
-const ITEMS_PER_STEP = 2000;
+const ITEMS_PER_STEP = 250;
 
 /**
  * resolveRefs over a whole document in steps: the first levels are walked here, yielding after each

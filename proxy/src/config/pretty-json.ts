@@ -4,7 +4,7 @@
 // whole and indented to its place. The text is the same, byte for byte, as JSON.stringify's.
 
 /** Array items stringified per step. */
-const ITEMS_PER_STEP = 2000;
+const ITEMS_PER_STEP = 250;
 /** Objects and arrays down to this depth are laid out here (the store's document.governance.virtual_keys is at 3); deeper values are stringified whole. */
 const LAID_OUT_DEPTH = 4;
 
