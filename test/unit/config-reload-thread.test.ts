@@ -4,6 +4,7 @@
 // file is the same text JSON.stringify makes.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { checkVettedSteps, ConfigError } from '../../proxy/src/config/check.ts';
 import { runNow } from '../../proxy/src/config/steps.ts';
 import { seedDigest } from '../../proxy/src/config/seed-digest.ts';
 import { prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
+import { jsonDigestSteps } from '../../proxy/src/config/json-digest.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'skybridge-reload-thread-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,5 +93,24 @@ test('the config store text made in steps is JSON.stringify(value, null, 2), byt
     for (; !r.done; r = steps.next()) yields++;
     assert.equal(r.value, JSON.stringify(v, null, 2));
     if (v === samples[0]) assert.ok(yields >= 2, `4,500 keys are written in more than one step (${yields} yields)`);
+  }
+});
+
+test("the snapshot's digest made in steps is SHA-256 of JSON.stringify, whatever the document holds", () => {
+  const keys = Array.from({ length: 1200 }, (_, i) => ({ id: `vk-${i}`, value: `sk-${i}`, note: i % 7 ? undefined : 'line\nbreak "quoted" é \ud83d\ude00 \ud800', tags: i % 3 ? [] : [{}, null, [1, [2, { a: [] }]]] }));
+  const samples: unknown[] = [
+    { providers: {}, governance: { virtual_keys: keys, budgets: [] }, gone: undefined, f: () => 1, when: new Date(0), list: [undefined, () => 1, 'x', -0, 1e21], nested: { a: { b: { c: [1] } } } },
+    { a: { toJSON: () => undefined }, b: { toJSON: () => ({ c: 1 }) } },
+    {},
+    [],
+    [undefined, null],
+  ];
+  for (const v of samples) {
+    const steps = jsonDigestSteps(v);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    assert.equal(r.value, createHash('sha256').update(JSON.stringify(v)).digest('hex'));
+    if (v === samples[0]) assert.ok(yields >= 2, `1,200 keys are hashed in more than one step (${yields} yields)`);
   }
 });
