@@ -14,6 +14,7 @@ import { runNow } from '../../proxy/src/config/steps.ts';
 import { seedDigest } from '../../proxy/src/config/seed-digest.ts';
 import { prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
 import { jsonDigestSteps } from '../../proxy/src/config/json-digest.ts';
+import { documentFromSlices, sliceDocument } from '../../proxy/src/config/document-slices.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'skybridge-reload-thread-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,4 +114,33 @@ test("the snapshot's digest made in steps is SHA-256 of JSON.stringify, whatever
     assert.equal(r.value, createHash('sha256').update(JSON.stringify(v)).digest('hex'));
     if (v === samples[0]) assert.ok(yields >= 2, `1,200 keys are hashed in more than one step (${yields} yields)`);
   }
+});
+
+test('the document handed over in slices parses to what JSON.parse of the file gives', async () => {
+  const keys = Array.from({ length: 1100 }, (_, i) => ({ id: `vk-${i}`, name: `key ${i}`, value: `sk-bf-key-${String(i).padStart(6, '0')}`, provider_configs: [{ provider: 'openai', weight: 1 }] }));
+  const texts = [
+    JSON.stringify({ ...good, governance: { virtual_keys: keys, budgets: [] } }, null, 2),
+    // A negative zero (JSON.stringify writes 0), a `__proto__` key (never walked into), lists at several depths, documents that are not objects.
+    JSON.stringify({ top: Array.from({ length: 600 }, (_, i) => i), a: { b: { c: Array.from({ length: 600 }, (_, i) => [i]) }, d: Array.from({ length: 300 }, () => ({})) } }).replace('"top":[0,', '"top":[-0,').replace('"a":{', '"a":{"__proto__":{"x":[1]},'),
+    JSON.stringify({ top: Array.from({ length: 600 }, (_, i) => i), a: { b: { c: Array.from({ length: 600 }, (_, i) => [i]) }, d: Array.from({ length: 300 }, () => ({})) } }).replace('"a":{', '"a":{"__proto__":{"x":[1]},'),
+    JSON.stringify({ a: { list: Array.from({ length: 700 }, (_, i) => ({ n: i, z: i === 650 ? '-0' : 1 })) } }).replace('"z":"-0"', '"z":-0.0'),
+    '[1, 2, 3]',
+    'null',
+  ];
+  for (const [i, text] of texts.entries()) {
+    const expected = JSON.parse(text) as unknown;
+    const parts = sliceDocument(expected, text);
+    const back = runNow(documentFromSlices(parts));
+    assert.deepStrictEqual(back, expected, `document ${i}`);
+    assert.equal(JSON.stringify(back), JSON.stringify(expected), `document ${i}: key order`);
+    // The first is sliced (its 1,100 keys in five slices); those holding a negative zero are handed over whole.
+    if (i === 0) assert.deepEqual(parts.lists.map((l) => [l.path.join('.'), l.slices.length]), [['governance.virtual_keys', 5]]);
+    if (i === 1 || i === 3) assert.deepEqual(parts, { outline: text, lists: [] });
+    if (i === 2) assert.deepEqual(parts.lists.map((l) => l.path.join('.')), ['top', 'a.b.c', 'a.d']);
+  }
+  const file = join(dir, 'large.json');
+  writeFileSync(file, texts[0]);
+  const read = await readConfigForReload(file, process.env, 0);
+  assert.deepEqual(read.problems, []);
+  assert.deepStrictEqual(read.raw, loadConfigFile(file).raw);
 });
