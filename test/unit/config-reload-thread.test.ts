@@ -12,7 +12,7 @@ import { loadConfigFile, readConfigForReload } from '../../proxy/src/config/load
 import { checkVettedSteps, ConfigError } from '../../proxy/src/config/check.ts';
 import { runNow } from '../../proxy/src/config/steps.ts';
 import { seedDigest } from '../../proxy/src/config/seed-digest.ts';
-import { prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
+import { prettyJsonChunkSteps, prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
 import { jsonDigestSteps } from '../../proxy/src/config/json-digest.ts';
 import { documentFromSlices, sliceDocument } from '../../proxy/src/config/document-slices.ts';
 
@@ -94,6 +94,10 @@ test('the config store text made in steps is JSON.stringify(value, null, 2), byt
     for (; !r.done; r = steps.next()) yields++;
     assert.equal(r.value, JSON.stringify(v, null, 2));
     if (v === samples[0]) assert.ok(yields >= 2, `4,500 keys are written in more than one step (${yields} yields)`);
+    // The store writes it as chunks: the same text once joined.
+    const chunks = runNow(prettyJsonChunkSteps(v, 1000));
+    assert.equal(chunks.join(''), JSON.stringify(v, null, 2) ?? '');
+    if (v === samples[0]) assert.ok(chunks.length > 100 && chunks.every((c) => c.length < 2000), 'the text is never one string');
   }
 });
 

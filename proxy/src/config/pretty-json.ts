@@ -73,6 +73,27 @@ export function* prettyJsonSteps(value: unknown): Generator<void, string | undef
   return wrote ? pieces.join('') : undefined;
 }
 
+/**
+ * JSON.stringify(value, null, 2), made in steps, as chunks of about `chunkChars` characters (what a
+ * file write takes a piece at a time): never one string of the whole text.
+ */
+export function* prettyJsonChunkSteps(value: unknown, chunkChars = 1 << 16): Generator<void, string[]> {
+  const chunks: string[] = [];
+  let pending: string[] = [];
+  let size = 0;
+  const out = (p: string) => {
+    pending.push(p);
+    size += p.length;
+    if (size < chunkChars) return;
+    chunks.push(pending.join(''));
+    pending = [];
+    size = 0;
+  };
+  if (!(yield* writeJsonSteps(value, { indent: '  ', depth: LAID_OUT_DEPTH }, out))) return [];
+  if (pending.length) chunks.push(pending.join(''));
+  return chunks;
+}
+
 /** Written out member by member (a plain object or array above `limit`), else stringified whole. */
 function laidOut(v: unknown, depth: number, limit: number): v is object {
   return depth < limit && v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
