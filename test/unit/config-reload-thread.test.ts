@@ -15,6 +15,8 @@ import { seedDigest } from '../../proxy/src/config/seed-digest.ts';
 import { prettyJsonChunkSteps, prettyJsonSteps } from '../../proxy/src/config/pretty-json.ts';
 import { jsonDigestSteps } from '../../proxy/src/config/json-digest.ts';
 import { documentFromSlices, sliceDocument } from '../../proxy/src/config/document-slices.ts';
+import { objectKey, objectKeysSteps, objectsOf } from '../../proxy/src/config/ownership.ts';
+import type { GatewayConfig } from '../../proxy/src/schema/gateway.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'skybridge-reload-thread-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -147,4 +149,24 @@ test('the document handed over in slices parses to what JSON.parse of the file g
   const read = await readConfigForReload(file, process.env, 0);
   assert.deepEqual(read.problems, []);
   assert.deepStrictEqual(read.raw, loadConfigFile(file).raw);
+});
+
+test("a reload's seed keys, listed in steps, are the objects the ownership rules see", () => {
+  const doc = {
+    providers: { openai: { keys: [] }, anthropic: { keys: [] } },
+    client: { drop_excess_requests: true },
+    governance: {
+      virtual_keys: Array.from({ length: 600 }, (_, i) => ({ id: `vk-${i}`, name: `k${i}`, value: `sk-bf-${i}` })),
+      budgets: [{ id: 'b-1' }, null, 'x', [{ id: 'in-a-list' }]],
+      routing_rules: [{ name: 'Rule One' }],
+    },
+    webhooks: [{ name: 'hook' }],
+    mcp: { client_configs: [{ client_id: 'c1', name: 'one' }, { name: 'two' }] },
+  } as unknown as GatewayConfig;
+  const steps = objectKeysSteps(doc);
+  let yields = 0;
+  let r = steps.next();
+  for (; !r.done; r = steps.next()) yields++;
+  assert.deepEqual([...r.value], objectsOf(doc).map(objectKey));
+  assert.ok(yields >= 2, `600 keys are listed in more than one step (${yields} yields)`);
 });
