@@ -66,13 +66,6 @@ export function* writeJsonSteps(value: unknown, layout: JsonLayout, out: (piece:
   return yield* write(value, '', 0);
 }
 
-/** JSON.stringify(value, null, 2), made in steps. */
-export function* prettyJsonSteps(value: unknown): Generator<void, string | undefined> {
-  const pieces: string[] = [];
-  const wrote = yield* writeJsonSteps(value, { indent: '  ', depth: LAID_OUT_DEPTH }, (p) => void pieces.push(p));
-  return wrote ? pieces.join('') : undefined;
-}
-
 /**
  * JSON.stringify(value, null, 2), made in steps, as chunks of about `chunkChars` characters (what a
  * file write takes a piece at a time): never one string of the whole text.
