@@ -7,11 +7,11 @@ import { mcpConfigErrors, vkMcpErrors } from '../schema/mcp.ts';
 import { GatewayConfigSchema, UNBUILT_CLIENT_FIELDS, UNBUILT_SECTIONS, type GatewayConfig } from '../schema/gateway.ts';
 import { validator, type FieldError } from '../schema/validate.ts';
 import { PROVIDER_KINDS } from '../providers/catalog.ts';
-import { governanceErrors } from './governance-rules.ts';
+import { governanceErrors, governanceErrorSteps } from './governance-rules.ts';
 import { azureConfigErrors } from '../providers/azure/key.ts';
 import { vertexKeyErrors } from '../providers/vertex/config.ts';
 import { unsafeJson } from '../schema/names.ts';
-import { safetyErrors, safetyWarnings } from './safety.ts';
+import { safetyErrors, safetyErrorSteps, safetyWarnings } from './safety.ts';
 import { webhookConfigErrors } from './webhook-rules.ts';
 import { cacheConfigErrors, SemanticCacheConfigSchema } from '../schema/cache.ts';
 import { OtelPluginConfigSchema, otelConfigErrors, otelWarnings } from '../schema/plugins.ts';
@@ -100,12 +100,12 @@ function* checkValidSteps(result: GatewayConfig, source: string, env: NodeJS.Pro
   const errors: FieldError[] = [];
   const config = (yield* resolveRefsSteps(result, undefined, { env, vault }, errors, 0)) as GatewayConfig;
   yield;
-  // Three steps: over 10,000 virtual keys, the safety and the governance rules are each a long pass.
+  // In steps: over 10,000 virtual keys, the safety and the governance rules are each a long pass.
   errors.push(...semanticErrors(config));
   yield;
-  errors.push(...safetyErrors(config, result));
+  errors.push(...(yield* safetyErrorSteps(config, result)));
   yield;
-  errors.push(...governanceErrors(config));
+  errors.push(...(yield* governanceErrorSteps(config)));
   yield;
   errors.push(...mcpConfigErrors(config.mcp), ...vkMcpErrors(config.governance?.virtual_keys), ...webhookConfigErrors(config.webhooks), ...cacheConfigErrors(config, cacheConfigProblems), ...auditConfigErrors(config), ...otelConfigErrors(config, otelConfigProblems));
   if (errors.length) throw new ConfigError(source, errors);
@@ -430,7 +430,7 @@ function resolveRefs(value: unknown, at: At | undefined, refs: { env: NodeJS.Pro
 }
 
 /** Array items resolved per step by resolveRefsSteps. */
-const ITEMS_PER_STEP = 2000;
+const ITEMS_PER_STEP = 250;
 
 /**
  * resolveRefs over a whole document in steps: the first levels are walked here, yielding after each

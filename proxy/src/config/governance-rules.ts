@@ -3,7 +3,22 @@
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { FieldError } from '../schema/validate.ts';
 
+/** Items looked at between two yields of governanceErrorSteps. */
+const ITEMS_PER_STEP = 250;
+
 export function governanceErrors(config: GatewayConfig): FieldError[] {
+  const steps = governanceErrorSteps(config);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * governanceErrors as steps: it yields after each slice of a long list (10,000 virtual keys), so a
+ * reload can leave the event loop free between them (config/steps.ts runInSteps); same errors, same order.
+ */
+export function* governanceErrorSteps(config: GatewayConfig): Generator<void, FieldError[]> {
   const g = config.governance;
   if (!g) return [];
   const errors: FieldError[] = [];
@@ -21,26 +36,28 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
     return names;
   };
 
-  const unique = <T>(section: string, list: T[] | undefined, field: keyof T & string, what: string = field) => {
+  const unique = function* <T>(section: string, list: T[] | undefined, field: keyof T & string, what: string = field): Generator<void, void> {
     const seen = new Set<unknown>();
-    (list ?? []).forEach((x, i) => {
-      const v = x[field];
-      if (v === undefined) return;
+    const items = list ?? [];
+    for (let i = 0; i < items.length; i++) {
+      if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+      const v = items[i][field];
+      if (v === undefined) continue;
       if (seen.has(v)) errors.push({ path: `governance.${section}[${i}].${field}`, message: `duplicate ${what}${field === 'value' ? '' : ` '${String(v)}'`}` });
       seen.add(v);
-    });
+    }
   };
-  unique('budgets', g.budgets, 'id');
-  unique('rate_limits', g.rate_limits, 'id');
-  unique('teams', g.teams, 'id');
-  unique('teams', g.teams, 'name');
-  unique('customers', g.customers, 'id');
-  unique('customers', g.customers, 'name');
-  unique('virtual_keys', g.virtual_keys, 'id');
-  unique('virtual_keys', g.virtual_keys, 'name');
-  unique('virtual_keys', g.virtual_keys, 'value', 'virtual key value');
-  unique('model_configs', g.model_configs, 'id');
-  unique('pricing_overrides', g.pricing_overrides, 'id');
+  yield* unique('budgets', g.budgets, 'id');
+  yield* unique('rate_limits', g.rate_limits, 'id');
+  yield* unique('teams', g.teams, 'id');
+  yield* unique('teams', g.teams, 'name');
+  yield* unique('customers', g.customers, 'id');
+  yield* unique('customers', g.customers, 'name');
+  yield* unique('virtual_keys', g.virtual_keys, 'id');
+  yield* unique('virtual_keys', g.virtual_keys, 'name');
+  yield* unique('virtual_keys', g.virtual_keys, 'value', 'virtual key value');
+  yield* unique('model_configs', g.model_configs, 'id');
+  yield* unique('pricing_overrides', g.pricing_overrides, 'id');
 
   // Paths are spelled out only for an error: thousands of virtual keys pass on every reload.
   const ref = (at: () => string, field: string, id: string | undefined, known: Set<string>, what: string) => {
@@ -56,7 +73,10 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
     limits(at, t);
     ref(at, 'customer_id', t.customer_id, customers, 'customer');
   });
-  g.virtual_keys?.forEach((vk, i) => {
+  const virtualKeys = g.virtual_keys ?? [];
+  for (let i = 0; i < virtualKeys.length; i++) {
+    if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    const vk = virtualKeys[i];
     const at = () => `governance.virtual_keys[${i}]`;
     limits(at, vk);
     ref(at, 'team_id', vk.team_id, teams, 'team');
@@ -71,7 +91,8 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
         if (k !== '*' && !keyNames?.has(k) && !isUuid(k)) errors.push({ path: `${pat()}.key_ids[${n}]`, message: `'${k}' is neither a key id nor the name of a key of provider '${pc.provider}'` });
       });
     });
-  });
+  }
+  yield;
   g.model_configs?.forEach((mc, i) => {
     limits(() => `governance.model_configs[${i}]`, mc);
     if (mc.provider !== undefined && !providers.has(mc.provider)) errors.push({ path: `governance.model_configs[${i}].provider`, message: `provider '${mc.provider}' is not configured` });
@@ -86,12 +107,15 @@ export function governanceErrors(config: GatewayConfig): FieldError[] {
     limits(() => `governance.providers[${i}]`, p);
     if (!providers.has(p.name)) errors.push({ path: `governance.providers[${i}].name`, message: `provider '${p.name}' is not configured` });
   });
-  g.rate_limits?.forEach((r, i) => {
+  const rateLimitList = g.rate_limits ?? [];
+  for (let i = 0; i < rateLimitList.length; i++) {
+    if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    const r = rateLimitList[i];
     const at = `governance.rate_limits[${i}]`;
     if (r.token_max_limit !== undefined && !r.token_reset_duration) errors.push({ path: `${at}.token_reset_duration`, message: 'is required with token_max_limit' });
     if (r.request_max_limit !== undefined && !r.request_reset_duration) errors.push({ path: `${at}.request_reset_duration`, message: 'is required with request_max_limit' });
     if (r.token_max_limit === undefined && r.request_max_limit === undefined) errors.push({ path: at, message: 'needs token_max_limit or request_max_limit' });
-  });
+  }
   return errors;
 }
 

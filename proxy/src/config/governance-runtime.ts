@@ -66,7 +66,7 @@ export class GovernanceMemo {
 }
 
 /** Virtual keys compiled between two yields of governanceSteps. */
-const KEYS_PER_STEP = 2000;
+const KEYS_PER_STEP = 250;
 
 export function compileGovernance(config: GatewayConfig, memo?: GovernanceMemo): GovernanceRuntime {
   return runNow(governanceSteps(config, memo));

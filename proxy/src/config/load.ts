@@ -9,7 +9,8 @@ import { vaultSecrets } from './vault.ts';
 import { readInThread } from './read-off-loop.ts';
 import type { ReadResult } from './read-worker.ts';
 import { seedDigest } from './seed-digest.ts';
-import { yieldToLoop } from './steps.ts';
+import { runInSteps, yieldToLoop } from './steps.ts';
+import { documentFromSlices } from './document-slices.ts';
 import type { FieldError } from '../schema/validate.ts';
 import { log } from '../log.ts';
 
@@ -79,8 +80,8 @@ export const THREAD_FROM_BYTES = 256 * 1024;
 
 /**
  * readConfigDocument for a reload of a possibly large file: reading, parsing, the schema and the
- * digest run in a thread of their own (read-off-loop.ts), so the event loop waits only for the
- * text's parse here; the errors are the same. Should the thread fail to start, the same work is
+ * digest run in a thread of their own (read-off-loop.ts), so the event loop only parses the text
+ * here, a slice per step; the errors are the same. Should the thread fail to start, the same work is
  * done here instead; so is a file under `threadFromBytes`.
  */
 export async function readConfigForReload(file: string, env: NodeJS.ProcessEnv = process.env, threadFromBytes = THREAD_FROM_BYTES): Promise<ReloadDocument> {
@@ -100,8 +101,9 @@ export async function readConfigForReload(file: string, env: NodeJS.ProcessEnv =
   if (read.kind === 'unreadable') throw new ConfigError(file, [{ path: '(file)', message: read.message }]);
   if (read.kind === 'unparsable') throw new ConfigError(file, [{ path: '(root)', message: `not valid JSON: ${read.message}` }]);
   await yieldToLoop();
-  // Parsing the text again costs less here than receiving the thread's parsed object (structured clone).
-  const raw = JSON.parse(read.text) as unknown;
+  // Parsing the text again costs less here than receiving the thread's parsed object (structured
+  // clone); in slices, so that no single parse is the whole file.
+  const raw = await runInSteps(documentFromSlices(read.slices));
   await yieldToLoop();
   const errors = await vaultSecrets.primeListed((raw as { vault?: unknown } | null)?.vault, () => read.refs, env);
   if (errors.length) throw new ConfigError(file, errors);

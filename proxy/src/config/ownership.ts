@@ -91,7 +91,36 @@ export function objectsOf(doc: GatewayConfig): DocObject[] {
 }
 
 export function objectKeys(doc: GatewayConfig): Set<string> {
-  return new Set(objectsOf(doc).map(objectKey));
+  const steps = objectKeysSteps(doc);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Objects looked at between two yields of objectKeysSteps. */
+const OBJECTS_PER_STEP = 250;
+
+/**
+ * objectKeys as steps: it yields after every OBJECTS_PER_STEP objects of a list (10,000 virtual
+ * keys), so a reload can leave the event loop free between them (config/steps.ts runInSteps).
+ * The keys of located(), without its paths and records.
+ */
+export function* objectKeysSteps(doc: GatewayConfig): Generator<void, Set<string>> {
+  const keys = new Set<string>();
+  let n = 0;
+  for (const s of OBJECT_SECTIONS) {
+    const c = container(doc, s.path);
+    if (s.keyed) {
+      if (c && typeof c === 'object' && !Array.isArray(c)) for (const id of Object.keys(c)) keys.add(objectKey({ section: s.section, id }));
+    } else if (Array.isArray(c)) {
+      for (const value of c as unknown[]) {
+        if (value && typeof value === 'object' && !Array.isArray(value)) keys.add(objectKey({ section: s.section, id: s.id(value as Record<string, unknown>) }));
+        if (++n % OBJECTS_PER_STEP === 0) yield;
+      }
+    }
+  }
+  return keys;
 }
 
 /** `objects` added to a copy of `doc`, each at the end of its section. */

@@ -1,35 +1,93 @@
-// JSON.stringify(value, null, 2) in steps: the config store's file of a large configuration is
-// megabytes of text, and a write from a reload should not hold the event loop for the whole of it.
-// The first levels are laid out here, a slice of array items per step; each item is stringified
-// whole and indented to its place. The text is the same, byte for byte, as JSON.stringify's.
+// JSON.stringify(value, null, 2) (or JSON.stringify(value)) in steps: the config store's file of a
+// large configuration is megabytes of text, and neither a write from a reload nor the snapshot's
+// digest should hold the event loop for the whole of it. The first levels are written out here, a
+// slice of array items per step; deeper values are stringified whole and indented to their place.
+// The pieces, joined, are JSON.stringify's text byte for byte.
 
-/** Array items stringified per step. */
-const ITEMS_PER_STEP = 2000;
+/** Array items written per step. */
+const ITEMS_PER_STEP = 250;
 /** Objects and arrays down to this depth are laid out here (the store's document.governance.virtual_keys is at 3); deeper values are stringified whole. */
 const LAID_OUT_DEPTH = 4;
 
-export function* prettyJsonSteps(value: unknown): Generator<void, string | undefined> {
-  const counter = { items: 0 };
-  return yield* layout(value, '', 0, counter);
+export interface JsonLayout {
+  /** `'  '` for JSON.stringify(value, null, 2), `''` for JSON.stringify(value). */
+  indent: string;
+  /** Objects and arrays above this depth are written out member by member; deeper ones whole. */
+  depth: number;
 }
 
-function* layout(value: unknown, pad: string, depth: number, counter: { items: number }): Generator<void, string | undefined> {
-  if (depth >= LAID_OUT_DEPTH || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    // Strings hold no raw line breaks (JSON escapes them), so indenting every line is exact.
-    return JSON.stringify(value, null, 2)?.replaceAll('\n', `\n${pad}`);
-  }
-  const inner = `${pad}  `;
-  const parts: string[] = [];
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      parts.push((yield* layout(item, inner, depth + 1, counter)) ?? 'null');
-      if (++counter.items % ITEMS_PER_STEP === 0) yield;
+/**
+ * JSON.stringify's text of `value` handed to `out` in pieces, in order, yielding after every
+ * ITEMS_PER_STEP array items; false (nothing written) for a value it leaves out (undefined).
+ */
+export function* writeJsonSteps(value: unknown, layout: JsonLayout, out: (piece: string) => void): Generator<void, boolean> {
+  const counter = { items: 0 };
+  const colon = layout.indent ? ': ' : ':';
+  function* write(v: unknown, pad: string, depth: number): Generator<void, boolean> {
+    if (!laidOut(v, depth, layout.depth)) {
+      // Strings hold no raw line breaks (JSON escapes them), so indenting every line is exact.
+      const text = layout.indent ? JSON.stringify(v, null, layout.indent)?.replaceAll('\n', `\n${pad}`) : JSON.stringify(v);
+      if (text === undefined) return false;
+      out(text);
+      return true;
     }
-    return parts.length ? `[\n${inner}${parts.join(`,\n${inner}`)}\n${pad}]` : '[]';
+    const inner = pad + layout.indent;
+    const first = layout.indent ? `\n${inner}` : '';
+    const next = `,${first}`;
+    let any = false;
+    if (Array.isArray(v)) {
+      out('[');
+      for (const item of v) {
+        out(any ? next : first);
+        any = true;
+        if (!(yield* write(item, inner, depth + 1))) out('null');
+        if (++counter.items % ITEMS_PER_STEP === 0) yield;
+      }
+      out(any && layout.indent ? `\n${pad}]` : ']');
+      return true;
+    }
+    out('{');
+    for (const key of Object.keys(v)) {
+      const member = (v as Record<string, unknown>)[key];
+      if (laidOut(member, depth + 1, layout.depth)) {
+        out(`${any ? next : first}${JSON.stringify(key)}${colon}`);
+        yield* write(member, inner, depth + 1);
+      } else {
+        // Members JSON.stringify leaves out (undefined, functions) are left out here too.
+        const text = layout.indent ? JSON.stringify(member, null, layout.indent)?.replaceAll('\n', `\n${inner}`) : JSON.stringify(member);
+        if (text === undefined) continue;
+        out(`${any ? next : first}${JSON.stringify(key)}${colon}${text}`);
+      }
+      any = true;
+    }
+    out(any && layout.indent ? `\n${pad}}` : '}');
+    return true;
   }
-  for (const key of Object.keys(value)) {
-    const text = yield* layout((value as Record<string, unknown>)[key], inner, depth + 1, counter);
-    if (text !== undefined) parts.push(`${JSON.stringify(key)}: ${text}`);
-  }
-  return parts.length ? `{\n${inner}${parts.join(`,\n${inner}`)}\n${pad}}` : '{}';
+  return yield* write(value, '', 0);
+}
+
+/**
+ * JSON.stringify(value, null, 2), made in steps, as chunks of about `chunkChars` characters (what a
+ * file write takes a piece at a time): never one string of the whole text.
+ */
+export function* prettyJsonChunkSteps(value: unknown, chunkChars = 1 << 16): Generator<void, string[]> {
+  const chunks: string[] = [];
+  let pending: string[] = [];
+  let size = 0;
+  const out = (p: string) => {
+    pending.push(p);
+    size += p.length;
+    if (size < chunkChars) return;
+    chunks.push(pending.join(''));
+    pending = [];
+    size = 0;
+  };
+  if (!(yield* writeJsonSteps(value, { indent: '  ', depth: LAID_OUT_DEPTH }, out))) return [];
+  if (pending.length) chunks.push(pending.join(''));
+  return chunks;
+}
+
+/** Written out member by member (a plain object or array above `limit`), else stringified whole. */
+function laidOut(v: unknown, depth: number, limit: number): v is object {
+  return depth < limit && v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 }

@@ -57,7 +57,22 @@ export function originProblem(entry: string): string | undefined {
   return undefined;
 }
 
+/** Governance records looked at between two yields of safetyErrorSteps. */
+const ITEMS_PER_STEP = 250;
+
 export function safetyErrors(config: GatewayConfig, raw: GatewayConfig): FieldError[] {
+  const steps = safetyErrorSteps(config, raw);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * safetyErrors as steps: it yields after each slice of a long governance list (10,000 virtual keys),
+ * so a reload can leave the event loop free between them (config/steps.ts runInSteps); same errors, same order.
+ */
+export function* safetyErrorSteps(config: GatewayConfig, raw: GatewayConfig): Generator<void, FieldError[]> {
   const errors: FieldError[] = [];
   const check = (path: string, value: unknown, pattern: RegExp, rule: string) => {
     const problem = nameProblem(value, pattern, rule);
@@ -96,9 +111,10 @@ export function safetyErrors(config: GatewayConfig, raw: GatewayConfig): FieldEr
   for (const [section, fields] of Object.entries(ID_FIELDS)) {
     const list = g[section];
     if (!Array.isArray(list)) continue;
-    list.forEach((item: unknown, i) => {
-      const r = asRecord(item);
-      if (!r) return;
+    for (let i = 0; i < list.length; i++) {
+      if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+      const r = asRecord(list[i]);
+      if (!r) continue;
       // The path is spelled out only for a problem: thousands of objects pass on every reload.
       for (const f of fields) {
         const problem = typeof r[f] === 'string' ? nameProblem(r[f], SAFE_ID, SAFE_ID_RULE) : undefined;
@@ -113,7 +129,7 @@ export function safetyErrors(config: GatewayConfig, raw: GatewayConfig): FieldEr
           }
         });
       }
-    });
+    }
   }
 
   // The minimum length applies to what callers will send, not to an env.VAR reference.

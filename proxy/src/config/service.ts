@@ -5,10 +5,10 @@
 // Objects of the seed (config.json) are read-only here; objects written through /api are kept
 // apart in the store and laid over every new seed (ownership.ts), so neither edit loses the other.
 import { CheckMemo, checkConfig, ConfigError, type LoadedConfig } from './check.ts';
-import { compose, objectKey, objectKeys, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
+import { compose, objectKey, objectKeys, objectKeysSteps, objectsOf, sectionLabel, type DocObject, type SetAside } from './ownership.ts';
 import { API_ENV_REFS_VARIABLE, unallowedEnvReferences, unallowedVaultReferences } from './api-env-refs.ts';
 import { CompileMemo, compileSnapshot, compileSnapshotInSteps, type Snapshot } from './snapshot.ts';
-import { yieldToLoop } from './steps.ts';
+import { runInSteps, yieldToLoop } from './steps.ts';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { SnapshotHolder } from './holder.ts';
 import { RevisionConflict, type ConfigStore, type StoredConfig } from './store.ts';
@@ -253,9 +253,10 @@ export class ConfigService {
       const next = await compileSnapshotInSteps(checked.config);
       const stored: StoredConfig = { seed: digest, revision: this.#stored.revision + 1, document, objects, set_aside: setAside };
       await yieldToLoop();
+      const seedKeys = await runInSteps(objectKeysSteps(seed.raw));
       await this.store.save(stored);
       this.#stored = stored;
-      this.#seed = { document: seed.raw, keys: objectKeys(seed.raw), from: this.#seed?.from ?? { kind: 'file', source } };
+      this.#seed = { document: seed.raw, keys: seedKeys, from: this.#seed?.from ?? { kind: 'file', source } };
       reportSetAside(setAside);
       await this.holder.swap(next);
       return { kept: objects.length - setAside.length, setAside };

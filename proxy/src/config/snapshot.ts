@@ -11,6 +11,7 @@ import { compileAzureKey } from '../providers/azure/key.ts';
 import type { ProviderRuntime } from '../providers/runtime.ts';
 import { GovernanceMemo, governanceSteps, type GovernanceRuntime } from './governance-runtime.ts';
 import { runInSteps, runNow } from './steps.ts';
+import { jsonDigestSteps } from './json-digest.ts';
 import { keyId } from '../schema/key-id.ts';
 import { ALLOWED_REQUEST_KEYS } from '../unified/operations.ts';
 import { compileRules, type CompiledRules } from '../routing/rules.ts';
@@ -78,7 +79,8 @@ function* snapshotSteps(config: GatewayConfig, memo?: CompileMemo): Generator<vo
     }
     providers.set(name, rt);
   }
-  const hash = memo ? configHashReusing(config, memo.digests) : configHash(config);
+  yield;
+  const hash = memo ? configHashReusing(config, memo.digests) : yield* configHashSteps(config);
   yield;
   const governance = yield* governanceSteps(config, memo?.governance);
   yield;
@@ -155,8 +157,8 @@ function allowedOperations(base: ProviderKind, allowed: Record<string, boolean>)
 
 
 /** A one-way digest: safe to show in logs and metrics, and it changes when a key is rotated. */
-function configHash(config: GatewayConfig): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12);
+function* configHashSteps(config: GatewayConfig): Generator<void, string> {
+  return (yield* jsonDigestSteps(config)).slice(0, 12);
 }
 
 /**

@@ -2,11 +2,12 @@
 // every replica: a file in the app dir for one process (or node:cluster workers sharing the dir),
 // Redis for many replicas. Each stored revision carries the digest of the config.json it was seeded
 // from, so an edited config.json takes over again while an unchanged one does not undo /api writes.
-import { mkdirSync, readFileSync, renameSync, statSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, watch } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { GatewayConfig } from '../schema/gateway.ts';
 import type { DocObject, SetAside } from './ownership.ts';
-import { prettyJsonSteps } from './pretty-json.ts';
+import { prettyJsonChunkSteps } from './pretty-json.ts';
 import { runInSteps } from './steps.ts';
 
 export interface StoredConfig {
@@ -58,6 +59,8 @@ export class FileConfigStore implements ConfigStore {
   readonly location: string;
   /** The file as this process last wrote it (inode, size, mtime): its own write is no news to it. */
   #written: string | undefined;
+  /** Saves started, for their temporary files' names. */
+  #saves = 0;
   constructor(file: string) {
     this.file = file;
     this.location = file;
@@ -73,14 +76,21 @@ export class FileConfigStore implements ConfigStore {
   }
   /** The check and the rename are not one atomic step across processes: fine for workers sharing a dir. */
   async save(stored: StoredConfig, expected?: number): Promise<void> {
-    // Megabytes for a large configuration: made in steps, with the event loop free between them,
-    // before the revision check, so that check and the rename stay as close together as before.
-    const text = await runInSteps(prettyJsonSteps(stored));
-    if (expected !== undefined && ((await this.load())?.revision ?? 0) !== expected) throw new RevisionConflict();
+    // Megabytes for a large configuration: the text made in steps and written a chunk at a time,
+    // with the event loop free between them, before the revision check, so that check and the
+    // rename stay as close together as before.
+    const chunks = await runInSteps(prettyJsonChunkSteps(stored));
     mkdirSync(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, text + '\n', { mode: 0o600 });
-    renameSync(tmp, this.file);
+    // Its own temporary file: another save of this process may be writing meanwhile.
+    const tmp = `${this.file}.${process.pid}.${++this.#saves}.tmp`;
+    try {
+      await writeFile(tmp, [...chunks, '\n'], { mode: 0o600 });
+      if (expected !== undefined && ((await this.load())?.revision ?? 0) !== expected) throw new RevisionConflict();
+      renameSync(tmp, this.file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     this.#written = fileStamp(this.file);
   }
   subscribe(onChange: () => void): void {
