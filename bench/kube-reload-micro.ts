@@ -28,13 +28,13 @@ const customers = Math.max(1, Math.round(N * 0.01));
 const teams = Math.max(1, Math.round(N * 0.03));
 const keys = Math.max(1, N - providers - rules - customers - teams);
 
-let uid = 0;
-const cr = (kind: KindName, name: string, spec: unknown, generation = 1): CustomResource => ({
-  apiVersion: 'gateway.skybridge.dev/v1alpha1',
-  kind,
-  metadata: { name, namespace: NS, uid: `uid-${kind}-${name}`, generation, creationTimestamp: `2025-01-01T00:00:${String(uid++ % 60).padStart(2, '0')}Z` },
-  spec,
-});
+// An edit keeps the resource's creationTimestamp, as the API server does.
+const created = new Map<string, string>();
+const cr = (kind: KindName, name: string, spec: unknown, generation = 1): CustomResource => {
+  let creationTimestamp = created.get(`${kind}/${name}`);
+  if (creationTimestamp === undefined) created.set(`${kind}/${name}`, (creationTimestamp = `2025-01-01T00:00:${String(created.size % 60).padStart(2, '0')}Z`));
+  return { apiVersion: 'gateway.skybridge.dev/v1alpha1', kind, metadata: { name, namespace: NS, uid: `uid-${kind}-${name}`, generation, creationTimestamp }, spec };
+};
 const ref = (key: string) => ({ secretKeyRef: { name: 'keys', key } });
 const provider = (i: number, retries = 1, g = 1) => cr('Provider', `p-${i}`, { keys: [{ name: 'k', weight: 1, valueFrom: ref(`p-${i}`) }], network_config: { base_url: 'https://api.example.com', max_retries: retries }, custom_provider_config: { base_provider_type: 'openai' } }, g);
 const virtualKey = (i: number, description = 'v1', g = 1) => cr('VirtualKey', `vk-${i}`, { description, team_id: `team-${i % teams}`, valueFrom: ref(`vk-${i}`), provider_configs: [{ provider: `p-${i % providers}`, allowed_models: ['*'], key_ids: ['*'] }] }, g);
