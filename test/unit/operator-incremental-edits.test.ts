@@ -12,6 +12,7 @@ import { desiredState, type DesiredState } from '../../operator/src/resources/de
 import { TranslationCache, type VersionedSecretLookup } from '../../operator/src/resources/translation-cache.ts';
 import { translate } from '../../operator/src/resources/translate.ts';
 import type { CustomResource, KindName } from '../../operator/src/resources/kinds.ts';
+import { rehearseEdits } from '../../operator/src/rehearse.ts';
 
 const NS = 'default';
 /** Small parts and sources inline only up to 1 KiB: every edit sequence crosses part boundaries. */
@@ -125,9 +126,10 @@ function outcome(desired: DesiredState, out: RenderedOutput) {
   };
 }
 
-test('after any sequence of edits, the incremental pass decides and renders exactly what a pass from scratch does', () => {
+test('after any sequence of edits (rehearsed ones first or not), the incremental pass decides and renders exactly what a pass from scratch does', () => {
   const STEPS = 30;
   const reasons = new Set<string>();
+  let rehearsed = 0;
   for (let seed = 1; seed <= 8; seed++) {
     const rand = generator(seed);
     const world: World = { resources: new Map(), data: {}, version: 1, clock: 0 };
@@ -153,11 +155,45 @@ test('after any sequence of edits, the incremental pass decides and renders exac
       const fresh = desiredState(copies, lookupOf(world), undefined, translate);
       const scratch = outcome(fresh, renderOutput(fresh.input, RENDER));
       assert.deepEqual(incremental, scratch, `seed ${seed}, step ${n}`);
+      // Half the sequences rehearse edits after the first pass, as the controller does (rehearse.ts):
+      // what follows must still be what a pass from scratch gives.
+      if (n === 0 && seed % 2 === 0) {
+        const translator = (c: CustomResource) => translations.translate(c, lookup);
+        rehearsed += rehearseEdits(list, lookup, translator, checkMemo, (d) => void renderOutput(d.input, { ...RENDER, textCache: texts, memo: renderMemo }));
+      }
       edits++;
       for (const v of kept.verdicts.values()) reasons.add(v.reason);
     }
     assert.equal(edits, STEPS);
   }
+  assert.ok(rehearsed >= 8, `${rehearsed} edits rehearsed`);
   // The sequences reach every kind of verdict, not only the happy path.
   assert.deepEqual([...reasons].sort(), ['Conflict', 'Degraded', 'DuplicateValue', 'ReferenceNotFound', 'SecretNotFound', 'Valid']);
+});
+
+test('an edit right after a rehearsal is rendered, though it has the generation the rehearsal used', () => {
+  const world: World = { resources: new Map(), data: {}, version: 1, clock: 0 };
+  for (let i = 0; i < 6; i++) world.data[`p-${i}`] = Buffer.from(`sk-provider-${i}`).toString('base64');
+  for (let i = 0; i < 12; i++) world.data[`vk-${i}`] = Buffer.from(`sk-bf-key-${i}`).toString('base64');
+  for (const [kind, name, i] of UNIVERSE) world.resources.set(`${kind}/${name}`, makeResource(world, kind, name, i, 0));
+  const translations = new TranslationCache();
+  const checkMemo = new CheckMemo();
+  const lookup = lookupOf(world);
+  const translator = (c: CustomResource) => translations.translate(c, lookup);
+  const pass = () => desiredState([...world.resources.values()], lookup, undefined, translator, checkMemo);
+  pass();
+  assert.equal(rehearseEdits([...world.resources.values()], lookup, translator, checkMemo, () => {}), 4);
+  // Each rehearsed kind's first resource edited for real, to the next generation.
+  for (const [kind, name, i] of (['VirtualKey', 'Provider', 'RoutingRule', 'Team'] as const).map((k) => UNIVERSE.find(([u]) => u === k) as [KindName, string, number])) {
+    const r = world.resources.get(`${kind}/${name}`) as CustomResource;
+    world.resources.set(`${kind}/${name}`, makeResource(world, kind, name, i, 2, 2, r.metadata.uid, r.metadata.creationTimestamp));
+  }
+  const document = pass().input.document as {
+    providers: Record<string, { network_config: { max_retries: number } }>;
+    governance: { virtual_keys: { id: string; description: string }[]; routing_rules: { id: string; description: string }[]; teams: { id: string; name: string }[] };
+  };
+  assert.equal(document.governance.virtual_keys.find((k) => k.id === 'vk-0')?.description, 'v2');
+  assert.equal(document.providers['p-0'].network_config.max_retries, 2);
+  assert.equal(document.governance.routing_rules.find((r) => r.id === 'rule-0')?.description, 'v2');
+  assert.equal(document.governance.teams.find((t) => t.id === 'team-0')?.name, 'Team 0 v2');
 });
