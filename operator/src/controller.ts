@@ -534,8 +534,10 @@ export class Controller {
       // The index names its source parts by checksum: the same index text, the same sources.
       if (raw !== undefined && live) this.#liveIndex = { raw, index: live };
     }
-    const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
-    return holdDecision(live && Object.keys(live.sources).length ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
+    // Made only when asked (most passes lose nothing and never ask): thousands of names otherwise.
+    let existing: Set<string> | undefined;
+    const exists = (source: string) => (existing ??= new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef))).has(source);
+    return holdDecision(live && hasEntries(live.sources) ? live : undefined, desired.input, exists, (source) => desired.verdicts.get(source)?.reason);
   }
 
   /**
@@ -794,6 +796,12 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   const liveOwners = new Set((live.metadata?.ownerReferences ?? []).map((o) => o.uid));
   const wantOwners = desired.metadata.ownerReferences ?? [];
   return wantOwners.every((o) => liveOwners.has(o.uid));
+}
+
+/** Whether a map has any entry, without listing thousands of keys. */
+function hasEntries(o: Readonly<Record<string, unknown>>): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 const KIND_BY_NAME = new Map(KINDS.map((k) => [k.kind, k]));
