@@ -24,6 +24,7 @@ import { currentStatus, desiredConditions, nextStatus, servedProblem, statusChan
 import { ServedTracker, poolProviderName } from './served.ts';
 import { forEachLimited } from './pool.ts';
 import { OutageLog } from './outage-log.ts';
+import { rehearseEdits } from './rehearse.ts';
 import type { Verdict } from './resources/desired.ts';
 
 export interface ControllerOptions {
@@ -127,6 +128,8 @@ export class Controller {
   /** Part checksums, the Secret packing and the `sources` layout of earlier renders. */
   readonly #renderMemo = new RenderMemo();
   #lastPass: LastPass | undefined;
+  /** Whether this process has rehearsed edits yet (rehearse.ts): the runtime's warmth is per process. */
+  #rehearsed = false;
   #expiry: NodeJS.Timeout | undefined;
   #liveKey = '';
   readonly #generations = new Map<string, number | undefined>();
@@ -455,7 +458,25 @@ export class Controller {
     this.#lastPass = pass;
     await this.#writeStatuses(resources, pass, guard, () => this.#queue?.has(target) === true);
     if (failure) throw failure;
+    // Once written, before any real edit needs them: not while a pass waits (a later one rehearses).
+    if (!this.#rehearsed && outcome.ok && this.#queue?.has(target) !== true) this.#rehearse(target, resources, secrets);
     return 'done';
+  }
+
+  /** A few edits rehearsed after the first render (rehearse.ts), so that the first real ones find their paths compiled. */
+  #rehearse(target: string, resources: readonly CustomResource[], secrets: VersionedSecretLookup): void {
+    this.#rehearsed = true;
+    const started = Date.now();
+    try {
+      const translate = (cr: CustomResource) => this.#translations.translate(cr, secrets);
+      const render = (d: DesiredState) => {
+        renderOutput(d.input, { namespace: target, maxPartBytes: this.#opts.maxPartBytes, indexUid: this.#lastRender?.indexUid, textCache: this.#texts, memo: this.#renderMemo });
+      };
+      const edits = rehearseEdits(resources, secrets, translate, this.#checkMemo, render);
+      log.debug('edits rehearsed', { edits, ms: Date.now() - started });
+    } catch (err) {
+      log.warn('rehearsing edits failed', { error: (err as Error).message });
+    }
   }
 
   /** A replica's report changed (or one expired): rewrite the statuses that depend on it. */
@@ -513,8 +534,10 @@ export class Controller {
       // The index names its source parts by checksum: the same index text, the same sources.
       if (raw !== undefined && live) this.#liveIndex = { raw, index: live };
     }
-    const existing = new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef));
-    return holdDecision(live && Object.keys(live.sources).length ? live : undefined, desired.input, (source) => existing.has(source), (source) => desired.verdicts.get(source)?.reason);
+    // Made only when asked (most passes lose nothing and never ask): thousands of names otherwise.
+    let existing: Set<string> | undefined;
+    const exists = (source: string) => (existing ??= new Set(resources.filter((r) => !r.metadata.deletionTimestamp).map(crRef))).has(source);
+    return holdDecision(live && hasEntries(live.sources) ? live : undefined, desired.input, exists, (source) => desired.verdicts.get(source)?.reason);
   }
 
   /**
@@ -773,6 +796,12 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   const liveOwners = new Set((live.metadata?.ownerReferences ?? []).map((o) => o.uid));
   const wantOwners = desired.metadata.ownerReferences ?? [];
   return wantOwners.every((o) => liveOwners.has(o.uid));
+}
+
+/** Whether a map has any entry, without listing thousands of keys. */
+function hasEntries(o: Readonly<Record<string, unknown>>): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 const KIND_BY_NAME = new Map(KINDS.map((k) => [k.kind, k]));

@@ -32,6 +32,8 @@ export function holdDecision(
   reasonOf: (source: string) => string | undefined = () => undefined,
 ): HoldDecision {
   if (!live) return { lost: [] };
+  // The very id lists served (an edit that adds and removes nothing keeps them, render/document.ts): nothing goes.
+  if (GUARDED.every((section) => live.managed[section] === next.managed[section])) return { lost: [] };
   const served: string[] = [];
   const kept = new Set<string>();
   for (const section of GUARDED) {

@@ -48,22 +48,66 @@ export const PLACEMENT: Readonly<Record<ManagedSection, Placement>> = {
 
 const byId = (a: SourcedFragment, b: SourcedFragment) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** A section as the last build laid it out: its fragments as given, and in id order. */
+interface SectionLayout {
+  given: readonly SourcedFragment[];
+  sorted: SourcedFragment[];
+  /** sorted[i] is given[order[i]]. */
+  order: number[];
+  ids: string[];
+}
+
+/**
+ * The last build's layout of each section, and its `sources`. An edit that adds, deletes or renames
+ * no resource gives each section the same ids from the same sources at the same positions: the id
+ * order, the `managed` ids and the `sources` object are the last ones then, so a change to one
+ * resource is neither sorted nor listed again with the thousands of others (and the steps after,
+ * comparing `sources` entry by entry, know it by identity).
+ */
+let lastLayout: { sections: Map<ManagedSection, SectionLayout>; sources: Record<string, string> } | undefined;
+
+/** Same ids from the same sources at the same positions: the sort and the `sources` entries are the same. */
+function sameIdentities(a: readonly SourcedFragment[], b: readonly SourcedFragment[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && (a[i].id !== b[i].id || a[i].source !== b[i].source)) return false;
+  return true;
+}
+
+function layoutSection(given: SourcedFragment[], last: SectionLayout | undefined): { layout: SectionLayout; kept: boolean } {
+  if (last && sameIdentities(last.given, given)) {
+    const sorted = last.order.map((i) => given[i]);
+    return { layout: { given, sorted, order: last.order, ids: last.ids }, kept: true };
+  }
+  const order = given.map((_, i) => i).sort((a, b) => byId(given[a], given[b]));
+  const sorted = order.map((i) => given[i]);
+  return { layout: { given, sorted, order, ids: sorted.map((f) => f.id) }, kept: false };
+}
+
 /** Ids must be unique per section (the caller resolves conflicts first). */
 export function buildDocument(fragments: readonly SourcedFragment[]): BuiltDocument {
   const document: Record<string, unknown> = {};
   const managed: Partial<Record<ManagedSection, string[]>> = {};
-  const sources: Record<string, string> = {};
-  // One pass to group (thousands of fragments, ten sections), then each section sorted by id.
+  // One pass to group (thousands of fragments, ten sections), then each section in id order.
   const bySection = new Map<ManagedSection, SourcedFragment[]>();
   for (const f of fragments) {
     const list = bySection.get(f.section);
     if (list) list.push(f);
     else bySection.set(f.section, [f]);
   }
+  const sections = new Map<ManagedSection, SectionLayout>();
+  let sourcesKept = lastLayout !== undefined;
   const placed: { at: string; keyed: boolean; list: SourcedFragment[] }[] = [];
   for (const section of SECTIONS) {
-    const list = bySection.get(section)?.sort(byId);
-    if (!list?.length) continue;
+    const given = bySection.get(section);
+    const last = lastLayout?.sections.get(section);
+    if (!given?.length) {
+      if (last) sourcesKept = false;
+      continue;
+    }
+    const { layout, kept } = layoutSection(given, last);
+    sections.set(section, layout);
+    if (!kept) sourcesKept = false;
+    const list = layout.sorted;
     const { path, keyed } = PLACEMENT[section];
     const parent = ensurePath(document, path.slice(0, -1));
     const leaf = path[path.length - 1];
@@ -75,9 +119,15 @@ export function buildDocument(fragments: readonly SourcedFragment[]): BuiltDocum
       parent[leaf] = list.map((f) => f.value);
     }
     placed.push({ at: path.join('.'), keyed: keyed === true, list });
-    managed[section] = list.map((f) => f.id);
-    for (const f of list) sources[`${section}/${f.id}`] = f.source;
+    managed[section] = layout.ids;
   }
+  let sources: Record<string, string>;
+  if (sourcesKept && lastLayout) sources = lastLayout.sources;
+  else {
+    sources = {};
+    for (const { list } of placed) for (const f of list) sources[`${f.section}/${f.id}`] = f.source;
+  }
+  lastLayout = { sections, sources };
   // Read only to place an error on its resource: made when first asked for.
   let owners: Map<string, Owner> | undefined;
   const ownersOf = (): Map<string, Owner> => {

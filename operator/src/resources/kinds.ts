@@ -90,10 +90,23 @@ export function compareResources(a: CustomResource, b: CustomResource): number {
 
 /** The resources in compareResources' order, each one's sort key worked out once (thousands of resources: a timestamp parse per comparison showed in profiles). */
 export function sortResources(list: readonly CustomResource[]): CustomResource[] {
-  const keyed = list.map((r) => ({ r, accepted: wasAccepted(r), ...identityKey(r) }));
-  keyed.sort((a, b) => (a.accepted !== b.accepted ? (a.accepted ? -1 : 1) : a.t !== b.t ? a.t - b.t : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return keyed.map((k) => k.r);
+  const keyed = list.map((r) => ({ accepted: wasAccepted(r), ...identityKey(r) }));
+  const last = lastSort;
+  // The informers hand the resources in the same order pass after pass; an edit keeps the sort key.
+  const order =
+    last && last.keyed.length === keyed.length && keyed.every((k, i) => k.accepted === last.keyed[i].accepted && k.t === last.keyed[i].t && k.name === last.keyed[i].name)
+      ? last.order
+      : keyed.map((_, i) => i).sort((x, y) => {
+          const a = keyed[x];
+          const b = keyed[y];
+          return a.accepted !== b.accepted ? (a.accepted ? -1 : 1) : a.t !== b.t ? a.t - b.t : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+        });
+  lastSort = { keyed, order };
+  return order.map((i) => list[i]);
 }
+
+/** The last sort's keys, in the order given, and its order: a pass whose keys are the same sorts nothing. */
+let lastSort: { keyed: { accepted: boolean; t: number; name: string }[]; order: number[] } | undefined;
 
 /** A resource object's creation time and name key, made once (the informer hands the same objects pass after pass). */
 const identityKeys = new WeakMap<CustomResource, { t: number; name: string }>();

@@ -156,10 +156,10 @@ export class CheckMemo {
     return hit && hit.reads.every(([name, value]) => env[name] === value) ? hit : undefined;
   }
 
-  /** The objects of a document that passed its per-object checks. */
-  keep(items: ReadonlyMap<string, CheckedItem>): void {
+  /** The objects of a document that passed its per-object checks (the map is the memo's from now on). */
+  keep(items: Map<string, CheckedItem>): void {
     this.#previous = this.#current;
-    this.#current = new Map(items);
+    this.#current = items;
   }
 }
 
@@ -261,7 +261,6 @@ interface Item {
   collection: number;
   key: string | number;
   value: unknown;
-  path: string;
 }
 
 interface SplitDocument {
@@ -294,18 +293,17 @@ function splitDocument(doc: unknown): SplitDocument | undefined {
     const leaf = path[path.length - 1];
     const list = Object.hasOwn(node, leaf) ? node[leaf] : undefined;
     if (list === undefined) continue;
-    const at = path.join('.');
     if (keyed) {
       if (!isPlain(list)) return undefined;
       for (const key of Object.keys(list)) {
         // Never set through assignment below (it would set a prototype): the whole check refuses it.
         if (key === '__proto__') return undefined;
-        items.push({ collection: c, key, value: list[key], path: `${at}.${key}` });
+        items.push({ collection: c, key, value: list[key] });
       }
       empties.push({ collection: c, empty: {} });
     } else {
       if (!Array.isArray(list)) return undefined;
-      list.forEach((value: unknown, i) => items.push({ collection: c, key: i, value, path: `${at}[${i}]` }));
+      list.forEach((value: unknown, i) => items.push({ collection: c, key: i, value }));
       empties.push({ collection: c, empty: [] });
     }
   }
