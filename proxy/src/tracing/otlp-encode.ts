@@ -237,16 +237,37 @@ function keyValue(w: Writer, field: number, k: string, value: AttributeValue | u
   w.finish(kv);
 }
 
-/** A span's attributes (field 9) written as its record gives them, with no attribute object between. */
+/** Values kept encoded per key, and in all: a key whose values do not repeat (a request id) stops at the first. */
+const MAX_VALUES_PER_KEY = 32;
+const MAX_VALUES = 4096;
+
+/**
+ * A span's attributes (field 9) written as its record gives them, with no attribute object between.
+ * Most of the gateway's attributes repeat from span to span (operation, provider, model, path,
+ * status): a string, boolean or integer value's whole KeyValue field is kept encoded and copied.
+ */
 class SpanAttributes implements AttributeSink {
   readonly #w: Writer;
+  readonly #encoded = new Map<string, Map<AttributeValue, Buffer>>();
+  #count = 0;
 
   constructor(w: Writer) {
     this.#w = w;
   }
 
   set(k: string, value: AttributeValue): void {
-    keyValue(this.#w, 9, k, value);
+    const w = this.#w;
+    const t = typeof value;
+    if (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isInteger(value))) return keyValue(w, 9, k, value);
+    let values = this.#encoded.get(k);
+    const known = values?.get(value);
+    if (known) return w.raw(known);
+    const at = w.pos;
+    keyValue(w, 9, k, value);
+    if (this.#count >= MAX_VALUES || (values && values.size >= MAX_VALUES_PER_KEY)) return;
+    if (!values) this.#encoded.set(k, (values = new Map()));
+    values.set(value, Buffer.from(w.buf.subarray(at, w.pos)));
+    this.#count++;
   }
 }
 
