@@ -3,10 +3,11 @@
 // own (skybridge.*). Pure: context and outcome in, attributes out. Ids and names only, never a key
 // or a header value; prompt and answer text only when content capture is on.
 import type { Attributes } from '@opentelemetry/api';
+import { ObjectSink, type AttributeSink } from './attribute-sink.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { answerCost } from '../governance/cost.ts';
-import type { Deferred } from './tracer.ts';
+import type { Writable } from './tracer.ts';
 
 /** gen_ai.operation.name for the operations the conventions name; the others keep the gateway's name. */
 const GENAI_OPERATIONS: Readonly<Record<string, string>> = {
@@ -59,7 +60,7 @@ export interface StreamFacts {
  * attributes and name are made at export (`settle`, in the export's batch), not on the answer's
  * path. Nothing captured is a key or a header value; content only when capture is on.
  */
-export class RequestRecord implements Deferred {
+export class RequestRecord implements Writable {
   readonly operation: string;
   readonly method: string | undefined;
   readonly url: string | undefined;
@@ -116,69 +117,82 @@ export class RequestRecord implements Deferred {
     this.output = captureContent ? (this.answer.output ?? facts?.output) : undefined;
   }
 
-  /** The attributes: GenAI conventions first, the gateway's own (skybridge.*) beside them. Returns the span's name. */
+  /** Sets the attributes on `a`; returns the span's name. */
   settle(a: Attributes): string {
+    this.write(new ObjectSink(a));
+    return this.spanName();
+  }
+
+  spanName(): string {
+    return spanName(genAiOperation(this.operation), this.requestModel);
+  }
+
+  /** The attributes, each once: GenAI conventions first, the gateway's own (skybridge.*) beside them. */
+  write(a: AttributeSink): void {
     const operation = genAiOperation(this.operation);
-    a['gen_ai.operation.name'] = operation;
-    a['skybridge.operation'] = this.operation;
-    if (this.method) a['http.request.method'] = this.method;
-    if (this.url) a['url.path'] = this.url.split('?', 1)[0];
-    if (this.parentRequestId) a['skybridge.parent_request_id'] = this.parentRequestId;
-    a['http.response.status_code'] = this.status;
-    a['skybridge.request.id'] = this.requestId;
-    if (this.requestType) a['skybridge.request_type'] = this.requestType;
-    if (this.requestModel !== undefined) a['gen_ai.request.model'] = this.requestModel;
-    if (this.provider !== 'none') {
-      a['gen_ai.provider.name'] = genAiProvider(this.provider);
-      a['skybridge.provider'] = this.provider;
+    a.set('gen_ai.operation.name', operation);
+    a.set('skybridge.operation', this.operation);
+    if (this.method) a.set('http.request.method', this.method);
+    const url = this.url;
+    if (url) {
+      const query = url.indexOf('?');
+      a.set('url.path', query < 0 ? url : url.slice(0, query));
     }
-    if (this.model) a['skybridge.model'] = this.model;
-    if (this.fallbackIndex) a['skybridge.fallback_index'] = this.fallbackIndex;
-    if (this.retries) a['skybridge.retries'] = this.retries;
-    if (this.keyId) a['skybridge.provider_key.id'] = this.keyId;
+    if (this.parentRequestId) a.set('skybridge.parent_request_id', this.parentRequestId);
+    a.set('http.response.status_code', this.status);
+    a.set('skybridge.request.id', this.requestId);
+    if (this.requestType) a.set('skybridge.request_type', this.requestType);
+    if (this.requestModel !== undefined) a.set('gen_ai.request.model', this.requestModel);
+    if (this.provider !== 'none') {
+      a.set('gen_ai.provider.name', genAiProvider(this.provider));
+      a.set('skybridge.provider', this.provider);
+    }
+    if (this.model) a.set('skybridge.model', this.model);
+    if (this.fallbackIndex) a.set('skybridge.fallback_index', this.fallbackIndex);
+    if (this.retries) a.set('skybridge.retries', this.retries);
+    if (this.keyId) a.set('skybridge.provider_key.id', this.keyId);
     governance(this.vk, this.routing, a);
     const cache = this.cache;
     if (cache) {
-      a['skybridge.cache.hit'] = cache.cache_hit === true;
-      if (cache.cache_hit === true && typeof cache.hit_type === 'string') a['skybridge.cache.hit_type'] = cache.hit_type;
+      a.set('skybridge.cache.hit', cache.cache_hit === true);
+      if (cache.cache_hit === true && typeof cache.hit_type === 'string') a.set('skybridge.cache.hit_type', cache.hit_type);
     }
     this.#usage(a);
     const answer = this.answer;
-    if (answer.model) a['gen_ai.response.model'] = answer.model;
-    else if (this.model && !this.failed) a['gen_ai.response.model'] = this.model;
-    if (answer.id) a['gen_ai.response.id'] = answer.id;
-    if (answer.finishReasons?.length) a['gen_ai.response.finish_reasons'] = answer.finishReasons;
+    if (answer.model) a.set('gen_ai.response.model', answer.model);
+    else if (this.model && !this.failed) a.set('gen_ai.response.model', this.model);
+    if (answer.id) a.set('gen_ai.response.id', answer.id);
+    if (answer.finishReasons?.length) a.set('gen_ai.response.finish_reasons', answer.finishReasons);
     const error = this.error;
     if (error) {
-      a['error.type'] = error.type || String(error.status);
-      if (error.code) a['skybridge.error.code'] = error.code;
+      a.set('error.type', error.type || String(error.status));
+      if (error.code) a.set('skybridge.error.code', error.code);
     }
-    if (this.input !== undefined) a['gen_ai.input.messages'] = this.input;
-    if (this.output !== undefined) a['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: this.output }] }]);
-    return spanName(operation, this.requestModel);
+    if (this.input !== undefined) a.set('gen_ai.input.messages', this.input);
+    if (this.output !== undefined) a.set('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: this.output }] }]));
   }
 
-  #usage(a: Attributes): void {
+  #usage(a: AttributeSink): void {
     const turns = this.turns;
     if (turns && turns.turns > 0) {
-      a['gen_ai.usage.input_tokens'] = turns.promptTokens;
-      a['gen_ai.usage.output_tokens'] = turns.completionTokens;
-      a['skybridge.agent.turns'] = turns.turns;
-      if (!turns.unpriced) a['skybridge.cost.usd'] = turns.cost;
+      a.set('gen_ai.usage.input_tokens', turns.promptTokens);
+      a.set('gen_ai.usage.output_tokens', turns.completionTokens);
+      a.set('skybridge.agent.turns', turns.turns);
+      if (!turns.unpriced) a.set('skybridge.cost.usd', turns.cost);
       return;
     }
     const u = this.usage;
     if (!u) return;
-    a['gen_ai.usage.input_tokens'] = u.prompt_tokens;
-    a['gen_ai.usage.output_tokens'] = u.completion_tokens;
+    a.set('gen_ai.usage.input_tokens', u.prompt_tokens);
+    a.set('gen_ai.usage.output_tokens', u.completion_tokens);
     const cached = u.prompt_tokens_details?.cached_tokens;
-    if (cached) a['gen_ai.usage.cache_read.input_tokens'] = cached;
-    if (this.cost !== undefined) a['skybridge.cost.usd'] = this.cost;
+    if (cached) a.set('gen_ai.usage.cache_read.input_tokens', cached);
+    if (this.cost !== undefined) a.set('skybridge.cost.usd', this.cost);
   }
 }
 
 /** An upstream attempt's span: what it was sent to, and how it ended; attributes made at export. */
-export class AttemptRecord implements Deferred {
+export class AttemptRecord implements Writable {
   /** gen_ai.operation.name's value. */
   readonly operation: string;
   readonly provider: string;
@@ -197,36 +211,45 @@ export class AttemptRecord implements Deferred {
     this.fallbackIndex = fallbackIndex;
   }
 
-  /** Returns the span's name, `{operation} {model}`. */
+  /** Sets the attributes on `a`; returns the span's name. */
   settle(a: Attributes): string {
-    a['gen_ai.operation.name'] = this.operation;
-    a['gen_ai.provider.name'] = genAiProvider(this.provider);
-    a['gen_ai.request.model'] = this.model;
-    a['skybridge.provider'] = this.provider;
-    a['skybridge.attempt'] = this.attempt;
-    a['skybridge.fallback_index'] = this.fallbackIndex;
-    a['http.response.status_code'] = this.status;
-    if (this.keyId) a['skybridge.provider_key.id'] = this.keyId;
-    if (this.errorType !== undefined) a['error.type'] = this.errorType;
+    this.write(new ObjectSink(a));
+    return this.spanName();
+  }
+
+  /** `{operation} {model}`. */
+  spanName(): string {
     return spanName(this.operation, this.model);
+  }
+
+  write(a: AttributeSink): void {
+    a.set('gen_ai.operation.name', this.operation);
+    a.set('gen_ai.provider.name', genAiProvider(this.provider));
+    a.set('gen_ai.request.model', this.model);
+    a.set('skybridge.provider', this.provider);
+    a.set('skybridge.attempt', this.attempt);
+    a.set('skybridge.fallback_index', this.fallbackIndex);
+    a.set('http.response.status_code', this.status);
+    if (this.keyId) a.set('skybridge.provider_key.id', this.keyId);
+    if (this.errorType !== undefined) a.set('error.type', this.errorType);
   }
 }
 
-function governance(vk: RequestContext['vk'], routing: RequestContext['routing'], a: Attributes): void {
+function governance(vk: RequestContext['vk'], routing: RequestContext['routing'], a: AttributeSink): void {
   if (vk) {
-    a['skybridge.virtual_key.id'] = vk.record.id;
-    a['skybridge.virtual_key.name'] = vk.record.name;
+    a.set('skybridge.virtual_key.id', vk.record.id);
+    a.set('skybridge.virtual_key.name', vk.record.name);
     const teamId = vk.team?.id ?? vk.record.team_id;
-    if (teamId) a['skybridge.team.id'] = teamId;
-    if (vk.team?.name) a['skybridge.team.name'] = vk.team.name;
+    if (teamId) a.set('skybridge.team.id', teamId);
+    if (vk.team?.name) a.set('skybridge.team.name', vk.team.name);
     const customerId = vk.customer?.id ?? vk.record.customer_id ?? vk.team?.customer_id;
-    if (customerId) a['skybridge.customer.id'] = customerId;
-    if (vk.customer?.name) a['skybridge.customer.name'] = vk.customer.name;
+    if (customerId) a.set('skybridge.customer.id', customerId);
+    if (vk.customer?.name) a.set('skybridge.customer.name', vk.customer.name);
   }
   if (routing) {
     const ids = [...new Set(routing.trail.filter((s) => s.matched && s.ruleId).map((s) => s.ruleId!))];
-    if (ids.length) a['skybridge.routing.rule_ids'] = ids;
-    if (routing.ruleName) a['skybridge.routing.rule_name'] = routing.ruleName;
+    if (ids.length) a.set('skybridge.routing.rule_ids', ids);
+    if (routing.ruleName) a.set('skybridge.routing.rule_name', routing.ruleName);
   }
 }
 

@@ -6,12 +6,23 @@
 import type { Attributes, AttributeValue, HrTime, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Resource } from '@opentelemetry/resources';
+import type { AttributeSink } from './attribute-sink.ts';
+import { LeanSpan } from './tracer.ts';
 
 const LEN = 2;
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 /** Attribute keys kept encoded (a KeyValue's key field): the gateway's keys are a fixed set. */
 const MAX_KEYS = 1024;
+/** Strings shorter than this are written by hand when ASCII (Buffer.write's call costs more than the copy). */
+const SHORT = 128;
+
+/** A hex digit's value by its char code; -1: not a hex digit. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
 
 class Writer {
   buf = Buffer.allocUnsafe(1 << 16);
@@ -59,7 +70,10 @@ class Writer {
   }
 
   tag(field: number, wire: number): void {
-    this.varint((field << 3) | wire);
+    const v = (field << 3) | wire;
+    if (v > 127) return this.varint(v);
+    this.ensure(1);
+    this.buf[this.pos++] = v;
   }
 
   /** Starts a length-delimited field's content; finish() writes its length before it. */
@@ -87,7 +101,23 @@ class Writer {
   }
 
   string(s: string): void {
-    this.ensure(s.length * 3 + 5);
+    const n = s.length;
+    this.ensure(n * 3 + 5);
+    if (n < SHORT) {
+      const b = this.buf;
+      let p = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        b[p++] = c;
+      }
+      if (i === n) {
+        b[this.pos] = n;
+        this.pos = p;
+        return;
+      }
+    }
     const at = this.start();
     this.pos += this.buf.write(s, this.pos, 'utf8');
     this.finish(at);
@@ -95,26 +125,78 @@ class Writer {
 
   /** Bytes given as hex (trace and span ids). */
   hex(id: string): void {
-    this.ensure(id.length / 2 + 1);
+    const n = id.length >>> 1;
+    this.ensure(n + 1);
+    const b = this.buf;
+    const at = this.pos;
+    b[at] = n;
+    let bad = 0;
+    for (let i = 0, p = at + 1; i < n; i++) {
+      const hi = HEX[id.charCodeAt(2 * i)] ?? -1;
+      const lo = HEX[id.charCodeAt(2 * i + 1)] ?? -1;
+      bad |= hi | lo;
+      b[p++] = (hi << 4) | lo;
+    }
+    if (bad >= 0) {
+      this.pos = at + 1 + n;
+      return;
+    }
+    // Not hex all through: as Buffer.write does (the bytes up to the first bad digit).
     this.buf[this.pos++] = id.length / 2;
     this.pos += this.buf.write(id, this.pos, 'hex');
   }
 
   raw(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
+    const n = bytes.length;
+    this.ensure(n);
+    if (n < 32) {
+      const b = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < n; i++) b[p++] = bytes[i]!;
+      this.pos = p;
+      return;
+    }
     this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    this.pos += n;
   }
 
   fixed32(v: number): void {
     this.ensure(4);
-    this.pos = this.buf.writeUInt32LE(v >>> 0, this.pos);
+    this.#u32(v >>> 0);
   }
 
-  /** [seconds, nanoseconds] as fixed64 nanoseconds. */
+  #u32(v: number): void {
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = v & 255;
+    b[p + 1] = (v >>> 8) & 255;
+    b[p + 2] = (v >>> 16) & 255;
+    b[p + 3] = v >>> 24;
+    this.pos = p + 4;
+  }
+
+  /**
+   * [seconds, nanoseconds] as fixed64 nanoseconds, in doubles without a BigInt: seconds split in
+   * 16-bit halves keep every product below 2^53.
+   */
   time(t: HrTime): void {
+    const s = t[0];
+    const ns = t[1];
+    if (!(s >= 0 && s < 4294967296 && Number.isInteger(s) && ns >= 0 && Number.isInteger(ns))) {
+      this.ensure(8);
+      this.pos = this.buf.writeBigUInt64LE(BigInt(s) * 1_000_000_000n + BigInt(ns), this.pos);
+      return;
+    }
+    // s * 1e9 + ns = hiProduct * 2^16 + loSum
+    const hiProduct = (s >>> 16) * 1e9;
+    const loSum = (s & 0xffff) * 1e9 + ns;
+    const hiLow16 = hiProduct % 65536;
+    const low = hiLow16 * 65536 + loSum;
+    const lowWord = low % 4294967296;
+    const highWord = (hiProduct - hiLow16) / 65536 + Math.floor(low / 4294967296);
     this.ensure(8);
-    this.pos = this.buf.writeBigUInt64LE(BigInt(t[0]) * 1_000_000_000n + BigInt(t[1]), this.pos);
+    this.#u32(lowWord);
+    this.#u32(highWord);
   }
 
   double(v: number): void {
@@ -140,15 +222,52 @@ function key(w: Writer, k: string): void {
 
 function attributes(w: Writer, attrs: Attributes, field: number): void {
   for (const k in attrs) {
-    if (!Object.hasOwn(attrs, k)) continue;
-    w.tag(field, LEN);
-    const kv = w.start();
-    key(w, k);
-    w.tag(2, LEN);
-    const v = w.start();
-    anyValue(w, attrs[k]);
-    w.finish(v);
-    w.finish(kv);
+    if (Object.hasOwn(attrs, k)) keyValue(w, field, k, attrs[k]);
+  }
+}
+
+function keyValue(w: Writer, field: number, k: string, value: AttributeValue | undefined): void {
+  w.tag(field, LEN);
+  const kv = w.start();
+  key(w, k);
+  w.tag(2, LEN);
+  const v = w.start();
+  anyValue(w, value);
+  w.finish(v);
+  w.finish(kv);
+}
+
+/** Values kept encoded per key, and in all: a key whose values do not repeat (a request id) stops at the first. */
+const MAX_VALUES_PER_KEY = 32;
+const MAX_VALUES = 4096;
+
+/**
+ * A span's attributes (field 9) written as its record gives them, with no attribute object between.
+ * Most of the gateway's attributes repeat from span to span (operation, provider, model, path,
+ * status): a string, boolean or integer value's whole KeyValue field is kept encoded and copied.
+ */
+class SpanAttributes implements AttributeSink {
+  readonly #w: Writer;
+  readonly #encoded = new Map<string, Map<AttributeValue, Buffer>>();
+  #count = 0;
+
+  constructor(w: Writer) {
+    this.#w = w;
+  }
+
+  set(k: string, value: AttributeValue): void {
+    const w = this.#w;
+    const t = typeof value;
+    if (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isInteger(value))) return keyValue(w, 9, k, value);
+    let values = this.#encoded.get(k);
+    const known = values?.get(value);
+    if (known) return w.raw(known);
+    const at = w.pos;
+    keyValue(w, 9, k, value);
+    if (this.#count >= MAX_VALUES || (values && values.size >= MAX_VALUES_PER_KEY)) return;
+    if (!values) this.#encoded.set(k, (values = new Map()));
+    values.set(value, Buffer.from(w.buf.subarray(at, w.pos)));
+    this.#count++;
   }
 }
 
@@ -205,7 +324,9 @@ function anyValue(w: Writer, value: AttributeValue | Record<string, unknown> | U
 
 const flags = (sc: SpanContext, parentRemote: boolean | undefined): number => (sc.traceFlags & 0xff) | HAS_IS_REMOTE | (parentRemote ? IS_REMOTE : 0);
 
-function span(w: Writer, s: ReadableSpan): void {
+function span(w: Writer, s: ReadableSpan, sink: AttributeSink): void {
+  // The gateway's own spans: name and attributes straight from their record (nothing settled).
+  const record = s instanceof LeanSpan ? s.writable : undefined;
   const sc = s.spanContext();
   w.tag(1, LEN);
   w.hex(sc.traceId);
@@ -222,7 +343,7 @@ function span(w: Writer, s: ReadableSpan): void {
     w.hex(parent.spanId);
   }
   w.tag(5, LEN);
-  w.string(s.name);
+  w.string(record ? (record.spanName() ?? (s as LeanSpan).ownName) : s.name);
   const kind = s.kind == null ? 0 : s.kind + 1;
   if (kind !== 0) {
     w.tag(6, 0);
@@ -232,7 +353,8 @@ function span(w: Writer, s: ReadableSpan): void {
   w.time(s.startTime);
   w.tag(8, 1);
   w.time(s.endTime);
-  if (s.attributes) attributes(w, s.attributes, 9);
+  if (record) record.write(sink);
+  else if (s.attributes) attributes(w, s.attributes, 9);
   w.tag(10, 0);
   w.varint(s.droppedAttributesCount);
   for (const e of s.events) {
@@ -314,20 +436,13 @@ function resourceField(w: Writer, resource: Resource): void {
 
 /** The encoder's buffer is reused from one export to the next; what it returns is a copy. */
 const writer = new Writer();
+const spanAttributes = new SpanAttributes(writer);
 
 /** An ExportTraceServiceRequest of `spans`, grouped by resource and scope as the SDK groups them. */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
-  const byResource = new Map<Resource, Map<Scope, ReadableSpan[]>>();
-  for (const s of spans) {
-    let scopes = byResource.get(s.resource);
-    if (!scopes) byResource.set(s.resource, (scopes = new Map()));
-    const list = scopes.get(s.instrumentationScope);
-    if (list) list.push(s);
-    else scopes.set(s.instrumentationScope, [s]);
-  }
   const w = writer;
   w.pos = 0;
-  for (const [resource, scopes] of byResource) {
+  for (const [resource, scopes] of grouped(spans)) {
     w.tag(1, LEN);
     const rs = w.start();
     resourceField(w, resource);
@@ -338,7 +453,7 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
       for (const s of list) {
         w.tag(2, LEN);
         const at = w.start();
-        span(w, s);
+        span(w, s, spanAttributes);
         w.finish(at);
       }
       if (scope.schemaUrl) {
@@ -354,4 +469,27 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
     w.finish(rs);
   }
   return Uint8Array.prototype.slice.call(w.buf, 0, w.pos);
+}
+
+/** Spans by resource, then scope, in the order first seen (a batch of one tracer's spans: one group, no map filled). */
+function grouped(spans: readonly ReadableSpan[]): Map<Resource, Map<Scope, readonly ReadableSpan[]>> {
+  const resource = spans[0]?.resource;
+  const scope = spans[0]?.instrumentationScope;
+  let same = true;
+  for (const s of spans) {
+    if (s.resource !== resource || s.instrumentationScope !== scope) {
+      same = false;
+      break;
+    }
+  }
+  if (same) return resource && scope ? new Map([[resource, new Map([[scope, spans]])]]) : new Map();
+  const byResource = new Map<Resource, Map<Scope, ReadableSpan[]>>();
+  for (const s of spans) {
+    let scopes = byResource.get(s.resource);
+    if (!scopes) byResource.set(s.resource, (scopes = new Map()));
+    const list = scopes.get(s.instrumentationScope);
+    if (list) list.push(s);
+    else scopes.set(s.instrumentationScope, [s]);
+  }
+  return byResource;
 }

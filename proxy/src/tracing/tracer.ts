@@ -8,6 +8,7 @@ import { randomFillSync } from 'node:crypto';
 import type * as Api from '@opentelemetry/api';
 import type { ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
 import type { Resource } from '@opentelemetry/resources';
+import type { AttributeSink } from './attribute-sink.ts';
 
 type HrTime = [number, number];
 
@@ -53,6 +54,18 @@ export interface Deferred {
   /** Writes the span's attributes into `into`; returns its name (undefined: the name it started with). */
   settle(into: Api.Attributes): string | undefined;
 }
+
+/**
+ * A Deferred whose attributes can also be written straight into the export's encoder, with no
+ * attribute object made: `write` gives each attribute once, in the order `settle` sets them.
+ */
+export interface Writable extends Deferred {
+  /** The span's name (undefined: the name it started with). */
+  spanName(): string | undefined;
+  write(out: AttributeSink): void;
+}
+
+const isWritable = (d: Deferred): d is Writable => typeof (d as Partial<Writable>).write === 'function';
 
 /** The parent of one of the gateway's own spans: the span, and an API Context holding it (read only by a sampler that looks at the parent). */
 export interface OwnParent {
@@ -144,6 +157,22 @@ export class LeanSpan implements Api.Span, ReadableSpan {
   get attributes(): Api.Attributes {
     if (this.#deferred) this.#settle();
     return this.#attributes;
+  }
+
+  /**
+   * For the encoder: the record that writes all of this span's attributes when nothing else set
+   * one (else undefined: read `attributes` and `name`). Its name, if it gives none, is `ownName`.
+   */
+  get writable(): Writable | undefined {
+    const d = this.#deferred;
+    if (!d || !isWritable(d)) return undefined;
+    for (const key in this.#attributes) if (Object.hasOwn(this.#attributes, key)) return undefined;
+    return d;
+  }
+
+  /** The name as started or updated, before the record's. */
+  get ownName(): string {
+    return this.#name;
   }
 
   #settle(): void {
