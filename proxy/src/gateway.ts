@@ -26,7 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { startMemoryTrim } from './memory-trim.ts';
+import { startMemoryTrim, trimAfterStart } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -331,7 +331,9 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   }
   // Only once serving: a failure to start must still end the process.
   if (opts.processGuards) installProcessGuards();
-  // The heap is the process's: only the process's own gateway gives it back after traffic, when asked (--memory-trim).
+  // The heap is the process's: only the process's own gateway gives back what its start grew
+  // (once, before the first request) and, when asked (--memory-trim), what traffic grew.
+  if (opts.processGuards) trimAfterStart();
   const trim = opts.processGuards && opts.memoryTrimMs !== undefined ? startMemoryTrim(metrics.activity, { idleMs: opts.memoryTrimMs }) : undefined;
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),

@@ -59,3 +59,18 @@ test('a burst of chats grows the young generation; once the gateway is quiet it 
   const young = await newSpaceBytes();
   assert.ok(young <= 4 * MB, `the young generation is back near its start size (${(young / MB).toFixed(1)} MB)`);
 });
+
+test('a gateway started without --memory-trim gives back what its start grew, before its first request', async () => {
+  const plain = await startGateway({ providers: { openai: mockProvider(mock.url, 'openai') }, client: { enable_logging: false } });
+  try {
+    assert.match(plain.logs(), /memory trimmed after start/);
+    const res = await request(`${plain.url}/metrics`);
+    const text = await res.body.text();
+    const m = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(text);
+    assert.ok(m, 'the new space size is in /metrics');
+    // Loading the modules and compiling the configuration grow it to its largest (16 MB or more) otherwise.
+    assert.ok(Number(m[1]) <= 4 * MB, `the young generation is at its start size (${(Number(m[1]) / MB).toFixed(1)} MB)`);
+  } finally {
+    await plain.stop();
+  }
+});
