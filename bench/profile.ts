@@ -6,14 +6,14 @@
 //
 //   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
 //                         [--stream] [--heap] [--gc] [--top 25]
-//   node bench/profile.ts --held 4096    # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart)
+//   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { BENCH, ROOT, buildGateway, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
-import { allocationsBySelf, sampleAllocations } from './lib/heap-sampling.ts';
+import { allocationsBySelf, sampleAllocations, type HeapNode } from './lib/heap-sampling.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -118,6 +118,20 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0, untilMs 
   ].join('\n');
 }
 
+/** The sampled allocations of the measured load, per request (or per held stream). */
+function allocationReport(profile: HeapNode, count: number, unit: 'request' | 'stream', top: number): string {
+  const byFn = allocationsBySelf(profile, where);
+  const total = byFn.reduce((s, [, b]) => s + b, 0);
+  const per = Math.max(1, count);
+  const short = unit === 'request' ? 'req' : 'stream';
+  return [
+    `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / per / 1024).toFixed(1)} KB per ${unit}`,
+    '',
+    `Top ${top} functions by bytes allocated (self, freed objects included):`,
+    ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / per).toFixed(0).padStart(6)} B/${short}  ${k}`),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const top = Number(values.top);
   if (values.file) {
@@ -161,10 +175,12 @@ async function main(): Promise<void> {
     if (held) {
       const opts = { n: held, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
       await heldStreams(target, { ...opts, n: Math.min(held, 512) });
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
       measuredFrom = performance.now();
       const r = await heldStreams(target, opts);
       measuredTo = performance.now();
       process.stderr.write(`${label}, ${held} held streams: ${r.completed} completed, ${r.stalled} stalled, ${r.failed} failed, last first byte ${r.lastTtftMs.toFixed(0)} ms\n`);
+      if (stopSampling) heap = allocationReport(await stopSampling(), held, 'stream', top);
     } else {
       const rate = Number(values.rate);
       const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
@@ -174,16 +190,7 @@ async function main(): Promise<void> {
       const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
       measuredTo = performance.now();
       process.stderr.write(`${label} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
-      if (stopSampling) {
-        const byFn = allocationsBySelf(await stopSampling(), where);
-        const total = byFn.reduce((s, [, b]) => s + b, 0);
-        heap = [
-          `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / Math.max(1, r.sentAll) / 1024).toFixed(1)} KB per request`,
-          '',
-          `Top ${top} functions by bytes allocated (self, freed objects included):`,
-          ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / Math.max(1, r.sentAll)).toFixed(0).padStart(6)} B/req  ${k}`),
-        ].join('\n');
-      }
+      if (stopSampling) heap = allocationReport(await stopSampling(), r.sentAll, 'request', top);
     }
   } finally {
     await stop(proc, 15_000);

@@ -54,8 +54,8 @@ export const USAGE = `Usage: skybridge [options]
                        (env SKYBRIDGE_TLS_CERT). Both files are re-read when they change.
   --tls-key FILE       the PEM private key of --tls-cert (env SKYBRIDGE_TLS_KEY)
   --memory-trim S      after traffic, once nothing has arrived or been in flight for S seconds, give
-                       back the memory the traffic grew (off by default: the heap regrows at a CPU
-                       cost; env SKYBRIDGE_MEMORY_TRIM)
+                       back the memory the traffic grew (without it: only once, after the first
+                       traffic and 1 s quiet; the heap regrows at a CPU cost; env SKYBRIDGE_MEMORY_TRIM)
   --version            print the version and exit
   -h, --help           show this help
 The reference gateway's single-dash spellings (-port, -app-dir, -host, -log-level, ...) work too.

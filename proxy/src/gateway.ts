@@ -26,7 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { startMemoryTrim } from './memory-trim.ts';
+import { startMemoryTrim, trimAfterStart } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -101,6 +101,9 @@ export class GatewayStartError extends Error {}
 export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'>): string | undefined {
   return opts.appDir && !opts.kubeNamespace ? join(resolve(opts.appDir), 'config.json') : undefined;
 }
+
+/** Quiet this long after the first traffic before the one collection a gateway makes without --memory-trim. */
+const FIRST_TRIM_QUIET_MS = 1000;
 
 export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
   const { kube } = opts;
@@ -331,8 +334,14 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   }
   // Only once serving: a failure to start must still end the process.
   if (opts.processGuards) installProcessGuards();
-  // The heap is the process's: only the process's own gateway gives it back after traffic, when asked (--memory-trim).
-  const trim = opts.processGuards && opts.memoryTrimMs !== undefined ? startMemoryTrim(metrics.activity, { idleMs: opts.memoryTrimMs }) : undefined;
+  // The heap is the process's: only the process's own gateway gives back what its start grew
+  // (once, before the first request) and what traffic grew: after every quiet moment when asked
+  // (--memory-trim), else once, after the first traffic (its first requests load and compile what
+  // they use, which grows the young generation to its largest even for a handful of requests).
+  if (opts.processGuards) trimAfterStart();
+  const trim = !opts.processGuards ? undefined
+    : opts.memoryTrimMs !== undefined ? startMemoryTrim(metrics.activity, { idleMs: opts.memoryTrimMs })
+    : startMemoryTrim(metrics.activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, fromNow: true });
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,

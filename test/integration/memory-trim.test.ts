@@ -59,3 +59,32 @@ test('a burst of chats grows the young generation; once the gateway is quiet it 
   const young = await newSpaceBytes();
   assert.ok(young <= 4 * MB, `the young generation is back near its start size (${(young / MB).toFixed(1)} MB)`);
 });
+
+test('a gateway started without --memory-trim gives back what its start grew, and once what its first requests grew', async () => {
+  const plain = await startGateway({ providers: { openai: mockProvider(mock.url, 'openai') }, client: { enable_logging: false } });
+  try {
+    assert.match(plain.logs(), /memory trimmed after start/);
+    const res = await request(`${plain.url}/metrics`);
+    const text = await res.body.text();
+    const m = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(text);
+    assert.ok(m, 'the new space size is in /metrics');
+    // Loading the modules and compiling the configuration grow it to its largest (16 MB or more) otherwise.
+    assert.ok(Number(m[1]) <= 4 * MB, `the young generation is at its start size (${(Number(m[1]) / MB).toFixed(1)} MB)`);
+    // The first requests grow it again (they load and compile what they use): given back once, after 1 s quiet, and only once.
+    const burst = async () => {
+      for (let i = 0; i < 20; i++) {
+        const r = await request(`${plain.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }) });
+        await r.body.dump();
+        assert.equal(r.statusCode, 200);
+      }
+    };
+    const afterTraffic = () => plain.logs().match(/memory trimmed after traffic/g)?.length ?? 0;
+    await burst();
+    await eventually(() => assert.equal(afterTraffic(), 1), 10_000);
+    await burst();
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(afterTraffic(), 1, 'a second quiet moment does not collect again');
+  } finally {
+    await plain.stop();
+  }
+});

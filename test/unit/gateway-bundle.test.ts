@@ -19,18 +19,21 @@ test('the gateway bundle keeps each module its own URL, keeps dynamic imports la
   mkdirSync(join(src, 'deep/er'), { recursive: true });
   mkdirSync(join(src, 'optional'), { recursive: true });
   writeFileSync(join(src, 'deep/er/beside.txt'), 'found beside deep/er/reader.js');
-  writeFileSync(join(src, 'deep/er/reader.js'), "import { readFileSync } from 'node:fs';\nexport const text = () => readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\nexport const own = import.meta.url;\n");
+  writeFileSync(join(src, 'deep/er/reader.js'), "import { readFileSync } from 'node:fs';\nexport class Reader {\n  /** path → text */\n  arrow = 'a → b';\n}\nexport const text = () => readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\nexport const own = import.meta.url;\n");
   writeFileSync(join(src, 'optional/part.js'), "globalThis.partLoaded = true;\nexport const hello = () => 'lazy part';\n");
   writeFileSync(
     join(src, 'main.js'),
-    "#!/usr/bin/env node\nimport { text, own } from './deep/er/reader.js';\nconsole.log(text());\nconsole.log(own);\nconsole.log(String(globalThis.partLoaded === true));\nif (process.argv.includes('--part')) console.log((await import('./optional/part.js')).hello());\nelse console.log('no part');\n",
+    "#!/usr/bin/env node\nimport { text, own, Reader } from './deep/er/reader.js';\nconsole.log(text());\nconsole.log(own);\nconsole.log(String(globalThis.partLoaded === true));\nconsole.log(new Reader().arrow);\nif (process.argv.includes('--part')) console.log((await import('./optional/part.js')).hello());\nelse console.log('no part');\n",
   );
   bundle(dist);
 
   const main = readFileSync(join(src, 'main.js'), 'utf8');
   assert.ok(main.startsWith('#!/usr/bin/env node\n'), 'main.js keeps its shebang');
   assert.match(main, /import '\.\/bundle\/main\.js'/);
-  const [found, own, loadedAtStart, part] = runMain(dist).trim().split('\n');
+  const [found, own, loadedAtStart, arrow, part] = runMain(dist).trim().split('\n');
+  assert.equal(arrow, 'a → b', 'text outside Latin-1 is the same once escaped');
+  // V8 keeps a source with any character outside Latin-1 as two bytes per character.
+  for (const f of readdirSync(join(src, 'bundle'))) assert.doesNotMatch(readFileSync(join(src, 'bundle', f), 'utf8'), /[^\u0000-\u00ff]/, `${f} is Latin-1 only`);
   assert.equal(found, 'found beside deep/er/reader.js');
   assert.equal(own, new URL(`file://${join(src, 'deep/er/reader.js')}`).href, 'import.meta.url is the module\'s own file');
   assert.equal(loadedAtStart, 'false', 'the dynamically imported part is not loaded at start');

@@ -9,12 +9,14 @@ const MB = 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fake heap and traffic: `committed` is what the trim reads, and a collection shrinks it to `floor`. */
-function world(opts: { committed: number; floor: number }) {
+function world(opts: { committed: number; floor: number; limit?: number; fromNow?: boolean }) {
   const w = { started: 0, inFlight: 0, committed: opts.committed, collections: 0 };
   const trim = startMemoryTrim(
     { started: () => w.started, inFlight: () => w.inFlight },
     {
       idleMs: 60,
+      ...(opts.limit !== undefined && { limit: opts.limit }),
+      ...(opts.fromNow !== undefined && { fromNow: opts.fromNow }),
       growthBytes: 4 * MB,
       committed: () => w.committed,
       gc: () => {
@@ -72,6 +74,26 @@ test('requests arriving keep it from collecting, even with none in flight at the
   }
   try {
     await eventually(() => assert.equal(w.collections, 1));
+  } finally {
+    stop();
+  }
+});
+
+test('once, from now (the default without --memory-trim): no collection until traffic grew the heap, then one only', async () => {
+  // The start trim just ran: the heap is at its start size, and a quiet gateway leaves it.
+  const { w, stop } = world({ committed: 20 * MB, floor: 20 * MB, limit: 1, fromNow: true });
+  try {
+    await sleep(300);
+    assert.equal(w.collections, 0);
+    // The first requests grow it; once they are over, one collection.
+    w.started += 5;
+    w.committed = 30 * MB;
+    await eventually(() => assert.equal(w.collections, 1));
+    // Later bursts grow it again: no second collection.
+    w.started += 100;
+    w.committed = 40 * MB;
+    await sleep(400);
+    assert.equal(w.collections, 1);
   } finally {
     stop();
   }

@@ -47,3 +47,18 @@ test('upstream durations: the same after a reset of the histogram (a record made
   assert.ok(lines.includes('skybridge_upstream_duration_seconds_bucket{le="0.25",provider="openai",model="gpt-4o",status="200"} 0'), lines.join('\n'));
   assert.ok(lines.includes('skybridge_upstream_duration_seconds_sum{provider="openai",model="gpt-4o",status="200"} 0.3'), lines.join('\n'));
 });
+
+test('time to first token: bound observations scrape as prom-client observe() would show them', async () => {
+  const m = new Metrics();
+  const registry = new Registry();
+  const h = new Histogram({ name: 'skybridge_stream_first_token_seconds', help: 'x', labelNames: ['provider', 'model'], buckets: BUCKETS, registers: [registry] });
+  for (const v of VALUES) {
+    m.firstTokenTime('openai', 'gpt-4o').observe(v);
+    h.labels('openai', 'gpt-4o').observe(v);
+  }
+  m.firstTokenTime('anthropic', 'claude').observe(0.2);
+  h.labels('anthropic', 'claude').observe(0.2);
+  const got = linesOf(await m.registry.metrics(), 'skybridge_stream_first_token_seconds');
+  assert.ok(got.length > 2, got.join('\n'));
+  assert.deepEqual(got, linesOf(await registry.metrics(), 'skybridge_stream_first_token_seconds'));
+});

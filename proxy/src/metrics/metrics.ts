@@ -421,7 +421,8 @@ export class Metrics {
   readonly requestCount = this.#requests.feeds(this.requestsTotal).child;
   readonly requestTime = boundHistogram(this.requestDuration);
   readonly upstreamTime = boundHistogram(this.upstreamDuration);
-  readonly firstTokenTime = cached(this.timeToFirstToken);
+  // Once per stream (thousands held at once): bound as the duration histograms are.
+  readonly firstTokenTime = boundHistogram(this.timeToFirstToken);
   readonly tokenCount = this.#tokens.feeds(this.tokensTotal).child;
   readonly costCount = this.#cost.feeds(this.costTotal).child;
   readonly mcpCallCount = this.#mcpCalls.feeds(this.mcpToolCalls).child;
