@@ -237,7 +237,7 @@ function keyValue(w: Writer, field: number, k: string, value: AttributeValue | u
   w.finish(kv);
 }
 
-/** Values kept encoded per key, and in all: a key whose values do not repeat (a request id) stops at the first. */
+/** Values kept encoded per key, and in all: a key whose values do not repeat (a request id) stops after 32. */
 const MAX_VALUES_PER_KEY = 32;
 const MAX_VALUES = 4096;
 
@@ -258,7 +258,8 @@ class SpanAttributes implements AttributeSink {
   set(k: string, value: AttributeValue): void {
     const w = this.#w;
     const t = typeof value;
-    if (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isInteger(value))) return keyValue(w, 9, k, value);
+    // Long strings are not kept: they do not repeat, and captured content must not outlive its export.
+    if (t === 'string' ? (value as string).length > SHORT : t !== 'boolean' && !(t === 'number' && Number.isInteger(value))) return keyValue(w, 9, k, value);
     let values = this.#encoded.get(k);
     const known = values?.get(value);
     if (known) return w.raw(known);
