@@ -3,7 +3,7 @@
 // it. The text is written in pieces by pretty-json.ts (a slice of array items per step) and hashed
 // as it comes: the bytes hashed are JSON.stringify's, so the digest is the same.
 import { createHash } from 'node:crypto';
-import { writeJsonSteps } from './pretty-json.ts';
+import { batched, writeJsonSteps } from './pretty-json.ts';
 
 /** Objects and arrays above this depth are written out here (governance.virtual_keys[i] is at 3). */
 const LAID_OUT_DEPTH = 3;
@@ -13,18 +13,8 @@ const BATCH_CHARS = 1 << 16;
 /** The hex SHA-256 of JSON.stringify(value), for an object or array. */
 export function* jsonDigestSteps(value: unknown): Generator<void, string> {
   const hash = createHash('sha256');
-  let pending: string[] = [];
-  let size = 0;
-  const flush = () => {
-    hash.update(pending.join(''));
-    pending = [];
-    size = 0;
-  };
-  yield* writeJsonSteps(value, { indent: '', depth: LAID_OUT_DEPTH }, (piece) => {
-    pending.push(piece);
-    size += piece.length;
-    if (size >= BATCH_CHARS) flush();
-  });
-  flush();
+  const batch = batched(BATCH_CHARS, (chunk) => hash.update(chunk));
+  yield* writeJsonSteps(value, { indent: '', depth: LAID_OUT_DEPTH }, batch.out);
+  batch.flush();
   return hash.digest('hex');
 }

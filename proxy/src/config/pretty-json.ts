@@ -23,10 +23,13 @@ export interface JsonLayout {
 export function* writeJsonSteps(value: unknown, layout: JsonLayout, out: (piece: string) => void): Generator<void, boolean> {
   const counter = { items: 0 };
   const colon = layout.indent ? ': ' : ':';
+  // A value stringified whole, indented to its place. Strings hold no raw line breaks (JSON escapes
+  // them), so indenting every line is exact.
+  const whole = (v: unknown, pad: string): string | undefined =>
+    layout.indent ? JSON.stringify(v, null, layout.indent)?.replaceAll('\n', `\n${pad}`) : JSON.stringify(v);
   function* write(v: unknown, pad: string, depth: number): Generator<void, boolean> {
     if (!laidOut(v, depth, layout.depth)) {
-      // Strings hold no raw line breaks (JSON escapes them), so indenting every line is exact.
-      const text = layout.indent ? JSON.stringify(v, null, layout.indent)?.replaceAll('\n', `\n${pad}`) : JSON.stringify(v);
+      const text = whole(v, pad);
       if (text === undefined) return false;
       out(text);
       return true;
@@ -54,7 +57,7 @@ export function* writeJsonSteps(value: unknown, layout: JsonLayout, out: (piece:
         yield* write(member, inner, depth + 1);
       } else {
         // Members JSON.stringify leaves out (undefined, functions) are left out here too.
-        const text = layout.indent ? JSON.stringify(member, null, layout.indent)?.replaceAll('\n', `\n${inner}`) : JSON.stringify(member);
+        const text = whole(member, inner);
         if (text === undefined) continue;
         out(`${any ? next : first}${JSON.stringify(key)}${colon}${text}`);
       }
@@ -72,19 +75,27 @@ export function* writeJsonSteps(value: unknown, layout: JsonLayout, out: (piece:
  */
 export function* prettyJsonChunkSteps(value: unknown, chunkChars = 1 << 16): Generator<void, string[]> {
   const chunks: string[] = [];
+  const batch = batched(chunkChars, (chunk) => chunks.push(chunk));
+  if (!(yield* writeJsonSteps(value, { indent: '  ', depth: LAID_OUT_DEPTH }, batch.out))) return [];
+  batch.flush();
+  return chunks;
+}
+
+/** Pieces joined into chunks of about `chunkChars` characters (one call per piece costs more downstream). */
+export function batched(chunkChars: number, emit: (chunk: string) => void): { out: (piece: string) => void; flush: () => void } {
   let pending: string[] = [];
   let size = 0;
-  const out = (p: string) => {
-    pending.push(p);
-    size += p.length;
-    if (size < chunkChars) return;
-    chunks.push(pending.join(''));
+  const flush = () => {
+    if (pending.length) emit(pending.join(''));
     pending = [];
     size = 0;
   };
-  if (!(yield* writeJsonSteps(value, { indent: '  ', depth: LAID_OUT_DEPTH }, out))) return [];
-  if (pending.length) chunks.push(pending.join(''));
-  return chunks;
+  const out = (piece: string) => {
+    pending.push(piece);
+    size += piece.length;
+    if (size >= chunkChars) flush();
+  };
+  return { out, flush };
 }
 
 /** Written out member by member (a plain object or array above `limit`), else stringified whole. */
