@@ -88,6 +88,29 @@ describe('overview and logs', () => {
     await reading.filter({ hasText: /openai \d+/ }).waitFor();
   });
 
+  test('the pointer over a chart shows the exact values of the bucket under it (the tooltip legend)', T, async () => {
+    const { page } = d;
+    await visit(page, `${d.gw.url}/#/overview`);
+    const figure = page.getByRole('figure', { name: 'Requests by provider' });
+    await figure.locator('.u-over').waitFor();
+    // The numbers have arrived (the chart is drawn empty first).
+    await page.getByLabel('Totals, last hour').filter({ hasText: /Requests\s*[1-9]/ }).waitFor();
+    // The requests of this file are in the last buckets, at the plot's right edge: the pointer moves
+    // left from there, a fraction of a bucket at a time, until the legend shows openai's count.
+    const over = figure.locator('.u-over');
+    await over.scrollIntoViewIfNeeded();
+    const box = (await over.boundingBox())!;
+    const legend = figure.locator('.u-legend');
+    let text = '';
+    for (let i = 0; i < 480 && !/openai\s*[1-9]/.test(text); i++) {
+      await page.mouse.move(box.x + box.width - 1 - (i * box.width) / 480, box.y + box.height / 2);
+      text = await legend.innerText();
+    }
+    // The bucket's time with its date, and openai's exact count there.
+    assert.match(text, /[A-Z][a-z]{2} \d{1,2} \d{2}:\d{2}/, text);
+    assert.match(text, /openai\s*[1-9]/, text);
+  });
+
   test('the logs page: status code, provider, TTFT and cache columns; a row opens its record; filters fold away', T, async () => {
     const { page } = d;
     await visit(page, `${d.gw.url}/#/logs`);
@@ -136,6 +159,16 @@ describe('overview and logs', () => {
     const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
     assert.equal(lines.length, 2, 'the header and the one gemini request');
     assert.match(lines[1]!, /,gemini,gemini-2\.5-flash,/);
+  });
+
+  test('Export JSON lines downloads the current search, one record a line', T, async () => {
+    const { page } = d;
+    await visit(page, `${d.gw.url}/#/logs?providers=gemini`);
+    await page.getByRole('table', { name: 'Request logs' }).getByRole('row').nth(1).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export JSON lines' }).click()]);
+    assert.match(download.suggestedFilename(), /^skybridge-logs-.*\.jsonl$/);
+    const records = readFileSync((await download.path())!, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { provider?: string; model?: string });
+    assert.deepEqual(records.map((r) => [r.provider, r.model]), [['gemini', 'gemini-2.5-flash']]);
   });
 
   for (const viewport of [
