@@ -1,6 +1,6 @@
 // Regenerates docs/screenshots/<page>.png: starts a gateway with a demo configuration in front of the
 // mock provider, sends it some traffic (several models, virtual keys, a few errors, realtime
-// sessions: one ended, one open while the pages are shot), then opens every
+// sessions: one ended, one open while the pages are shot, and an open Responses WebSocket connection), then opens every
 // page of dashboard/src/pages/registry.ts in Debian's Chromium at 1280×800 (and the overview once at
 // phone width). A page that fails to render is still shot and reported, never stops the run.
 //
@@ -100,6 +100,28 @@ async function realtimeSessions(url: string): Promise<WebSocket> {
 }
 
 /**
+ * A Responses API WebSocket connection (transport responses_ws on the Realtime sessions page) with
+ * one response answered, left open while the pages are shot; the caller closes it.
+ */
+async function responsesConnection(url: string): Promise<WebSocket> {
+  const ws = await new Promise<WebSocket>((resolve, reject) => {
+    const s = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/responses`);
+    s.once('open', () => resolve(s));
+    s.once('error', reject);
+  });
+  await new Promise<void>((resolve) => {
+    const onMessage = (data: RawData) => {
+      if ((JSON.parse((data as Buffer).toString()) as { type?: string }).type !== 'response.completed') return;
+      ws.off('message', onMessage);
+      resolve();
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ type: 'response.create', model: 'openai/gpt-4o-mini', input: 'Summarise the open tickets' }));
+  });
+  return ws;
+}
+
+/**
  * A day of earlier requests written straight into the gateway's SQLite log store before it starts,
  * so the overview's charts show a day's shape rather than one spike (HTTP traffic is stamped "now").
  */
@@ -157,9 +179,11 @@ async function main(): Promise<void> {
   const browser = await launchChromium();
   const problems: string[] = [];
   let session: WebSocket | undefined;
+  let connection: WebSocket | undefined;
   try {
     await traffic(gw.url, (f) => mock.inject(f as never));
     session = await realtimeSessions(gw.url);
+    connection = await responsesConnection(gw.url);
     // The log writer batches: give it a moment so the charts and tables have the traffic.
     await new Promise((r) => setTimeout(r, 1500));
 
@@ -193,6 +217,7 @@ async function main(): Promise<void> {
     await shoot('overview-phone', '#/overview', { width: 390, height: 844 });
   } finally {
     session?.close();
+    connection?.close();
     await browser.close();
     await gw.stop();
     await mock.close();

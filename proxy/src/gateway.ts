@@ -250,7 +250,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // Realtime sessions and the Responses API's WebSocket mode (upgrades, below) and WebRTC calls
   // (POST /v1/realtime/calls) are capped together per virtual key.
   const sessionCap = new SessionCap();
-  // Open and recently ended realtime sessions of both transports, for /api and the dashboard.
+  // Open and recently ended realtime sessions (WebSocket, WebRTC) and Responses WebSocket connections, for /api and the dashboard.
   const realtimeSessions = new RealtimeRegistry((event, session) => events.realtimeSession(event, session));
   // A hangup may reach any replica: with a shared Redis the one holding the call is told.
   const callDirectory = sharedRedis ? new RedisCallDirectory(sharedRedis.conn, sharedRedis.prefix) : LOCAL_CALLS;
@@ -291,7 +291,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   dashboard?.attach(admin ?? server);
   // Realtime sessions and the Responses API's WebSocket mode: upgrades of the inference listener.
   const realtime = realtimeFront({ current: () => holder.current(), services, cap: sessionCap, registry: realtimeSessions });
-  const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap });
+  const responseSockets = responsesSockets({ current: () => holder.current(), services, cap: sessionCap, registry: realtimeSessions });
   upgradeRoutes(server).add(REALTIME_PATHS, realtime.handle);
   upgradeRoutes(server).add(RESPONSES_SOCKET_PATHS, responseSockets.handle);
 

@@ -3,11 +3,13 @@
 // value shown under its field; a saved one applying to the next request and still there after a
 // restart. Realtime: a session of the official openai SDK's OpenAIRealtimeWS (wss:, trusting a test
 // CA) appears while open, its turn counted live without a reload, and once ended it links to its log
-// record.
+// record; a Responses WebSocket connection of the SDK's ResponsesWS appears alike (transport
+// responses_ws), a turn per response, and once ended links its latest response's record.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
@@ -86,6 +88,7 @@ describe('settings page', () => {
 
 describe('realtime sessions page', () => {
   const VK = 'sk-bf-rt-page-0123456789abcd';
+  const AGENT_VK = 'sk-bf-rt-page-agent-0123456';
   let ca: TestCa;
   let mock: MockProvider;
   let gw: InProcessGateway;
@@ -100,8 +103,14 @@ describe('realtime sessions page', () => {
       {
         providers: mockProviders(mock.url, { openai: { pricing_overrides: [{ model_pattern: '*', match_type: 'wildcard', input_cost_per_token: 0.01, output_cost_per_token: 0.01 }] } }),
         governance: {
-          teams: [{ id: 'voice', name: 'Voice' }],
-          virtual_keys: [{ id: 'voice-bot', name: 'voice-bot', value: VK, team_id: 'voice', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] }],
+          teams: [
+            { id: 'voice', name: 'Voice' },
+            { id: 'agents', name: 'Agents' },
+          ],
+          virtual_keys: [
+            { id: 'voice-bot', name: 'voice-bot', value: VK, team_id: 'voice', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-realtime'], key_ids: ['*'], weight: 1 }] },
+            { id: 'agent-bot', name: 'agent-bot', value: AGENT_VK, team_id: 'agents', provider_configs: [{ provider: 'openai', allowed_models: ['gpt-4o'], key_ids: ['*'], weight: 1 }] },
+          ],
         },
       },
       { args: ['--tls-cert', files.cert, '--tls-key', files.key] },
@@ -162,6 +171,48 @@ describe('realtime sessions page', () => {
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Request detail' }).waitFor();
       await page.getByText('realtime', { exact: true }).first().waitFor({ timeout: 2000 });
+    });
+  });
+
+  test('a Responses WebSocket connection appears, counts its response live, and once ended links its latest record', T, async () => {
+    await page.goto(`${gw.url}/#/realtime`);
+    await page.getByRole('heading', { level: 1, name: 'Realtime sessions' }).waitFor();
+    await page.getByRole('status').filter({ hasText: /^Live$/ }).waitFor();
+    const open = page.getByRole('table', { name: 'Open realtime sessions' });
+    await open.getByText('No session is open.').waitFor();
+
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: AGENT_VK, maxRetries: 0 });
+    const rws = new ResponsesWS(client, { ca: ca.pem });
+    let tokens: number | undefined;
+    rws.on('event', (e) => {
+      if (e.type === 'response.completed') tokens = (e as unknown as { response: { usage: { total_tokens: number } } }).response.usage.total_tokens;
+    });
+    rws.on('error', () => undefined);
+    const socket = rws.socket.platformSocket;
+    await new Promise((resolve, reject) => (socket.once('open', resolve), socket.once('error', reject)));
+    // No reload: the socket's `opened` event adds the row, before any response (no model yet).
+    const row = open.getByRole('row').filter({ hasText: 'agent-bot' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /agent-bot\s+agents\s+—\s+—\s+0\s+0\s+\$0\.00\s+responses_ws/);
+
+    rws.send({ type: 'response.create', model: 'openai/gpt-4o', input: 'hello page over a socket' });
+    await eventually(() => assert.ok(tokens));
+    const turned = new RegExp(`gpt-4o\\s+openai\\s+1\\s+${tokens}\\s+\\$${(tokens! * 0.01).toFixed(2).replace('.', '\\.')}\\s+responses_ws`);
+    await eventually(async () => assert.match(await row.innerText(), turned));
+
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    rws.close();
+    await closed;
+    await open.getByText('No session is open.').waitFor();
+    const ended = page.getByRole('table', { name: 'Recently ended realtime sessions' }).getByRole('row').filter({ hasText: 'agent-bot' });
+    await ended.waitFor();
+    assert.match(await ended.innerText(), /client/);
+    await ended.getByRole('link', { name: /log record of the latest response of the connection/ }).click();
+    await page.waitForURL(/#\/logs\/[^?]+$/);
+    await eventually(async () => {
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Request detail' }).waitFor();
+      await page.getByText('agent-bot').first().waitFor({ timeout: 2000 });
     });
   });
 });

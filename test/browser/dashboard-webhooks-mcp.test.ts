@@ -214,6 +214,17 @@ test('mcp: add a client in the browser, see it connected with its tools, reconne
   await page.getByLabel('Content contains').fill('nothing like this was ever sent');
   await page.getByText('No tool call matches these filters.').waitFor();
 
+  // The overview counts the call too: its MCP tool calls total and the by-tool table.
+  await page.goto(`${d.gw.url}/#/overview`);
+  const byTool = page.getByRole('table', { name: 'MCP tool calls by tool' }).getByRole('row').filter({ hasText: 'echo' });
+  await eventually(async () => {
+    await page.reload();
+    await byTool.waitFor({ timeout: 3000 });
+    assert.match(await byTool.innerText(), /echo\s+1\s+0/);
+  });
+  assert.match(await page.getByLabel('Totals, last hour').locator('.stat').filter({ hasText: 'MCP tool calls' }).innerText(), /MCP tool calls\s+1\b/);
+  await page.goto(`${d.gw.url}/#/mcp`);
+
   // Edit (the form starts from the stored client), then delete.
   await page.getByRole('table', { name: 'MCP clients' }).getByRole('link', { name: 'web', exact: true }).click();
   await page.getByRole('button', { name: 'Edit', exact: true }).click();

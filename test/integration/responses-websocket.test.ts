@@ -3,7 +3,8 @@
 // bridged over chat), streams its events back as frames, is governed (a bad key is refused at the
 // handshake, each response admitted against the key's rate limit) and logged as a request; the
 // response cache answers a repeated request (direct mode, the cache key from the handshake's
-// x-bf-cache-key); a bad frame ends only that socket with an error event.
+// x-bf-cache-key), and the connection's listing counts the hit as a turn that spent nothing; a bad
+// frame ends only that socket with an error event.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -13,6 +14,7 @@ import { startGateway, type InProcessGateway } from '../helpers/in-process-gatew
 import { eventually } from '../helpers/patience.ts';
 import { mockProviders } from '../helpers/providers.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
+import type { RealtimeSessionsAnswer } from '../../proxy/src/api/answers.ts';
 
 const VK = 'sk-bf-responses-ws-vk-012345';
 const LIMITED_VK = 'sk-bf-responses-ws-lim-01234';
@@ -71,6 +73,8 @@ function connect(key: string, headers: Record<string, string> = {}): { ws: Respo
   return { ws, frames, errors, opened, closed };
 }
 
+/** The open Responses WebSocket connection as GET /api/realtime/sessions lists it (one at a time in this file). */
+const listedConnection = async () => ((await (await fetch(`${gw.url}/api/realtime/sessions`)).json()) as RealtimeSessionsAnswer).open.find((v) => v.transport === 'responses_ws');
 const completed = (frames: Frame[]) => frames.filter((f) => f.type === 'response.completed');
 const textOf = (f: Frame) => f.response?.output?.flatMap((o) => o.content ?? []).map((c) => c.text ?? '').join('') ?? '';
 
@@ -103,6 +107,8 @@ describe('Responses over WebSocket', () => {
     const before = mock.requests.length;
     c.ws.send({ type: 'response.create', model: 'openai/gpt-4o', input: 'cache me over a socket' });
     await eventually(() => assert.equal(completed(c.frames).length, 1), 5000);
+    await eventually(async () => assert.equal((await listedConnection())?.turns, 1));
+    const missCost = (await listedConnection())!.cost;
     // The entry is written once the answer is out.
     await new Promise((r) => setTimeout(r, 300));
     c.ws.send({ type: 'response.create', model: 'openai/gpt-4o', input: 'cache me over a socket' });
@@ -112,6 +118,11 @@ describe('Responses over WebSocket', () => {
     assert.equal(hit.response?.extra_fields?.cache_debug?.cache_hit, true);
     assert.equal(textOf(hit), 'Mock reply to: cache me over a socket');
     assert.equal(mock.requests.length - before, 1, 'the second response came from the cache');
+    // The connection's listing counts both responses; the hit spent nothing, so the cost is the miss's.
+    await eventually(async () => assert.equal((await listedConnection())?.turns, 2));
+    const view = (await listedConnection())!;
+    assert.ok(missCost > 0, 'the miss was priced');
+    assert.equal(view.cost, missCost);
     c.ws.close();
     await c.closed;
   });

@@ -1,7 +1,9 @@
 // Realtime sessions: the open sessions of this replica (GET /api/realtime/sessions) with their
 // virtual key, team, model, provider, turns, tokens and cost, kept current by the dashboard socket's
 // `realtime` events (opened, turn, ended) without a reload (and read again every 15 s, or on Refresh,
-// in case the socket missed one); ended sessions link to their log record.
+// in case the socket missed one); ended sessions link to their log record. Responses API WebSocket
+// connections (transport `responses_ws`) are listed alike: a turn is a response answered, and the
+// link opens the latest response's record.
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.ts';
 import { onLiveStatus, subscribe, type LiveStatus } from '../lib/live.ts';
@@ -31,11 +33,14 @@ const duration = (from: string, to: number): string => {
 
 const cost = (v: RealtimeSessionView) => `${formatCost(v.cost)}${v.cost_incomplete ? ' (some turns unpriced)' : ''}`;
 
+/** What the link opens: the session's own record, or a Responses WebSocket connection's latest response's. */
+const recordOf = (v: RealtimeSessionView) => (v.transport === 'responses_ws' ? 'log record of the latest response of the connection' : 'log record of the session');
+
 const common: Column<RealtimeSessionView>[] = [
   { label: 'Virtual key', render: (v) => (v.virtual_key_id ? <a href={hrefOf('virtual-keys', [v.virtual_key_id])}>{v.virtual_key_name ?? v.virtual_key_id}</a> : '—') },
   { label: 'Team', render: (v) => v.team_id ?? '—' },
-  { label: 'Model', render: (v) => v.model },
-  { label: 'Provider', render: (v) => v.provider },
+  { label: 'Model', render: (v) => v.model || '—' },
+  { label: 'Provider', render: (v) => v.provider || '—' },
   { label: 'Turns', numeric: true, render: (v) => formatNumber(v.turns) },
   { label: 'Tokens', numeric: true, render: (v) => formatNumber(v.total_tokens) },
   { label: 'Cost', numeric: true, render: cost },
@@ -89,8 +94,9 @@ export function RealtimePage(_props: PageProps) {
         <Button onClick={() => setTick((t) => t + 1)}>Refresh</Button>
       </PageHeader>
       <p class="muted">
-        Voice and text sessions on <code>/v1/realtime</code> open on this gateway process (each replica lists its own), with what their turns used so far. An ended session's request log record
-        holds its sums and its turns.
+        Voice and text sessions on <code>/v1/realtime</code> and Responses API WebSocket connections on <code>/v1/responses</code> (transport <code>responses_ws</code>, a turn per response) open
+        on this gateway process (each replica lists its own), with what their turns used so far. An ended session's request log record holds its sums and its turns; a connection's link opens
+        its latest response's record.
       </p>
       <ErrorBox error={error} />
       {!state ? (
@@ -114,7 +120,7 @@ export function RealtimePage(_props: PageProps) {
             rowKey={(v) => v.id}
             empty="No session has ended since the gateway started."
             columns={[
-              { label: 'Ended', render: (v) => (v.log_id ? <a href={hrefOf('logs', [v.log_id])} aria-label={`log record of the session ended ${formatTime(v.ended_at)}`}>{formatTime(v.ended_at)}</a> : formatTime(v.ended_at)) },
+              { label: 'Ended', render: (v) => (v.log_id ? <a href={hrefOf('logs', [v.log_id])} aria-label={`${recordOf(v)} ended ${formatTime(v.ended_at)}`}>{formatTime(v.ended_at)}</a> : formatTime(v.ended_at)) },
               { label: 'Length', render: (v) => (v.ended_at ? duration(v.started_at, Date.parse(v.ended_at)) : '—') },
               { label: 'Why', render: (v) => v.end_reason ?? '—' },
               ...common,

@@ -1,21 +1,26 @@
 // The realtime sessions of this replica, for GET /api/realtime/sessions and the dashboard's live
 // events: each open session (who, which model, since when, turns, tokens and cost so far) and the
 // last ones that ended (with why, and the id of their request log record). A session's id is its
-// request id, which is also its log record's id. Nothing is kept but these small views.
+// request id, which is also its log record's id. A Responses API WebSocket connection is listed the
+// same way: each response is a turn with its own log record, and the view links the latest one.
+// Nothing is kept but these small views.
 
 /** One session as GET /api/realtime/sessions and the `realtime` live event show it (api/answers.ts re-exports it). */
 export interface RealtimeSessionView {
-  /** The session's request id: also its log record's id. */
+  /** The session's request id: also its log record's id (a Responses WebSocket connection's own id: it has no record of its own). */
   id: string;
   state: 'open' | 'ended';
   virtual_key_id?: string;
   virtual_key_name?: string;
   team_id?: string;
-  /** As the provider was asked (without the provider prefix). */
+  /** As the provider was asked (without the provider prefix); a Responses WebSocket connection's latest response's, empty before its first. */
   model: string;
   provider: string;
-  /** How the client is connected: a WebSocket upgrade, or a WebRTC call (POST /v1/realtime/calls). */
-  transport: 'websocket' | 'webrtc';
+  /**
+   * How the client is connected: a realtime WebSocket upgrade, a WebRTC call (POST /v1/realtime/calls),
+   * or the Responses API's WebSocket mode on /v1/responses (its turns are the responses answered).
+   */
+  transport: 'websocket' | 'webrtc' | 'responses_ws';
   started_at: string;
   ended_at?: string;
   /** Why it ended: client, upstream, idle, max_duration, budget, bad_frame, backpressure, shutdown. */
@@ -26,7 +31,7 @@ export interface RealtimeSessionView {
   cost: number;
   /** A turn had no known price: `cost` is not the whole cost. */
   cost_incomplete?: boolean;
-  /** The request log record (`GET /api/logs/{id}`), written when the session ends; absent when request logging is off. */
+  /** The request log record (`GET /api/logs/{id}`), written when the session ends (a Responses WebSocket connection: its latest response's); absent when request logging is off. */
   log_id?: string;
 }
 
@@ -53,9 +58,17 @@ export interface SessionSums {
   unpriced: boolean;
 }
 
+/** Who answered a turn, when each turn is a request of its own (a Responses WebSocket connection's responses). */
+export interface TurnAnswer {
+  model: string;
+  provider: string;
+  /** The turn's log record, when request logging keeps one. */
+  logId?: string;
+}
+
 export interface OpenSession {
-  /** A turn was charged: the sums so far. */
-  turn(sums: SessionSums): void;
+  /** A turn was charged: the sums so far (and who answered it, when that can change from turn to turn). */
+  turn(sums: SessionSums, answer?: TurnAnswer): void;
   end(reason: string, sums: SessionSums): void;
 }
 
@@ -92,9 +105,14 @@ export class RealtimeRegistry {
     };
     let ended = false;
     return {
-      turn: (sums) => {
+      turn: (sums, answer) => {
         if (ended) return;
         apply(sums);
+        if (answer) {
+          view.model = answer.model;
+          view.provider = answer.provider;
+          if (answer.logId !== undefined) view.log_id = answer.logId;
+        }
         this.#onChange?.('turn', { ...view });
       },
       end: (reason, sums) => {

@@ -4,14 +4,22 @@
 // (execute(): identify, plan, limits, the response cache, logging, metrics), so it is governed,
 // cached and logged as the same request over HTTP would be. Responses run one at a time per socket,
 // in the order asked. The caller is identified at the upgrade too, so a bad key gets its 401
-// before any socket opens.
+// before any socket opens. Each connection is listed with the realtime sessions (registry.ts) while
+// open and once ended: its turns are the responses answered, with their tokens and cost.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Services } from '../services.ts';
-import { execute } from '../operations/execute.ts';
+import { startExecution } from '../operations/execute.ts';
 import { identifyCaller } from '../governance/auth.ts';
+import { answerCost } from '../governance/cost.ts';
+import type { VirtualKeyRuntime } from '../config/governance-runtime.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
+import { TurnTotals } from '../pipeline/turns.ts';
+import { loggingEnabled } from '../logs/stage.ts';
+import { newRequestId } from '../request-id.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { toGatewayError } from '../pipeline/outcome.ts';
 import { OPENAI_PREFIXES } from '../unified/operations.ts';
@@ -20,6 +28,7 @@ import { log } from '../log.ts';
 import { boundsOf, completeHandshake, identityHeaders } from './front.ts';
 import { CLOSE } from './session.ts';
 import { DEFAULT_MAX_SESSIONS_PER_KEY, type SessionCap } from './session-cap.ts';
+import type { OpenSession, RealtimeRegistry, SessionSums, TurnAnswer } from './registry.ts';
 
 export const RESPONSES_SOCKET_PATHS: readonly string[] = OPENAI_PREFIXES.map((p) => `${p}/responses`);
 
@@ -48,12 +57,21 @@ export function readResponsesFrame(data: Buffer, isBinary: boolean, maxBytes: nu
   return { request };
 }
 
+/** A response counted as a turn of its connection: answered (not an error), with its usage and the cost charged (a cache hit spends nothing). */
+export function countResponse(totals: TurnTotals, ctx: RequestContext, outcome: Outcome, logged: boolean): TurnAnswer | undefined {
+  if (outcome.kind === 'error') return undefined;
+  totals.add(ctx.usage, ctx.savedCost !== undefined ? 0 : ctx.usage && answerCost(ctx));
+  return { model: ctx.model ?? '', provider: ctx.provider, ...(logged && { logId: ctx.id }) };
+}
+
+const sumsOf = (t: TurnTotals): SessionSums => ({ turns: t.turns, totalTokens: t.totalTokens, cost: t.cost, unpriced: t.unpriced });
+
 export interface ResponsesSockets {
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   drain(graceMs: number): Promise<void>;
 }
 
-export function responsesSockets(opts: { current: () => Snapshot; services: Services; cap: SessionCap }): ResponsesSockets {
+export function responsesSockets(opts: { current: () => Snapshot; services: Services; cap: SessionCap; /** Lists the connections for /api/realtime/sessions. */ registry?: RealtimeRegistry }): ResponsesSockets {
   const open = new Set<{ drain(): void; cut(): void; done: Promise<void> }>();
   let draining = false;
   let wss: Promise<WebSocketServer> | undefined;
@@ -74,9 +92,10 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
     }
     const headers = identityHeaders(req);
     let release: () => void;
+    let vk: VirtualKeyRuntime | undefined;
     try {
       // Each response is identified again by the pipeline; this answers a bad key before the handshake.
-      const vk = identifyCaller(snapshot.governance, headers);
+      vk = identifyCaller(snapshot.governance, headers);
       release = opts.cap.acquire(vk, snapshot.config.websocket?.max_connections_per_user ?? DEFAULT_MAX_SESSIONS_PER_KEY);
     } catch (err) {
       refuse(err instanceof GatewayError ? err : new GatewayError(500, 'internal error', { type: 'internal_error' }));
@@ -89,7 +108,7 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
           return;
         }
         completeHandshake(server, req, socket, head).then(
-          (ws) => serve(ws, headers, release),
+          (ws) => serve(ws, headers, release, vk),
           () => release(),
         );
       },
@@ -101,17 +120,33 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
     );
   };
 
-  const serve = (ws: WebSocket, headers: IncomingHttpHeaders, release: () => void): void => {
+  const serve = (ws: WebSocket, headers: IncomingHttpHeaders, release: () => void, vk: VirtualKeyRuntime | undefined): void => {
     const bounds = boundsOf(opts.current().config.websocket);
+    const totals = new TurnTotals();
+    const key = vk?.record;
+    const listed: OpenSession | undefined = opts.registry?.open({
+      id: newRequestId(),
+      model: '',
+      provider: '',
+      transport: 'responses_ws',
+      // Each response links its own record, once there is one.
+      logged: false,
+      ...(key && { virtualKey: { id: key.id, name: key.name, ...(key.team_id !== undefined && { teamId: key.team_id }) } }),
+    });
+    /** Why the gateway ended the socket, as the listing names it; a close it did not start is the client's. */
+    let why = 'client';
     const queue: Record<string, unknown>[] = [];
     const controller = new AbortController();
     let running = false;
+    /** The pump while it runs: the listing ends once the response in flight is counted. */
+    let pumping: Promise<void> = Promise.resolve();
     let closed = false;
     let seq = 0;
     const { promise: done, resolve } = Promise.withResolvers<void>();
-    const end = (code: number, reason: string, event?: string): void => {
+    const end = (code: number, reason: string, cause: string, event?: string): void => {
       if (closed) return;
       closed = true;
+      why = cause;
       clearTimeout(idle);
       clearTimeout(max);
       controller.abort();
@@ -121,14 +156,14 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
         setTimeout(() => ws.terminate(), 2000).unref();
       }
     };
-    const idle = setTimeout(() => end(CLOSE.normal, 'idle', errorEvent(new GatewayError(408, `no event either way for ${bounds.idleMs / 1000} s: the socket is closed`, { code: 'session_idle_timeout' }), seq++)), bounds.idleMs);
-    const max = setTimeout(() => end(CLOSE.normal, 'maximum length', errorEvent(new GatewayError(408, `the socket reached this gateway's maximum session length (${bounds.maxMs / 1000} s)`, { code: 'session_expired' }), seq++)), bounds.maxMs);
+    const idle = setTimeout(() => end(CLOSE.normal, 'idle', 'idle', errorEvent(new GatewayError(408, `no event either way for ${bounds.idleMs / 1000} s: the socket is closed`, { code: 'session_idle_timeout' }), seq++)), bounds.idleMs);
+    const max = setTimeout(() => end(CLOSE.normal, 'maximum length', 'max_duration', errorEvent(new GatewayError(408, `the socket reached this gateway's maximum session length (${bounds.maxMs / 1000} s)`, { code: 'session_expired' }), seq++)), bounds.maxMs);
     const session = {
       done,
       drain: () => {
-        if (!running) end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue');
+        if (!running) end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'shutdown');
       },
-      cut: () => end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue'),
+      cut: () => end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'shutdown'),
     };
     open.add(session);
     ws.on('error', () => undefined);
@@ -139,6 +174,7 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
       controller.abort();
       open.delete(session);
       release();
+      void pumping.then(() => listed?.end(why, sumsOf(totals)));
       resolve();
     });
 
@@ -154,7 +190,19 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
     };
 
     const run = async (request: Record<string, unknown>): Promise<void> => {
-      const outcome = await execute(opts.services, opts.current(), { operation: 'responses', body: { ...request, stream: true }, headers, signal: controller.signal });
+      const snapshot = opts.current();
+      const { context, outcome: pending } = startExecution(opts.services, snapshot, { operation: 'responses', body: { ...request, stream: true }, headers, signal: controller.signal });
+      const outcome = await pending;
+      try {
+        await relay(outcome);
+      } finally {
+        // Counted once the answer (and its after hooks: usage, cost, the log record) is done.
+        const answer = countResponse(totals, context, outcome, opts.services.logs !== undefined && loggingEnabled(snapshot));
+        if (answer) listed?.turn(sumsOf(totals), answer);
+      }
+    };
+
+    const relay = async (outcome: Outcome): Promise<void> => {
       if (outcome.kind === 'error') {
         if (!closed) ws.send(errorEvent(outcome.error, seq++));
         return;
@@ -177,7 +225,7 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
           if (!(await writable())) {
             if (!closed) {
               ws.terminate();
-              end(CLOSE.policy, 'the client did not read its events');
+              end(CLOSE.policy, 'the client did not read its events', 'backpressure');
             }
             return;
           }
@@ -197,10 +245,10 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
         for (let request = queue.shift(); request && !closed; request = queue.shift()) await run(request);
       } catch (err) {
         log.error('responses socket failed', { error: (err as Error)?.stack ?? String(err) });
-        end(CLOSE.internal, 'internal error');
+        end(CLOSE.internal, 'internal error', 'internal');
       } finally {
         running = false;
-        if (draining && !closed) end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue');
+        if (draining && !closed) end(CLOSE.goingAway, 'the gateway is shutting down: reconnect to continue', 'shutdown');
       }
     };
 
@@ -210,11 +258,11 @@ export function responsesSockets(opts: { current: () => Snapshot; services: Serv
       const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       const read = readResponsesFrame(buf, isBinary, bounds.maxEventBytes);
       if ('error' in read) {
-        end(read.close, read.error.message.slice(0, 120), errorEvent(read.error, seq++));
+        end(read.close, read.error.message.slice(0, 120), 'bad_frame', errorEvent(read.error, seq++));
         return;
       }
       queue.push(read.request);
-      void pump();
+      if (!running) pumping = pump();
     });
     if (draining) session.drain();
   };
