@@ -22,10 +22,10 @@ export interface StreamFormat<T> {
   encoding?: BufferEncoding;
 }
 
-/** Where a pushed stream's text goes (http/respond.ts: the answer). */
+/** Where a pushed stream's text (or its bytes, UTF-8) goes (http/respond.ts: the answer). */
 export interface TextSink {
   /** false: the client's buffer is full; write more once drained() resolved. */
-  write(text: string): boolean;
+  write(text: string | Uint8Array): boolean;
   /** Resolves once the client drained what was written, or left. */
   drained(): Promise<void>;
 }
