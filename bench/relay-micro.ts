@@ -40,7 +40,7 @@ async function* observed<T>(inner: AsyncIterable<T>): AsyncGenerator<T> {
 
 let written = 0;
 // As an HTTP answer's write does: a string's byte length for the chunk header, and its encoding.
-const sink = { write: (t: string | Uint8Array) => ((written += typeof t === 'string' ? Buffer.from(t).length : t.length), true), drained: () => Promise.resolve() };
+const sink = { write: (t: string, encoding?: 'latin1') => ((written += Buffer.from(t, encoding ?? 'utf8').length), true), drained: () => Promise.resolve() };
 
 type Way = 'iterators' | 'text' | 'bytes';
 const WAYS: Way[] = ['iterators', 'text', 'bytes'];

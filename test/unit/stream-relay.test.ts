@@ -95,9 +95,9 @@ async function viaPump(body: string | Buffer, cuts: readonly number[], includeUs
   let batches = 0;
   // A sink that says its buffer is full every other write: the pump must wait for drained() and lose nothing.
   const sink = {
-    write: (t: string | Uint8Array) => {
+    write: (t: string, encoding?: 'latin1') => {
       batches++;
-      written.push(Buffer.from(t));
+      written.push(Buffer.from(t, encoding ?? 'utf8'));
       return batches % 2 === 0;
     },
     drained: () => new Promise<void>((resolve) => setImmediate(resolve)),

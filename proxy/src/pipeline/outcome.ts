@@ -22,10 +22,13 @@ export interface StreamFormat<T> {
   encoding?: BufferEncoding;
 }
 
-/** Where a pushed stream's text (or its bytes, UTF-8) goes (http/respond.ts: the answer). */
+/** Where a pushed stream's text goes (http/respond.ts: the answer). */
 export interface TextSink {
-  /** false: the client's buffer is full; write more once drained() resolved. */
-  write(text: string | Uint8Array): boolean;
+  /**
+   * false: the client's buffer is full; write more once drained() resolved. `latin1`: each
+   * character is one byte of the answer (the byte relay's text, already UTF-8).
+   */
+  write(text: string, encoding?: 'latin1'): boolean;
   /** Resolves once the client drained what was written, or left. */
   drained(): Promise<void>;
 }

@@ -190,10 +190,12 @@ export class TextRelayer<T> {
 
 /** What the pushed relay needs of a relayer: TextRelayer, or ByteRelayer over it. */
 export interface Relayer {
+  /** `latin1`: drain() gives the answer's bytes, one character per byte. */
+  readonly encoding?: 'latin1';
   take(bytes: Uint8Array): void;
   finish(): void;
-  /** The client's bytes (or text) made since the last call; empty for none. */
-  drain(): string | Uint8Array;
+  /** The client's text made since the last call ('' for none). */
+  drain(): string;
   failure(err: unknown): GatewayError;
 }
 
@@ -205,13 +207,14 @@ const asBytes = (text: string): string => Buffer.from(text).toString('latin1');
 /**
  * The relay on the upstream's bytes: each plain event goes out as the upstream's own bytes up to its
  * closing brace, then the gateway's extra_fields, with no UTF-8 decode and no encode on write. A read
- * is looked at as Latin-1 text (one character per byte: string search without a decode, and byte
- * offsets are character offsets). Every other event (the usage chunk, an in-band error, other SSE
+ * is looked at as Latin-1 text (one character per byte: string search without a decode, byte
+ * offsets are character offsets, and the answer is written from it as Latin-1, byte for byte). Every other event (the usage chunk, an in-band error, other SSE
  * lines, one near the size limit, bytes that are not UTF-8) is decoded and goes to the TextRelayer,
  * and from the first CR, or a byte-order mark at the start, every byte does: the client gets what
  * the TextRelayer would have written, byte for byte.
  */
 export class ByteRelayer<T> implements Relayer {
+  readonly encoding = 'latin1';
   readonly #text: TextRelayer<T>;
   readonly #relay: TextRelay;
   readonly #max: number;
@@ -274,13 +277,13 @@ export class ByteRelayer<T> implements Relayer {
     this.#pull();
   }
 
-  drain(): string | Uint8Array {
+  /** The client's bytes since the last call, one character per byte ('' for none). */
+  drain(): string {
     // What the TextRelayer wrote before it threw is still its own.
     this.#pull();
     const out = this.#out;
-    if (!out) return '';
     this.#out = '';
-    return Buffer.from(out, 'latin1');
+    return out;
   }
 
   failure(err: unknown): GatewayError {
@@ -403,7 +406,7 @@ export function pumpRelayed(ctx: RequestContext, upstream: Readable, make: () =>
         }
         const e = relayer.failure(err);
         const out = relayer.drain();
-        if (out.length) sink.write(out);
+        if (out) sink.write(out, relayer.encoding);
         reject(e);
       };
       const onData = (bytes: Uint8Array) => {
@@ -414,7 +417,7 @@ export function pumpRelayed(ctx: RequestContext, upstream: Readable, make: () =>
           return;
         }
         const out = relayer.drain();
-        if (out.length && !sink.write(out)) {
+        if (out && !sink.write(out, relayer.encoding)) {
           upstream.pause();
           void sink.drained().then(resume);
         }
@@ -427,7 +430,7 @@ export function pumpRelayed(ctx: RequestContext, upstream: Readable, make: () =>
           return;
         }
         const out = relayer.drain();
-        if (out.length) sink.write(out);
+        if (out) sink.write(out, relayer.encoding);
         settle();
       };
       // Closed with neither an end nor an error (destroyed by someone else): a cut upstream, as a stream iterator reports it.
