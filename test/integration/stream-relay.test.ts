@@ -1,8 +1,8 @@
 // OpenAI-format client, OpenAI-format upstream: a streamed chat reaches the client as the upstream
 // wrote each event (its spacing, key order and escapes kept; nothing parsed and written again),
-// with only the gateway's extra_fields added, whether the gateway relays the events as text
-// (nothing needs to read them) or reads them as items (content logging on). Usage is still metered:
-// with logging on and content off, the record has the stream's tokens and cost.
+// with only the gateway's extra_fields added, whether the gateway relays the events' bytes (nothing
+// needs to read them) or reads them as items (content logging on). Usage is still metered: with
+// logging on and content off, the record has the stream's tokens and cost.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
@@ -108,6 +108,54 @@ describe('a streamed chat between OpenAI-format client and upstream', () => {
     assert.equal(relayed, read);
   });
 
+  test('relayed as bytes (content off) or read as items (content on): the same bytes, usage and cost, however the upstream\'s writes split the events', async () => {
+    const body = [...EVENTS, '[DONE]'].map((e) => `data: ${e}\n\n`).join('');
+    const usage = body.indexOf('"usage":{');
+    const emoji = body.indexOf('\ud83d');
+    const cuts: Record<string, number[]> = {
+      'a write per event': [],
+      'events split across writes': [30, 400, 401, 700],
+      'between the two line ends of a blank line': [body.indexOf('\n\n') + 1],
+      'next to a multibyte character': [emoji, emoji + 2, body.indexOf('\u00e9')],
+      'inside the usage chunk': [usage - 5, usage + 3, usage + 25],
+    };
+    const sent: { name: string; ids: string[]; answers: Buffer[] }[] = [];
+    for (const [name, at] of Object.entries(cuts)) {
+      const ends = [...new Set([...at, body.length])].sort((a, b) => a - b);
+      const pieces = at.length ? ends.map((end, i) => body.slice(i ? ends[i - 1] : 0, end)) : [...EVENTS, '[DONE]'].map((e) => `data: ${e}\n\n`);
+      const one = { name, ids: [] as string[], answers: [] as Buffer[] };
+      for (const g of [logged, contentLogged]) {
+        mock.inject({ format: 'openai', reply: { events: pieces } });
+        const id = `relay-${name.replace(/\W+/g, '-')}-${one.ids.length}`;
+        const res = await request(`${g.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': id },
+          body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'relay me' }], stream: true, stream_options: { include_usage: true } }),
+        });
+        one.answers.push(Buffer.from(await res.body.arrayBuffer()));
+        one.ids.push(id);
+      }
+      assert.deepEqual(one.answers[0], one.answers[1], name);
+      assert.deepEqual(unsplice(one.answers[0].toString()).payloads, EVENTS, name);
+      sent.push(one);
+    }
+    const recordOf = async (g: InProcessGateway, id: string) => {
+      const found = await request(`${g.url}/api/logs?request_id=${id}`);
+      const { logs } = (await found.body.json()) as { logs: Record<string, unknown>[] };
+      assert.equal(logs.length, 1, `no record of ${id} yet`);
+      return logs[0];
+    };
+    await eventually(async () => {
+      for (const { name, ids } of sent) {
+        const [bytes, items] = [await recordOf(logged, ids[0]), await recordOf(contentLogged, ids[1])];
+        assert.deepEqual(bytes.token_usage, items.token_usage, name);
+        assert.deepEqual(pick(bytes.token_usage, ['prompt_tokens', 'completion_tokens', 'total_tokens']), { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }, name);
+        assert.equal(bytes.cost, items.cost, name);
+        assert.ok(Math.abs(Number(bytes.cost) - 0.18) < 1e-9, `${name}: cost ${String(bytes.cost)}`);
+      }
+    }, 5000);
+  });
+
   test('logging on, content off: the record has the stream\'s usage, cost and TTFT', async () => {
     scriptUpstream();
     const answer = await streamedChat(logged);
@@ -129,3 +177,8 @@ describe('a streamed chat between OpenAI-format client and upstream', () => {
     assert.ok(typeof record.ttft === 'number' && record.ttft <= Number(record.latency), `ttft ${String(record.ttft)}`);
   });
 });
+
+function pick(value: unknown, keys: string[]): Record<string, unknown> {
+  const v = value as Record<string, unknown>;
+  return Object.fromEntries(keys.map((k) => [k, v?.[k]]));
+}

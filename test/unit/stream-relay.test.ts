@@ -1,7 +1,7 @@
-// The text relay (pipeline/relay.ts) against the item path (pipeline/stream.ts) it stands in for:
-// for any OpenAI-format stream, however the upstream frames and splits it, the client gets the same
-// bytes and the request the same usage; a plain event's payload reaches the client as the upstream
-// wrote it, with only extra_fields added.
+// The text relay and the byte relay (pipeline/relay.ts) against the item path (pipeline/stream.ts)
+// they stand in for: for any OpenAI-format stream, however the upstream frames and splits it, the
+// client gets the same bytes and the request the same usage; a plain event's payload reaches the
+// client as the upstream wrote it, with only extra_fields added.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -12,7 +12,7 @@ import { Metrics } from '../../proxy/src/metrics/metrics.ts';
 import { RequestContext } from '../../proxy/src/pipeline/context.ts';
 import { streamItems, type StreamOptions } from '../../proxy/src/pipeline/stream.ts';
 import { Readable } from 'node:stream';
-import { pumpText, relayable, relayText } from '../../proxy/src/pipeline/relay.ts';
+import { pumpRelayed, pumpText, relayable, relayText, TextRelayer } from '../../proxy/src/pipeline/relay.ts';
 import { passthroughChunkPlan } from '../../proxy/src/operations/chunk-stream-plan.ts';
 import { GatewayError } from '../../proxy/src/unified/errors.ts';
 
@@ -27,8 +27,8 @@ async function* bytesOf(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Arra
 }
 
 /** The body cut into pieces at the given byte offsets (a UTF-8 character may be cut in two). */
-function split(body: string, cuts: readonly number[]): Uint8Array[] {
-  const bytes = Buffer.from(body, 'utf8');
+function split(body: string | Buffer, cuts: readonly number[]): Uint8Array[] {
+  const bytes = Buffer.from(body);
   const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   const out: Uint8Array[] = [];
   let from = 0;
@@ -41,12 +41,14 @@ function split(body: string, cuts: readonly number[]): Uint8Array[] {
 
 interface Run {
   text: string;
+  /** The client's bytes (the pushed forms). */
+  bytes?: Buffer;
   usage: unknown;
   error?: GatewayError;
   batches: number;
 }
 
-async function viaItems(body: string, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
+async function viaItems(body: string | Buffer, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
   const plan = passthroughChunkPlan(includeUsage);
   const ctx = context();
   let text = '';
@@ -62,7 +64,7 @@ async function viaItems(body: string, cuts: readonly number[], includeUsage: boo
   return { text, usage: ctx.usage, batches };
 }
 
-async function viaRelay(body: string, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
+async function viaRelay(body: string | Buffer, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
   const plan = passthroughChunkPlan(includeUsage);
   const ctx = context();
   const opts = options(o);
@@ -80,29 +82,38 @@ async function viaRelay(body: string, cuts: readonly number[], includeUsage: boo
   return { text, usage: ctx.usage, batches };
 }
 
-/** The pushed form (what an HTTP answer takes): the upstream as a Readable, the text written to a sink. */
-async function viaPump(body: string, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}): Promise<Run> {
+/**
+ * The pushed form (what an HTTP answer takes): the upstream as a Readable, what is written to a sink
+ * read as the client's bytes. `text`: pushed through the text relay instead of the byte relay.
+ */
+async function viaPump(body: string | Buffer, cuts: readonly number[], includeUsage: boolean, o: Partial<StreamOptions> = {}, text = false): Promise<Run> {
   const plan = passthroughChunkPlan(includeUsage);
   const ctx = context();
   const opts = options(o);
   assert.ok(relayable(ctx, plan, opts));
-  let text = '';
+  const written: Buffer[] = [];
   let batches = 0;
   // A sink that says its buffer is full every other write: the pump must wait for drained() and lose nothing.
   const sink = {
-    write: (t: string) => {
+    write: (t: string, encoding?: 'latin1') => {
       batches++;
-      text += t;
+      written.push(Buffer.from(t, encoding ?? 'utf8'));
       return batches % 2 === 0;
     },
     drained: () => new Promise<void>((resolve) => setImmediate(resolve)),
   };
+  const upstream = Readable.from(split(body, cuts), { objectMode: false });
+  const pump = text ? pumpRelayed(ctx, upstream, () => new TextRelayer(ctx, plan, opts)) : pumpText(ctx, upstream, plan, opts);
+  const run = (error?: GatewayError): Run => {
+    const bytes = Buffer.concat(written);
+    return { text: bytes.toString(), bytes, usage: ctx.usage, batches, ...(error && { error }) };
+  };
   try {
-    await pumpText(ctx, Readable.from(split(body, cuts), { objectMode: false }), plan, opts)(sink);
+    await pump(sink);
   } catch (err) {
-    return { text, usage: ctx.usage, error: err as GatewayError, batches };
+    return run(err as GatewayError);
   }
-  return { text, usage: ctx.usage, batches };
+  return run();
 }
 
 /** A chat chunk as an upstream might write it: its own key order, spacing and escapes. */
@@ -130,7 +141,14 @@ test('plain events reach the client as the upstream wrote them, extra_fields spl
   }
 });
 
-test('any framing and any split: the relay writes exactly what the item path writes, with the same usage', async () => {
+/** Bytes that are not UTF-8 (a stray continuation byte, a cut two-byte sequence), where the text has INVALID. */
+const INVALID = Buffer.from([0x49, 0x80, 0x4e, 0xc3, 0x56]);
+const withInvalid = (body: string): Buffer => {
+  const parts = body.split('INVALID').map((p) => Buffer.from(p));
+  return Buffer.concat(parts.flatMap((p, i) => (i ? [INVALID, p] : [p])));
+};
+
+test('any framing and any split: the relays write exactly what the item path writes, with the same usage', async () => {
   const content = fc.string({ unit: 'grapheme', maxLength: 12 });
   const event = fc.oneof(
     content.map((c) => ({ kind: 'plain', data: chunkText(c, 1) })),
@@ -140,36 +158,85 @@ test('any framing and any split: the relay writes exactly what the item path wri
     fc.constant({ kind: 'comment', data: '' }),
     content.map((c) => ({ kind: 'named', data: chunkText(c, 4) })),
     content.map((c) => ({ kind: 'multiline', data: chunkText(c, 5) })),
+    // JSON's own spaces around the members; a non-ASCII space, which the text's \s takes and JSON does not.
+    content.map((c) => ({ kind: 'plain', data: `{ "choices" :\t[{"index":0,"delta":{"content":${JSON.stringify(c)}}}], "usage" : null }` })),
+    fc.constant({ kind: 'plain', data: '{"choices"\u00a0:[{"index":0,"delta":{"content":"x"}}]}' }),
+    fc.constant({ kind: 'plain', data: '{"choices":[],"usage"\u00a0:{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}' }),
+    // A byte-order mark inside an event, and bytes that are not UTF-8.
+    fc.constant({ kind: 'plain', data: chunkText('\ufeff\u00e9', 6) }),
+    fc.constant({ kind: 'plain', data: chunkText('INVALID', 7) }),
   );
   await fc.assert(
     fc.asyncProperty(
       fc.array(event, { maxLength: 8 }),
-      fc.constantFrom('\n', '\r\n'),
+      fc.constantFrom('\n', '\r\n', 'mixed'),
+      fc.boolean(),
       fc.boolean(),
       fc.boolean(),
       fc.boolean(),
       fc.array(fc.nat({ max: 4000 }), { maxLength: 6 }),
-      async (events, eol, done, includeUsage, unclosed, cuts) => {
-        const frame = (e: { kind: string; data: string }) => {
+      async (events, framing, done, includeUsage, unclosed, bom, cuts) => {
+        // Mixed: LF-ended events first, CRLF from the middle on.
+        const eolOf = (i: number) => (framing !== 'mixed' ? framing : i < events.length / 2 ? '\n' : '\r\n');
+        const eol = eolOf(events.length);
+        const frame = (e: { kind: string; data: string }, i: number) => {
+          const eol = eolOf(i);
           if (e.kind === 'comment') return `: keep-alive${eol}${eol}`;
           if (e.kind === 'named') return `event: chunk${eol}data: ${e.data}${eol}${eol}`;
           if (e.kind === 'multiline') return `data: ${e.data.slice(0, 20)}${eol}data:${e.data.slice(20)}${eol}${eol}`;
           return `data: ${e.data}${eol}${eol}`;
         };
-        const full = events.map(frame).join('') + (done ? `data: [DONE]${eol}${eol}` : '');
+        const full = (bom ? '\ufeff' : '') + events.map(frame).join('') + (done ? `data: [DONE]${eol}${eol}` : '');
         // The upstream may end without the last blank line: the last event still counts.
-        const body = unclosed && full ? full.slice(0, -eol.length) : full;
-        const [items, relay, pumped] = await Promise.all([viaItems(body, cuts, includeUsage), viaRelay(body, cuts, includeUsage), viaPump(body, cuts, includeUsage)]);
+        const body = withInvalid(unclosed && full ? full.slice(0, -eol.length) : full);
+        const [items, relay, pumped, pumpedText] = await Promise.all([
+          viaItems(body, cuts, includeUsage),
+          viaRelay(body, cuts, includeUsage),
+          viaPump(body, cuts, includeUsage),
+          viaPump(body, cuts, includeUsage, {}, true),
+        ]);
         assert.equal(relay.text, items.text);
         assert.deepEqual(relay.usage, items.usage);
         assert.equal(relay.error?.message, items.error?.message);
-        assert.equal(pumped.text, items.text);
-        assert.deepEqual(pumped.usage, items.usage);
-        assert.equal(pumped.error?.message, items.error?.message);
+        for (const run of [pumped, pumpedText]) {
+          assert.deepEqual(run.bytes, Buffer.from(items.text));
+          assert.deepEqual(run.usage, items.usage);
+          assert.equal(run.error?.message, items.error?.message);
+        }
       },
     ),
     { numRuns: 300 },
   );
+});
+
+test('the byte relay and the text relay: the same bytes to the client and the same usage, however the reads split the events', async () => {
+  const events = [chunkText('Hello', 0), chunkText('caf\u00e9 \ud83d\ude00 \u4e2d\u6587', 1), chunkText(' world', 2), chunkText('', 3, 'stop'), USAGE_CHUNK];
+  const body = Buffer.from(events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n');
+  const at = (needle: string, from = 0) => body.indexOf(needle, from);
+  const emoji = at('\ud83d\ude00');
+  const usage = at('"usage":{');
+  const chunkings: Record<string, number[]> = {
+    'one read': [],
+    'a read per event': events.map((_, i) => at('data: ', i ? at('data: ') + 1 + i : 0)).filter((x) => x > 0),
+    'events split across reads': [20, 250, 251, 400, 700],
+    'between the two line ends of a blank line': [at('\n\n') + 1, at('\n\n', at('\n\n') + 2) + 1],
+    'inside a multibyte character': [emoji + 1, emoji + 2, emoji + 3, at('\u00e9') + 1, at('\u4e2d') + 2],
+    'inside the usage chunk': [usage - 3, usage + 4, usage + 30],
+    'every byte': Array.from({ length: body.length }, (_, i) => i + 1),
+  };
+  for (const includeUsage of [false, true]) {
+    const expected = await viaItems(body, [], includeUsage);
+    assert.deepEqual(expected.usage, { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 });
+    for (const [name, cuts] of Object.entries(chunkings)) {
+      const bytes = await viaPump(body, cuts, includeUsage);
+      const text = await viaPump(body, cuts, includeUsage, {}, true);
+      assert.equal(bytes.error, undefined, name);
+      assert.deepEqual(bytes.bytes, text.bytes, name);
+      assert.deepEqual(bytes.bytes, Buffer.from(expected.text), name);
+      assert.deepEqual(bytes.usage, text.usage, name);
+      assert.deepEqual(bytes.usage, expected.usage, name);
+    }
+  }
 });
 
 test('an in-band error after some chunks: what was ready goes out, then the upstream error; before any chunk: the error alone', async () => {

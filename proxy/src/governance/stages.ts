@@ -84,14 +84,15 @@ const KEY_HEADERS = ['x-bf-vk', 'authorization', 'x-api-key', 'x-goog-api-key', 
  * logins use): once an address is locked out, a request presenting a key gets a 429 until it clears.
  */
 function identifyThrottled(ctx: RequestContext): VirtualKeyRuntime | undefined {
-  const client = ctx.http?.req.socket?.remoteAddress;
-  const guesses = client === undefined ? undefined : ctx.services.guesses;
-  if (!guesses || !KEY_HEADERS.some((h) => ctx.headers[h] !== undefined)) return identifyCaller(ctx.snapshot.governance, ctx.headers);
-  guesses.checkKey(client!);
+  // The address only for a key attempt: reading it costs a getpeername() per connection.
+  const guesses = ctx.http && KEY_HEADERS.some((h) => ctx.headers[h] !== undefined) ? ctx.services.guesses : undefined;
+  const client = guesses && ctx.http?.req.socket?.remoteAddress;
+  if (!guesses || client === undefined) return identifyCaller(ctx.snapshot.governance, ctx.headers);
+  guesses.checkKey(client);
   try {
     return identifyCaller(ctx.snapshot.governance, ctx.headers);
   } catch (err) {
-    if (err instanceof GatewayError && err.status === 401) guesses.fail(client!, '', 'virtual_key');
+    if (err instanceof GatewayError && err.status === 401) guesses.fail(client, '', 'virtual_key');
     throw err;
   }
 }

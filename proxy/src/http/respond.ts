@@ -99,11 +99,11 @@ async function writePumped(
 ): Promise<void> {
   const encoding = format.encoding ?? 'utf8';
   const sink: TextSink = {
-    write: (text) => {
+    write: (text, bytes) => {
       // A client gone: its text is dropped (the pump ends on the abort that follows).
       if (res.destroyed) return true;
       streamHead(res, format);
-      return res.write(text, encoding);
+      return res.write(text, bytes ?? encoding);
     },
     drained: () => drained(res),
   };

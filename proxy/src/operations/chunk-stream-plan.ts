@@ -55,6 +55,21 @@ function plainChunk(data: string): boolean {
   return data.charCodeAt(0) === 123 && data.charCodeAt(data.length - 1) === 125 && CHOICES.test(data) && !USAGE.test(data);
 }
 
+/** USAGE on the bytes of a non-ASCII text: a non-ASCII space (which `\s` takes) is bytes past 0x7f. */
+const USAGE_BYTES = /"usage"[\s\x80-\xff]*:[\s\x80-\xff]*\{/;
+/** CHOICES with ASCII spaces only: where it matches the bytes it matches the text. */
+const CHOICES_ASCII = /"choices"[\t\n\v\f\r ]*:[\t\n\v\f\r ]*\[/;
+
+/**
+ * plainChunk on the data's UTF-8 bytes as Latin-1 text, without decoding them: the same text when
+ * they are ASCII; otherwise true only where plainChunk is (the event then goes through plainChunk
+ * on its text).
+ */
+function plainChunkBytes(data: string, ascii: boolean): boolean {
+  if (ascii) return plainChunk(data);
+  return data.charCodeAt(0) === 123 && data.charCodeAt(data.length - 1) === 125 && CHOICES_ASCII.test(data) && !USAGE_BYTES.test(data);
+}
+
 /**
  * OpenAI-format upstream to OpenAI-format client, raw capture off: chunks pass through as text with
  * `extra_fields` spliced in, and only the usage chunk is parsed. Saves a parse and a stringify per chunk;
@@ -64,7 +79,8 @@ export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<Passthro
   return {
     relay: {
       plain: plainChunk,
-      frame: (data, extra) => `data: ${data.slice(0, -1)},"extra_fields":${extra}}\n\n`,
+      plainBytes: plainChunkBytes,
+      splice: [',"extra_fields":', '}\n\n'],
     },
     translator: {
       push: (ev) => {

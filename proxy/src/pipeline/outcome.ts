@@ -24,8 +24,11 @@ export interface StreamFormat<T> {
 
 /** Where a pushed stream's text goes (http/respond.ts: the answer). */
 export interface TextSink {
-  /** false: the client's buffer is full; write more once drained() resolved. */
-  write(text: string): boolean;
+  /**
+   * false: the client's buffer is full; write more once drained() resolved. `latin1`: each
+   * character is one byte of the answer (the byte relay's text, already UTF-8).
+   */
+  write(text: string, encoding?: 'latin1'): boolean;
   /** Resolves once the client drained what was written, or left. */
   drained(): Promise<void>;
 }

@@ -5,7 +5,9 @@
 // no JSON parse, no serialisation. Events are found by their blank line; one that plainly is a choice
 // chunk passes unread, and only the others (the usage chunk, an in-band error, any framing other than
 // LF-ended `data: ` lines) go through the plan's translator, so usage is still metered and every
-// answer is the one the item path (stream.ts) would have written, byte for byte.
+// answer is the one the item path (stream.ts) would have written, byte for byte. An HTTP answer takes
+// the byte relay (ByteRelayer): a plain event's bytes are not even decoded.
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { SseEvent } from '../unified/stream.ts';
 import { asUpstreamFault, GatewayError, upstreamTooLarge } from '../unified/errors.ts';
@@ -37,7 +39,7 @@ export class TextRelayer<T> {
   readonly #max: number;
   readonly #decoder = new TextDecoder();
   /** {"provider":…,"model_requested":…,"chunk_index":: the item path's object, written once. */
-  readonly #head: string;
+  readonly head: string;
   #chunkIndex = 0;
   #out = '';
   /** Text after the last complete event (LF framing), not yet an event. */
@@ -53,7 +55,7 @@ export class TextRelayer<T> {
     this.#opts = opts;
     this.#max = opts.maxEventBytes ?? Infinity;
     const base = JSON.stringify(opts.extra);
-    this.#head = base === '{}' ? '{"chunk_index":' : `${base.slice(0, -1)},"chunk_index":`;
+    this.head = base === '{}' ? '{"chunk_index":' : `${base.slice(0, -1)},"chunk_index":`;
   }
 
   /** One upstream read. */
@@ -73,11 +75,27 @@ export class TextRelayer<T> {
     });
   }
 
+  /** One event's text between blank lines (LF framing), as the byte relay hands over what it does not frame itself. */
+  block(text: string): void {
+    this.#guarded(() => this.#block(text));
+  }
+
   /** The client's text made since the last call ('' for none). */
   drain(): string {
     const out = this.#out;
     this.#out = '';
     return out;
+  }
+
+  /** The chunk index of the next event sent (the first one notes the first chunk's time). */
+  nextIndex(): number {
+    if (this.#chunkIndex === 0) this.#ctx.firstChunkAt = performance.now();
+    return this.#chunkIndex++;
+  }
+
+  /** The gateway's extra_fields of the next event sent, as JSON text. */
+  nextExtra(): string {
+    return `${this.head}${this.nextIndex()}}`;
   }
 
   /** How the relay ends on `err` (a transport failure, or what take/finish threw), as the client must see it. */
@@ -87,11 +105,6 @@ export class TextRelayer<T> {
     return e;
   }
 
-  #nextIndex(): number {
-    if (this.#chunkIndex === 0) this.#ctx.firstChunkAt = performance.now();
-    return this.#chunkIndex++;
-  }
-
   /** Items the translator made, as the item path renders them. */
   #emit(items: T[]): void {
     const plan = this.#plan;
@@ -99,7 +112,7 @@ export class TextRelayer<T> {
       const usage = plan.usage(item);
       if (usage) this.#ctx.usage = usage;
       if (!plan.visible(item)) continue;
-      plan.decorate(item, { ...this.#opts.extra, chunk_index: this.#nextIndex() });
+      plan.decorate(item, { ...this.#opts.extra, chunk_index: this.nextIndex() });
       this.#out += plan.encode(item);
     }
   }
@@ -111,7 +124,7 @@ export class TextRelayer<T> {
   #event(data: string): void {
     if (data === '[DONE]') return;
     const relay = this.#plan.relay;
-    if (relay.plain(data)) this.#out += relay.frame(data, `${this.#head}${this.#nextIndex()}}`);
+    if (relay.plain(data)) this.#out += `data: ${data.slice(0, -1)}${relay.splice[0]}${this.nextExtra()}${relay.splice[1]}`;
     else this.#translated({ data });
   }
 
@@ -175,6 +188,153 @@ export class TextRelayer<T> {
   }
 }
 
+/** What the pushed relay needs of a relayer: TextRelayer, or ByteRelayer over it. */
+export interface Relayer {
+  /** `latin1`: drain() gives the answer's bytes, one character per byte. */
+  readonly encoding?: 'latin1';
+  take(bytes: Uint8Array): void;
+  finish(): void;
+  /** The client's text made since the last call ('' for none). */
+  drain(): string;
+  failure(err: unknown): GatewayError;
+}
+
+/** Mid-stream an event's text keeps a byte-order mark, as the streaming decoder does after the first bytes. */
+const EVENT_TEXT = new TextDecoder('utf-8', { ignoreBOM: true });
+/** Text as its UTF-8 bytes, one character per byte. */
+const asBytes = (text: string): string => Buffer.from(text).toString('latin1');
+
+/**
+ * The relay on the upstream's bytes: each plain event goes out as the upstream's own bytes up to its
+ * closing brace, then the gateway's extra_fields, with no UTF-8 decode and no encode on write. A read
+ * is looked at as Latin-1 text (one character per byte: string search without a decode, byte
+ * offsets are character offsets, and the answer is written from it as Latin-1, byte for byte). Every other event (the usage chunk, an in-band error, other SSE
+ * lines, one near the size limit, bytes that are not UTF-8) is decoded and goes to the TextRelayer,
+ * and from the first CR, or a byte-order mark at the start, every byte does: the client gets what
+ * the TextRelayer would have written, byte for byte.
+ */
+export class ByteRelayer<T> implements Relayer {
+  readonly encoding = 'latin1';
+  readonly #text: TextRelayer<T>;
+  readonly #relay: TextRelay;
+  readonly #max: number;
+  /** What goes before a plain event's chunk index (its closing brace replaced), and after it, as bytes. */
+  readonly #open: string;
+  readonly #close: string;
+  /** Bytes after the last complete event, in the reads they came in. */
+  #carry: Buffer[] = [];
+  #carried = 0;
+  /** The client's bytes since the last drain, one character per byte. */
+  #out = '';
+  #started = false;
+  /** The TextRelayer takes every byte. */
+  #asText = false;
+
+  constructor(ctx: RequestContext, plan: StreamPlan<T> & { relay: TextRelay }, opts: StreamOptions) {
+    this.#text = new TextRelayer(ctx, plan, opts);
+    this.#relay = plan.relay;
+    this.#max = opts.maxEventBytes ?? Infinity;
+    const [before, after] = plan.relay.splice;
+    this.#open = asBytes(`${before}${this.#text.head}`);
+    this.#close = asBytes(`}${after}`);
+  }
+
+  take(bytes: Uint8Array): void {
+    if (this.#asText) {
+      this.#text.take(bytes);
+      this.#pull();
+      return;
+    }
+    if (bytes.length === 0) return;
+    const read = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    // A byte-order mark at the start is dropped by the text's decoder.
+    if (!this.#started && read[0] === 0xef) {
+      this.#toText(read);
+      return;
+    }
+    this.#started = true;
+    const buffer = this.#carried ? Buffer.concat([...this.#carry, read]) : read;
+    this.#carry = [];
+    this.#carried = 0;
+    const view = buffer.toString('latin1');
+    // CR line ends: the SSE parser reads the rest, this read included (as the TextRelayer does).
+    if (view.includes('\r')) {
+      this.#toText(buffer);
+      return;
+    }
+    const ascii = isAscii(buffer);
+    let start = 0;
+    for (let end = view.indexOf('\n\n'); end >= 0; end = view.indexOf('\n\n', start)) {
+      this.#event(buffer, view, start, end, ascii);
+      start = end + 2;
+    }
+    if (start < buffer.length) this.#keep(start ? buffer.subarray(start) : buffer);
+  }
+
+  finish(): void {
+    if (this.#carried) this.#toText();
+    this.#text.finish();
+    this.#pull();
+  }
+
+  /** The client's bytes since the last call, one character per byte ('' for none). */
+  drain(): string {
+    // What the TextRelayer wrote before it threw is still its own.
+    this.#pull();
+    const out = this.#out;
+    this.#out = '';
+    return out;
+  }
+
+  failure(err: unknown): GatewayError {
+    return this.#text.failure(err);
+  }
+
+  /** Part of an event: kept until its blank line; past the size limit the text decides (its limit counts characters). */
+  #keep(bytes: Buffer): void {
+    this.#carry.push(bytes);
+    this.#carried += bytes.length;
+    if (this.#carried > this.#max) this.#toText();
+  }
+
+  /** From here on the TextRelayer reads the stream, starting with what is carried, then `bytes`. */
+  #toText(bytes?: Buffer): void {
+    this.#asText = true;
+    const pending = bytes ? [...this.#carry, bytes] : this.#carry;
+    this.#carry = [];
+    this.#carried = 0;
+    if (pending.length) this.#text.take(pending.length === 1 ? pending[0] : Buffer.concat(pending));
+    this.#pull();
+  }
+
+  /** The event in [start, end) of the bytes and of their Latin-1 view (`ascii`: all the read's bytes are). */
+  #event(buffer: Buffer, view: string, start: number, end: number, ascii: boolean): void {
+    const size = end - start;
+    // A single `data: ` line within the limit (its bytes are at least the characters the limit counts).
+    if (size > 6 && size - 5 <= this.#max && view.startsWith('data: ', start)) {
+      const lineEnd = view.indexOf('\n', start + 6);
+      if (lineEnd < 0 || lineEnd >= end) {
+        const data = view.slice(start + 6, end);
+        if (data === '[DONE]') return;
+        const plainAscii = ascii || isAscii(buffer.subarray(start + 6, end));
+        // Bytes that are not UTF-8 would reach the client as U+FFFD through the text.
+        if ((plainAscii || isUtf8(buffer.subarray(start + 6, end))) && this.#relay.plainBytes(data, plainAscii)) {
+          this.#out += `${view.slice(start, end - 1)}${this.#open}${this.#text.nextIndex()}${this.#close}`;
+          return;
+        }
+      }
+    }
+    this.#text.block(EVENT_TEXT.decode(buffer.subarray(start, end)));
+    this.#pull();
+  }
+
+  /** What the TextRelayer wrote, in its place among the bytes. */
+  #pull(): void {
+    const text = this.#text.drain();
+    if (text) this.#out += asBytes(text);
+  }
+}
+
 /**
  * The client's text, one batch (a single string) per upstream read that completed an event. Errors
  * as streamItems has them: before anything was produced the error itself is thrown (a plain error
@@ -215,15 +375,15 @@ export async function* relayText<T>(
  * to the sink at once, so a held stream costs an event listener call per read instead of a promise
  * chain through three async iterators. Backpressure: the body pauses while the client's buffer is full.
  */
-export function pumpText<T>(
-  ctx: RequestContext,
-  upstream: Readable,
-  plan: StreamPlan<T> & { relay: TextRelay },
-  opts: StreamOptions,
-): TextPump {
+export function pumpText<T>(ctx: RequestContext, upstream: Readable, plan: StreamPlan<T> & { relay: TextRelay }, opts: StreamOptions): TextPump {
+  return pumpRelayed(ctx, upstream, () => new ByteRelayer(ctx, plan, opts));
+}
+
+/** The pushed relay with the relayer `make` gives (pumpText: the byte relay; the text relay too, for tests and benches). */
+export function pumpRelayed(ctx: RequestContext, upstream: Readable, make: () => Relayer): TextPump {
   return (sink) =>
     new Promise<void>((resolve, reject) => {
-      const relayer = new TextRelayer(ctx, plan, opts);
+      const relayer = make();
       let settled = false;
       const resume = () => {
         if (!settled) upstream.resume();
@@ -246,7 +406,7 @@ export function pumpText<T>(
         }
         const e = relayer.failure(err);
         const out = relayer.drain();
-        if (out) sink.write(out);
+        if (out) sink.write(out, relayer.encoding);
         reject(e);
       };
       const onData = (bytes: Uint8Array) => {
@@ -257,7 +417,7 @@ export function pumpText<T>(
           return;
         }
         const out = relayer.drain();
-        if (out && !sink.write(out)) {
+        if (out && !sink.write(out, relayer.encoding)) {
           upstream.pause();
           void sink.drained().then(resume);
         }
@@ -270,7 +430,7 @@ export function pumpText<T>(
           return;
         }
         const out = relayer.drain();
-        if (out) sink.write(out);
+        if (out) sink.write(out, relayer.encoding);
         settle();
       };
       // Closed with neither an end nor an error (destroyed by someone else): a cut upstream, as a stream iterator reports it.

@@ -17,8 +17,13 @@ import type { StreamFormat } from './outcome.ts';
 export interface TextRelay {
   /** The event's data may go out unread (a choice chunk, no usage). */
   plain(data: string): boolean;
-  /** A plain event's `data: …\n\n` frame with `extra` (an object's JSON text) spliced in. */
-  frame(data: string, extra: string): string;
+  /**
+   * plain() read on the data's UTF-8 bytes as Latin-1 text (`ascii`: no byte past 0x7f, so the
+   * same text): true only where plain() is (false: the decoded text decides).
+   */
+  plainBytes(data: string, ascii: boolean): boolean;
+  /** What a plain event's closing `}` becomes: the text before the gateway's extra fields (an object's JSON text) and after them, the frame's blank line included. */
+  splice: readonly [string, string];
 }
 
 /** How one endpoint's stream is translated (execution) and encoded (the StreamFormat half, for respond). */
