@@ -114,7 +114,7 @@ export class Controller {
   /** The live index as last read, with its sources (parsed once per index text). */
   #liveIndex: { raw: string; index: ConfigIndex } | undefined;
   /** The last desired state, the inputs it came from (#inputFingerprint) and #inputEvents then. */
-  #lastDesired: { fingerprint: string; events: number; desired: DesiredState } | undefined;
+  #lastDesired: { fingerprint: Fingerprint; events: number; desired: DesiredState } | undefined;
   /**
    * Bumped by every event that may change what is rendered (a CR's spec or deletion, a watched
    * Secret): while it stands still (our own writes coming back, the proxies' reports), a pass need
@@ -393,15 +393,16 @@ export class Controller {
     let desired: DesiredState;
     if (last?.events === events) desired = last.desired;
     else {
-      const fingerprint = this.#inputFingerprint(resources, secrets);
-      if (last?.fingerprint === fingerprint) {
+      const lines = this.#resourceLines(resources);
+      const fingerprint = { lines, secrets: this.#translations.secretsKey(secrets) };
+      if (last && sameFingerprint(last.fingerprint, fingerprint)) {
         desired = last.desired;
         last.events = events;
       } else {
         this.#translations.retain(resources);
         desired = desiredState(resources, secrets, undefined, (cr) => this.#translations.translate(cr, secrets), this.#checkMemo);
-        // Taken again: translating may have read Secrets the last pass did not.
-        this.#lastDesired = { fingerprint: this.#inputFingerprint(resources, secrets), events, desired };
+        // The Secrets' part taken again: translating may have read Secrets the last pass did not.
+        this.#lastDesired = { fingerprint: { lines, secrets: this.#translations.secretsKey(secrets) }, events, desired };
         this.#countResources(resources, desired);
       }
     }
@@ -540,26 +541,22 @@ export class Controller {
     return holdDecision(live && hasEntries(live.sources) ? live : undefined, desired.input, exists, (source) => desired.verdicts.get(source)?.reason);
   }
 
-  /**
-   * What the desired state depends on: every CR's identity, generation and deletion, and the version
-   * of every Secret the translations read (not every Secret: our own rendered ones change on each write).
-   */
-  #inputFingerprint(resources: readonly CustomResource[], secrets: VersionedSecretLookup): string {
-    const parts: string[] = [];
+  /** Every CR's identity, generation and deletion, one line each: the resources' part of a Fingerprint. */
+  #resourceLines(resources: readonly CustomResource[]): string[] {
+    const lines: string[] = [];
     for (const cr of resources) {
-      // Once per object the informer holds (an update is a new object): two passes over thousands per render otherwise.
+      // Once per object the informer holds (an update is a new object): thousands per render otherwise.
       let line = this.#fingerprintLines.get(cr);
       if (line === undefined) {
         line = `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`;
         this.#fingerprintLines.set(cr, line);
       }
-      parts.push(line);
+      lines.push(line);
     }
-    parts.push(this.#translations.secretsKey(secrets));
-    return parts.join('\n');
+    return lines;
   }
 
-  /** Each internal form's line of #inputFingerprint. */
+  /** Each internal form's line of a Fingerprint. */
   readonly #fingerprintLines = new WeakMap<CustomResource, string>();
 
   /** Each cached object's internal form, made once per object the informer holds (an update is a new object). */
@@ -591,6 +588,17 @@ export class Controller {
       }
       return undefined;
     };
+    // Asked for the same Secret once per resource that reads it (thousands) in a pass: looked up once.
+    // A lookup serves one pass; a change meanwhile is an event, and the next pass takes a new lookup.
+    const versions = new Map<string, Map<string, string | undefined>>();
+    const version = (namespace: string, name: string): string | undefined => {
+      let byName = versions.get(namespace);
+      if (!byName) versions.set(namespace, (byName = new Map()));
+      if (byName.has(name)) return byName.get(name);
+      const v = find(namespace, name)?.metadata?.resourceVersion;
+      byName.set(name, v);
+      return v;
+    };
     const selection = this.#opts.secrets ?? {};
     const hint = selection.names?.length
       ? `the operator reads only the Secrets named ${selection.names.join(', ')}`
@@ -603,7 +611,7 @@ export class Controller {
         // A Secret without data exists: its keys are missing, not the Secret.
         return secret ? (secret.data ?? {}) : undefined;
       },
-      version: (namespace, name) => find(namespace, name)?.metadata?.resourceVersion,
+      version,
       ...(hint ? { hint } : {}),
     };
   }
@@ -796,6 +804,22 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   const liveOwners = new Set((live.metadata?.ownerReferences ?? []).map((o) => o.uid));
   const wantOwners = desired.metadata.ownerReferences ?? [];
   return wantOwners.every((o) => liveOwners.has(o.uid));
+}
+
+/**
+ * What the desired state depends on: every CR's identity, generation and deletion, and the version
+ * of every Secret the translations read (not every Secret: our own rendered ones change on each write).
+ */
+interface Fingerprint {
+  lines: readonly string[];
+  secrets: string;
+}
+
+/** Lines are kept per object, so an unchanged resource's line is the very same string: mostly a pointer compare. */
+function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  if (a.secrets !== b.secrets || a.lines.length !== b.lines.length) return false;
+  for (let i = 0; i < a.lines.length; i++) if (a.lines[i] !== b.lines[i]) return false;
+  return true;
 }
 
 /** Whether a map has any entry, without listing thousands of keys. */
