@@ -446,15 +446,11 @@ export class Controller {
       guard();
       await this.#opts.events.warn(index, outcome.held ? 'RenderHeld' : 'RenderFailed', outcome.message, 'Render').catch(eventFailed);
     }
-    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), mcpIds: new Map(), webhookIds: new Map() };
-    for (const [key, ref] of Object.entries(desired.input.sources)) {
-      if (key.startsWith('mcp_clients/')) pass.mcpIds.set(ref, key.slice('mcp_clients/'.length));
-      else if (key.startsWith('webhooks/')) pass.webhookIds.set(ref, key.slice('webhooks/'.length));
-    }
+    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), ...clientIds(desired.input.sources) };
     for (const cr of resources) {
       if (!cr.metadata.uid) continue;
       pass.generations.set(cr.metadata.uid, cr.metadata.generation);
-      if (outcome.ok && desired.verdicts.get(crRef(cr))?.accepted) this.#served.includes(cr.metadata.uid, cr.metadata.generation);
+      if (outcome.ok && desired.verdicts.get(refOf(cr))?.accepted) this.#served.includes(cr.metadata.uid, cr.metadata.generation);
     }
     this.#lastPass = pass;
     await this.#writeStatuses(resources, pass, guard, () => this.#queue?.has(target) === true);
@@ -495,20 +491,27 @@ export class Controller {
    * `shared`: this pass's views by kind and the render that first included the CR: every CR of a kind
    * included by the same render has the same view (most of thousands of them), worked out once.
    */
-  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>, shared?: Map<string, ServedView>): ServedView | undefined {
+  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>, shared?: SharedViews): ServedView | undefined {
     if (!this.#reports) return undefined;
     const plain = cr.kind !== 'MCPClient' && cr.kind !== 'Webhook' && cr.kind !== 'Provider';
-    const key = plain && shared ? `${cr.kind}|${this.#served.included(cr.metadata.uid, cr.metadata.generation) ?? ''}` : undefined;
-    const known = key === undefined ? undefined : shared?.get(key);
-    if (known) return known;
+    // By kind, then by the render that first included it (no key string per resource: thousands per pass).
+    let byRender: Map<number | undefined, ServedView> | undefined;
+    let included: number | undefined;
+    if (plain && shared) {
+      byRender = shared.get(cr.kind);
+      if (!byRender) shared.set(cr.kind, (byRender = new Map()));
+      included = this.#served.included(cr.metadata.uid, cr.metadata.generation);
+      const known = byRender.get(included);
+      if (known) return known;
+    }
     const info = KIND_BY_NAME.get(cr.kind) as KindInfo;
     const view: ServedView = { kind: cr.kind, count: this.#served.count(cr.metadata.uid, cr.metadata.generation, info.section, live) };
-    if (key !== undefined) shared?.set(key, view);
+    byRender?.set(included, view);
     if (cr.kind === 'MCPClient') {
-      const id = pass.mcpIds.get(crRef(cr));
+      const id = pass.mcpIds.get(refOf(cr));
       view.mcp = id ? this.#served.mcp(id, live) : [];
     } else if (cr.kind === 'Webhook') {
-      const id = pass.webhookIds.get(crRef(cr));
+      const id = pass.webhookIds.get(refOf(cr));
       view.givenUp = id ? this.#served.givenUp(id, live) : [];
     } else if (cr.kind === 'Provider') {
       // Only the replicas can tell whether an InferencePool gives them a server.
@@ -620,7 +623,7 @@ export class Controller {
     const counts = new Map<string, number>();
     for (const info of KINDS) for (const a of ['true', 'false']) counts.set(`${info.kind}|${a}`, 0);
     for (const r of resources) {
-      const v = desired.verdicts.get(crRef(r));
+      const v = desired.verdicts.get(refOf(r));
       if (!v) continue;
       const key = `${r.kind}|${v.accepted}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -723,12 +726,14 @@ export class Controller {
     this.#liveKey = live.map((r) => r.identity).join(',');
     if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
-    const shared = new Map<string, ServedView>();
+    const shared: SharedViews = new Map();
+    // What a status reads of the render's outcome (not its revision, which changes with every render).
+    const rendered = outcomeText(outcome);
     // First, at once, the resources with anything to look at: most of thousands have the same inputs
     // as last time, and are passed over without a turn in the pool.
     const todo: { cr: CustomResource; ref: string; verdict: Verdict; served: ServedView | undefined; uid: string | undefined; inputs: string | undefined }[] = [];
     for (const cr of resources) {
-      const ref = crRef(cr);
+      const ref = refOf(cr);
       const verdict = pass.verdicts.get(ref);
       if (!verdict) continue; // being deleted
       const served = this.#servedView(cr, pass, live, shared);
@@ -737,9 +742,9 @@ export class Controller {
       const uid = cr.metadata.uid;
       const seen = uid ? this.#statusSeen.get(uid) : undefined;
       const unchanged = uid !== undefined && seen !== undefined && seen.status === cr.status && !this.#written.has(uid);
-      // The same verdict and render outcome objects (a status pass reuses the render's): no key to build.
-      if (unchanged && seen.verdict === verdict && seen.outcome === outcome && seen.generation === cr.metadata.generation && seen.served === (served ? viewText(served) : '')) continue;
-      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
+      // The same verdict object and render outcome (unchanged resources keep their verdict's object): no key to build.
+      if (unchanged && seen.verdict === verdict && seen.rendered === rendered && seen.generation === cr.metadata.generation && seen.served === (served ? viewText(served) : '')) continue;
+      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, rendered, served) : undefined;
       if (unchanged && seen.inputs === inputs) continue;
       todo.push({ cr, ref, verdict, served, uid, inputs });
     }
@@ -780,7 +785,7 @@ export class Controller {
         else if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
           log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
         }
-        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status, verdict, outcome, generation: cr.metadata.generation, served: served ? viewText(served) : '' });
+        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status, verdict, rendered, generation: cr.metadata.generation, served: served ? viewText(served) : '' });
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });
@@ -843,13 +848,41 @@ interface StatusSeen {
   inputs: string;
   status: unknown;
   verdict: Verdict;
-  outcome: RenderOutcome;
+  /** outcomeText of the render it was seen with. */
+  rendered: string;
   generation: number | undefined;
   served: string;
 }
 
+/** A pass's served views, by kind and then by the render that first included the resource. */
+type SharedViews = Map<string, Map<number | undefined, ServedView>>;
+
+/** What a status depends on of a render's outcome: whether it was written, or why not (no revision: desiredConditions never reads it). */
+const outcomeText = (outcome: RenderOutcome): string => (outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`);
+
+/** Each resource object's crRef, made once (the informers hand the same objects pass after pass, several passes per edit). */
+const refs = new WeakMap<CustomResource, string>();
+function refOf(cr: CustomResource): string {
+  let ref = refs.get(cr);
+  if (ref === undefined) refs.set(cr, (ref = crRef(cr)));
+  return ref;
+}
+
+/** The MCP client and webhook ids of a render's sources, by resource: once per sources object (kept while every entry is the same). */
+const clientIdsOf = new WeakMap<object, Pick<LastPass, 'mcpIds' | 'webhookIds'>>();
+function clientIds(sources: Readonly<Record<string, string>>): Pick<LastPass, 'mcpIds' | 'webhookIds'> {
+  let ids = clientIdsOf.get(sources);
+  if (ids) return ids;
+  ids = { mcpIds: new Map(), webhookIds: new Map() };
+  for (const [key, ref] of Object.entries(sources)) {
+    if (key.startsWith('mcp_clients/')) ids.mcpIds.set(ref, key.slice('mcp_clients/'.length));
+    else if (key.startsWith('webhooks/')) ids.webhookIds.set(ref, key.slice('webhooks/'.length));
+  }
+  clientIdsOf.set(sources, ids);
+  return ids;
+}
+
 /** Everything a CR's desired status is computed from (besides the status it has), as one string. */
-function statusInputs(generation: number | undefined, verdict: Verdict, outcome: RenderOutcome, served: ServedView | undefined): string {
-  const rendered = outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`;
+function statusInputs(generation: number | undefined, verdict: Verdict, rendered: string, served: ServedView | undefined): string {
   return `${generation}|${verdict.accepted}|${verdict.reason}|${verdict.message}|${rendered}|${served ? viewText(served) : ''}`;
 }
