@@ -11,7 +11,7 @@ import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import type { EventRecorder } from './events.ts';
-import { KINDS, STORAGE_API_VERSION, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
+import { KINDS, STORAGE_API_VERSION, crRef, refOf, type CustomResource, type KindInfo } from './resources/kinds.ts';
 import { toInternal } from './conversion/convert.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
@@ -859,14 +859,6 @@ type SharedViews = Map<string, Map<number | undefined, ServedView>>;
 
 /** What a status depends on of a render's outcome: whether it was written, or why not (no revision: desiredConditions never reads it). */
 const outcomeText = (outcome: RenderOutcome): string => (outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`);
-
-/** Each resource object's crRef, made once (the informers hand the same objects pass after pass, several passes per edit). */
-const refs = new WeakMap<CustomResource, string>();
-function refOf(cr: CustomResource): string {
-  let ref = refs.get(cr);
-  if (ref === undefined) refs.set(cr, (ref = crRef(cr)));
-  return ref;
-}
 
 /** The MCP client and webhook ids of a render's sources, by resource: once per sources object (kept while every entry is the same). */
 const clientIdsOf = new WeakMap<object, Pick<LastPass, 'mcpIds' | 'webhookIds'>>();

@@ -10,7 +10,7 @@ import type { RenderInput } from '../render/output.ts';
 import { DEFAULT_LIMITS, type SizeLimits } from '../render/limits.ts';
 import { tooLargeAlone, tooLargeTogether } from './size.ts';
 import { sameEntries } from '../render/memo.ts';
-import { crRef, sortResources, type CustomResource } from './kinds.ts';
+import { refOf, sortResources, type CustomResource } from './kinds.ts';
 import { describeErrors, isRejection, translate, type Rejection, type SecretLookup, type Translation } from './translate.ts';
 
 export interface Verdict {
@@ -56,7 +56,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   const rules: RoutingRule[] = [];
   const ruleNames = new Map<string, RoutingRule[]>();
   for (const cr of live) {
-    const ref = crRef(cr);
+    const ref = refOf(cr);
     const t = translator(cr, secrets);
     if (isRejection(t)) {
       reject(ref, t);
@@ -88,7 +88,9 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   for (;;) {
     const fragments: SourcedFragment[] = [];
     for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push(sourcedOnce(f, ref));
-    const built = buildDocument(fragments);
+    const made = buildDocument(fragments);
+    // Made stable at once: the size check and the render then know an unchanged `sources` by identity.
+    const built = { ...made, sources: stableSources(made.sources) };
     const { merged: secretData, env } = secretsOf([...accepted.values()]);
     let errors: FieldError[];
     try {
@@ -144,7 +146,7 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
         verdicts.set(ref, d?.length ? degradedVerdict(d) : ACCEPTED);
       }
       return {
-        input: { document: built.document, secrets: secretData, managed: built.managed, sources: stableSources(built.sources) },
+        input: { document: built.document, secrets: secretData, managed: built.managed, sources: built.sources },
         verdicts,
         unattributed,
         warnings,
