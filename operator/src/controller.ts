@@ -113,7 +113,7 @@ export class Controller {
   readonly #statusSeen = new Map<string, StatusSeen>();
   /** The live index as last read, with its sources (parsed once per index text). */
   #liveIndex: { raw: string; index: ConfigIndex } | undefined;
-  /** The last desired state, the inputs it came from (#inputFingerprint) and #inputEvents then. */
+  /** The last desired state, the inputs it came from (a Fingerprint) and #inputEvents then. */
   #lastDesired: { fingerprint: Fingerprint; events: number; desired: DesiredState } | undefined;
   /**
    * Bumped by every event that may change what is rendered (a CR's spec or deletion, a watched
