@@ -4,7 +4,7 @@
 // operator and two proxies started as the e2e tests start them (admin credentials: RBAC is not
 // what is measured).
 //
-//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR] [--cpu-prof DIR]
+//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR] [--cpu-prof DIR] [--timeline]
 //
 // Per count: a realistic mix (2% Providers, 8% RoutingRules, 1% Customers, 3% Teams each in a
 // Customer, the rest VirtualKeys spread over the Teams, each key's value and each Provider's key in
@@ -17,7 +17,11 @@
 // API server is restarted afterwards and one edit made as soon as it answers: the time from its
 // return to every proxy serving the edit, and whether the leader stepped down. With `--cpu-prof DIR`
 // the operator and one proxy run under node --cpu-prof, and the window of the edits within each
-// profile is printed for `node bench/profile.ts --file <profile> --skip-ms A --until-ms B`.
+// profile is printed for `node bench/profile.ts --file <profile> --skip-ms A --until-ms B`. With
+// `--timeline`, each edit's time is split: until the operator's index write reaches a watch of the
+// bench's own (the operator's render and writes), until each proxy logs its reload (its watch and
+// apply), and until the polling saw it served.
+import { Buffer } from 'node:buffer';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     // node_modules link): the before figures, measured the same way.
     root: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    timeline: { type: 'boolean', default: false },
   },
 });
 const ROOT = values.root ? `${values.root.replace(/\/$/, '')}/` : new URL('..', import.meta.url).pathname;
@@ -196,6 +201,8 @@ interface CountResult {
   operatorCpuPerChange: { median: number; p90: number };
   proxyCpuPerChange: { median: number; p90: number };
   restart?: { apiDownMs: number; servedAfterReturnMs: number; leaderSteppedDown: boolean };
+  /** With --timeline: per edit, ms from the write to the index written, to each proxy's reload, to served by both. */
+  timeline?: { kind: string; indexMs: number | undefined; reloadedMs: (number | undefined)[]; servedMs: number }[];
   /** With --cpu-prof: the edits' window in each profiled process's clock (ms since its spawn). */
   profileWindows?: Record<string, { dir: string; skipMs: number; untilMs: number }>;
 }
@@ -305,10 +312,38 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       return { c, t0, ms: Math.max(...each) };
     };
 
+    // --timeline: when the index ConfigMap's writes reach a watch (Date.now() at each event).
+    const indexEvents: number[] = [];
+    const timelineWatch = new AbortController();
+    if (values.timeline) {
+      const res = await undiciFetch(`${kube.url}/api/v1/namespaces/${NS}/configmaps?watch=1&fieldSelector=metadata.name%3Dskybridge-config-index`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent, signal: timelineWatch.signal });
+      void (async () => {
+        try {
+          for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+            const at = Date.now();
+            for (const line of Buffer.from(chunk).toString().split('\n')) if (line.includes('"MODIFIED"')) indexEvents.push(at);
+          }
+        } catch {
+          // aborted at the end
+        }
+      })();
+    }
+    /** Each proxy's reload log lines' times (ms since the epoch) after `from`. */
+    const reloadsAfter = (p: Proc, from: number): number | undefined => {
+      let first: number | undefined;
+      for (const line of p.out().split('\n')) {
+        if (!line.includes('configuration reloaded from Kubernetes')) continue;
+        const t = Date.parse(/"time":"([^"]+)"/.exec(line)?.[1] ?? line.split(' ')[0]);
+        if (t >= from && (first === undefined || t < first)) first = t;
+      }
+      return first;
+    };
+    const timeline: NonNullable<CountResult['timeline']> = [];
     const editsFrom = performance.now();
     for (let n = 1; n <= changes; n++) {
       const op = cpuSeconds(opPid);
       const px = proxyPids.map(cpuSeconds);
+      const wroteAt = Date.now();
       let edit: Awaited<ReturnType<typeof timeEdit>>;
       try {
         edit = await timeEdit(n);
@@ -323,6 +358,13 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       (byKind[c.kind] ??= []).push(ms);
       // Status writes and events follow the render: counted in the edit's cost.
       await sleep(1000);
+      // After the wait: a proxy logs its reload after it serves the new snapshot.
+      if (values.timeline) {
+        const index = indexEvents.find((t) => t >= wroteAt);
+        const entry = { kind: c.kind, indexMs: index === undefined ? undefined : index - wroteAt, reloadedMs: proxies.map((p) => { const t = reloadsAfter(p.proc, wroteAt); return t === undefined ? undefined : t - wroteAt; }), servedMs: round(ms, 1) };
+        timeline.push(entry);
+        process.stderr.write(`  ${count}: edit ${n} index written +${entry.indexMs} ms, reloaded +${entry.reloadedMs.join(' / +')} ms\n`);
+      }
       opCpu.push(cpuSeconds(opPid) - op);
       // The proxies were polled only until they served; the rest of the window they idled (~0).
       pxCpu.push(median(proxyPids.map((pid, i) => Math.max(0, cpuSeconds(pid) - px[i] - pxIdlePerMs[i] * ms))));
@@ -330,6 +372,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     }
 
     const editsTo = performance.now();
+    timelineWatch.abort();
     const profiled = values['cpu-prof'] ? [['operator', operator], ['proxy-a', proxies[0].proc]] as const : [];
     const profileWindows = Object.fromEntries(profiled.map(([name, p]) => [name, { dir: profileDir(name) as string, skipMs: Math.round(editsFrom - p.spawnedAt), untilMs: Math.round(editsTo - p.spawnedAt) }]));
     const result: CountResult = {
@@ -343,6 +386,7 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => { const s = summarize(v); return [k, { p50: round(s.p50, 1), p99: round(s.p99, 1) }]; })),
       operatorCpuPerChange: { median: round(median(opCpu), 3), p90: round(summarize(opCpu).p90, 3) },
       proxyCpuPerChange: { median: round(median(pxCpu), 3), p90: round(summarize(pxCpu).p90, 3) },
+      ...(values.timeline ? { timeline } : {}),
     };
 
     if (withRestart) {

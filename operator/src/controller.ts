@@ -11,7 +11,7 @@ import { Informer } from './kube/informer.ts';
 import { WorkQueue } from './queue.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import type { EventRecorder } from './events.ts';
-import { KINDS, STORAGE_API_VERSION, crRef, type CustomResource, type KindInfo } from './resources/kinds.ts';
+import { KINDS, STORAGE_API_VERSION, crRef, refOf, type CustomResource, type KindInfo } from './resources/kinds.ts';
 import { toInternal } from './conversion/convert.ts';
 import { desiredState, type DesiredState } from './resources/desired.ts';
 import { TranslationCache, type VersionedSecretLookup } from './resources/translation-cache.ts';
@@ -113,8 +113,8 @@ export class Controller {
   readonly #statusSeen = new Map<string, StatusSeen>();
   /** The live index as last read, with its sources (parsed once per index text). */
   #liveIndex: { raw: string; index: ConfigIndex } | undefined;
-  /** The last desired state, the inputs it came from (#inputFingerprint) and #inputEvents then. */
-  #lastDesired: { fingerprint: string; events: number; desired: DesiredState } | undefined;
+  /** The last desired state, the inputs it came from (a Fingerprint) and #inputEvents then. */
+  #lastDesired: { fingerprint: Fingerprint; events: number; desired: DesiredState } | undefined;
   /**
    * Bumped by every event that may change what is rendered (a CR's spec or deletion, a watched
    * Secret): while it stands still (our own writes coming back, the proxies' reports), a pass need
@@ -393,15 +393,16 @@ export class Controller {
     let desired: DesiredState;
     if (last?.events === events) desired = last.desired;
     else {
-      const fingerprint = this.#inputFingerprint(resources, secrets);
-      if (last?.fingerprint === fingerprint) {
+      const lines = this.#resourceLines(resources);
+      const fingerprint = { lines, secrets: this.#translations.secretsKey(secrets) };
+      if (last && sameFingerprint(last.fingerprint, fingerprint)) {
         desired = last.desired;
         last.events = events;
       } else {
         this.#translations.retain(resources);
         desired = desiredState(resources, secrets, undefined, (cr) => this.#translations.translate(cr, secrets), this.#checkMemo);
-        // Taken again: translating may have read Secrets the last pass did not.
-        this.#lastDesired = { fingerprint: this.#inputFingerprint(resources, secrets), events, desired };
+        // The Secrets' part taken again: translating may have read Secrets the last pass did not.
+        this.#lastDesired = { fingerprint: { lines, secrets: this.#translations.secretsKey(secrets) }, events, desired };
         this.#countResources(resources, desired);
       }
     }
@@ -445,15 +446,11 @@ export class Controller {
       guard();
       await this.#opts.events.warn(index, outcome.held ? 'RenderHeld' : 'RenderFailed', outcome.message, 'Render').catch(eventFailed);
     }
-    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), mcpIds: new Map(), webhookIds: new Map() };
-    for (const [key, ref] of Object.entries(desired.input.sources)) {
-      if (key.startsWith('mcp_clients/')) pass.mcpIds.set(ref, key.slice('mcp_clients/'.length));
-      else if (key.startsWith('webhooks/')) pass.webhookIds.set(ref, key.slice('webhooks/'.length));
-    }
+    const pass: LastPass = { outcome, verdicts: desired.verdicts, generations: new Map(), ...clientIds(desired.input.sources) };
     for (const cr of resources) {
       if (!cr.metadata.uid) continue;
       pass.generations.set(cr.metadata.uid, cr.metadata.generation);
-      if (outcome.ok && desired.verdicts.get(crRef(cr))?.accepted) this.#served.includes(cr.metadata.uid, cr.metadata.generation);
+      if (outcome.ok && desired.verdicts.get(refOf(cr))?.accepted) this.#served.includes(cr.metadata.uid, cr.metadata.generation);
     }
     this.#lastPass = pass;
     await this.#writeStatuses(resources, pass, guard, () => this.#queue?.has(target) === true);
@@ -494,20 +491,27 @@ export class Controller {
    * `shared`: this pass's views by kind and the render that first included the CR: every CR of a kind
    * included by the same render has the same view (most of thousands of them), worked out once.
    */
-  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>, shared?: Map<string, ServedView>): ServedView | undefined {
+  #servedView(cr: CustomResource, pass: LastPass, live: ReturnType<ServedTracker['live']>, shared?: SharedViews): ServedView | undefined {
     if (!this.#reports) return undefined;
     const plain = cr.kind !== 'MCPClient' && cr.kind !== 'Webhook' && cr.kind !== 'Provider';
-    const key = plain && shared ? `${cr.kind}|${this.#served.included(cr.metadata.uid, cr.metadata.generation) ?? ''}` : undefined;
-    const known = key === undefined ? undefined : shared?.get(key);
-    if (known) return known;
+    // By kind, then by the render that first included it (no key string per resource: thousands per pass).
+    let byRender: Map<number | undefined, ServedView> | undefined;
+    let included: number | undefined;
+    if (plain && shared) {
+      byRender = shared.get(cr.kind);
+      if (!byRender) shared.set(cr.kind, (byRender = new Map()));
+      included = this.#served.included(cr.metadata.uid, cr.metadata.generation);
+      const known = byRender.get(included);
+      if (known) return known;
+    }
     const info = KIND_BY_NAME.get(cr.kind) as KindInfo;
     const view: ServedView = { kind: cr.kind, count: this.#served.count(cr.metadata.uid, cr.metadata.generation, info.section, live) };
-    if (key !== undefined) shared?.set(key, view);
+    byRender?.set(included, view);
     if (cr.kind === 'MCPClient') {
-      const id = pass.mcpIds.get(crRef(cr));
+      const id = pass.mcpIds.get(refOf(cr));
       view.mcp = id ? this.#served.mcp(id, live) : [];
     } else if (cr.kind === 'Webhook') {
-      const id = pass.webhookIds.get(crRef(cr));
+      const id = pass.webhookIds.get(refOf(cr));
       view.givenUp = id ? this.#served.givenUp(id, live) : [];
     } else if (cr.kind === 'Provider') {
       // Only the replicas can tell whether an InferencePool gives them a server.
@@ -540,26 +544,22 @@ export class Controller {
     return holdDecision(live && hasEntries(live.sources) ? live : undefined, desired.input, exists, (source) => desired.verdicts.get(source)?.reason);
   }
 
-  /**
-   * What the desired state depends on: every CR's identity, generation and deletion, and the version
-   * of every Secret the translations read (not every Secret: our own rendered ones change on each write).
-   */
-  #inputFingerprint(resources: readonly CustomResource[], secrets: VersionedSecretLookup): string {
-    const parts: string[] = [];
+  /** Every CR's identity, generation and deletion, one line each: the resources' part of a Fingerprint. */
+  #resourceLines(resources: readonly CustomResource[]): string[] {
+    const lines: string[] = [];
     for (const cr of resources) {
-      // Once per object the informer holds (an update is a new object): two passes over thousands per render otherwise.
+      // Once per object the informer holds (an update is a new object): thousands per render otherwise.
       let line = this.#fingerprintLines.get(cr);
       if (line === undefined) {
         line = `${cr.kind}/${cr.metadata.namespace}/${cr.metadata.name}/${cr.metadata.uid}:${cr.metadata.generation}:${cr.metadata.creationTimestamp ?? ''}:${cr.metadata.deletionTimestamp ? 'x' : ''}`;
         this.#fingerprintLines.set(cr, line);
       }
-      parts.push(line);
+      lines.push(line);
     }
-    parts.push(this.#translations.secretsKey(secrets));
-    return parts.join('\n');
+    return lines;
   }
 
-  /** Each internal form's line of #inputFingerprint. */
+  /** Each internal form's line of a Fingerprint. */
   readonly #fingerprintLines = new WeakMap<CustomResource, string>();
 
   /** Each cached object's internal form, made once per object the informer holds (an update is a new object). */
@@ -591,6 +591,17 @@ export class Controller {
       }
       return undefined;
     };
+    // Asked for the same Secret once per resource that reads it (thousands) in a pass: looked up once.
+    // A lookup serves one pass; a change meanwhile is an event, and the next pass takes a new lookup.
+    const versions = new Map<string, Map<string, string | undefined>>();
+    const version = (namespace: string, name: string): string | undefined => {
+      let byName = versions.get(namespace);
+      if (!byName) versions.set(namespace, (byName = new Map()));
+      if (byName.has(name)) return byName.get(name);
+      const v = find(namespace, name)?.metadata?.resourceVersion;
+      byName.set(name, v);
+      return v;
+    };
     const selection = this.#opts.secrets ?? {};
     const hint = selection.names?.length
       ? `the operator reads only the Secrets named ${selection.names.join(', ')}`
@@ -603,7 +614,7 @@ export class Controller {
         // A Secret without data exists: its keys are missing, not the Secret.
         return secret ? (secret.data ?? {}) : undefined;
       },
-      version: (namespace, name) => find(namespace, name)?.metadata?.resourceVersion,
+      version,
       ...(hint ? { hint } : {}),
     };
   }
@@ -612,7 +623,7 @@ export class Controller {
     const counts = new Map<string, number>();
     for (const info of KINDS) for (const a of ['true', 'false']) counts.set(`${info.kind}|${a}`, 0);
     for (const r of resources) {
-      const v = desired.verdicts.get(crRef(r));
+      const v = desired.verdicts.get(refOf(r));
       if (!v) continue;
       const key = `${r.kind}|${v.accepted}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -715,12 +726,14 @@ export class Controller {
     this.#liveKey = live.map((r) => r.identity).join(',');
     if (this.#reports) metrics.servedReplicas.set(live.length);
     let firstError: Error | undefined;
-    const shared = new Map<string, ServedView>();
+    const shared: SharedViews = new Map();
+    // What a status reads of the render's outcome (not its revision, which changes with every render).
+    const rendered = outcomeText(outcome);
     // First, at once, the resources with anything to look at: most of thousands have the same inputs
     // as last time, and are passed over without a turn in the pool.
     const todo: { cr: CustomResource; ref: string; verdict: Verdict; served: ServedView | undefined; uid: string | undefined; inputs: string | undefined }[] = [];
     for (const cr of resources) {
-      const ref = crRef(cr);
+      const ref = refOf(cr);
       const verdict = pass.verdicts.get(ref);
       if (!verdict) continue; // being deleted
       const served = this.#servedView(cr, pass, live, shared);
@@ -729,9 +742,9 @@ export class Controller {
       const uid = cr.metadata.uid;
       const seen = uid ? this.#statusSeen.get(uid) : undefined;
       const unchanged = uid !== undefined && seen !== undefined && seen.status === cr.status && !this.#written.has(uid);
-      // The same verdict and render outcome objects (a status pass reuses the render's): no key to build.
-      if (unchanged && seen.verdict === verdict && seen.outcome === outcome && seen.generation === cr.metadata.generation && seen.served === (served ? viewText(served) : '')) continue;
-      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, outcome, served) : undefined;
+      // The same verdict object and render outcome (unchanged resources keep their verdict's object): no key to build.
+      if (unchanged && seen.verdict === verdict && seen.rendered === rendered && seen.generation === cr.metadata.generation && seen.served === (served ? viewText(served) : '')) continue;
+      const inputs = uid ? statusInputs(cr.metadata.generation, verdict, rendered, served) : undefined;
       if (unchanged && seen.inputs === inputs) continue;
       todo.push({ cr, ref, verdict, served, uid, inputs });
     }
@@ -772,7 +785,7 @@ export class Controller {
         else if (await events.warn(target, problem.reason, `${ref}: ${problem.note}`, problem.action)) {
           log.warn(valid ? 'resource not served' : verdict.accepted ? 'resource degraded' : 'resource refused', { resource: ref, reason: problem.reason, message: problem.note });
         }
-        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status, verdict, outcome, generation: cr.metadata.generation, served: served ? viewText(served) : '' });
+        if (uid && inputs !== undefined && !wrote) this.#statusSeen.set(uid, { inputs, status: cr.status, verdict, rendered, generation: cr.metadata.generation, served: served ? viewText(served) : '' });
       } catch (err) {
         if (err instanceof NotLeaderError) throw err;
         metrics.errors.inc({ stage: 'event' });
@@ -798,6 +811,22 @@ export function sameAsLive(desired: AppliedObject, live: RawObject | undefined):
   return wantOwners.every((o) => liveOwners.has(o.uid));
 }
 
+/**
+ * What the desired state depends on: every CR's identity, generation and deletion, and the version
+ * of every Secret the translations read (not every Secret: our own rendered ones change on each write).
+ */
+interface Fingerprint {
+  lines: readonly string[];
+  secrets: string;
+}
+
+/** Lines are kept per object, so an unchanged resource's line is the very same string: mostly a pointer compare. */
+function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  if (a.secrets !== b.secrets || a.lines.length !== b.lines.length) return false;
+  for (let i = 0; i < a.lines.length; i++) if (a.lines[i] !== b.lines[i]) return false;
+  return true;
+}
+
 /** Whether a map has any entry, without listing thousands of keys. */
 function hasEntries(o: Readonly<Record<string, unknown>>): boolean {
   for (const k in o) if (Object.hasOwn(o, k)) return true;
@@ -819,13 +848,33 @@ interface StatusSeen {
   inputs: string;
   status: unknown;
   verdict: Verdict;
-  outcome: RenderOutcome;
+  /** outcomeText of the render it was seen with. */
+  rendered: string;
   generation: number | undefined;
   served: string;
 }
 
+/** A pass's served views, by kind and then by the render that first included the resource. */
+type SharedViews = Map<string, Map<number | undefined, ServedView>>;
+
+/** What a status depends on of a render's outcome: whether it was written, or why not (no revision: desiredConditions never reads it). */
+const outcomeText = (outcome: RenderOutcome): string => (outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`);
+
+/** The MCP client and webhook ids of a render's sources, by resource: once per sources object (kept while every entry is the same). */
+const clientIdsOf = new WeakMap<object, Pick<LastPass, 'mcpIds' | 'webhookIds'>>();
+function clientIds(sources: Readonly<Record<string, string>>): Pick<LastPass, 'mcpIds' | 'webhookIds'> {
+  let ids = clientIdsOf.get(sources);
+  if (ids) return ids;
+  ids = { mcpIds: new Map(), webhookIds: new Map() };
+  for (const [key, ref] of Object.entries(sources)) {
+    if (key.startsWith('mcp_clients/')) ids.mcpIds.set(ref, key.slice('mcp_clients/'.length));
+    else if (key.startsWith('webhooks/')) ids.webhookIds.set(ref, key.slice('webhooks/'.length));
+  }
+  clientIdsOf.set(sources, ids);
+  return ids;
+}
+
 /** Everything a CR's desired status is computed from (besides the status it has), as one string. */
-function statusInputs(generation: number | undefined, verdict: Verdict, outcome: RenderOutcome, served: ServedView | undefined): string {
-  const rendered = outcome.ok ? 'ok' : `${outcome.held ? 'held' : 'failed'}:${outcome.message}`;
+function statusInputs(generation: number | undefined, verdict: Verdict, rendered: string, served: ServedView | undefined): string {
   return `${generation}|${verdict.accepted}|${verdict.reason}|${verdict.message}|${rendered}|${served ? viewText(served) : ''}`;
 }

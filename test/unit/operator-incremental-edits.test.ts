@@ -197,3 +197,49 @@ test('an edit right after a rehearsal is rendered, though it has the generation 
   assert.equal(document.governance.routing_rules.find((r) => r.id === 'rule-0')?.description, 'v2');
   assert.equal(document.governance.teams.find((t) => t.id === 'team-0')?.name, 'Team 0 v2');
 });
+
+test('a newer key with a served key\'s value stays refused while the served one is edited, and is served once that one takes another value, as from scratch', () => {
+  const world: World = { resources: new Map(), data: {}, version: 1, clock: 0 };
+  for (let i = 0; i < 6; i++) world.data[`p-${i}`] = Buffer.from(`sk-provider-${i}`).toString('base64');
+  for (let i = 0; i < 12; i++) world.data[`vk-${i}`] = Buffer.from(`sk-bf-key-${i}`).toString('base64');
+  for (let i = 0; i < 6; i++) world.resources.set(`Provider/p-${i}`, makeResource(world, 'Provider', `p-${i}`, i, 0));
+  // vk-2 first (older, served); vk-1's variant 3 takes vk-2's Secret entry as its value.
+  world.resources.set('VirtualKey/vk-2', makeResource(world, 'VirtualKey', 'vk-2', 2, 0));
+  world.resources.set('VirtualKey/vk-1', makeResource(world, 'VirtualKey', 'vk-1', 1, 3));
+  world.resources.set('VirtualKey/vk-4', makeResource(world, 'VirtualKey', 'vk-4', 4, 0));
+  const translations = new TranslationCache();
+  const checkMemo = new CheckMemo();
+  const edit = (name: string, i: number, variant: number) => {
+    const r = world.resources.get(`VirtualKey/${name}`) as CustomResource;
+    world.resources.set(`VirtualKey/${name}`, makeResource(world, 'VirtualKey', name, i, variant, (r.metadata.generation ?? 1) + 1, r.metadata.uid, r.metadata.creationTimestamp));
+  };
+  const pass = (what: string) => {
+    const list = [...world.resources.values()];
+    const lookup = lookupOf(world);
+    const kept = desiredState(list, lookup, undefined, (c) => translations.translate(c, lookup), checkMemo);
+    const fresh = desiredState(list.map((r) => structuredClone(r)), lookupOf(world), undefined, translate);
+    assert.deepEqual(outcome(kept, renderOutput(kept.input, RENDER)), outcome(fresh, renderOutput(fresh.input, RENDER)), what);
+    return kept.verdicts;
+  };
+  const duplicate = (verdicts: Map<string, { reason: string; message: string }>) => {
+    const v = verdicts.get(`VirtualKey ${NS}/vk-1`);
+    return v?.reason === 'DuplicateValue' && v.message.includes(`VirtualKey ${NS}/vk-2`);
+  };
+  assert.ok(duplicate(pass('first pass')));
+  // Edits that keep every claim (the served key's description, another key's): the refusal stands.
+  for (const variant of [2, 0, 2]) {
+    edit('vk-2', 2, variant);
+    assert.ok(duplicate(pass(`vk-2 edited to variant ${variant}`)), `vk-2 variant ${variant}`);
+  }
+  edit('vk-4', 4, 2);
+  assert.ok(duplicate(pass('vk-4 edited')));
+  // The refused key edited again, still with the same value: still refused.
+  edit('vk-1', 1, 3);
+  assert.ok(duplicate(pass('vk-1 edited')));
+  // The served key takes another value: the newer one's value is its own now (variant 3 also names
+  // a team that does not exist, so it is held for that, not for its value).
+  edit('vk-2', 2, 3);
+  const after = pass('vk-2 takes vk-3\'s value');
+  assert.equal(after.get(`VirtualKey ${NS}/vk-1`)?.reason, 'ReferenceNotFound');
+  assert.ok(!duplicate(after));
+});

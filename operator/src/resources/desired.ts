@@ -10,7 +10,7 @@ import type { RenderInput } from '../render/output.ts';
 import { DEFAULT_LIMITS, type SizeLimits } from '../render/limits.ts';
 import { tooLargeAlone, tooLargeTogether } from './size.ts';
 import { sameEntries } from '../render/memo.ts';
-import { crRef, sortResources, type CustomResource } from './kinds.ts';
+import { refOf, sortResources, type CustomResource } from './kinds.ts';
 import { describeErrors, isRejection, translate, type Rejection, type SecretLookup, type Translation } from './translate.ts';
 
 export interface Verdict {
@@ -51,33 +51,14 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   const live = sortResources(resources.filter((r) => !r.metadata.deletionTimestamp));
 
   // Alone, then against the ones accepted before it (oldest first, so a new CR never evicts an old one).
+  const items = live.map((cr) => ({ ref: refOf(cr), t: translator(cr, secrets) }));
+  const last = memo ? claimStates.get(memo) : undefined;
+  const state = (last && claimChanged(last, items, limits)) ?? claimAll(items, limits);
+  if (memo) claimStates.set(memo, state);
   const accepted = new Map<string, Translation>();
-  const claimed = new Map<string, string>(); // `<section>/<id>` or `secret/<KEY>` -> owner
-  const rules: RoutingRule[] = [];
-  const ruleNames = new Map<string, RoutingRule[]>();
-  for (const cr of live) {
-    const ref = crRef(cr);
-    const t = translator(cr, secrets);
-    if (isRejection(t)) {
-      reject(ref, t);
-      continue;
-    }
-    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules, ruleNames) ?? tooLargeAloneOnce(t, limits);
-    if (clash) {
-      reject(ref, clash);
-      continue;
-    }
-    for (const c of claimsOf(t)) claimed.set(c, ref);
-    const value = keyValueClaim(t);
-    if (value) claimed.set(value, ref);
-    for (const f of t.fragments) {
-      if (f.section !== 'routing_rules') continue;
-      const rule = f.value as RoutingRule;
-      rules.push(rule);
-      const key = ruleNameKey(rule);
-      ruleNames.set(key, [...(ruleNames.get(key) ?? []), rule]);
-    }
-    accepted.set(ref, t);
+  for (const e of state.order) {
+    if (e.rejection) reject(e.ref, e.rejection);
+    else accepted.set(e.ref, e.t as Translation);
   }
 
   // Together: every round either passes or removes (or narrows) at least one CR, so this ends.
@@ -88,7 +69,9 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
   for (;;) {
     const fragments: SourcedFragment[] = [];
     for (const [ref, t] of accepted) for (const f of t.fragments) fragments.push(sourcedOnce(f, ref));
-    const built = buildDocument(fragments);
+    const made = buildDocument(fragments);
+    // Made stable at once: the size check and the render then know an unchanged `sources` by identity.
+    const built = { ...made, sources: stableSources(made.sources) };
     const { merged: secretData, env } = secretsOf([...accepted.values()]);
     let errors: FieldError[];
     try {
@@ -144,13 +127,106 @@ export function desiredState(resources: readonly CustomResource[], secrets: Secr
         verdicts.set(ref, d?.length ? degradedVerdict(d) : ACCEPTED);
       }
       return {
-        input: { document: built.document, secrets: secretData, managed: built.managed, sources: stableSources(built.sources) },
+        input: { document: built.document, secrets: secretData, managed: built.managed, sources: built.sources },
         verdicts,
         unattributed,
         warnings,
       };
     }
   }
+}
+
+/** One resource in processing order: its translation, and why it was refused or what it claims. */
+interface Claimant {
+  ref: string;
+  t: Translation | Rejection;
+  rejection: Rejection | undefined;
+  /** What it owns once accepted (allClaims); none when refused. */
+  keys: readonly string[];
+}
+
+/**
+ * The claims of one pass: who owns each id, Secret key and key value (`claimed`: key -> owner), and
+ * the routing rules accepted, with every resource's outcome in processing order. Kept per CheckMemo
+ * (the controller's), so a pass whose order is the same and whose few changed resources claim what
+ * they claimed before starts from it instead of claiming everything again.
+ */
+interface ClaimState {
+  limits: SizeLimits;
+  order: readonly Claimant[];
+  claimed: Map<string, string>;
+  rules: RoutingRule[];
+  ruleNames: Map<string, RoutingRule[]>;
+}
+const claimStates = new WeakMap<CheckMemo, ClaimState>();
+
+/** Every resource against the ones accepted before it: the first to claim an id, a Secret key or a key value keeps it. */
+function claimAll(items: readonly { ref: string; t: Translation | Rejection }[], limits: SizeLimits): ClaimState {
+  const claimed = new Map<string, string>(); // `<section>/<id>`, `secret/<KEY>` or a key value's digest -> owner
+  const rules: RoutingRule[] = [];
+  const ruleNames = new Map<string, RoutingRule[]>();
+  const order: Claimant[] = [];
+  for (const { ref, t } of items) {
+    if (isRejection(t)) {
+      order.push({ ref, t, rejection: t, keys: [] });
+      continue;
+    }
+    const clash = conflict(t, ref, claimed) ?? duplicateKeyValue(t, claimed) ?? ruleClash(t, rules, ruleNames) ?? tooLargeAloneOnce(t, limits);
+    if (clash) {
+      order.push({ ref, t, rejection: clash, keys: [] });
+      continue;
+    }
+    const keys = allClaims(t);
+    for (const c of keys) claimed.set(c, ref);
+    for (const f of t.fragments) {
+      if (f.section !== 'routing_rules') continue;
+      const rule = f.value as RoutingRule;
+      rules.push(rule);
+      const key = ruleNameKey(rule);
+      ruleNames.set(key, [...(ruleNames.get(key) ?? []), rule]);
+    }
+    order.push({ ref, t, rejection: undefined, keys });
+  }
+  return { limits, order, claimed, rules, ruleNames };
+}
+
+/**
+ * claimAll's answer from the last pass's, when it is sure to be the same: the same resources in the
+ * same order, and each changed one accepted before and now, claiming exactly the keys it claimed (so
+ * every owner stays, and no other resource's outcome can change), with no routing rule among them
+ * (a rule's check reads the other rules). Undefined otherwise: then everything is claimed again.
+ */
+function claimChanged(last: ClaimState, items: readonly { ref: string; t: Translation | Rejection }[], limits: SizeLimits): ClaimState | undefined {
+  if (last.limits !== limits || last.order.length !== items.length) return undefined;
+  const changed: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const was = last.order[i];
+    if (was.ref !== items[i].ref) return undefined;
+    if (was.t !== items[i].t) changed.push(i);
+  }
+  if (!changed.length) return last;
+  for (const i of changed) {
+    const was = last.order[i];
+    const t = items[i].t;
+    if (was.rejection || isRejection(t) || t.fragments.some((f) => f.section === 'routing_rules')) return undefined;
+    const keys = allClaims(t);
+    if (keys.length !== was.keys.length || keys.some((k, j) => k !== was.keys[j])) return undefined;
+    if (tooLargeAloneOnce(t, limits)) return undefined;
+  }
+  const order = last.order.slice();
+  for (const i of changed) order[i] = { ...last.order[i], t: items[i].t };
+  return { ...last, order };
+}
+
+/** claimsOf and the key value's claim: everything an accepted translation owns. */
+const allClaimKeys = new WeakMap<Translation, readonly string[]>();
+function allClaims(t: Translation): readonly string[] {
+  let keys = allClaimKeys.get(t);
+  if (!keys) {
+    const value = keyValueClaim(t);
+    allClaimKeys.set(t, (keys = value ? [...claimsOf(t), value] : claimsOf(t)));
+  }
+  return keys;
 }
 
 /** A kept translation's fragment with its source, made once (thousands per render otherwise). */

@@ -72,6 +72,14 @@ export interface CustomResource {
 export const crRef = (cr: { kind: string; metadata: { namespace: string; name: string } }): string =>
   `${cr.kind} ${cr.metadata.namespace}/${cr.metadata.name}`;
 
+/** crRef of a resource object, made once per object: the informers hand the same objects pass after pass (several passes per edit), and they are never changed. */
+export function refOf(cr: CustomResource): string {
+  let ref = refs.get(cr);
+  if (ref === undefined) refs.set(cr, (ref = crRef(cr)));
+  return ref;
+}
+const refs = new WeakMap<CustomResource, string>();
+
 /**
  * Stable processing order: the ones accepted before first (a served resource is never displaced by
  * another: creation times have seconds precision, and an older one may have been refused until its

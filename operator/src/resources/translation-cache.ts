@@ -12,13 +12,23 @@ export interface VersionedSecretLookup extends SecretLookup {
 
 interface Entry {
   generation: number;
-  /** `<namespace>/<name>` of every Secret read, and its resourceVersion then ('' when absent). */
-  secrets: [string, string][];
+  /** Every Secret read, and its resourceVersion then ('' when absent). */
+  secrets: SecretRead[];
   result: Translation | Rejection;
+}
+
+interface SecretRead {
+  namespace: string;
+  name: string;
+  /** `<namespace>/<name>` */
+  ref: string;
+  version: string;
 }
 
 export class TranslationCache {
   readonly #entries = new Map<string, Entry>();
+  /** How many reads of each Secret (`<namespace>/<name>`) the entries hold: secretsKey without a walk over every entry. */
+  readonly #readers = new Map<string, number>();
   /** Translations reused and computed (logged per render at debug level). */
   hits = 0;
   misses = 0;
@@ -27,36 +37,49 @@ export class TranslationCache {
     const key = cacheKey(cr);
     const generation = cr.metadata.generation;
     const hit = key ? this.#entries.get(key) : undefined;
-    if (hit && hit.generation === generation && hit.secrets.every(([ref, v]) => versionOf(secrets, ref) === v)) {
+    if (hit && hit.generation === generation && hit.secrets.every((r) => (secrets.version(r.namespace, r.name) ?? '') === r.version)) {
       this.hits++;
       return hit.result;
     }
     this.misses++;
-    const read: [string, string][] = [];
+    const read: SecretRead[] = [];
     const recording: SecretLookup = {
       get(namespace, name) {
-        read.push([`${namespace}/${name}`, secrets.version(namespace, name) ?? '']);
+        read.push({ namespace, name, ref: `${namespace}/${name}`, version: secrets.version(namespace, name) ?? '' });
         return secrets.get(namespace, name);
       },
       ...(secrets.hint ? { hint: secrets.hint } : {}),
     };
     const result = translate(cr, recording);
-    if (key && typeof generation === 'number') this.#entries.set(key, { generation, secrets: read, result });
+    if (key && typeof generation === 'number') this.#set(key, { generation, secrets: read, result });
     return result;
+  }
+
+  #set(key: string, entry: Entry | undefined): void {
+    const before = this.#entries.get(key);
+    for (const r of before?.secrets ?? []) {
+      const n = (this.#readers.get(r.ref) ?? 0) - 1;
+      if (n > 0) this.#readers.set(r.ref, n);
+      else this.#readers.delete(r.ref);
+    }
+    if (!entry) {
+      this.#entries.delete(key);
+      return;
+    }
+    this.#entries.set(key, entry);
+    for (const r of entry.secrets) this.#readers.set(r.ref, (this.#readers.get(r.ref) ?? 0) + 1);
   }
 
   /** The Secrets the cached translations read, each with its version now: a change to any of them changes this. */
   secretsKey(secrets: VersionedSecretLookup): string {
-    const refs = new Set<string>();
-    for (const e of this.#entries.values()) for (const [ref] of e.secrets) refs.add(ref);
-    return [...refs].sort().map((ref) => `${ref}:${versionOf(secrets, ref)}`).join('\n');
+    return [...this.#readers.keys()].sort().map((ref) => `${ref}:${versionOf(secrets, ref)}`).join('\n');
   }
 
   /** Drops the entries of resources that are gone (`live`: the cache keys of the ones that exist). */
   retain(resources: readonly CustomResource[]): void {
     if (this.#entries.size <= resources.length) return;
     const live = new Set(resources.map(cacheKey));
-    for (const key of this.#entries.keys()) if (!live.has(key)) this.#entries.delete(key);
+    for (const key of [...this.#entries.keys()]) if (!live.has(key)) this.#set(key, undefined);
   }
 }
 

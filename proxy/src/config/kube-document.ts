@@ -37,7 +37,8 @@ const OWNED_AT: readonly { list: readonly string[]; section: string; idField?: s
  * it matches. Entries no listed resource owns (an index without `sources`) are not checked.
  */
 export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 'sources'>, secretKeys: ReadonlySet<string>): string[] {
-  const { prefixOf, sources, ownerPrefix } = ownersOf(index.sources);
+  const owners = ownersOf(index.sources);
+  const { prefixOf, sources, ownerPrefix } = owners;
   const sourceOf = (at: readonly (string | number)[]): string | undefined => {
     for (const o of OWNED_AT) {
       if (at.length <= o.list.length || !o.list.every((seg, i) => at[i] === seg)) continue;
@@ -51,20 +52,62 @@ export function foreignReferences(document: unknown, index: Pick<ConfigIndex, 's
     return undefined;
   };
   const problems: string[] = [];
-  if (document === null || typeof document !== 'object') return problems;
-  for (const { at, key } of envStrings(document)) {
-    if (!secretKeys.has(key)) continue;
+  const check = (at: readonly (string | number)[], key: string, out: string[]) => {
+    if (!secretKeys.has(key)) return;
     const path = pathOf(at);
-    if (!resolvesEnvRef(path)) continue;
+    if (!resolvesEnvRef(path)) return;
     const source = sourceOf(at);
     const owner = ownerPrefix(key);
     const mine = source === undefined ? undefined : prefixOf.get(source);
-    if (owner === mine) continue;
+    if (owner === mine) return;
     const whose = owner === undefined ? 'no resource' : `another resource (${owner.slice(0, -1)}_...)`;
-    problems.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
+    out.push(`${path}${source ? ` (${source})` : ''}: env.${key} is a Secret entry rendered for ${whose}; a resource may use only the entries rendered for itself`);
+  };
+  if (document === null || typeof document !== 'object') return problems;
+  // The lists of resources and the objects holding them, found from the document's root.
+  const lists = new Map<object, readonly string[]>();
+  const holders = new Set<object>();
+  for (const o of OWNED_AT) {
+    let node: unknown = document;
+    for (const seg of o.list) {
+      if (node !== null && typeof node === 'object') holders.add(node);
+      node = (node as Record<string, unknown> | undefined)?.[seg];
+    }
+    if (node !== null && typeof node === 'object') lists.set(node, o.list);
   }
+  // In document order, as one walk over every env. string would give them. A resource's own
+  // problems depend on its object, its place, the owners and the Secret's keys: kept per object
+  // (a document parsed reusing the last one's objects checks its thousands of resources at the cost
+  // of a lookup each).
+  const walk = (node: object, at: readonly (string | number)[]): void => {
+    const list = lists.get(node);
+    const visit = (seg: string | number, v: unknown) => {
+      if (typeof v === 'string') {
+        if (v.startsWith('env.')) check([...at, seg], v.slice(4), problems);
+      } else if (v !== null && typeof v === 'object') {
+        if (list) {
+          const kept = checkedResources.get(v);
+          if (kept && kept.seg === seg && kept.owners === owners && kept.secretKeys === secretKeys && kept.list === list) {
+            problems.push(...kept.problems);
+            return;
+          }
+          const own: string[] = [];
+          for (const e of envStrings(v)) check([...at, seg, ...e.at], e.key, own);
+          checkedResources.set(v, { seg, owners, secretKeys, list, problems: own });
+          problems.push(...own);
+        } else if (holders.has(v) || lists.has(v)) walk(v, [...at, seg]);
+        else for (const e of envStrings(v)) check([...at, seg, ...e.at], e.key, problems);
+      }
+    };
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visit(i, node[i]);
+    else for (const k of Object.keys(node)) visit(k, (node as Record<string, unknown>)[k]);
+  };
+  walk(document, []);
   return problems;
 }
+
+/** A listed resource's object and what foreignReferences found in it, with what that depended on. */
+const checkedResources = new WeakMap<object, { seg: string | number; owners: Owners; secretKeys: ReadonlySet<string>; list: readonly string[]; problems: readonly string[] }>();
 
 interface Owners {
   /** source -> the prefix of its entries */
