@@ -71,6 +71,8 @@ test('the tracker reads types and audio lengths without parsing deltas, and sums
 test('relayed bytes are read as their text is: the type from the first bytes, audio lengths, a turn, and the rate only from an event naming a format', () => {
   const b = (v: unknown) => Buffer.from(JSON.stringify(v));
   assert.equal(eventType(b({ event_id: 'évé', type: 'response.done' })), 'response.done');
+  // Types near a known one (longer, shorter, one byte off) are read as they are, not taken for it.
+  for (const type of ['response.done.extra', 'response.don', 'response.dome', 'errors', 'conversation.item.added']) assert.equal(eventType(b({ type })), type);
   assert.equal(base64Bytes(Buffer.from('{"delta":"AAA="}'), 'delta'), 2);
   assert.equal(base64Bytes(Buffer.from('{"delta":"AA=="}'), 'delta'), 1);
   assert.equal(base64Bytes(Buffer.from('{"other":"AAAA"}'), 'delta'), 0);
