@@ -210,6 +210,13 @@ function compactOutputRate(data: Buffer): number | undefined {
 const FORMAT_KEY = 'format"';
 const FORMAT_NEEDLE = Buffer.from(FORMAT_KEY);
 
+/**
+ * When an event passed: the time, or a clock read only if the event's time is kept (most events'
+ * is not, and the relay reads no clock for them).
+ */
+export type EventTime = number | (() => number);
+const timeOf = (now: EventTime): number => (typeof now === 'number' ? now : now());
+
 /** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
 export class TurnTracker {
   #rate = DEFAULT_BYTES_PER_SECOND;
@@ -226,8 +233,8 @@ export class TurnTracker {
   inFlight = false;
 
   /** A client event (already read): its type and text. */
-  client(type: string, data: EventData, now: number): void {
-    if (type === 'response.create') this.#askedAt ??= now;
+  client(type: string, data: EventData, now: EventTime): void {
+    if (type === 'response.create') this.#askedAt ??= timeOf(now);
     else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(data, 'audio') / this.#rate;
   }
 
@@ -252,16 +259,16 @@ export class TurnTracker {
   }
 
   /** A server event; answers the finished turn at `response.done`. */
-  server(type: string, data: EventData, now: number): TurnSummary | undefined {
+  server(type: string, data: EventData, now: EventTime): TurnSummary | undefined {
     switch (type) {
       case 'response.created':
         this.inFlight = true;
-        this.#askedAt ??= now;
+        this.#askedAt ??= timeOf(now);
         return undefined;
       case 'response.output_audio.delta':
       case 'response.audio.delta':
-        this.#firstAudioAt ??= now;
-        this.firstAudioAt ??= now;
+        this.#firstAudioAt ??= timeOf(now);
+        this.firstAudioAt ??= this.#firstAudioAt;
         this.#audioBytes += base64Bytes(data, 'delta');
         return undefined;
       case 'session.created':
