@@ -71,6 +71,20 @@ test('the tracker reads types and audio lengths without parsing deltas, and sums
 test('relayed bytes are read as their text is: the type from the first bytes, audio lengths, a turn, and the rate only from an event naming a format', () => {
   const b = (v: unknown) => Buffer.from(JSON.stringify(v));
   assert.equal(eventType(b({ event_id: 'évé', type: 'response.done' })), 'response.done');
+  // Types near a known one (longer, shorter, one byte off) are read as they are, not taken for it.
+  for (const type of ['response.done.extra', 'response.don', 'response.dome', 'errors', 'conversation.item.added']) assert.equal(eventType(b({ type })), type);
+  // A clock is read only for the events whose time the tracker keeps.
+  let reads = 0;
+  const clock = (): number => ++reads * 10;
+  const timed = new TurnTracker();
+  timed.server('session.updated', b({ type: 'session.updated', session: {} }), clock);
+  timed.server('response.output_text.delta', b({ type: 'response.output_text.delta', delta: 'x' }), clock);
+  assert.equal(reads, 0);
+  timed.server('response.created', b({ type: 'response.created' }), clock);
+  timed.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: 'AAAA' }), clock);
+  timed.server('response.output_audio.delta', b({ type: 'response.output_audio.delta', delta: 'AAAA' }), clock);
+  assert.equal(reads, 2);
+  assert.equal(timed.server('response.done', b({ type: 'response.done', response: {} }), clock)?.firstAudioMs, 10);
   assert.equal(base64Bytes(Buffer.from('{"delta":"AAA="}'), 'delta'), 2);
   assert.equal(base64Bytes(Buffer.from('{"delta":"AA=="}'), 'delta'), 1);
   assert.equal(base64Bytes(Buffer.from('{"other":"AAAA"}'), 'delta'), 0);

@@ -42,6 +42,9 @@ export interface SessionHooks {
 /** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
 export const CLOSE = { normal: 1000, goingAway: 1001, unsupportedData: 1003, invalidPayload: 1007, policy: 1008, tooBig: 1009, internal: 1011, tryAgain: 1013 } as const;
 
+/** The tracker reads the time only for the events whose time it keeps. */
+const clock = (): number => performance.now();
+
 const BAD_FRAME_CLOSE: Readonly<Record<string, number>> = { binary_frame: CLOSE.unsupportedData, invalid_json: CLOSE.invalidPayload, invalid_event: CLOSE.invalidPayload, unknown_event: CLOSE.policy, event_too_large: CLOSE.tooBig };
 
 export class RealtimeSession {
@@ -124,7 +127,7 @@ export class RealtimeSession {
       event = screened.relay;
       out = JSON.stringify(event);
     }
-    this.tracker.client(event.type, out, performance.now());
+    this.tracker.client(event.type, out, clock);
     this.#upstream.send(out, event);
   }
 
@@ -141,7 +144,7 @@ export class RealtimeSession {
     let turn: TurnSummary | undefined;
     if (type !== undefined) {
       try {
-        turn = this.tracker.server(type, data, performance.now());
+        turn = this.tracker.server(type, data, clock);
       } catch {
         // A provider event that is not JSON is relayed as it came; it carries no numbers to read.
       }

@@ -36,9 +36,39 @@ const EQUALS = 61;
 const isSpace = (b: number): boolean => b === 32 || (b >= 9 && b <= 13) || b === 160;
 
 /**
+ * Provider event types answered as these very strings (compared in place, no string made per event):
+ * those the tracker reads and the frequent deltas. Any other type is read out of the bytes.
+ */
+const KNOWN_TYPES: readonly string[] = [
+  'session.created',
+  'session.updated',
+  'response.created',
+  'response.done',
+  'response.output_audio.delta',
+  'response.audio.delta',
+  'response.output_audio_transcript.delta',
+  'response.output_text.delta',
+  'error',
+];
+const KNOWN_TYPE_BYTES: readonly Buffer[] = KNOWN_TYPES.map((t) => Buffer.from(t, 'latin1'));
+
+/** The type in `data[from, to)`: a known one's own string, or one read from the bytes. */
+function typeAt(data: Buffer, from: number, to: number): string {
+  const length = to - from;
+  for (let k = 0; k < KNOWN_TYPE_BYTES.length; k++) {
+    const known = KNOWN_TYPE_BYTES[k];
+    if (known.length !== length) continue;
+    let i = 0;
+    while (i < length && data[from + i] === known[i]) i++;
+    if (i === length) return KNOWN_TYPES[k];
+  }
+  return data.toString('latin1', from, to);
+}
+
+/**
  * An event's `type` from its first bytes: the first `"type"\s*:\s*"…"` (1 to 80 characters) in the
- * head. Bytes are scanned where they are, with no string made but the type itself: this runs for
- * every provider event.
+ * head. Bytes are scanned where they are, with no string made but an unusual type itself: this runs
+ * for every provider event.
  */
 export function eventType(data: EventData): string | undefined {
   if (typeof data === 'string') return TYPE.exec(data.length > TYPE_HEAD ? data.slice(0, TYPE_HEAD) : data)?.[1];
@@ -53,7 +83,7 @@ export function eventType(data: EventData): string | undefined {
     const from = ++i;
     // 1 to 80 characters, then the closing quote, all inside the head.
     while (i < end && i - from <= 80 && data[i] !== QUOTE) i++;
-    if (i < end && data[i] === QUOTE && i > from && i - from <= 80) return data.toString('latin1', from, i);
+    if (i < end && data[i] === QUOTE && i > from && i - from <= 80) return typeAt(data, from, i);
   }
   return undefined;
 }
@@ -180,6 +210,13 @@ function compactOutputRate(data: Buffer): number | undefined {
 const FORMAT_KEY = 'format"';
 const FORMAT_NEEDLE = Buffer.from(FORMAT_KEY);
 
+/**
+ * When an event passed: the time, or a clock read only if the event's time is kept (most events'
+ * is not, and the relay reads no clock for them).
+ */
+export type EventTime = number | (() => number);
+const timeOf = (now: EventTime): number => (typeof now === 'number' ? now : now());
+
 /** Follows one session's events (OpenAI's shape: a Gemini session's are translated first). */
 export class TurnTracker {
   #rate = DEFAULT_BYTES_PER_SECOND;
@@ -196,8 +233,8 @@ export class TurnTracker {
   inFlight = false;
 
   /** A client event (already read): its type and text. */
-  client(type: string, data: EventData, now: number): void {
-    if (type === 'response.create') this.#askedAt ??= now;
+  client(type: string, data: EventData, now: EventTime): void {
+    if (type === 'response.create') this.#askedAt ??= timeOf(now);
     else if (type === 'input_audio_buffer.append') this.audioInSeconds += base64Bytes(data, 'audio') / this.#rate;
   }
 
@@ -222,16 +259,16 @@ export class TurnTracker {
   }
 
   /** A server event; answers the finished turn at `response.done`. */
-  server(type: string, data: EventData, now: number): TurnSummary | undefined {
+  server(type: string, data: EventData, now: EventTime): TurnSummary | undefined {
     switch (type) {
       case 'response.created':
         this.inFlight = true;
-        this.#askedAt ??= now;
+        this.#askedAt ??= timeOf(now);
         return undefined;
       case 'response.output_audio.delta':
       case 'response.audio.delta':
-        this.#firstAudioAt ??= now;
-        this.firstAudioAt ??= now;
+        this.#firstAudioAt ??= timeOf(now);
+        this.firstAudioAt ??= this.#firstAudioAt;
         this.#audioBytes += base64Bytes(data, 'delta');
         return undefined;
       case 'session.created':
