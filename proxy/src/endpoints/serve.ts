@@ -49,7 +49,8 @@ export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Pr
       ctx.requestType = info.requestType!;
       ctx.errorExtra = extra;
     }
-    await respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
+    const writing = respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
+    if (writing) await writing;
   };
 }
 

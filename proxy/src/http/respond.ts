@@ -17,19 +17,21 @@ const SSE_HEADERS = {
 
 /**
  * The one place an executed request becomes an HTTP answer. `renderError`: native prefixes answer
- * errors in their provider's own shape (streams carry their own encoding in the outcome).
+ * errors in their provider's own shape (streams carry their own encoding in the outcome). A promise
+ * only for a body still being written (bytes, streams): a whole answer is written at once and makes
+ * none for its caller to wait on.
  */
-export async function respond(res: ServerResponse, outcome: Outcome, renderError?: ErrorRenderer): Promise<void> {
+export function respond(res: ServerResponse, outcome: Outcome, renderError?: ErrorRenderer): Promise<void> | undefined {
   switch (outcome.kind) {
     case 'json':
       sendJson(res, outcome.status, outcome.value);
-      return;
+      return undefined;
     case 'text':
       sendJsonText(res, outcome.status, outcome.text, outcome.headers);
-      return;
+      return undefined;
     case 'error':
       sendError(res, outcome.error, outcome.extra, renderError);
-      return;
+      return undefined;
     case 'bytes':
       return writeBytes(res, outcome.status, outcome.headers, outcome.body);
     case 'stream':

@@ -109,9 +109,10 @@ export function createGatewayServer(
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const inFlight = services.metrics.inFlight;
     inFlight.inc();
-    // One listener for the answer's end: a client gone mid-answer aborts the handler's work.
+    // One listener for the answer's end: a client gone mid-answer aborts the handler's work. 'close'
+    // comes once: `on` spares the wrapper `once` makes per request.
     let controller: AbortController | undefined;
-    res.once('close', () => {
+    res.on('close', () => {
       if (controller && !res.writableFinished) abortWithEmitter(controller);
       inFlight.dec();
       logAccess(req, res, path, started, access, requestId);

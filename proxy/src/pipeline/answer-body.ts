@@ -9,7 +9,9 @@ export const RESPONSE_LIMIT_SETTING = 'max_response_body_size_mb';
 /**
  * The whole body as text, or a 502 past `limit`. Read with 'data'/'end' listeners rather than
  * `for await`: a stream's async iterator (its promises and end-of-stream watch) cost more than the
- * read itself for the small answers most calls get.
+ * read itself for the small answers most calls get. The listeners stay on once the read settled
+ * (the body is done with; each answers nothing more): taking four off undici's body cost more than
+ * the read (a tick per 'data' listener removed), and `once` wrappers an allocation each.
  */
 export function readBounded(body: Dispatcher.ResponseData['body'], headers: Dispatcher.ResponseData['headers'], limit: number, provider: string): Promise<string> {
   const declared = Number(headers['content-length']);
@@ -20,39 +22,35 @@ export function readBounded(body: Dispatcher.ResponseData['body'], headers: Disp
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    body.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > limit) {
-        done();
+        settled = true;
         body.destroy();
         reject(upstreamTooLarge(provider, 'response body', limit, RESPONSE_LIMIT_SETTING));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
+    });
+    body.on('end', () => {
+      if (settled) return;
+      settled = true;
       resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8'));
-    };
-    const onError = (err: Error) => {
-      done();
+    });
+    body.on('error', (err: Error) => {
+      if (settled) return;
+      settled = true;
       reject(err);
-    };
+    });
     // Closed before its end without an error (destroyed by someone else): as the iterator would say it.
-    const onClose = () => {
-      done();
+    // 'close' follows every end too: the flag comes first, so no error is built for a settled read.
+    body.on('close', () => {
+      if (settled) return;
+      settled = true;
       reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    };
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
+    });
   });
 }
 

@@ -103,7 +103,8 @@ async function attemptTarget(
   const adapter = ADAPTERS[provider.kind.format];
   const up = build(target, adapter);
   const sentBody = up.body === undefined ? undefined : JSON.stringify(up.body);
-  const failedKeys = new Set<string>();
+  // Made on the first failure: most calls never retry.
+  let failedKeys: Set<string> | undefined;
   for (let attempt = 0; ; attempt++) {
     const key = pickKey(target, failedKeys);
     const started = performance.now();
@@ -124,7 +125,7 @@ async function attemptTarget(
       watch?.end(e.status, key?.id, e);
       metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
       if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
-      if (key && (e.status === 429 || e.status === 401 || e.status === 403)) failedKeys.add(key.id);
+      if (key && (e.status === 429 || e.status === 401 || e.status === 403)) (failedKeys ??= new Set()).add(key.id);
       metrics.retriesTotal.labels(provider.name, String(e.status)).inc();
       if (facts) facts.retries++;
       const wait = backoffMs(provider, attempt, e.retryAfter);

@@ -14,6 +14,11 @@ export function pickKey(target: Target, avoid?: ReadonlySet<string>): ProviderKe
     if (pinned) return pinned;
     throw new GatewayError(400, `pinned key '${pinnedKeyId}' is not in provider '${provider.name}'s key pool`, { provider: provider.name, code: 'pinned_key_missing' });
   }
+  // One key (the usual provider): no list made per request when it may serve.
+  if (provider.keys.length === 1) {
+    const only = provider.keys[0];
+    if (only.weight > 0 && (only.models === null || only.models.has(model)) && (!keyIds || keyIds.has(only.id))) return only;
+  }
   let eligible = provider.keys.filter((k) => k.weight > 0 && (k.models === null || k.models.has(model)) && (!keyIds || keyIds.has(k.id)));
   if (eligible.length === 0) {
     throw new GatewayError(400, `no key of provider '${provider.name}' may serve model '${model}'`, {

@@ -75,7 +75,12 @@ export async function sendUpstream(
     accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
   };
   // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
-  for (const [name, value] of Object.entries(up.headers ?? {})) headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+  if (up.headers) {
+    for (const name in up.headers) {
+      const value = up.headers[name];
+      headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+    }
+  }
   // The gateway's own (the request id, trace context): set before signing, so SigV4 covers them.
   // They replace a client's header of the same name; one the operator configured (extra_headers) wins.
   if (own) for (const name in own) if (!hasHeader(provider.extraHeaders, name)) headers[name] = own[name];
