@@ -403,9 +403,9 @@ async function checkHealth(): Promise<void> {
     const ms = performance.now() - t;
     assert.equal(a.status, 200, `/health: ${a.text}`);
     stats.healthMaxMs = Math.max(stats.healthMaxMs, attempt === 0 ? ms : 0);
-    // One retry absorbs a scheduling hiccup of the shared test machine; a blocked loop fails both.
+    // Two retries absorb scheduling hiccups of a loaded test machine; a blocked loop fails all three.
     if (ms < HEALTH_MS) return;
-    assert.ok(attempt < 1, `/health took ${ms.toFixed(0)} ms (limit ${HEALTH_MS})`);
+    assert.ok(attempt < 2, `/health took ${ms.toFixed(0)} ms (limit ${HEALTH_MS})`);
   }
 }
 
