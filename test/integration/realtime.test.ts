@@ -514,7 +514,7 @@ describe('session bounds and shutdown (plain ws:, behind a TLS-terminating ingre
     await eventually(async () => {
       const text = await (await fetch(`${plain.url}/metrics`)).text();
       assert.match(text, /skybridge_realtime_sessions_closed_total\{reason="backpressure"\} 1/);
-    }, 8000);
+    }, 20_000);
     ws.terminate();
     await closed;
     // The provider's socket was closed with the session.
