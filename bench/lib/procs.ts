@@ -257,14 +257,17 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
   // Measured as users run it: the compiled JavaScript with the node flags of `npm start`.
   if (!opts.root) buildGateway();
   const args = [join(opts.root ?? ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
-  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...START_NODE_FLAGS, ...(opts.nodeFlags ?? [])], ...(opts.env && { env: opts.env }) });
+  const start = startCommand(opts.root ?? ROOT);
+  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...start.flags, ...(opts.nodeFlags ?? [])], env: { ...start.env, ...opts.env } });
 }
 
-/** The node flags `npm start` passes (package.json), read from there so the two cannot drift. */
-const START_NODE_FLAGS: string[] = (() => {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split('&&').at(-1)!.trim().split(/\s+/).filter((w) => w.startsWith('--'));
-})();
+/** The node flags and environment (`K=V` before node) `npm start` passes (the build's package.json), read from there so the two cannot drift. */
+function startCommand(root: string): { flags: string[]; env: Record<string, string> } {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split('&&').at(-1)!.trim().split(/\s+/);
+  const env = Object.fromEntries(words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  return { flags: words.filter((w) => w.startsWith('--')), env };
+}
 
 let built = false;
 /** `--no-build`: measure dist/ as it is (built by hand, e.g. while the tree does not typecheck). */

@@ -27,8 +27,12 @@ export interface TrimOptions {
   readonly committed?: () => number;
   /** Stop after this many collections (default: no limit). */
   readonly limit?: number;
-  /** Count growth from the heap's size when the watch starts instead of from nothing (a start trim just ran). */
-  readonly fromNow?: boolean;
+  /**
+   * Collect once requests have arrived since the watch started, whatever the heap's growth (a start
+   * trim just ran; after 8 s of quiet V8's own memory reducer may have shrunk the heap, but it keeps
+   * more resident than this collection does).
+   */
+  readonly afterTraffic?: boolean;
 }
 
 /** What the heap has committed: young generation and old-space pages alike. */
@@ -76,11 +80,12 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
   }
   // Zero: the first quiet moment after any work collects once, which also gives back what the
   // start (modules, the configuration's compile) grew the young generation to.
-  let baseline = opts.fromNow ? committed() : 0;
+  let baseline = 0;
   let left = opts.limit ?? Infinity;
-  let lastStarted = activity.started();
+  const firstStarted = activity.started();
+  let lastStarted = firstStarted;
   let quietSince = performance.now();
-  // Checked a few times per quiet period; unref'd, so it never holds the process open.
+  // Checked a few times per quiet period, at least each second; unref'd, so it never holds the process open.
   const timer = setInterval(
     () => {
       const started = activity.started();
@@ -92,7 +97,9 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
       }
       if (now - quietSince < idleMs) return;
       const before = committed();
-      if (before - baseline < growth) {
+      if (opts.afterTraffic) {
+        if (started === firstStarted) return;
+      } else if (before - baseline < growth) {
         // Smaller than at the last collection (V8 shrank it itself): measure growth from here.
         baseline = Math.min(baseline, before);
         return;
@@ -103,7 +110,7 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
       if (--left <= 0) clearInterval(timer);
       log.debug('memory trimmed after traffic', { committed_mb_before: Math.round(before / 2 ** 20), committed_mb_after: Math.round(baseline / 2 ** 20), pause_ms: Math.round(performance.now() - t0) });
     },
-    Math.max(50, Math.round(idleMs / 4)),
+    Math.max(50, Math.min(1000, Math.round(idleMs / 4))),
   );
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -35,6 +35,10 @@ test('the gateway bundle keeps each module its own URL, keeps dynamic imports la
   // V8 keeps a source with any character outside Latin-1 as two bytes per character.
   for (const f of readdirSync(join(src, 'bundle'))) assert.doesNotMatch(readFileSync(join(src, 'bundle', f), 'utf8'), /[^\u0000-\u00ff]/, `${f} is Latin-1 only`);
   assert.equal(found, 'found beside deep/er/reader.js');
+  // Kept small (V8 holds the source text while the gateway runs): no comment text stays, and a map
+  // leads a stack trace back to tsc's file.
+  assert.doesNotMatch(readFileSync(join(src, 'bundle/main.js'), 'utf8'), /path \\u2192 text|path → text/, 'comments are not kept');
+  assert.match(readFileSync(join(src, 'bundle/main.js.map'), 'utf8'), /deep\/er\/reader\.js/, 'the source map names the module\'s file');
   assert.equal(own, new URL(`file://${join(src, 'deep/er/reader.js')}`).href, 'import.meta.url is the module\'s own file');
   assert.equal(loadedAtStart, 'false', 'the dynamically imported part is not loaded at start');
   assert.equal(part, 'no part');
