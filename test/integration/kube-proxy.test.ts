@@ -346,6 +346,21 @@ describe('a proxy following Kubernetes', () => {
     }
   });
 
+  test('an edit written right after a proxy starts (while it rehearses reloads) is served, as the proxy running before serves it', async () => {
+    const second = await startGateway(undefined, { env: { KUBECONFIG: kube.kubeconfig }, args: ['--kube-namespace', NS] });
+    try {
+      const written = await applyTimed(render({ anthropic: true, rev: 'r-after-start' }).all);
+      const c = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+      await followedWithin(written, FOLLOW_MS, async () => {
+        await c.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] });
+        assert.equal(lastUpstream('anthropic')?.headers['x-config-rev'], 'r-after-start');
+      });
+      await eventually(async () => assert.equal(await configHash(), ((await (await fetch(`${second.url}/health`)).json()) as { config_hash: string }).config_hash), FOLLOW_MS);
+    } finally {
+      await second.stop();
+    }
+  });
+
   test('a CachePolicy is live: the rendered semantic_cache plugin caches on the store the chart gives (SKYBRIDGE_VECTOR_STORE)', async () => {
     const doc = { ...gatewayDocument({ rev: 'r-cache', anthropic: true }), plugins: [{ name: 'semantic_cache', enabled: true, config: { dimension: 1, default_cache_key: 'kube' } }] };
     const rendered = renderConfig(doc, SECRETS, { namespace: NS, managed: { providers: ['openai', 'anthropic'], virtual_keys: ['checkout'], plugins: ['semantic_cache'] }, sources: { 'plugins/semantic_cache': `CachePolicy ${NS}/cache` } });

@@ -5,7 +5,8 @@
 // or an invalid document keeps the last good snapshot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, ListWatch, Watch, type KubernetesObject, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
-import { assemble, AssemblyMemo, type Assembly } from './kube-document.ts';
+import { assemble, AssemblyMemo, type Assembly, type DataLookup } from './kube-document.ts';
+import { rehearsalEdits } from './kube-rehearse.ts';
 import { CONFIG_LABEL_SELECTOR, SECRET_SHARD_NAMES } from '../schema/config-index.ts';
 import { checkConfig, ConfigError, type LoadedConfig } from './check.ts';
 import { withGatewaySettings } from './env-settings.ts';
@@ -120,6 +121,10 @@ export class KubeConfigSource {
   #grace: NodeJS.Timeout | undefined;
   #onDocument: ((doc: CompleteAssembly) => Promise<void>) | undefined;
   #onError: ((message: string) => void) | undefined;
+  /** What a reload runs short of serving (kube-rehearse.ts), rehearsed once the first document is served. */
+  #rehearse: ((doc: CompleteAssembly) => Promise<void>) | undefined;
+  /** Whether this process has rehearsed reloads yet: the runtime's warmth is per process. */
+  #rehearsed = false;
   /** Revision and Secret checksum of the last document handed on (or rejected). */
   #lastKey: string | undefined;
   /** The last bad state reported, so a repeated event does not report it twice. */
@@ -196,15 +201,51 @@ export class KubeConfigSource {
   }
 
   /** From now on, changes go to `onDocument`; the current state is read at once. */
-  follow(onDocument: (doc: CompleteAssembly) => Promise<void>, onError: (message: string) => void, initial?: CompleteAssembly): Promise<void> {
+  follow(onDocument: (doc: CompleteAssembly) => Promise<void>, onError: (message: string) => void, initial?: CompleteAssembly, rehearse?: (doc: CompleteAssembly) => Promise<void>): Promise<void> {
     this.#onDocument = onDocument;
     this.#onError = onError;
+    this.#rehearse = rehearse;
     if (initial) {
       this.#lastKey = keyOf(initial);
       this.#served = true;
       this.servedIndex = { revision: initial.index.revision, secretChecksum: initial.index.secretChecksum };
     }
-    return this.#readNow(false);
+    const first = this.#readNow(false);
+    if (initial) void first.then(() => this.#startRehearsal());
+    return first;
+  }
+
+  /**
+   * A few reloads rehearsed, each in a turn of its own after the reads queued before it: the
+   * rendering as served, edited copies of it (kube-rehearse.ts), then as served again, so the memos
+   * end on what is served. Stops at the first real change: that one needs no rehearsal any more.
+   */
+  #startRehearsal(): void {
+    const rehearse = this.#rehearse;
+    if (this.#rehearsed || !rehearse) return;
+    this.#rehearsed = true;
+    const ns = this.namespace;
+    const configMap: DataLookup = (name) => this.#configMaps.informer.get(name, ns)?.data;
+    const secret: DataLookup = (name) => this.#secretsNamed(name)?.informer.get(name, ns)?.data;
+    const steps = [configMap, ...rehearsalEdits(configMap), configMap];
+    const started = Date.now();
+    let done = 0;
+    const next = (): void => {
+      const step = steps[done];
+      if (!step || !this.#onDocument || this.#debounce) {
+        log.debug('reloads rehearsed', { namespace: ns, reloads: done, ms: Date.now() - started });
+        return;
+      }
+      done++;
+      this.#reading = this.#reading
+        .then(async () => {
+          const state = assemble(step, secret, this.#assembly);
+          if (state.state === 'complete') await rehearse(state);
+        })
+        .catch((err: unknown) => log.debug('rehearsing a reload failed', { namespace: ns, error: describe(err) }))
+        .then(() => void setImmediate(next));
+    };
+    setImmediate(next);
   }
 
   async stop(): Promise<void> {
@@ -279,6 +320,7 @@ export class KubeConfigSource {
           this.servedIndex = { revision: state.index.revision, secretChecksum: state.index.secretChecksum };
           this.#lastReported = undefined;
           this.problem = undefined;
+          this.#startRehearsal();
         } catch (err) {
           const message = err instanceof ConfigError ? err.message : describe(err);
           this.#report(`rejected ${key}`, `rendered configuration revision ${state.index.revision} rejected; keeping the last good configuration: ${message}`, true);
@@ -321,7 +363,7 @@ export function followKubernetes(
   service.setOrigin(kubeOrigin(initial));
   return source.follow(
     async (rendered) => {
-      // The deployment's own settings (SKYBRIDGE_CLIENT, management auth...) hold for every document.
+        // The deployment's own settings (SKYBRIDGE_CLIENT, management auth...) hold for every document.
       const doc = withGatewaySettings(rendered);
       const next = await service.replace(doc.document, { source: `Kubernetes (namespace ${source.namespace}, revision ${doc.index.revision})`, env: doc.env, origin: kubeOrigin(doc) });
       log.info('configuration reloaded from Kubernetes', { namespace: source.namespace, revision: doc.index.revision, config_hash: next.hash });
@@ -329,6 +371,10 @@ export function followKubernetes(
     },
     onError,
     initial,
+    (rendered) => {
+      const doc = withGatewaySettings(rendered);
+      return service.rehearse(doc.document, doc.env);
+    },
   );
 }
 

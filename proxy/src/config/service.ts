@@ -314,6 +314,21 @@ export class ConfigService {
     });
   }
 
+  /**
+   * What replace() would do with `document`, short of serving it: checked and compiled through the
+   * same memos, the result thrown away (kube-rehearse.ts). The memos check their inputs, so a later
+   * replace() gives what it would have given; throws nothing.
+   */
+  rehearse(document: unknown, env: NodeJS.ProcessEnv): Promise<void> {
+    return this.#serial(async () => {
+      try {
+        compileSnapshot(checkConfig(document, 'a rehearsed reload', env, undefined, this.#checkMemo).config, this.#compileMemo);
+      } catch {
+        // An edit the rehearsal made invalid: nothing to warm.
+      }
+    });
+  }
+
   /** What replace() reused and compiled so far (each resource's object checked, resolved and compiled once while unchanged). */
   reloadStats(): { checked: number; reused: number; wholeChecks: number; providersCompiled: number; keysCompiled: number } {
     const s = this.#checkMemo.stats;
