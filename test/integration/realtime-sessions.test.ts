@@ -64,16 +64,21 @@ interface RealtimeEvent {
   data: RealtimeSessionView;
 }
 
+/** The dashboard's socket (auth off, loopback: no ticket needed), and the realtime events it told. */
+async function dashboardSocket(): Promise<{ live: WebSocket; events: RealtimeEvent[] }> {
+  const live = new WebSocket(`${gw.url.replace(/^https/, 'wss')}/ws`, { ca: ca.pem });
+  const events: RealtimeEvent[] = [];
+  live.on('message', (data) => {
+    const msg = JSON.parse((data as Buffer).toString()) as { type: string };
+    if (msg.type === 'realtime') events.push(msg as RealtimeEvent);
+  });
+  await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
+  return { live, events };
+}
+
 describe('realtime sessions for the dashboard', () => {
   test('an SDK session is listed while open, counts its turns, tokens and cost, and ends linked to its log record', { timeout: 60_000 }, async () => {
-    // The dashboard's socket (auth off, loopback: no ticket needed).
-    const live = new WebSocket(`${gw.url.replace(/^https/, 'wss')}/ws`, { ca: ca.pem });
-    const events: RealtimeEvent[] = [];
-    live.on('message', (data) => {
-      const msg = JSON.parse((data as Buffer).toString()) as { type: string };
-      if (msg.type === 'realtime') events.push(msg as RealtimeEvent);
-    });
-    await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
+    const { live, events } = await dashboardSocket();
     try {
       const rt = tls.realtime(VK, 'openai/gpt-realtime');
       const seen: string[] = [];
@@ -134,13 +139,7 @@ describe('realtime sessions for the dashboard', () => {
   });
 
   test('a Responses WebSocket connection is listed while open, counts each response, and ends linked to its latest record', { timeout: 60_000 }, async () => {
-    const live = new WebSocket(`${gw.url.replace(/^https/, 'wss')}/ws`, { ca: ca.pem });
-    const events: RealtimeEvent[] = [];
-    live.on('message', (data) => {
-      const msg = JSON.parse((data as Buffer).toString()) as { type: string };
-      if (msg.type === 'realtime') events.push(msg as RealtimeEvent);
-    });
-    await new Promise((resolve, reject) => (live.once('open', resolve), live.once('error', reject)));
+    const { live, events } = await dashboardSocket();
     try {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: RESPONSES_VK, maxRetries: 0 });
       const rws = new ResponsesWS(client, { ca: ca.pem });
