@@ -363,7 +363,7 @@ export function followKubernetes(
   service.setOrigin(kubeOrigin(initial));
   return source.follow(
     async (rendered) => {
-        // The deployment's own settings (SKYBRIDGE_CLIENT, management auth...) hold for every document.
+      // The deployment's own settings (SKYBRIDGE_CLIENT, management auth...) hold for every document.
       const doc = withGatewaySettings(rendered);
       const next = await service.replace(doc.document, { source: `Kubernetes (namespace ${source.namespace}, revision ${doc.index.revision})`, env: doc.env, origin: kubeOrigin(doc) });
       log.info('configuration reloaded from Kubernetes', { namespace: source.namespace, revision: doc.index.revision, config_hash: next.hash });
