@@ -26,7 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { startMemoryTrim, trimAfterStart } from './memory-trim.ts';
+import { startMemoryTrim, trimAfterStart, type Activity } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -346,9 +346,12 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // (--memory-trim), else once, after the first traffic (its first requests load and compile what
   // they use, which grows the young generation to its largest even for a handful of requests).
   if (opts.processGuards) trimAfterStart();
+  // An open realtime session or Responses WebSocket relays without HTTP requests: it is traffic too,
+  // and a trim while it relays is a pause of tens of milliseconds in its events.
+  const activity: Activity = { started: metrics.activity.started, inFlight: () => metrics.activity.inFlight() + realtimeSessions.openCount };
   const trim = !opts.processGuards ? undefined
-    : opts.memoryTrimMs !== undefined ? startMemoryTrim(metrics.activity, { idleMs: opts.memoryTrimMs })
-    : startMemoryTrim(metrics.activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true });
+    : opts.memoryTrimMs !== undefined ? startMemoryTrim(activity, { idleMs: opts.memoryTrimMs })
+    : startMemoryTrim(activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true });
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,

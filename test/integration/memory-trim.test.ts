@@ -92,3 +92,32 @@ test('a gateway started without --memory-trim gives back what its start grew, an
     await plain.stop();
   }
 });
+
+test('no trim while a realtime session is open: its events are traffic too; once it ends, the quiet gateway trims', async () => {
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(`${gateway.url.replace(/^http/, 'ws')}/v1/realtime?model=openai/gpt-realtime`);
+  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+  const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+  const mark = gateway.logs().length;
+  try {
+    // A burst that grows the heap past the trim's threshold, while the session is open.
+    const pool = new Pool(gateway.url, { connections: 32 });
+    const body = JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        for (let i = 0; i < 25; i++) {
+          const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
+          await res.body.dump();
+        }
+      }),
+    );
+    await pool.close();
+    // Four times the quiet the gateway waits for (0.5 s), with nothing but the session open.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal(trims(mark).length, 0, 'no trim while the realtime session was open');
+  } finally {
+    ws.close();
+    await closed;
+  }
+  await eventually(() => assert.ok(trims(mark).length > 0, 'the gateway trimmed once the session ended'), 10_000);
+});

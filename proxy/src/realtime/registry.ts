@@ -129,6 +129,11 @@ export class RealtimeRegistry {
     };
   }
 
+  /** How many sessions are open now. */
+  get openCount(): number {
+    return this.#open.size;
+  }
+
   /** Open sessions, oldest first, then the ended ones, most recent first. */
   list(): { open: RealtimeSessionView[]; ended: RealtimeSessionView[] } {
     return { open: [...this.#open.values()].map((v) => ({ ...v })), ended: this.#ended.map((v) => ({ ...v })) };
