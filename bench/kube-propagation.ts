@@ -4,7 +4,7 @@
 // operator and two proxies started as the e2e tests start them (admin credentials: RBAC is not
 // what is measured).
 //
-//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--json out.json] [--root DIR] [--cpu-prof DIR] [--timeline]
+//   node bench/kube-propagation.ts --counts 10,700,2000 --changes 50 [--restart] [--failover] [--json out.json] [--root DIR] [--cpu-prof DIR] [--timeline]
 //
 // Per count: a realistic mix (2% Providers, 8% RoutingRules, 1% Customers, 3% Teams each in a
 // Customer, the rest VirtualKeys spread over the Teams, each key's value and each Provider's key in
@@ -15,7 +15,13 @@
 // proxy served it (its status writes included), and each proxy's CPU for the
 // reload (polling cost subtracted, measured the same way without a change). With `--restart`, the
 // API server is restarted afterwards and one edit made as soon as it answers: the time from its
-// return to every proxy serving the edit, and whether the leader stepped down. With `--cpu-prof DIR`
+// return to every proxy serving the edit, and whether the leader stepped down. With `--failover`, a
+// standby operator is started beside the leader once the first render has settled (so it watches
+// through the edits, as a second replica does); afterwards the leader is SIGKILLed (a node lost, no
+// lease handed back) and one edit written at once: the time from the kill to the standby holding
+// the leader Lease, to every proxy serving the edit, and whether the standby rewrote every rendered
+// ConfigMap and Secret or only what the edit changed (their resourceVersions before and after).
+// The takeover waits out the lease (the operator's --lease-duration, 6 s by default). With `--cpu-prof DIR`
 // the operator and one proxy run under node --cpu-prof, and the window of the edits within each
 // profile is printed for `node bench/profile.ts --file <profile> --skip-ms A --until-ms B`. With
 // `--timeline`, each edit's time is split: until the operator's index write reaches a watch of the
@@ -30,6 +36,7 @@ import { Agent, fetch as undiciFetch, request } from 'undici';
 import { kubectlOk, startKubeApiServer, type KubeApiServer } from '../test/helpers/kube.ts';
 import { installCrds, type InstalledCrds } from '../test/helpers/crds.ts';
 import { summarize, median, round } from './lib/stats.ts';
+import { LABEL_SELECTOR } from '../operator/src/render/contract.ts';
 
 const NODE = new URL('../node_modules/.bin/node', import.meta.url).pathname;
 const NS = 'bench';
@@ -41,6 +48,7 @@ const { values } = parseArgs({
     counts: { type: 'string', default: '10,700,2000' },
     changes: { type: 'string', default: '50' },
     restart: { type: 'boolean', default: false },
+    failover: { type: 'boolean', default: false },
     json: { type: 'string' },
     // Another checkout's operator and proxy (e.g. `git archive <commit> operator proxy crds` with a
     // node_modules link): the before figures, measured the same way.
@@ -75,7 +83,10 @@ function spawnLogged(args: string[], env: NodeJS.ProcessEnv, profileDir?: string
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  process.once('exit', () => child.kill('SIGKILL'));
+  // Killed with the bench, unless it exits first (a listener per process would pile up over the counts).
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   return { child, spawnedAt, out: () => out, stepDowns: () => stepDowns };
 }
 
@@ -201,20 +212,27 @@ interface CountResult {
   operatorCpuPerChange: { median: number; p90: number };
   proxyCpuPerChange: { median: number; p90: number };
   restart?: { apiDownMs: number; servedAfterReturnMs: number; leaderSteppedDown: boolean };
+  /**
+   * With --failover: from the leader's SIGKILL to the standby holding the Lease, and to both proxies
+   * serving an edit written right after the kill; whether the standby rewrote every rendered object
+   * (`rewritten` of `rendered` ConfigMaps and Secrets), and its CPU seconds from the kill to 1 s after served.
+   */
+  failover?: { killToLeaseMs: number; killToServedMs: number; standbyRerenderedAll: boolean; rewritten: number; rendered: number; standbyCpuS: number };
   /** With --timeline: per edit, ms from the write to the index written, to each proxy's reload, to served by both. */
   timeline?: { kind: string; indexMs: number | undefined; reloadedMs: (number | undefined)[]; servedMs: number }[];
   /** With --cpu-prof: the edits' window in each profiled process's clock (ms since its spawn). */
   profileWindows?: Record<string, { dir: string; skipMs: number; untilMs: number }>;
 }
 
-async function measure(count: number, changes: number, withRestart: boolean): Promise<CountResult> {
+async function measure(count: number, changes: number, withRestart: boolean, withFailover: boolean): Promise<CountResult> {
   const m = mixFor(count);
   const kube: KubeApiServer = await startKubeApiServer();
   const agent = new Agent({ connect: { ca: kube.ca } });
   let operator: Proc | undefined;
+  let standby: Proc | undefined;
   let crds: InstalledCrds | undefined;
   const proxies: { name: string; proc: Proc; url: string }[] = [];
-  const context = () => [`--- operator ---\n${operator?.out().slice(-3000)}`, ...proxies.map((p) => `--- ${p.name} ---\n${p.proc.out().slice(-2000)}`)].join('\n');
+  const context = () => [`--- operator ---\n${operator?.out().slice(-3000)}`, ...(standby ? [`--- standby ---\n${standby.out().slice(-3000)}`] : []), ...proxies.map((p) => `--- ${p.name} ---\n${p.proc.out().slice(-2000)}`)].join('\n');
   try {
     const kubectl = (args: string[], stdin?: string) => kubectlOk(kube, args, stdin);
     crds = await installCrds(kube);
@@ -237,7 +255,8 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
     const env = { KUBECONFIG: kube.kubeconfig, HOME: kube.stateDir };
     const started = Date.now();
     const profileDir = (name: string) => (values['cpu-prof'] ? `${values['cpu-prof'].replace(/\/$/, '')}/${count}-${name}` : undefined);
-    operator = spawnLogged([OPERATOR, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', 'bench-op', '--log-level', 'info'], env, profileDir('operator'));
+    const operatorArgs = (identity: string) => [OPERATOR, '--namespace', NS, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--identity', identity, '--log-level', 'info'];
+    operator = spawnLogged(operatorArgs('bench-op'), env, profileDir('operator'));
     for (const name of ['proxy-a', 'proxy-b']) {
       const proc = spawnLogged([PROXY, '--kube-namespace', NS, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--app-dir', kube.stateDir], { ...env, POD_NAME: name }, name === 'proxy-a' ? profileDir(name) : undefined);
       const port = await until(`${name} to listen`, async () => /"address":"http:\/\/[^:]+:(\d+)"/.exec(proc.out())?.[1], 120_000, 100, proc.out);
@@ -263,6 +282,11 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       return list.items.every((o) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
     };
     await until('every status of the first render', async () => (await ready('providers')) && (await ready('virtualkeys')) && (await ready('routingrules')) && (await ready('teams')) && (await ready('customers')), 10 * 60_000, 1000, context);
+    if (withFailover) {
+      // Beside the leader before the edits, its caches synced: a standby as a second replica runs.
+      const s = (standby = spawnLogged(operatorArgs('bench-op-standby'), env));
+      await until('the standby operator to sync its caches', async () => s.out().includes('"caches synced"'), 10 * 60_000, 200, context);
+    }
     await sleep(2000);
     const proxyPids = proxies.map((p) => p.proc.child.pid);
     // What the polling itself costs each proxy (subtracted from its CPU per edit), measured on a
@@ -402,9 +426,48 @@ async function measure(count: number, changes: number, withRestart: boolean): Pr
       const servedAfterReturnMs = performance.now() - back;
       result.restart = { apiDownMs: round(back - down, 0), servedAfterReturnMs: round(servedAfterReturnMs, 0), leaderSteppedDown: operator.stepDowns() > before };
     }
+
+    if (withFailover && standby) {
+      const get = async (path: string) => {
+        const res = await undiciFetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` }, dispatcher: agent });
+        if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+        return res.json();
+      };
+      const holder = async () => ((await get(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/skybridge-operator`)) as { spec?: { holderIdentity?: string } }).spec?.holderIdentity;
+      // Whoever leads now (the first operator, unless a restart moved the lease) is the one lost.
+      const leaderId = await until('a leader on the Lease', holder, 60_000, 200, context);
+      const [leader, next, nextId] = leaderId === 'bench-op-standby' ? [standby, operator, 'bench-op'] : [operator, standby, 'bench-op-standby'];
+      // Every rendered ConfigMap and Secret with its resourceVersion, to see what the new leader rewrites.
+      const renderedVersions = async () => {
+        const selector = `labelSelector=${encodeURIComponent(LABEL_SELECTOR)}`;
+        const lists = (await Promise.all([get(`/api/v1/namespaces/${NS}/configmaps?${selector}`), get(`/api/v1/namespaces/${NS}/secrets?${selector}`)])) as { items: { kind?: string; metadata: { name: string; resourceVersion: string } }[] }[];
+        return new Map(lists.flatMap((l, i) => l.items.map((o) => [`${i ? 'Secret' : 'ConfigMap'}/${o.metadata.name}`, o.metadata.resourceVersion] as const)));
+      };
+      const before = await renderedVersions();
+      const nextPid = next.child.pid;
+      const cpu0 = cpuSeconds(nextPid);
+      const exited = new Promise((r) => leader.child.once('exit', r));
+      const killedAt = performance.now();
+      leader.child.kill('SIGKILL');
+      await exited;
+      const c = change(changes + (withRestart ? 2 : 1), m);
+      await write(c.obj);
+      const leaseTaken = until('the standby to hold the Lease', async () => (await holder()) === nextId && performance.now() - killedAt, 120_000, 20, context);
+      await Promise.all(proxies.map((p) => until(`${p.name} to serve the edit made after the kill`, () => served(p.url, c.path, c.marker), 120_000, POLL_MS, context)));
+      const killToServedMs = performance.now() - killedAt;
+      const killToLeaseMs = await leaseTaken;
+      await sleep(1000);
+      const standbyCpuS = cpuSeconds(nextPid) - cpu0;
+      const after = await renderedVersions();
+      const rewritten = [...after].filter(([key, v]) => before.get(key) !== v).length;
+      result.failover = { killToLeaseMs: round(killToLeaseMs, 0), killToServedMs: round(killToServedMs, 0), standbyRerenderedAll: rewritten >= after.size, rewritten, rendered: after.size, standbyCpuS: round(standbyCpuS, 2) };
+      const f = result.failover;
+      process.stderr.write(`  ${count}: failover: leader SIGKILLed; the standby held the lease +${f.killToLeaseMs} ms, both proxies served an edit +${f.killToServedMs} ms; it rewrote ${f.rewritten} of ${f.rendered} rendered objects (${f.standbyRerenderedAll ? 'everything' : 'served on'}), ${f.standbyCpuS} CPU-s\n`);
+    }
     return result;
   } finally {
     await stopProc(operator);
+    await stopProc(standby);
     for (const p of proxies) await stopProc(p.proc);
     await agent.close();
     await kube.stop();
@@ -418,7 +481,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const results: CountResult[] = [];
 for (const count of (values.counts as string).split(',').map(Number)) {
   process.stderr.write(`# ${count} resources\n`);
-  const r = await measure(count, Number(values.changes), values.restart === true);
+  const r = await measure(count, Number(values.changes), values.restart === true, values.failover === true);
   results.push(r);
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
