@@ -46,7 +46,7 @@ export function CachePage(props: PageProps) {
       </section>
       <section aria-labelledby="rc-settings">
         <h2 id="rc-settings">Cache settings</h2>
-        {plugins.data && <CacheSettings plugin={cache} stats={stats.data} readOnly={readOnly} onSaved={plugins.reload} />}
+        {plugins.data && <CacheSettings plugin={cache} stats={stats.data} statsFailed={stats.error !== undefined} readOnly={readOnly} onSaved={plugins.reload} />}
       </section>
       <section aria-labelledby="rc-clear">
         <h2 id="rc-clear">Clear entries</h2>

@@ -6,12 +6,13 @@ import { ApiError, post, put } from '../../lib/api.ts';
 import { useAction } from '../../lib/hooks.ts';
 import { Banner, Button, Checkbox, ErrorBox, Field, TextInput } from '../../ui/components.tsx';
 import { SEMANTIC_CACHE } from './types.ts';
+import { storeLine } from './store-line.ts';
 import type { CacheStats, PluginView } from '../../../../proxy/src/api/answers.ts';
 
 const str = (v: unknown, fallback: string): string => (v === undefined || v === null ? fallback : String(v));
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
 
-export function CacheSettings(props: { plugin: PluginView | undefined; stats: CacheStats | undefined; readOnly: boolean; onSaved: () => void }) {
+export function CacheSettings(props: { plugin: PluginView | undefined; stats: CacheStats | undefined; statsFailed: boolean; readOnly: boolean; onSaved: () => void }) {
   const p = props.plugin;
   // Kept here: the form below is remounted when the stored config changes.
   const [saved, setSaved] = useState(false);
@@ -19,13 +20,13 @@ export function CacheSettings(props: { plugin: PluginView | undefined; stats: Ca
   return (
     <>
       {/* Remount on a new stored config so the form shows what was saved. */}
-      <SettingsForm key={JSON.stringify(p.config ?? {})} plugin={p} stats={props.stats} readOnly={props.readOnly || p.managed_by !== undefined} onSaved={props.onSaved} setSaved={setSaved} />
+      <SettingsForm key={JSON.stringify(p.config ?? {})} plugin={p} stats={props.stats} statsFailed={props.statsFailed} readOnly={props.readOnly || p.managed_by !== undefined} onSaved={props.onSaved} setSaved={setSaved} />
       {saved && <Banner kind="success">Settings saved: they apply from the next request.</Banner>}
     </>
   );
 }
 
-function SettingsForm(props: { plugin: PluginView; stats: CacheStats | undefined; readOnly: boolean; onSaved: () => void; setSaved: (v: boolean) => void }) {
+function SettingsForm(props: { plugin: PluginView; stats: CacheStats | undefined; statsFailed: boolean; readOnly: boolean; onSaved: () => void; setSaved: (v: boolean) => void }) {
   const c = props.plugin.config ?? {};
   const [ttl, setTtl] = useState(str(c.ttl, '5m'));
   const [threshold, setThreshold] = useState(str(c.threshold, '0.8'));
@@ -50,7 +51,6 @@ function SettingsForm(props: { plugin: PluginView; stats: CacheStats | undefined
     setSaved(true);
     props.onSaved();
   });
-  const store = props.stats?.store;
 
   return (
     <form
@@ -69,7 +69,7 @@ function SettingsForm(props: { plugin: PluginView; stats: CacheStats | undefined
         <dd class="mono">{str(c.vector_store_namespace, 'BifrostSemanticCachePlugin')}</dd>
         <dt>Vector store</dt>
         <dd data-testid="vector-store">
-          {store ? `${store.type ?? 'none'}${store.enabled ? '' : ' (disabled)'} — ${store.open ? 'open' : 'not open on this gateway'}` : '—'}
+          {storeLine(props.stats, props.statsFailed)}
           <span class="muted"> (set in config.json; read at start)</span>
         </dd>
       </dl>
