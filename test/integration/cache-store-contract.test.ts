@@ -17,6 +17,7 @@ import { startRedisStack, type RunningRedisStack } from '../helpers/redis-stack.
 import { startPgvector, type RunningPgvector } from '../helpers/pgvector.ts';
 import { redisCommand, startRedis } from '../helpers/redis.ts';
 import { freePort } from '../helpers/ports.ts';
+import { eventually, patience } from '../helpers/patience.ts';
 
 const DIM = 64;
 const FRANCE = 'What is the capital of France?';
@@ -304,11 +305,12 @@ describe('redis cache store: Redis itself expires entries, and they survive a se
 
   test('a hash is gone from Redis once its expiresAt has passed (PEXPIREAT)', async () => {
     await store.init('exp', DIM);
-    const e = entry('s', FRANCE, { expiresAt: Date.now() + 300 });
+    // The life is stretched with the machine's load: a put slower than it would find the hash gone
+    // already. The expiry is then polled for (Redis drops the hash on the first access past it).
+    const e = entry('s', FRANCE, { expiresAt: Date.now() + patience(500) });
     await store.put('exp', e);
     assert.equal(await redisCommand(server.port, `EXISTS exp:${e.id}`), ':1');
-    await new Promise((r) => setTimeout(r, 700));
-    assert.equal(await redisCommand(server.port, `EXISTS exp:${e.id}`), ':0');
+    await eventually(async () => assert.equal(await redisCommand(server.port, `EXISTS exp:${e.id}`), ':0'), 5000);
   });
 
   test('a db other than 0 is refused at init with the reason (RediSearch indexes live in db 0)', async () => {
