@@ -11,10 +11,15 @@ function ev(expr: string, with_: CelVars = vars()): boolean {
   return compileCel(expr).evaluate(with_);
 }
 
-function elapsedMs(fn: () => void): number {
-  const t = performance.now();
+/**
+ * The CPU time `fn` takes, in ms: a busy machine stretches wall-clock time (the process waits for a
+ * core), not the work done, and a backtracking engine's blow-up is work.
+ */
+function cpuMs(fn: () => void): number {
+  const t = process.cpuUsage();
   fn();
-  return performance.now() - t;
+  const used = process.cpuUsage(t);
+  return (used.user + used.system) / 1000;
 }
 
 test('a nested quantifier against an adversarial header answers in linear time', () => {
@@ -23,9 +28,9 @@ test('a nested quantifier against an adversarial header answers in linear time',
   for (const n of [30, 40, 10_240, 1_000_000]) {
     const hostile = vars({ headers: { 'x-a': `${'a'.repeat(n)}!` } });
     let answer: boolean | undefined;
-    const ms = elapsedMs(() => (answer = rule.evaluate(hostile)));
+    const ms = cpuMs(() => (answer = rule.evaluate(hostile)));
     assert.equal(answer, false);
-    assert.ok(ms < 500, `${n + 1} bytes took ${ms.toFixed(1)} ms`);
+    assert.ok(ms < 500, `${n + 1} bytes took ${ms.toFixed(1)} ms of CPU`);
   }
   assert.equal(rule.evaluate(vars({ headers: { 'x-a': 'aaaa' } })), true);
 });
@@ -33,8 +38,8 @@ test('a nested quantifier against an adversarial header answers in linear time',
 test('the same holds for a pattern that arrives with the request', () => {
   const rule = compileCel('headers["x-a"].matches(headers["x-re"])');
   const hostile = vars({ headers: { 'x-a': `${'a'.repeat(40)}!`, 'x-re': '^(a|aa)+$' } });
-  const ms = elapsedMs(() => assert.equal(rule.evaluate(hostile), false));
-  assert.ok(ms < 500, `took ${ms.toFixed(1)} ms`);
+  const ms = cpuMs(() => assert.equal(rule.evaluate(hostile), false));
+  assert.ok(ms < 500, `took ${ms.toFixed(1)} ms of CPU`);
 });
 
 test('RE2 semantics: unanchored search, inline flags, \\z, Perl classes, named groups', () => {
