@@ -8,7 +8,7 @@
 // the rule tester (which changes nothing) still answers.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inNewContext, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
+import { inNewContext, openDashboard, reopen, type OpenDashboard } from '../helpers/browser.ts';
 import { openKubeDashboard } from '../helpers/browser-kube.ts';
 import { eventually } from '../helpers/patience.ts';
 import { startKubeApiServer } from '../helpers/kube.ts';
@@ -120,10 +120,19 @@ test('plugins & cache: toggling the cache plugin on makes a repeat a hit, counte
   });
   open.push(d);
   const { page } = d;
+  // The cache statistics load apart from the plugin list: held back, the store's line says it is
+  // loading (not a missing store), and fills in when they arrive.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  // (A request of the page the reload replaced is gone by the time it is let through.)
+  await page.route('**/api/cache/stats', async (route) => (await held, route.continue().catch(() => undefined)));
+  await reopen(page, `${d.gw.url}/#/cache`);
   await page.getByRole('heading', { name: 'Plugins & cache', level: 1 }).waitFor();
   const status = page.getByTestId('plugin-status-semantic_cache');
   assert.equal((await status.textContent())?.trim(), 'disabled');
-  // The cache statistics load apart from the plugin list; the store's line fills in when they arrive.
+  await page.getByTestId('vector-store').filter({ hasText: /^loading…/ }).waitFor();
+  release();
+  await page.unroute('**/api/cache/stats');
   await eventually(async () => assert.match((await page.getByTestId('vector-store').textContent()) ?? '', /sqlite.*open/), 5000);
 
   const key = `browser-${Date.now()}`;
