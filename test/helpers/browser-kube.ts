@@ -6,6 +6,7 @@ import { launchChromium, loginThroughForm } from './browser.ts';
 import { startGateway, type RunningGateway } from './gateway.ts';
 import type { KubeApiServer } from './kube.ts';
 import { kubeList, renderConfig } from './kube-render.ts';
+import { patience } from './patience.ts';
 
 export interface KubeDashboardOptions {
   namespace: string;
@@ -42,7 +43,7 @@ export async function openKubeDashboard(kube: KubeApiServer, opts: KubeDashboard
   try {
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(patience(15_000));
     await page.goto(`${gw.url}/${opts.path}`);
     if (opts.login) await loginThroughForm(page, opts.login);
     const b = browser;

@@ -4,6 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import assert from 'node:assert/strict';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from './gateway.ts';
+import { patience } from './patience.ts';
 
 export const CHROMIUM = process.env.SKYBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -56,7 +57,8 @@ export async function openDashboard(opts: DashboardOptions): Promise<OpenDashboa
     await opts.setup?.(gw, mockProvider?.url);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 } });
-    context.setDefaultTimeout(15_000);
+    // Every wait of the page stretches with the machine's load, like the other helpers' waits.
+    context.setDefaultTimeout(patience(15_000));
     const page = await context.newPage();
     await page.goto(`${gw.url}/${opts.path ?? ''}`);
     if (opts.login) await loginThroughForm(page, opts.login);
