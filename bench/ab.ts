@@ -5,7 +5,7 @@
 //   node bench/ab.ts --save before                 # keep the current dist/ as build "before"
 //   node bench/ab.ts --builds floor,before,current # current: this checkout's dist/ (built first)
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
-//   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls
+//   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls, GC work (traced)
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
 //   node bench/ab.ts --builds current,current+cache-hit                # one build, two configs: a hit against a miss
 //   node bench/ab.ts --builds floor,git-44b1b11,current                # a commit built beside this checkout (bench/.peers)
@@ -13,7 +13,7 @@
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
 // governed-redis, cache-hit), as the targets of the same names in bench/run.ts; `build+config`
 // gives one build its own (so a cache hit and a miss are measured in the same rounds).
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ import { closedLoop, fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { PEERS, ROOT, buildBaseline, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName, type ConfigServices } from './lib/configs.ts';
+import { GC_TRACE_FLAGS, gcWork } from './lib/gc-trace.ts';
 
 const { values } = parseArgs({
   options: {
@@ -90,11 +91,13 @@ async function main(): Promise<void> {
   for (const c of new Set([config, ...builds.map(configOf)])) svcs.set(c, await servicesFor(c));
   const procs = new Map<string, Proc>();
   const targets = new Map<string, Target>();
+  // Held streams: each process traces its collections, whose counts and bytes do not move with the load.
+  const traced = streams ? GC_TRACE_FLAGS : [];
   try {
     for (const b of builds) {
       const port = await freePort();
       if (b === 'floor') {
-        procs.set(b, await startFloor(mockBase, port, dir));
+        procs.set(b, await startFloor(mockBase, port, dir, traced));
         targets.set(b, { name: 'floor', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, model: 'openai/gpt-4o' });
         continue;
       }
@@ -102,7 +105,7 @@ async function main(): Promise<void> {
       const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
       const build = buildOf(b);
       const svc = svcs.get(configOf(b))!;
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: flagOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: [...traced, ...flagOf(b)], ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
@@ -178,6 +181,8 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
   const lastTtft = new Map<string, number[]>(builds.map((b) => [b, []]));
   const rss = new Map<string, number[]>(builds.map((b) => [b, []]));
   const client = new Map<string, number[]>(builds.map((b) => [b, []]));
+  /** Per level: young and full collections, KB promoted per stream (the process's GC trace over the level). */
+  const gc = new Map<string, { young: number; full: number; promotedKb: number }[]>(builds.map((b) => [b, []]));
   const loads: number[] = [];
   const opts = { n, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
   // Unmeasured: warm-up and the upstream pools' connections opened.
@@ -190,9 +195,12 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
       let peak = 0;
       const sampler = setInterval(() => (peak = Math.max(peak, serviceRssMb(proc))), 200);
       const cpu0 = serviceCpuSeconds(proc);
+      const traceFrom = statSync(proc.logFile).size;
       const res = await heldStreams(targets.get(b)!, opts);
       clearInterval(sampler);
       cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1000) / n);
+      const work = gcWork(readFileSync(proc.logFile).subarray(traceFrom).toString('latin1'));
+      gc.get(b)!.push({ young: work.young, full: work.full, promotedKb: work.promotedBytes / 1024 / n });
       stallFree.get(b)!.push(res.completed - res.stalled);
       lastTtft.get(b)!.push(res.lastTtftMs);
       rss.get(b)!.push(peak);
@@ -206,12 +214,12 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
   const lines = [
     `${n} held streams (15 events 250 ms apart) per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}; logs in ${dir}`,
     '',
-    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream | client's CPU ms/stream |`,
-    '|---|---:|---:|---:|---:|---:|---|---:|',
+    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream | client's CPU ms/stream | young / full GCs per round | KB promoted per stream |`,
+    '|---|---:|---:|---:|---:|---:|---|---:|---|---:|',
   ];
   for (const b of builds) {
     const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
-    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} | ${median(client.get(b)!).toFixed(2)} |`);
+    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} | ${median(client.get(b)!).toFixed(2)} | ${gc.get(b)!.map((g) => `${g.young}/${g.full}`).join(', ')} | ${median(gc.get(b)!.map((g) => g.promotedKb)).toFixed(1)} |`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -76,6 +76,12 @@ function plainChunkBytes(data: string, ascii: boolean): boolean {
  * where nothing reads the items, `relay` skips the items too (pipeline/relay.ts).
  */
 export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<PassthroughChunk> {
+  return includeUsage ? PASSTHROUGH_WITH_USAGE : PASSTHROUGH;
+}
+
+// The plan holds no state of a stream: made twice, not per stream (its closures would otherwise be
+// allocated, and kept for the stream's life, on every held stream).
+function makePassthroughChunkPlan(includeUsage: boolean): StreamPlan<PassthroughChunk> {
   return {
     relay: {
       plain: plainChunk,
@@ -109,6 +115,9 @@ export function passthroughChunkPlan(includeUsage: boolean): StreamPlan<Passthro
     errorEvent: (err) => `data: ${JSON.stringify(err.toBody())}\n\n`,
   };
 }
+
+const PASSTHROUGH = makePassthroughChunkPlan(false);
+const PASSTHROUGH_WITH_USAGE = makePassthroughChunkPlan(true);
 
 /** One upstream event's worth of a native stream, already encoded, with the usage it reported. */
 export interface EncodedItem {

@@ -22,7 +22,7 @@ import { pumpText, relayable, relayText, textFormat } from '../pipeline/relay.ts
 import { bodyOutcome } from '../pipeline/body-relay.ts';
 import type { Target } from '../pipeline/target.ts';
 import type { RequestContext } from '../pipeline/context.ts';
-import { toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
+import { lazyItems, toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
 import { invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
@@ -203,7 +203,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
         // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
         return {
           kind: 'stream',
-          items: relayText(ctx, body, plan, opts),
+          items: lazyItems(() => relayText(ctx, body, plan, opts)),
           pump: pumpText(ctx, body, plan, opts),
           format: textFormat(plan as StreamFormat<unknown>),
           extra: ctx.errorExtra,

@@ -53,6 +53,14 @@ export type Outcome =
   | { kind: 'bytes'; status: number; headers: Record<string, string | string[]>; body: AsyncIterable<Uint8Array> }
   | { kind: 'error'; error: GatewayError; extra?: ErrorExtra };
 
+/**
+ * An iterable made only when something iterates it: a pushed stream's items, which an HTTP answer
+ * never reads (two async generators per held stream, kept for its life, otherwise).
+ */
+export function lazyItems<T>(make: () => AsyncIterable<T>): AsyncIterable<T> {
+  return { [Symbol.asyncIterator]: () => make()[Symbol.asyncIterator]() };
+}
+
 /** The HTTP status an outcome answers with (a stream: 200 unless it failed). */
 export function outcomeStatus(o: Outcome): number {
   if (o.kind === 'error') return o.error.status;

@@ -6,7 +6,7 @@ import type { Snapshot } from '../config/snapshot.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
 import type { RequestContext } from './context.ts';
-import { outcomeStatus, toGatewayError, type Outcome, type TextPump } from './outcome.ts';
+import { lazyItems, outcomeStatus, toGatewayError, type Outcome, type TextPump } from './outcome.ts';
 import type { BuiltinStages, PluginEntry, PluginRegistry, Stage } from './stage.ts';
 
 /** Executes an accepted request. */
@@ -133,7 +133,9 @@ function failure(ctx: RequestContext, err: unknown): Outcome {
 function settle(list: StageList, ctx: RequestContext, outcome: Outcome): Outcome {
   if (outcome.kind === 'stream') {
     const { pump, ...rest } = outcome;
-    return { ...rest, items: observed(outcome.items, list, ctx, outcome), ...(pump && { pump: observedPump(pump, list, ctx, outcome) }) };
+    if (!pump) return { ...rest, items: observed(outcome.items, list, ctx, outcome) };
+    // Pushed: the items are read only by an in-process caller, so they are made only then.
+    return { ...rest, items: lazyItems(() => observed(outcome.items, list, ctx, outcome)), pump: observedPump(pump, list, ctx, outcome) };
   }
   if (outcome.kind === 'bytes') return { ...outcome, body: observed(list.taps.length ? tapped(outcome.body, list.taps, ctx) : outcome.body, list, ctx, outcome) };
   finish(list, ctx, outcome);
