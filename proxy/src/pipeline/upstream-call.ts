@@ -168,9 +168,16 @@ export async function sendUpstream(
   });
 }
 
-/** The request on `pool`; a picked server counts it in flight until its answer body is done with. */
-async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  if (!picked) return pool.request(opts);
+/**
+ * The request on `pool`; a picked server counts it in flight until its answer body is done with.
+ * Not async: the pool's own promise is handed back as is, without an async frame around it whose
+ * promise would resolve with it a microtask later (the call every upstream request makes).
+ */
+function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  return picked ? sendPicked(pool, picked, opts) : pool.request(opts);
+}
+
+async function sendPicked(pool: Dispatcher, picked: PickedEndpoint, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
   let res: Dispatcher.ResponseData;
   try {
     res = await pool.request(opts);
