@@ -84,7 +84,7 @@ function submit(op: AsyncOperation, jobs: AsyncJobs | undefined, idInPath = fals
       snapshot: ex.snapshot,
       operation: op.name,
       headers: ex.req.headers,
-      signal: ex.signal,
+      signal: ex.abort,
       started: ex.started,
       input,
       access: ex.access,

@@ -72,7 +72,7 @@ export async function mcpServerEndpoint(ex: Exchange): Promise<void> {
     const governance = toolGovernance(ex.snapshot, vk, ex.services);
     const toolset = new ToolSet(mcp, callerAccess(vk?.record, ex.req.headers), { source: 'mcp_server', ...(vk && { vk: vk.record.id }), ...(governance && { governance }) });
     const sdk = await (serverSdkLoading ??= loadServerSdk());
-    const server = buildServer(sdk, toolset, governance, ex.signal);
+    const server = buildServer(sdk, toolset, governance, ex.abort.signal);
     // Stateless: a transport and server per request, closed with it.
     const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ex.res.on('close', () => {

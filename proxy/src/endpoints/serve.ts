@@ -30,7 +30,7 @@ export function contextOf(ex: Exchange, operation: string, op?: OperationRow): R
     op,
     headers: ex.req.headers,
     query: ex.query,
-    signal: ex.signal,
+    signal: ex.abort,
     started: ex.started,
     http: ex,
     access: ex.access,

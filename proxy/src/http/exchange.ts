@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Snapshot } from '../config/snapshot.ts';
 import type { Services } from '../services.ts';
+import type { RequestAbort } from '../pipeline/client-gone.ts';
 
 /** One client request in flight: the snapshot it started on and a signal that fires if the client leaves. */
 export interface Exchange {
@@ -13,7 +14,11 @@ export interface Exchange {
   /** Query parameters, parsed on first use (most endpoints never read them). */
   query(): URLSearchParams;
   snapshot: Snapshot;
-  signal: AbortSignal;
+  /**
+   * Fired when the client leaves mid-answer; its AbortSignal (`abort.signal`) is made on first read.
+   * Not a `signal` getter here: a getter in the object literal gives each exchange its own map.
+   */
+  abort: RequestAbort;
   /** performance.now() at arrival. */
   started: number;
   /** The gateway's services (counters, catalog, metrics, pipeline). */

@@ -1,5 +1,6 @@
 // The HTTP front: node:http (no framework on the hot path), an exact-match route table (then a few
-// patterns), and one AbortSignal per request that fires when the client goes away mid-answer.
+// patterns), and one abort per request that fires when the client goes away mid-answer (its
+// AbortSignal made only when something reads it).
 // Nothing a client sends may end the process: path decoding is total, a handler that throws (sync
 // or async) answers 500, and every request, response and socket has an 'error' listener.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,7 +17,7 @@ import { handleCors } from './cors.ts';
 import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../request-id.ts';
-import { abortWithEmitter, controllerWithEmitter } from '../pipeline/client-gone.ts';
+import { RequestAbort } from '../pipeline/client-gone.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -58,8 +59,8 @@ export function createGatewayServer(
     }
     return [undefined, []];
   };
-  /** Runs the route's handler; answers the AbortController the closing answer aborts (undefined: nothing to abort). */
-  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): AbortController | undefined => {
+  /** Runs the route's handler; answers the abort the closing answer fires (undefined: nothing to abort). */
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): RequestAbort | undefined => {
     const [byMethod, params] = match(path);
     const handler = byMethod?.[req.method as keyof typeof byMethod];
     if (!handler) {
@@ -73,8 +74,8 @@ export function createGatewayServer(
       sendError(res, err);
       return undefined;
     }
-    // Its signal carries the cheaper emitter the upstream call listens on (pipeline/client-gone.ts).
-    const controller = controllerWithEmitter();
+    // The emitter the upstream call listens on; the AbortSignal only when read (pipeline/client-gone.ts).
+    const abort = new RequestAbort();
     const ex: Exchange = {
       req,
       res,
@@ -82,7 +83,7 @@ export function createGatewayServer(
       params,
       query: () => new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)),
       snapshot: holder.current(),
-      signal: controller.signal,
+      abort,
       started,
       access,
       requestId,
@@ -91,7 +92,7 @@ export function createGatewayServer(
     // Called directly (a sync throw is caught by onRequest): no promise wraps a handler that answers without one.
     const running = handler(ex);
     if (running) running.catch((err: unknown) => failed(res, path, err));
-    return controller;
+    return abort;
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
@@ -111,9 +112,9 @@ export function createGatewayServer(
     inFlight.inc();
     // One listener for the answer's end: a client gone mid-answer aborts the handler's work. 'close'
     // comes once: `on` spares the wrapper `once` makes per request.
-    let controller: AbortController | undefined;
+    let abort: RequestAbort | undefined;
     res.on('close', () => {
-      if (controller && !res.writableFinished) abortWithEmitter(controller);
+      if (abort && !res.writableFinished) abort.abort();
       inFlight.dec();
       logAccess(req, res, path, started, access, requestId);
     });
@@ -121,7 +122,7 @@ export function createGatewayServer(
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
       if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
-      else controller = route(req, res, path, raw, q, started, access, requestId);
+      else abort = route(req, res, path, raw, q, started, access, requestId);
     } catch (err) {
       failed(res, path, err);
     }

@@ -177,7 +177,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
   try {
     const headers = ctx.headers;
     const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, headers);
-    const attempt = await invoke(targets, build, ctx.signal, ctx.services.metrics, ctx);
+    const attempt = await invoke(targets, build, ctx.abort, ctx.services.metrics, ctx);
     const provider = attempt.target.provider.name;
     const model = attempt.target.model;
     ctx.provider = provider;

@@ -14,6 +14,7 @@ import type { TurnTotals } from './turns.ts';
 import type { OpenStreams } from './open-streams.ts';
 import type { OperationRow } from '../unified/operations.ts';
 import { newRequestId } from '../request-id.ts';
+import { signalOf, type AbortSource } from './client-gone.ts';
 
 /**
  * What the stages and executors use that outlives a request, built once (services.ts). Each module
@@ -80,7 +81,8 @@ export interface ContextInit {
   op?: OperationRow;
   headers?: IncomingHttpHeaders;
   query?: () => URLSearchParams;
-  signal?: AbortSignal;
+  /** An AbortSignal, or an HTTP request's abort (its signal made only when read); none: one made when read. */
+  signal?: AbortSource;
   started?: number;
   http?: HttpSource;
   /** The request body, for in-process callers (HTTP requests read theirs from `http`). */
@@ -133,7 +135,6 @@ export class RequestContext {
   readonly op: OperationRow | undefined;
   readonly headers: IncomingHttpHeaders;
   readonly query: () => URLSearchParams;
-  readonly signal: AbortSignal;
   /** performance.now() at arrival. */
   readonly started: number;
   readonly http: HttpSource | undefined;
@@ -152,6 +153,7 @@ export class RequestContext {
   readonly caller: KnownCaller | undefined;
   readonly untilDone: boolean;
   #id: string | undefined;
+  #abort: AbortSource | undefined;
 
   /** The request as read and validated (the unified request of an inference route). */
   request: unknown = undefined;
@@ -199,7 +201,7 @@ export class RequestContext {
     this.op = init.op;
     this.headers = init.headers ?? {};
     this.query = init.query ?? NO_QUERY;
-    this.signal = init.signal ?? new AbortController().signal;
+    this.#abort = init.signal;
     this.started = init.started ?? performance.now();
     this.http = init.http;
     this.input = init.input;
@@ -211,6 +213,19 @@ export class RequestContext {
     this.caller = init.caller;
     this.untilDone = init.untilDone === true;
     init.services.initContext?.(this);
+  }
+
+  /**
+   * What the upstream call is cancelled by: an HTTP request's abort hands undici its emitter without
+   * an AbortSignal being made (pipeline/client-gone.ts).
+   */
+  get abort(): AbortSource {
+    return (this.#abort ??= new AbortController().signal);
+  }
+
+  /** Fires when the client leaves (or the in-process caller aborts); made on first read for an HTTP request. */
+  get signal(): AbortSignal {
+    return signalOf(this.abort);
   }
 
   /** The request's id (its log record's id), made on first use: most requests never need one. */

@@ -9,6 +9,7 @@ import { pickKey } from './key-pool.ts';
 import { backoffMs, canFallback, isRetryable } from './retry.ts';
 import { requestIdHeaders, sendUpstream, transportError, type UpstreamAnswer } from './upstream-call.ts';
 import { firstBytes } from './first-bytes.ts';
+import { signalOf, type AbortSource } from './client-gone.ts';
 import type { Target } from './target.ts';
 import { log } from '../log.ts';
 
@@ -68,7 +69,7 @@ export interface AttemptFacts {
 export async function invoke(
   targets: readonly Target[],
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
-  signal: AbortSignal,
+  signal: AbortSource,
   metrics: AttemptMetrics,
   facts?: AttemptFacts,
 ): Promise<Attempted> {
@@ -95,7 +96,7 @@ export async function invoke(
 async function attemptTarget(
   target: Target,
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
-  signal: AbortSignal,
+  signal: AbortSource,
   metrics: AttemptMetrics,
   facts: AttemptFacts | undefined,
 ): Promise<Attempted> {
@@ -130,7 +131,7 @@ async function attemptTarget(
       if (facts) facts.retries++;
       const wait = backoffMs(provider, attempt, e.retryAfter);
       log.debug('retrying upstream call', { provider: provider.name, model, attempt: attempt + 1, status: e.status, wait_ms: Math.round(wait) });
-      await sleep(wait, undefined, { signal }).catch(() => undefined);
+      await sleep(wait, undefined, { signal: signalOf(signal) }).catch(() => undefined);
       if (signal.aborted) throw e;
     }
   }

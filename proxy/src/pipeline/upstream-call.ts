@@ -10,7 +10,7 @@ import { poolFor } from '../upstream/pools.ts';
 import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
-import { upstreamSignal } from './client-gone.ts';
+import { upstreamSignal, type AbortSource } from './client-gone.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -64,7 +64,7 @@ export async function sendUpstream(
   key: ProviderKey | undefined,
   up: UpstreamRequest,
   body: string | undefined,
-  signal: AbortSignal,
+  signal: AbortSource,
   own?: Readonly<Record<string, string>>,
   resent = false,
 ): Promise<UpstreamAnswer> {
@@ -114,7 +114,8 @@ export async function sendUpstream(
       path,
       headers,
       body: body ?? payload?.bytes,
-      signal,
+      // An HTTP request's own: undici listens on its emitter instead (client-gone.ts).
+      signal: upstreamSignal(signal) as Dispatcher.RequestOptions['signal'],
       headersTimeout: provider.timeoutMs,
       bodyTimeout: up.stream ? provider.streamIdleTimeoutMs : provider.timeoutMs,
     });
@@ -167,11 +168,16 @@ export async function sendUpstream(
   });
 }
 
-/** The request on `pool`; a picked server counts it in flight until its answer body is done with. */
-async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  // An HTTP request's own signal: undici listens on its emitter instead (client-gone.ts).
-  if (opts.signal) opts.signal = upstreamSignal(opts.signal as AbortSignal) as Dispatcher.RequestOptions['signal'];
-  if (!picked) return pool.request(opts);
+/**
+ * The request on `pool`; a picked server counts it in flight until its answer body is done with.
+ * Not async: the pool's own promise is handed back as is, without an async frame around it whose
+ * promise would resolve with it a microtask later (the call every upstream request makes).
+ */
+function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  return picked ? sendPicked(pool, picked, opts) : pool.request(opts);
+}
+
+async function sendPicked(pool: Dispatcher, picked: PickedEndpoint, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
   let res: Dispatcher.ResponseData;
   try {
     res = await pool.request(opts);
@@ -185,7 +191,7 @@ async function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opt
   return res;
 }
 
-export function transportError(provider: string, err: unknown, signal?: AbortSignal): GatewayError {
+export function transportError(provider: string, err: unknown, signal?: AbortSource): GatewayError {
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return new GatewayError(499, 'client closed the request', { type: 'client_closed', provider });
   const code = (err as { code?: string }).code ?? '';

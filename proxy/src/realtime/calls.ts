@@ -161,7 +161,7 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
     // The call outlives its HTTP exchange: the client leaving before the answer stops it, not after.
     const controller = new AbortController();
     const onGone = (): void => controller.abort();
-    ex.signal.addEventListener('abort', onGone, { once: true });
+    ex.abort.signal.addEventListener('abort', onGone, { once: true });
     const ctx = new RequestContext({
       services,
       snapshot: ex.snapshot,
@@ -213,7 +213,7 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
           const connect = client.connect;
           setTimeout(connect, ANSWER_HEAD_START_MS).unref();
           didAnswer = true;
-          ex.signal.removeEventListener('abort', onGone);
+          ex.abort.signal.removeEventListener('abort', onGone);
           answered.resolve();
           return await runCall(run, id, client.leg, up, facts);
         } finally {
@@ -224,7 +224,7 @@ export function callsFront(opts: { services: Services; cap: SessionCap; registry
 
     void services.pipeline.run(ctx, accept, true).then(
       async (outcome: Outcome) => {
-        ex.signal.removeEventListener('abort', onGone);
+        ex.abort.signal.removeEventListener('abort', onGone);
         if (!didAnswer) await respond(ex.res, outcome.kind === 'error' ? outcome : { kind: 'error', error: new GatewayError(500, 'the call was not answered', { type: 'internal_error' }) });
         answered.resolve();
       },
