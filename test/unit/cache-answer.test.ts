@@ -3,7 +3,7 @@
 // chunks the client never saw left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { debugMiss, readyAnswer, replay, serveReady, storedAnswer } from '../../proxy/src/cache/answer.ts';
+import { debugMiss, directDebug, readyAnswer, replay, serveDirect, serveReady, storedAnswer } from '../../proxy/src/cache/answer.ts';
 import type { Outcome, StreamFormat } from '../../proxy/src/pipeline/outcome.ts';
 
 const hit = { cache_hit: true, cache_id: 'c1', hit_type: 'direct' };
@@ -59,6 +59,11 @@ test('an entry read once is served again with each hit its own cache_debug, as r
     const debug = { ...hit, cache_id: id };
     assert.deepEqual(serveReady(ready, debug), replay(stored, debug));
     assert.deepEqual(JSON.parse((serveReady(ready, debug) as { text: string }).text).extra_fields.cache_debug, debug);
+  }
+  // A direct hit's text is made once per entry: the same as serveReady's, its own id each.
+  for (const id of ['c1', 'c1', 'c2', 'c1']) {
+    const debug = directDebug(id);
+    assert.deepEqual(serveDirect(ready, debug), serveReady(ready, debug));
   }
   // Empty extra_fields, and one without a place for cache_debug (served as stored).
   const empty = readyAnswer(JSON.stringify({ ...stored, text: '{"a":1,"extra_fields":{}}' }))!;

@@ -29,6 +29,16 @@ test('what is asked still matters: values, array order, nesting', () => {
   assert.notEqual(canonicalHash({ s: true }), canonicalHash({ s: 'true' }));
 });
 
+test('members are in code-unit order, as sort() puts them, in small and large objects alike', () => {
+  const keys = ['b', 'a', '10', '9', 'Z', 'é', 'aa', '_', ...Array.from({ length: 20 }, (_, i) => `k${(i * 7) % 20}`)];
+  for (const n of [3, 8, keys.length]) {
+    const obj = Object.fromEntries(keys.slice(0, n).map((k, i) => [k, i]));
+    const expected = `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${obj[k]}`).join(',')}}`;
+    assert.equal(canonicalJson(obj), expected);
+    assert.equal(canonicalJson({ ...obj, skipped: 1 }, { skip: new Set(['skipped']), stream: true }), canonicalJson({ ...obj, stream: true }));
+  }
+});
+
 test('undefined members are left out as JSON leaves them out; bytes are hashed, not copied', () => {
   assert.equal(canonicalJson({ a: 1, b: undefined }), '{"a":1}');
   const file = canonicalJson({ file: new Uint8Array([1, 2, 3]) });

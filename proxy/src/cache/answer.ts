@@ -191,6 +191,8 @@ function spliceDebug(text: string, debug: CacheDebug): string | undefined {
 export interface ReadyAnswer {
   stored: StoredAnswer;
   splice: SplicePoint | undefined;
+  /** A direct hit's text with its cache_debug, made on the first direct hit (see serveDirect). */
+  direct?: { id: string; text: string };
 }
 
 /** Reads an entry's stored value (undefined: not what the cache writes). */
@@ -209,6 +211,21 @@ export function serveReady(ready: ReadyAnswer, debug: CacheDebug): Outcome {
   const { stored, splice } = ready;
   if (splice && stored.k === 'json') return { kind: 'text', status: stored.status, text: spliced(splice, debug), ...(stored.headers && { headers: stored.headers }) };
   return replay(stored, debug);
+}
+
+/** A direct hit's cache_debug: it names nothing but the entry. */
+export const directDebug = (id: string): CacheDebug => ({ cache_hit: true, cache_id: id, hit_type: 'direct' });
+
+/**
+ * serveReady() of a direct hit (`debug` from directDebug): its cache_debug is the same on every
+ * direct hit of the entry, so a JSON text is spliced once and the next hits reuse it.
+ */
+export function serveDirect(ready: ReadyAnswer, debug: CacheDebug): Outcome {
+  const { stored, splice } = ready;
+  if (!splice || stored.k !== 'json') return replay(stored, debug);
+  let direct = ready.direct;
+  if (direct?.id !== debug.cache_id) direct = ready.direct = { id: debug.cache_id, text: spliced(splice, debug) };
+  return { kind: 'text', status: stored.status, text: direct.text, ...(stored.headers && { headers: stored.headers }) };
 }
 
 /**

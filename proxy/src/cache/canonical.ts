@@ -57,11 +57,20 @@ export function canonicalJson(value: unknown, view?: TopView): string {
     writeObject(v as Record<string, unknown>, undefined);
   };
   const writeObject = (obj: Record<string, unknown>, top: TopView | undefined): void => {
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function' && (!top || (k !== 'stream' && !top.skip.has(k))));
-    if (top) keys.push('stream');
-    keys.sort();
-    out += '{';
+    // The members written, kept and sorted in place: no filtered copy per object.
+    const keys = Object.keys(obj);
+    let n = 0;
     for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      const v = obj[k];
+      if (v === undefined || typeof v === 'function' || (top && (k === 'stream' || top.skip.has(k)))) continue;
+      keys[n++] = k;
+    }
+    if (top) keys[n++] = 'stream';
+    keys.length = n;
+    sortKeys(keys);
+    out += '{';
+    for (let i = 0; i < n; i++) {
       const k = keys[i];
       if (i) out += ',';
       out += JSON.stringify(k) + ':';
@@ -73,6 +82,26 @@ export function canonicalJson(value: unknown, view?: TopView): string {
   if (view) writeObject(value as Record<string, unknown>, view);
   else write(value);
   return out;
+}
+
+/**
+ * sort()'s order (code units) without its work array for the few members a request's objects have;
+ * sort() itself for larger ones (insertion is quadratic).
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    let j = i;
+    while (j > 0 && keys[j - 1] > k) {
+      keys[j] = keys[j - 1];
+      j--;
+    }
+    keys[j] = k;
+  }
 }
 
 /** One-shot crypto.hash: no Hash object per call (two per cache lookup). */

@@ -35,6 +35,8 @@ interface Namespace {
   expired: StatementSync;
   sweep: StatementSync;
   scopeVectors: StatementSync;
+  /** The entries direct lookups found, by scope and hash (see getDirectNow). */
+  found: Map<string, CacheEntry>;
   /** Loaded scopes' indexes. */
   indexes: Map<string, VectorIndex>;
   /** Scope of each id in a loaded index (for deletes by id or key). */
@@ -43,6 +45,9 @@ interface Namespace {
 
 /** Scopes kept in memory per namespace; the least recently loaded is dropped beyond it. */
 const MAX_LOADED_SCOPES = 1024;
+/** Direct lookups' answers kept (see getDirectNow): at most this many, of values at most this long (4 MB at worst, shared with the stage's ready answers). */
+const FOUND_MAX = 128;
+const FOUND_MAX_CHARS = 32 * 1024;
 
 function tableName(namespace: string): string {
   return `cache_${createHash('sha256').update(namespace).digest('hex').slice(0, 24)}`;
@@ -70,6 +75,9 @@ export class SqliteCacheStore implements CacheStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #namespaces = new Map<string, Namespace>();
+  readonly #dataVersion: StatementSync;
+  /** The file's data_version the found entries were read at (changes when another connection commits). */
+  #seen = -1;
 
   constructor(path: string) {
     this.path = path;
@@ -78,6 +86,7 @@ export class SqliteCacheStore implements CacheStore {
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('CREATE TABLE IF NOT EXISTS cache_namespaces (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, dimension INTEGER NOT NULL)');
+    this.#dataVersion = this.#db.prepare('PRAGMA data_version');
   }
 
   async init(namespace: string, dimension: number): Promise<void> {
@@ -118,6 +127,7 @@ export class SqliteCacheStore implements CacheStore {
       expired: this.#db.prepare(`SELECT id FROM ${t} WHERE expires_at <= ?`),
       sweep: this.#db.prepare(`DELETE FROM ${t} WHERE expires_at <= ?`),
       scopeVectors: this.#db.prepare(`SELECT id, vector, sig, expires_at FROM ${t} WHERE scope = ? AND vector IS NOT NULL AND expires_at > ?`),
+      found: new Map(),
       indexes: new Map(),
       scopeOf: new Map(),
     };
@@ -135,9 +145,35 @@ export class SqliteCacheStore implements CacheStore {
     return this.getDirectNow(namespace, scope, hash, now);
   }
 
+  /**
+   * A direct lookup found before answers again without reading its row (a repeated hit reads no
+   * value), while the file is as it was: no other connection (another worker) committed since
+   * (data_version, read before the row), and this one's writes drop what they may change. The entry
+   * returned is shared: callers do not change it.
+   */
   getDirectNow(namespace: string, scope: string, hash: string, now: number): CacheEntry | undefined {
-    const row = this.#ns(namespace).byHash.get(scope, hash, now) as Row | undefined;
-    return row ? toEntry(row) : undefined;
+    const ns = this.#ns(namespace);
+    const version = Number((this.#dataVersion.get() as { data_version: number }).data_version);
+    if (version !== this.#seen) {
+      this.#forgetFound();
+      this.#seen = version;
+    }
+    const key = `${scope}\u0000${hash}`;
+    const known = ns.found.get(key);
+    // An expired one may hide an older entry still live (a longer x-bf-cache-ttl): asked again.
+    if (known && known.expiresAt > now) return known;
+    const row = ns.byHash.get(scope, hash, now) as Row | undefined;
+    if (!row) return undefined;
+    const entry = toEntry(row);
+    if (entry.value.length <= FOUND_MAX_CHARS) {
+      if (!known && ns.found.size >= FOUND_MAX) ns.found.delete(ns.found.keys().next().value!);
+      ns.found.set(key, entry);
+    }
+    return entry;
+  }
+
+  #forgetFound(): void {
+    for (const ns of this.#namespaces.values()) ns.found.clear();
   }
 
   #index(ns: Namespace, scope: string, now: number): VectorIndex {
@@ -186,6 +222,8 @@ export class SqliteCacheStore implements CacheStore {
     const vector = entry.vector && entry.vector.length === ns.dimension ? entry.vector : undefined;
     if (entry.vector && !vector) throw new Error(`vector of dimension ${entry.vector.length} written to namespace ${namespace} of dimension ${ns.dimension}`);
     const signed = vector ? signatureOf(vector) : undefined;
+    // It becomes the newest entry of its scope and hash.
+    ns.found.delete(`${entry.scope}\u0000${entry.hash}`);
     // One live entry per request hash: an older one is replaced, not shadowed.
     for (const r of ns.dropSameHash.all(entry.scope, entry.hash, entry.id) as { id: string }[]) {
       ns.deleteId.run(r.id);
@@ -203,18 +241,22 @@ export class SqliteCacheStore implements CacheStore {
     const ns = this.#ns(namespace);
     const n = Number(ns.deleteId.run(id).changes);
     this.#forget(ns, id);
+    if (n) ns.found.clear();
     return n;
   }
 
   async deleteByKey(namespace: string, cacheKey: string): Promise<number> {
     const ns = this.#ns(namespace);
     for (const r of ns.idsOfKey.all(cacheKey) as { id: string }[]) this.#forget(ns, r.id);
-    return Number(ns.deleteKey.run(cacheKey).changes);
+    const n = Number(ns.deleteKey.run(cacheKey).changes);
+    if (n) ns.found.clear();
+    return n;
   }
 
   async sweep(namespace: string, now: number): Promise<number> {
     const ns = this.#ns(namespace);
     for (const r of ns.expired.all(now) as { id: string }[]) this.#forget(ns, r.id);
+    // Found entries past their time are not answered anyway (getDirectNow checks).
     return Number(ns.sweep.run(now).changes);
   }
 

@@ -12,7 +12,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { Stage, StageFactory } from '../pipeline/stage.ts';
 import { OPERATIONS } from '../unified/operations.ts';
-import { debugMiss, readyAnswer, serveReady, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type ReadyAnswer } from './answer.ts';
+import { debugMiss, directDebug, readyAnswer, serveDirect, serveReady, storedAnswer, MAX_STORED_BYTES, MAX_STORED_CHARS, MAX_STREAM_ITEMS, type CacheDebug, type ReadyAnswer } from './answer.ts';
 import { embedText } from './embed.ts';
 import { readCacheHeaders, type CacheHeaders } from './headers.ts';
 import { conversationLength, identify, type CacheIdentity } from './identity.ts';
@@ -86,7 +86,7 @@ function hit(ctx: RequestContext, m: CacheMetrics, entry: CacheEntry, debug: Cac
   ctx.model = stored.model || ctx.model;
   ctx.access.provider = ctx.provider;
   ctx.access.model = ctx.model;
-  return serveReady(ready, debug);
+  return debug.hit_type === 'direct' ? serveDirect(ready, debug) : serveReady(ready, debug);
 }
 
 async function timed<T>(m: CacheMetrics, type: 'direct' | 'semantic', op: 'get' | 'nearest', f: () => Promise<T>): Promise<T | undefined> {
@@ -141,7 +141,7 @@ function before(ctx: RequestContext, cfg: ResolvedCacheConfig): Outcome | undefi
   if (now && isDirect(cfg, headers) && runtime.usable(cfg.namespace, cfg.dimension)) {
     const id = identify(ctx, cfg, cacheKey);
     const entry = timedNow(m, () => now.call(runtime.store, cfg.namespace, id.scope, id.hash, Date.now()));
-    const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+    const served = entry && hit(ctx, m, entry, directDebug(entry.id));
     if (served) return served;
     return lookup(ctx, cfg, runtime, m, headers, cacheKey, id);
   }
@@ -173,7 +173,7 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
   if (direct) {
     if (!looked) {
       const entry = await timed(m, 'direct', 'get', () => runtime.store.getDirect(ns, id.scope, id.hash, Date.now()));
-      const served = entry && hit(ctx, m, entry, { cache_hit: true, cache_id: entry.id, hit_type: 'direct' });
+      const served = entry && hit(ctx, m, entry, directDebug(entry.id));
       if (served) return served;
     }
     // Answered on this replica but not yet in the store, or being answered now: that answer is this one's.
@@ -181,7 +181,7 @@ async function lookup(ctx: RequestContext, cfg: ResolvedCacheConfig, runtime: Ca
     flight = landing ? undefined : tryLead();
     if (!flight) {
       const shared = landing ?? (await runtime.flights.wait(flightKey, ctx.signal, FLIGHT_WAIT_MS));
-      const servedShared = shared && hit(ctx, m, shared, { cache_hit: true, cache_id: shared.id, hit_type: 'direct' });
+      const servedShared = shared && hit(ctx, m, shared, directDebug(shared.id));
       if (servedShared) return servedShared;
       // The leader failed, gave nothing to share or took too long: this request calls upstream itself.
       flight = tryLead();
