@@ -30,6 +30,10 @@
 //   2026-11-27), a gateway no replica runs. --no-image-flags measures without.
 // - The mock keeps one event per session (--max-recorded 1), not every event (its collections copied
 //   them all, 14-62 ms pauses in both phases).
+// - Every build relays --warmup seconds (default 10) of the same load before the first timed round,
+//   untimed (added 2026-11-27 night): the first seconds after a start (JIT tiers, first connections,
+//   the young generation's first growth) made every run's first round slow in both builds. The
+//   warm-up's figures are reported apart as the first seconds after start; --warmup 0 is the old way.
 // "Added" is still the relayed percentile minus the direct one, each over every event of its phase.
 //
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
@@ -72,12 +76,14 @@ const { values } = parseArgs({
     schedule: { type: 'string', default: 'fixed' },
     'image-flags': { type: 'boolean', default: true },
     heap: { type: 'string' },
+    warmup: { type: 'string', default: '10' },
   },
   allowNegative: true,
   strict: true,
 });
 const SESSIONS = Number(values.sessions);
 const SECONDS = Number(values.seconds);
+const WARMUP = Number(values.warmup);
 const ROUNDS = Number(values.rounds);
 const GATEWAY_FLAGS = values['gateway-flags'].split(',').filter(Boolean);
 const WORKERS = Number(values['client-threads']);
@@ -158,13 +164,13 @@ function phasesOf(n: number): number[] {
 const PHASES = phasesOf(SESSIONS);
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-/** N sessions on `url` over the client threads, one event a second each for SECONDS. */
-async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }): Promise<Phase> {
+/** N sessions on `url` over the client threads, one event a second each for `seconds`. */
+async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }, seconds = SECONDS): Promise<Phase> {
   const per = Math.ceil(SESSIONS / WORKERS);
   const workers: { worker: Worker; sessions: number[] }[] = [];
   for (let w = 0; w * per < SESSIONS; w++) {
     const sessions = Array.from({ length: Math.min(per, SESSIONS - w * per) }, (_, k) => w * per + k);
-    const job: ClientJob = { url, headers, sessions, phases: sessions.map((i) => PHASES[i]), seconds: SECONDS, schedule: SCHEDULE };
+    const job: ClientJob = { url, headers, sessions, phases: sessions.map((i) => PHASES[i]), seconds, schedule: SCHEDULE };
     workers.push({ worker: new Worker(new URL('./lib/realtime-client.ts', import.meta.url), { workerData: job }), sessions });
   }
   await Promise.all(workers.map(({ worker }) => new Promise((resolve, reject) => {
@@ -182,7 +188,7 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   let peakRss = 0;
   const sampler = gatewayPid ? setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatewayPid))), 1000) : undefined;
   // The window closes while every session is still open (--heap retained sees what they hold).
-  const closed = new Promise((r) => setTimeout(r, start + SECONDS * 1000 - epochNow())).then(() => window?.close());
+  const closed = new Promise((r) => setTimeout(r, start + seconds * 1000 - epochNow())).then(() => window?.close());
   const done = await Promise.all(results);
   const client = process.cpuUsage(cpu0.client);
   await closed;
@@ -195,7 +201,7 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
     cpu: { mock: cpuSeconds(mockPid) - cpu0.mock, gateway: gatewayPid ? cpuSeconds(gatewayPid) - cpu0.gateway : 0, client: (client.user + client.system) / 1e6 },
     clientLoopP99: Math.max(...done.map((d) => d.loopP99)),
     clientGc: done.map((d) => d.gc),
-    window: [start, start + SECONDS * 1000 + 500],
+    window: [start, start + seconds * 1000 + 500],
     peakRss,
   };
   done.forEach((d, w) => {
@@ -284,6 +290,8 @@ interface Gateway {
   inspectPort?: number;
   /** --heap: what the gateway allocated per event in the first round, by function. */
   heap?: string;
+  /** The untimed warm-up (--warmup): the first seconds of relaying after the gateway started. */
+  warm?: Phase;
   phases: Phase[];
 }
 
@@ -310,6 +318,16 @@ for (const { name, root, flags: extra } of roots) {
   const child = await start([join(root, 'proxy/src/main.ts'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], port, '/health', { cwd: root, flags, out: gcFile, ...(values.probe && { probe: probeFile }) });
   if (values.pin) pin(child.pid!, 0);
   gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, probeFile, ...(inspectPort && { inspectPort }), phases: [] });
+}
+
+// The warm-up: every build relays for WARMUP seconds before the first timed round (the JIT's
+// tiers, the first connections' buffers, the young generation's first growth), so the rounds
+// measure a gateway that has been serving, as a user meets one. It is reported apart, as the first
+// seconds after start, and is in no median.
+let warmDirect: Phase | undefined;
+if (WARMUP > 0) {
+  warmDirect = await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!, undefined, undefined, WARMUP);
+  for (const g of gateways) g.warm = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, undefined, WARMUP);
 }
 
 const directs: Phase[] = [];
@@ -347,7 +365,8 @@ const expected = SECONDS;
 const stalled = (p: Phase) => p.replies.filter((r) => r < expected - 2).length;
 const f = (x: number, d = 2) => x.toFixed(d);
 const perEvent = (cpu: number, p: Phase) => f((cpu / Math.max(1, p.rtt.length)) * 1e6, 0);
-const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
+const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  WARMUP > 0 ? `steady state: every build (and the mock) relayed ${WARMUP} s of the same load, untimed, before the first timed round; that warm-up's own figures are reported apart below ("first ${WARMUP} s after start"), in no median` : 'no warm-up (--warmup 0): round 1 is the first seconds after start'];
 for (let round = 0; round < ROUNDS; round++) {
   const d = summarize(directs[round].rtt);
   const head = ['figure', 'direct', ...gateways.flatMap((g) => [g.name, 'added'])];
@@ -392,6 +411,15 @@ for (let round = 0; round < ROUNDS; round++) {
         .join(', ')}, none ${f(t.none * 100, 0)} %`;
     };
     row('slowest 1 %: events, share in flight over a GC of each', causes(directs[round]), (g, p) => [causes(p, g), '']);
+  }
+}
+if (warmDirect) {
+  const d = summarize(warmDirect.rtt);
+  lines.push('', `first ${WARMUP} s after start (the warm-up, not in the medians): added p50 / p99 (ms), events answered; direct p99 ${f(d.p99)} ms`);
+  for (const g of gateways) {
+    const s = summarize(g.warm!.rtt);
+    const gc = probes ? pausesIn(probes.gateways.get(g)!, g.warm!.window[0], g.warm!.window[1]) : undefined;
+    lines.push(`- ${g.name}: ${f(s.p50 - d.p50)} / ${f(s.p99 - d.p99)}, ${s.n}${gc ? `; gateway GC ${gc.n}, ${f(gc.sum, 1)} ms, longest ${f(gc.max, 1)} ms` : ''}`);
   }
 }
 if (ROUNDS > 1) {
