@@ -8,6 +8,7 @@
 // flags of the image's ENTRYPOINT, as `npm start` runs it); the clients are worker threads here.
 //
 //   node bench/realtime.ts --sessions 1000 --seconds 20 --rounds 2 --probe
+//   node bench/realtime.ts --warmup 0                    # no untimed warm-up: round 1 is the first seconds after start
 //   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
 //   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
@@ -34,7 +35,13 @@
 //   untimed (added 2026-11-27 night): the first seconds after a start (JIT tiers, first connections,
 //   the young generation's first growth) made every run's first round slow in both builds. The
 //   warm-up's figures are reported apart as the first seconds after start; --warmup 0 is the old way.
-// "Added" is still the relayed percentile minus the direct one, each over every event of its phase.
+// - A probe process of its own (bench/lib/realtime-probe.ts, --probe-sessions per leg, default 10,
+//   --probe-rate events a second per leg, default 50; 0 sessions turns it off) times events apart
+//   from the client threads, whose loops each carry 250 sessions: in a relayed phase one leg through
+//   the gateway and one straight to the mock, interleaved, so its "added" is the relayed leg's
+//   percentile less the direct leg's in the same seconds (the machine's and the mock's state alike),
+//   and the direct leg's p99 is what is not the gateway.
+// "Added" of the 1,000 sessions is still the relayed percentile minus the direct one, each over every event of its phase.
 //
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
 // checkout's node_modules) as another gateway; REF@--flag adds node flags, and `.` is this
@@ -48,7 +55,7 @@
 // promoted: those that reached the old generation, what makes its mark-compacts). --pin
 // gives the gateway a core of its own (taskset: the gateway on CPU 0, the mock and the clients on
 // CPU 1), as a replica with its own CPU would run.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +68,7 @@ import { bursts, pausesIn, tailCauses, type Pause } from './lib/tail.ts';
 import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
 import type { ClientJob, ClientResult } from './lib/realtime-client.ts';
 import type { ProbeRecord } from './lib/gc-probe.ts';
+import type { ProbeLeg, ProbeMessage, ProbeResult } from './lib/realtime-probe.ts';
 
 const { values } = parseArgs({
   options: {
@@ -77,6 +85,8 @@ const { values } = parseArgs({
     'image-flags': { type: 'boolean', default: true },
     heap: { type: 'string' },
     warmup: { type: 'string', default: '10' },
+    'probe-sessions': { type: 'string', default: '10' },
+    'probe-rate': { type: 'string', default: '50' },
   },
   allowNegative: true,
   strict: true,
@@ -84,6 +94,8 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions);
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
+const PROBE_SESSIONS = Number(values['probe-sessions']);
+const PROBE_RATE = Number(values['probe-rate']);
 const ROUNDS = Number(values.rounds);
 const GATEWAY_FLAGS = values['gateway-flags'].split(',').filter(Boolean);
 const WORKERS = Number(values['client-threads']);
@@ -146,6 +158,8 @@ interface Phase {
   /** The measured window (epoch ms). */
   window: [number, number];
   peakRss: number;
+  /** The probe process's sessions (--probe-sessions): its legs (direct, and through the gateway in a relayed phase). */
+  probe?: ProbeResult;
 }
 
 /** Each session's phase within the second (ms): drawn once per run (seeded), shared by every phase and gateway. */
@@ -165,7 +179,7 @@ const PHASES = phasesOf(SESSIONS);
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
 /** N sessions on `url` over the client threads, one event a second each for `seconds`. */
-async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }, seconds = SECONDS): Promise<Phase> {
+async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }, seconds = SECONDS, probeLegs: ProbeLeg[] = []): Promise<Phase> {
   const per = Math.ceil(SESSIONS / WORKERS);
   const workers: { worker: Worker; sessions: number[] }[] = [];
   for (let w = 0; w * per < SESSIONS; w++) {
@@ -177,8 +191,10 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
     worker.once('message', resolve);
     worker.once('error', reject);
   })));
+  if (probe && probeLegs.length) await ask(probe, { kind: 'open', legs: probeLegs, sessions: PROBE_SESSIONS }, 'open');
   await window?.open();
   const start = epochNow() + 200;
+  const probed = probe && probeLegs.length ? ask<{ result: ProbeResult }>(probe, { kind: 'start', start, seconds, rate: PROBE_RATE }, 'done') : undefined;
   const results = workers.map(({ worker }) => new Promise<ClientResult>((resolve, reject) => {
     worker.on('message', (m: { kind: string; result: ClientResult }) => m.kind === 'done' && resolve(m.result));
     worker.once('error', reject);
@@ -192,6 +208,7 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   const done = await Promise.all(results);
   const client = process.cpuUsage(cpu0.client);
   await closed;
+  const probeResult = (await probed)?.result;
   const phase: Phase = {
     rtt: [],
     sentAt: [],
@@ -203,6 +220,7 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
     clientGc: done.map((d) => d.gc),
     window: [start, start + seconds * 1000 + 500],
     peakRss,
+    ...(probeResult && { probe: probeResult }),
   };
   done.forEach((d, w) => {
     phase.failed += d.failed;
@@ -217,6 +235,19 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   await Promise.all(workers.map(({ worker }) => new Promise((resolve) => worker.once('exit', resolve))));
   await new Promise((r) => setTimeout(r, 500));
   return phase;
+}
+
+/** Sends the probe a message and waits for its answer of `kind`. */
+function ask<T>(child: ChildProcess, msg: ProbeMessage, kind: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { kind: string } & T) => {
+      if (m.kind !== kind) return;
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
 }
 
 /** REF's sources as a directory beside this checkout (a `git archive`, kept for the next run). */
@@ -275,9 +306,14 @@ const probeDir = mkdtempSync(join(tmpdir(), 'skybridge-bench-rt-probe-'));
 const mockPort = await freePort();
 const mockProbe = join(probeDir, 'mock.json');
 const mock = await start([join(ROOT, 'test/mock-provider/main.ts'), '--port', String(mockPort), '--max-recorded', '1'], mockPort, '/_mock/health', values.probe ? { probe: mockProbe } : {});
+// The probe's sessions run in a process of their own (bench/lib/realtime-probe.ts), apart from the
+// client threads' event loops and the mock's.
+const probe = PROBE_SESSIONS > 0 ? fork(join(ROOT, 'bench/lib/realtime-probe.ts'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : undefined;
+if (probe) children.push(probe);
 if (values.pin) {
   pin(mock.pid!, 1);
   pin(process.pid, 1);
+  if (probe) pin(probe.pid!, 1);
 }
 
 interface Gateway {
@@ -320,19 +356,22 @@ for (const { name, root, flags: extra } of roots) {
   gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, probeFile, ...(inspectPort && { inspectPort }), phases: [] });
 }
 
+const DIRECT: ProbeLeg = { name: 'direct', url: `ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, headers: { authorization: 'Bearer sk-bench' } };
+const relayed = (g: Gateway): ProbeLeg => ({ name: 'relayed', url: `ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, headers: {} });
+
 // The warm-up: every build relays for WARMUP seconds before the first timed round (the JIT's
 // tiers, the first connections' buffers, the young generation's first growth), so the rounds
 // measure a gateway that has been serving, as a user meets one. It is reported apart, as the first
 // seconds after start, and is in no median.
 let warmDirect: Phase | undefined;
 if (WARMUP > 0) {
-  warmDirect = await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!, undefined, undefined, WARMUP);
-  for (const g of gateways) g.warm = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, undefined, WARMUP);
+  warmDirect = await run(DIRECT.url, DIRECT.headers, mock.pid!, undefined, undefined, WARMUP, [DIRECT]);
+  for (const g of gateways) g.warm = await run(relayed(g).url, {}, mock.pid!, g.child.pid!, undefined, WARMUP, [DIRECT, relayed(g)]);
 }
 
 const directs: Phase[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  directs.push(await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!));
+  directs.push(await run(DIRECT.url, DIRECT.headers, mock.pid!, undefined, undefined, SECONDS, [DIRECT]));
   // Odd rounds take the gateways in the reverse order: the one right after the direct phase is not
   // always the same build (at load 20-30 the first relayed phase of a round was the slow one).
   for (const g of round % 2 ? [...gateways].reverse() : gateways) {
@@ -341,7 +380,7 @@ for (let round = 0; round < ROUNDS; round++) {
     let sampled: HeapNode | undefined;
     const port = round === 0 ? g.inspectPort : undefined;
     const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap as SampleMode)), close: async () => void (sampled = await stopSampling?.()) } : undefined;
-    const p = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, window);
+    const p = await run(relayed(g).url, {}, mock.pid!, g.child.pid!, window, SECONDS, [DIRECT, relayed(g)]);
     g.phases.push(p);
     if (sampled) g.heap = heapReport(sampled, p.rtt.length, HEAP_WHAT[values.heap as SampleMode]);
   }
@@ -393,6 +432,23 @@ for (let round = 0; round < ROUNDS; round++) {
     return `${b.largest} / ${f(b.share * 100, 1)} %`;
   };
   row('sends: most in one ms / share sent 4+ in one ms', burst(directs[round]), (_, p) => [burst(p), '']);
+  if (PROBE_SESSIONS > 0) {
+    const leg = (p: Phase, name: string) => p.probe?.legs.find((l) => l.name === name)?.rtt ?? [];
+    const dp = summarize(leg(directs[round], 'direct'));
+    row('probe: round trip p50 (ms; relayed leg, added over its direct leg in the same seconds)', f(dp.p50), (_, p) => {
+      const r = summarize(leg(p, 'relayed'));
+      return [f(r.p50), f(r.p50 - summarize(leg(p, 'direct')).p50)];
+    });
+    row('probe: round trip p99 (ms; same)', f(dp.p99), (_, p) => {
+      const r = summarize(leg(p, 'relayed'));
+      return [f(r.p99), f(r.p99 - summarize(leg(p, 'direct')).p99)];
+    });
+    row('probe: its direct leg in the same seconds, p50 / p99 (ms)', '', (_, p) => {
+      const d = summarize(leg(p, 'direct'));
+      return [`${f(d.p50)} / ${f(d.p99)}`, ''];
+    });
+    row('probe: events answered (direct leg / relayed leg), its loop delay p99 (ms)', `${leg(directs[round], 'direct').length}, ${f(directs[round].probe?.loopP99 ?? 0)}`, (_, p) => [`${leg(p, 'direct').length} / ${leg(p, 'relayed').length}, ${f(p.probe?.loopP99 ?? 0)}`, '']);
+  }
   if (probes) {
     const pr = probes;
     const pauses = (list: readonly Pause[], p: Phase) => {
@@ -411,6 +467,17 @@ for (let round = 0; round < ROUNDS; round++) {
         .join(', ')}, none ${f(t.none * 100, 0)} %`;
     };
     row('slowest 1 %: events, share in flight over a GC of each', causes(directs[round]), (g, p) => [causes(p, g), '']);
+    if (PROBE_SESSIONS > 0) {
+      // The probe's slowest 1 % of each leg: the gateway's GC, the mock's, the probe's own, or none of them (the machine).
+      const probeCauses = (p: Phase, name: string, g?: Gateway) => {
+        const l = p.probe?.legs.find((x) => x.name === name);
+        if (!l) return '';
+        const t = tailCauses({ sentAt: l.sentAt, rtt: l.rtt, thread: l.rtt.map(() => 0) }, { ...(g && { gateway: () => pr.gateways.get(g)! }), mock: () => pr.mock, probe: () => p.probe!.gc });
+        return `${t.events}: ${Object.entries(t.share).map(([k, v]) => `${k} ${f(v * 100, 0)} %`).join(', ')}, none ${f(t.none * 100, 0)} %`;
+      };
+      row('probe slowest 1 % of the relayed leg (direct phase: of the direct leg): share over a GC of each', probeCauses(directs[round], 'direct'), (g, p) => [probeCauses(p, 'relayed', g), '']);
+      row('probe slowest 1 % of its direct leg in the same seconds', '', (_, p) => [probeCauses(p, 'direct'), '']);
+    }
   }
 }
 if (warmDirect) {
@@ -419,7 +486,8 @@ if (warmDirect) {
   for (const g of gateways) {
     const s = summarize(g.warm!.rtt);
     const gc = probes ? pausesIn(probes.gateways.get(g)!, g.warm!.window[0], g.warm!.window[1]) : undefined;
-    lines.push(`- ${g.name}: ${f(s.p50 - d.p50)} / ${f(s.p99 - d.p99)}, ${s.n}${gc ? `; gateway GC ${gc.n}, ${f(gc.sum, 1)} ms, longest ${f(gc.max, 1)} ms` : ''}`);
+    const legP99 = (name: string) => summarize(g.warm!.probe?.legs.find((l) => l.name === name)?.rtt ?? []).p99;
+    lines.push(`- ${g.name}: ${f(s.p50 - d.p50)} / ${f(s.p99 - d.p99)}, ${s.n}${PROBE_SESSIONS > 0 ? `; probe added p99 ${f(legP99('relayed') - legP99('direct'))}` : ''}${gc ? `; gateway GC ${gc.n}, ${f(gc.sum, 1)} ms, longest ${f(gc.max, 1)} ms` : ''}`);
   }
 }
 if (ROUNDS > 1) {
@@ -427,6 +495,14 @@ if (ROUNDS > 1) {
   for (const g of gateways) {
     const added = g.phases.map((p, r) => [summarize(p.rtt).p50 - summarize(directs[r].rtt).p50, summarize(p.rtt).p99 - summarize(directs[r].rtt).p99]);
     lines.push(`- ${g.name}: ${f(median(added.map((a) => a[0])))} / ${f(median(added.map((a) => a[1])))}; per round p99 ${added.map((a) => f(a[1])).join(', ')}`);
+  }
+  if (PROBE_SESSIONS > 0) {
+    lines.push('', `the probe (its own process, ${PROBE_SESSIONS} sessions per leg, ${PROBE_RATE} events a second per leg): added p99 = relayed leg p99 less direct leg p99 in the same seconds (ms), and the direct leg's p99 (what is not the gateway)`);
+    for (const g of gateways) {
+      const legP99 = (p: Phase, name: string) => summarize(p.probe?.legs.find((l) => l.name === name)?.rtt ?? []).p99;
+      const added = g.phases.map((p) => legP99(p, 'relayed') - legP99(p, 'direct'));
+      lines.push(`- ${g.name}: median ${f(median(added))}; per round ${added.map((a) => f(a)).join(', ')}; direct leg p99 per round ${g.phases.map((p) => f(legP99(p, 'direct'))).join(', ')}`);
+    }
   }
 }
 if (values.gc) {
