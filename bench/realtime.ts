@@ -390,14 +390,18 @@ const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(
 for (const g of gateways) g.child.kill('SIGTERM');
 await Promise.all(gateways.map((g) => exited(g.child)));
 // The probes write their records as their processes exit.
-let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]>; gatewayMarks: Map<Gateway, Pause[]> } | undefined;
+let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]>; gatewayMarks: Map<Gateway, Pause[]>; gatewayScavenges: Map<Gateway, Pause[]>; gatewayOther: Map<Gateway, Pause[]> } | undefined;
 if (values.probe) {
   mock.kill('SIGTERM');
   await exited(mock);
   const read = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.map(([at, ms]) => [at, ms] as const);
   // Kind 4 (bench/lib/gc-probe.ts): the old generation's mark-compacts, the pauses a steady relay should not have.
   const marks = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.filter(([, , kind]) => kind & 4).map(([at, ms]) => [at, ms] as const);
-  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])), gatewayMarks: new Map(gateways.map((g) => [g, marks(g.probeFile)])) };
+  // Kinds 1 and 2: the young generation's collections (scavenges, minor mark-sweeps); the rest of
+  // what is neither (8, 16: incremental marking's steps, weak callbacks) apart.
+  const ofKind = (file: string, is: (kind: number) => boolean): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.filter(([, , kind]) => is(kind)).map(([at, ms]) => [at, ms] as const);
+  const perGateway = (is: (kind: number) => boolean) => new Map(gateways.map((g) => [g, ofKind(g.probeFile, is)]));
+  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])), gatewayMarks: new Map(gateways.map((g) => [g, marks(g.probeFile)])), gatewayScavenges: perGateway((k) => (k & 3) !== 0), gatewayOther: perGateway((k) => (k & 7) === 0) };
 }
 
 const expected = SECONDS;
@@ -472,7 +476,8 @@ for (let round = 0; round < ROUNDS; round++) {
       const probeCauses = (p: Phase, name: string, g?: Gateway) => {
         const l = p.probe?.legs.find((x) => x.name === name);
         if (!l) return '';
-        const t = tailCauses({ sentAt: l.sentAt, rtt: l.rtt, thread: l.rtt.map(() => 0) }, { ...(g && { gateway: () => pr.gateways.get(g)! }), mock: () => pr.mock, probe: () => p.probe!.gc });
+        const gatewayKinds = g && { 'gateway scavenge': () => pr.gatewayScavenges.get(g)!, 'gateway mark-compact': () => pr.gatewayMarks.get(g)!, 'gateway other GC': () => pr.gatewayOther.get(g)! };
+        const t = tailCauses({ sentAt: l.sentAt, rtt: l.rtt, thread: l.rtt.map(() => 0) }, { ...gatewayKinds, mock: () => pr.mock, probe: () => p.probe!.gc });
         return `${t.events}: ${Object.entries(t.share).map(([k, v]) => `${k} ${f(v * 100, 0)} %`).join(', ')}, none ${f(t.none * 100, 0)} %`;
       };
       row('probe slowest 1 % of the relayed leg (direct phase: of the direct leg): share over a GC of each', probeCauses(directs[round], 'direct'), (g, p) => [probeCauses(p, 'relayed', g), '']);
