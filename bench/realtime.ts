@@ -8,7 +8,7 @@
 // flags of the image's ENTRYPOINT, as `npm start` runs it); the clients are worker threads here.
 //
 //   node bench/realtime.ts --sessions 1000 --seconds 20 --rounds 2 --probe
-//   node bench/realtime.ts --warmup 0                    # no untimed warm-up: round 1 is the first seconds after start
+//   node bench/realtime.ts --warmup 0 --no-hold          # the old way: round 1 is the first seconds after start, builds idle between phases
 //   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
 //   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
@@ -62,6 +62,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { WebSocket } from 'ws';
 import { freePort, PEERS, ROOT, rssMb } from './lib/procs.ts';
 import { median, summarize } from './lib/stats.ts';
 import { bursts, pausesIn, tailCauses, type Pause } from './lib/tail.ts';
@@ -85,6 +86,7 @@ const { values } = parseArgs({
     'image-flags': { type: 'boolean', default: true },
     heap: { type: 'string' },
     warmup: { type: 'string', default: '10' },
+    hold: { type: 'boolean', default: true },
     'probe-sessions': { type: 'string', default: '10' },
     'probe-rate': { type: 'string', default: '50' },
   },
@@ -359,6 +361,24 @@ for (const { name, root, flags: extra } of roots) {
 const DIRECT: ProbeLeg = { name: 'direct', url: `ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, headers: { authorization: 'Bearer sk-bench' } };
 const relayed = (g: Gateway): ProbeLeg => ({ name: 'relayed', url: `ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, headers: {} });
 
+// One session held open on every build for the whole run (--hold, the default), an event each 30 s:
+// a gateway serving without a break always has one. Without it each build idles between its phases,
+// and its one trim after the first traffic (30 s with no request and no session open) ran between
+// the warm-up and round 1, so round 1 grew the heap again (one run at load 15: 25 GCs, 2 of them
+// mark-compacts, against 11 and none in rounds 2 and 3). --no-hold is the old way.
+const held: WebSocket[] = [];
+if (values.hold) {
+  for (const g of gateways) {
+    const ws = new WebSocket(relayed(g).url, { perMessageDeflate: false });
+    ws.on('error', () => undefined);
+    await new Promise((r) => ws.once('open', r));
+    held.push(ws);
+  }
+  setInterval(() => {
+    for (const ws of held) if (ws.readyState === 1) ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', instructions: 'held' } }));
+  }, 30_000).unref();
+}
+
 // The warm-up: every build relays for WARMUP seconds before the first timed round (the JIT's
 // tiers, the first connections' buffers, the young generation's first growth), so the rounds
 // measure a gateway that has been serving, as a user meets one. It is reported apart, as the first
@@ -386,6 +406,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
+for (const ws of held) ws.terminate();
 const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)));
 for (const g of gateways) g.child.kill('SIGTERM');
 await Promise.all(gateways.map((g) => exited(g.child)));
@@ -409,6 +430,7 @@ const stalled = (p: Phase) => p.replies.filter((r) => r < expected - 2).length;
 const f = (x: number, d = 2) => x.toFixed(d);
 const perEvent = (cpu: number, p: Phase) => f((cpu / Math.max(1, p.rtt.length)) * 1e6, 0);
 const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  values.hold ? 'one session held open on every build for the whole run (an event each 30 s), as a gateway serving without a break has: its trim after the first traffic never runs' : 'no held session (--no-hold): a build idle 30 s between its phases runs its trim after the first traffic there',
   WARMUP > 0 ? `steady state: every build (and the mock) relayed ${WARMUP} s of the same load, untimed, before the first timed round; that warm-up's own figures are reported apart below ("first ${WARMUP} s after start"), in no median` : 'no warm-up (--warmup 0): round 1 is the first seconds after start'];
 for (let round = 0; round < ROUNDS; round++) {
   const d = summarize(directs[round].rtt);
