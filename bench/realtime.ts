@@ -8,6 +8,7 @@
 // flags of the image's ENTRYPOINT, as `npm start` runs it); the clients are worker threads here.
 //
 //   node bench/realtime.ts --sessions 1000 --seconds 20 --rounds 2 --probe
+//   node bench/realtime.ts --warmup 0 --no-hold          # the old way: round 1 is the first seconds after start, builds idle between phases
 //   node bench/realtime.ts --ab main,HEAD~1 --rounds 3  # this checkout, main and HEAD~1, relayed phases alternating
 //   node bench/realtime.ts --ab .@--max-semi-space-size=32  # this checkout, also under another node flag
 //   node bench/realtime.ts --gc --gateway-flags=--cpu-prof,--cpu-prof-dir=/tmp/rt-prof
@@ -30,7 +31,17 @@
 //   2026-11-27), a gateway no replica runs. --no-image-flags measures without.
 // - The mock keeps one event per session (--max-recorded 1), not every event (its collections copied
 //   them all, 14-62 ms pauses in both phases).
-// "Added" is still the relayed percentile minus the direct one, each over every event of its phase.
+// - Every build relays --warmup seconds (default 10) of the same load before the first timed round,
+//   untimed (added 2026-11-27 night): the first seconds after a start (JIT tiers, first connections,
+//   the young generation's first growth) made every run's first round slow in both builds. The
+//   warm-up's figures are reported apart as the first seconds after start; --warmup 0 is the old way.
+// - A probe process of its own (bench/lib/realtime-probe.ts, --probe-sessions per leg, default 10,
+//   --probe-rate events a second per leg, default 50; 0 sessions turns it off) times events apart
+//   from the client threads, whose loops each carry 250 sessions: in a relayed phase one leg through
+//   the gateway and one straight to the mock, interleaved, so its "added" is the relayed leg's
+//   percentile less the direct leg's in the same seconds (the machine's and the mock's state alike),
+//   and the direct leg's p99 is what is not the gateway.
+// "Added" of the 1,000 sessions is still the relayed percentile minus the direct one, each over every event of its phase.
 //
 // --ab REF[,REF...] runs each REF's sources (a `git archive` of it under bench/.peers, sharing this
 // checkout's node_modules) as another gateway; REF@--flag adds node flags, and `.` is this
@@ -44,19 +55,21 @@
 // promoted: those that reached the old generation, what makes its mark-compacts). --pin
 // gives the gateway a core of its own (taskset: the gateway on CPU 0, the mock and the clients on
 // CPU 1), as a replica with its own CPU would run.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { WebSocket } from 'ws';
 import { freePort, PEERS, ROOT, rssMb } from './lib/procs.ts';
 import { median, summarize } from './lib/stats.ts';
 import { bursts, pausesIn, tailCauses, type Pause } from './lib/tail.ts';
 import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
 import type { ClientJob, ClientResult } from './lib/realtime-client.ts';
 import type { ProbeRecord } from './lib/gc-probe.ts';
+import type { ProbeLeg, ProbeMessage, ProbeResult } from './lib/realtime-probe.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,12 +85,19 @@ const { values } = parseArgs({
     schedule: { type: 'string', default: 'fixed' },
     'image-flags': { type: 'boolean', default: true },
     heap: { type: 'string' },
+    warmup: { type: 'string', default: '10' },
+    hold: { type: 'boolean', default: true },
+    'probe-sessions': { type: 'string', default: '10' },
+    'probe-rate': { type: 'string', default: '50' },
   },
   allowNegative: true,
   strict: true,
 });
 const SESSIONS = Number(values.sessions);
 const SECONDS = Number(values.seconds);
+const WARMUP = Number(values.warmup);
+const PROBE_SESSIONS = Number(values['probe-sessions']);
+const PROBE_RATE = Number(values['probe-rate']);
 const ROUNDS = Number(values.rounds);
 const GATEWAY_FLAGS = values['gateway-flags'].split(',').filter(Boolean);
 const WORKERS = Number(values['client-threads']);
@@ -140,6 +160,8 @@ interface Phase {
   /** The measured window (epoch ms). */
   window: [number, number];
   peakRss: number;
+  /** The probe process's sessions (--probe-sessions): its legs (direct, and through the gateway in a relayed phase). */
+  probe?: ProbeResult;
 }
 
 /** Each session's phase within the second (ms): drawn once per run (seeded), shared by every phase and gateway. */
@@ -158,21 +180,23 @@ function phasesOf(n: number): number[] {
 const PHASES = phasesOf(SESSIONS);
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-/** N sessions on `url` over the client threads, one event a second each for SECONDS. */
-async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }): Promise<Phase> {
+/** N sessions on `url` over the client threads, one event a second each for `seconds`. */
+async function run(url: string, headers: Record<string, string>, mockPid: number, gatewayPid?: number, window?: { open(): Promise<void>; close(): Promise<void> }, seconds = SECONDS, probeLegs: ProbeLeg[] = []): Promise<Phase> {
   const per = Math.ceil(SESSIONS / WORKERS);
   const workers: { worker: Worker; sessions: number[] }[] = [];
   for (let w = 0; w * per < SESSIONS; w++) {
     const sessions = Array.from({ length: Math.min(per, SESSIONS - w * per) }, (_, k) => w * per + k);
-    const job: ClientJob = { url, headers, sessions, phases: sessions.map((i) => PHASES[i]), seconds: SECONDS, schedule: SCHEDULE };
+    const job: ClientJob = { url, headers, sessions, phases: sessions.map((i) => PHASES[i]), seconds, schedule: SCHEDULE };
     workers.push({ worker: new Worker(new URL('./lib/realtime-client.ts', import.meta.url), { workerData: job }), sessions });
   }
   await Promise.all(workers.map(({ worker }) => new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   })));
+  if (probe && probeLegs.length) await ask(probe, { kind: 'open', legs: probeLegs, sessions: PROBE_SESSIONS }, 'open');
   await window?.open();
   const start = epochNow() + 200;
+  const probed = probe && probeLegs.length ? ask<{ result: ProbeResult }>(probe, { kind: 'start', start, seconds, rate: PROBE_RATE }, 'done') : undefined;
   const results = workers.map(({ worker }) => new Promise<ClientResult>((resolve, reject) => {
     worker.on('message', (m: { kind: string; result: ClientResult }) => m.kind === 'done' && resolve(m.result));
     worker.once('error', reject);
@@ -182,10 +206,11 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   let peakRss = 0;
   const sampler = gatewayPid ? setInterval(() => (peakRss = Math.max(peakRss, rssMb(gatewayPid))), 1000) : undefined;
   // The window closes while every session is still open (--heap retained sees what they hold).
-  const closed = new Promise((r) => setTimeout(r, start + SECONDS * 1000 - epochNow())).then(() => window?.close());
+  const closed = new Promise((r) => setTimeout(r, start + seconds * 1000 - epochNow())).then(() => window?.close());
   const done = await Promise.all(results);
   const client = process.cpuUsage(cpu0.client);
   await closed;
+  const probeResult = (await probed)?.result;
   const phase: Phase = {
     rtt: [],
     sentAt: [],
@@ -195,8 +220,9 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
     cpu: { mock: cpuSeconds(mockPid) - cpu0.mock, gateway: gatewayPid ? cpuSeconds(gatewayPid) - cpu0.gateway : 0, client: (client.user + client.system) / 1e6 },
     clientLoopP99: Math.max(...done.map((d) => d.loopP99)),
     clientGc: done.map((d) => d.gc),
-    window: [start, start + SECONDS * 1000 + 500],
+    window: [start, start + seconds * 1000 + 500],
     peakRss,
+    ...(probeResult && { probe: probeResult }),
   };
   done.forEach((d, w) => {
     phase.failed += d.failed;
@@ -211,6 +237,19 @@ async function run(url: string, headers: Record<string, string>, mockPid: number
   await Promise.all(workers.map(({ worker }) => new Promise((resolve) => worker.once('exit', resolve))));
   await new Promise((r) => setTimeout(r, 500));
   return phase;
+}
+
+/** Sends the probe a message and waits for its answer of `kind`. */
+function ask<T>(child: ChildProcess, msg: ProbeMessage, kind: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { kind: string } & T) => {
+      if (m.kind !== kind) return;
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
 }
 
 /** REF's sources as a directory beside this checkout (a `git archive`, kept for the next run). */
@@ -269,9 +308,14 @@ const probeDir = mkdtempSync(join(tmpdir(), 'skybridge-bench-rt-probe-'));
 const mockPort = await freePort();
 const mockProbe = join(probeDir, 'mock.json');
 const mock = await start([join(ROOT, 'test/mock-provider/main.ts'), '--port', String(mockPort), '--max-recorded', '1'], mockPort, '/_mock/health', values.probe ? { probe: mockProbe } : {});
+// The probe's sessions run in a process of their own (bench/lib/realtime-probe.ts), apart from the
+// client threads' event loops and the mock's.
+const probe = PROBE_SESSIONS > 0 ? fork(join(ROOT, 'bench/lib/realtime-probe.ts'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : undefined;
+if (probe) children.push(probe);
 if (values.pin) {
   pin(mock.pid!, 1);
   pin(process.pid, 1);
+  if (probe) pin(probe.pid!, 1);
 }
 
 interface Gateway {
@@ -284,6 +328,8 @@ interface Gateway {
   inspectPort?: number;
   /** --heap: what the gateway allocated per event in the first round, by function. */
   heap?: string;
+  /** The untimed warm-up (--warmup): the first seconds of relaying after the gateway started. */
+  warm?: Phase;
   phases: Phase[];
 }
 
@@ -312,9 +358,40 @@ for (const { name, root, flags: extra } of roots) {
   gateways.push({ name, port, child, idleRss: rssMb(child.pid!), gcFile, probeFile, ...(inspectPort && { inspectPort }), phases: [] });
 }
 
+const DIRECT: ProbeLeg = { name: 'direct', url: `ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, headers: { authorization: 'Bearer sk-bench' } };
+const relayed = (g: Gateway): ProbeLeg => ({ name: 'relayed', url: `ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, headers: {} });
+
+// One session held open on every build for the whole run (--hold, the default), an event each 30 s:
+// a gateway serving without a break always has one. Without it each build idles between its phases,
+// and its one trim after the first traffic (30 s with no request and no session open) ran between
+// the warm-up and round 1, so round 1 grew the heap again (one run at load 15: 25 GCs, 2 of them
+// mark-compacts, against 11 and none in rounds 2 and 3). --no-hold is the old way.
+const held: WebSocket[] = [];
+if (values.hold) {
+  for (const g of gateways) {
+    const ws = new WebSocket(relayed(g).url, { perMessageDeflate: false });
+    ws.on('error', () => undefined);
+    await new Promise((r) => ws.once('open', r));
+    held.push(ws);
+  }
+  setInterval(() => {
+    for (const ws of held) if (ws.readyState === 1) ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', instructions: 'held' } }));
+  }, 30_000).unref();
+}
+
+// The warm-up: every build relays for WARMUP seconds before the first timed round (the JIT's
+// tiers, the first connections' buffers, the young generation's first growth), so the rounds
+// measure a gateway that has been serving, as a user meets one. It is reported apart, as the first
+// seconds after start, and is in no median.
+let warmDirect: Phase | undefined;
+if (WARMUP > 0) {
+  warmDirect = await run(DIRECT.url, DIRECT.headers, mock.pid!, undefined, undefined, WARMUP, [DIRECT]);
+  for (const g of gateways) g.warm = await run(relayed(g).url, {}, mock.pid!, g.child.pid!, undefined, WARMUP, [DIRECT, relayed(g)]);
+}
+
 const directs: Phase[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  directs.push(await run(`ws://127.0.0.1:${mockPort}/openai/v1/realtime?model=gpt-realtime`, { authorization: 'Bearer sk-bench' }, mock.pid!));
+  directs.push(await run(DIRECT.url, DIRECT.headers, mock.pid!, undefined, undefined, SECONDS, [DIRECT]));
   // Odd rounds take the gateways in the reverse order: the one right after the direct phase is not
   // always the same build (at load 20-30 the first relayed phase of a round was the slow one).
   for (const g of round % 2 ? [...gateways].reverse() : gateways) {
@@ -323,31 +400,38 @@ for (let round = 0; round < ROUNDS; round++) {
     let sampled: HeapNode | undefined;
     const port = round === 0 ? g.inspectPort : undefined;
     const window = port ? { open: async () => void (stopSampling = await sampleAllocations(port, 16 * 1024, values.heap as SampleMode)), close: async () => void (sampled = await stopSampling?.()) } : undefined;
-    const p = await run(`ws://127.0.0.1:${g.port}/v1/realtime?model=openai/gpt-realtime`, {}, mock.pid!, g.child.pid!, window);
+    const p = await run(relayed(g).url, {}, mock.pid!, g.child.pid!, window, SECONDS, [DIRECT, relayed(g)]);
     g.phases.push(p);
     if (sampled) g.heap = heapReport(sampled, p.rtt.length, HEAP_WHAT[values.heap as SampleMode]);
   }
 }
 
+for (const ws of held) ws.terminate();
 const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)));
 for (const g of gateways) g.child.kill('SIGTERM');
 await Promise.all(gateways.map((g) => exited(g.child)));
 // The probes write their records as their processes exit.
-let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]>; gatewayMarks: Map<Gateway, Pause[]> } | undefined;
+let probes: { mock: Pause[]; gateways: Map<Gateway, Pause[]>; gatewayMarks: Map<Gateway, Pause[]>; gatewayScavenges: Map<Gateway, Pause[]>; gatewayOther: Map<Gateway, Pause[]> } | undefined;
 if (values.probe) {
   mock.kill('SIGTERM');
   await exited(mock);
   const read = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.map(([at, ms]) => [at, ms] as const);
   // Kind 4 (bench/lib/gc-probe.ts): the old generation's mark-compacts, the pauses a steady relay should not have.
   const marks = (file: string): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.filter(([, , kind]) => kind & 4).map(([at, ms]) => [at, ms] as const);
-  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])), gatewayMarks: new Map(gateways.map((g) => [g, marks(g.probeFile)])) };
+  // Kinds 1 and 2: the young generation's collections (scavenges, minor mark-sweeps); the rest of
+  // what is neither (8, 16: incremental marking's steps, weak callbacks) apart.
+  const ofKind = (file: string, is: (kind: number) => boolean): Pause[] => (JSON.parse(readFileSync(file, 'utf8')) as ProbeRecord).gc.filter(([, , kind]) => is(kind)).map(([at, ms]) => [at, ms] as const);
+  const perGateway = (is: (kind: number) => boolean) => new Map(gateways.map((g) => [g, ofKind(g.probeFile, is)]));
+  probes = { mock: read(mockProbe), gateways: new Map(gateways.map((g) => [g, read(g.probeFile)])), gatewayMarks: new Map(gateways.map((g) => [g, marks(g.probeFile)])), gatewayScavenges: perGateway((k) => (k & 3) !== 0), gatewayOther: perGateway((k) => (k & 7) === 0) };
 }
 
 const expected = SECONDS;
 const stalled = (p: Phase) => p.replies.filter((r) => r < expected - 2).length;
 const f = (x: number, d = 2) => x.toFixed(d);
 const perEvent = (cpu: number, p: Phase) => f((cpu / Math.max(1, p.rtt.length)) * 1e6, 0);
-const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`];
+const lines = [`sessions ${SESSIONS}, ${SECONDS} s, one event a second each, ${ROUNDS} round(s)${values.pin ? ', gateway pinned to CPU 0, mock and clients to CPU 1' : ''}, ${SCHEDULE} schedule over ${WORKERS} client thread(s), gateway node flags ${values['image-flags'] ? imageFlags(ROOT).join(' ') || 'none' : 'none'} (+ ${GATEWAY_FLAGS.join(' ') || 'nothing'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  values.hold ? 'one session held open on every build for the whole run (an event each 30 s), as a gateway serving without a break has: its trim after the first traffic never runs' : 'no held session (--no-hold): a build idle 30 s between its phases runs its trim after the first traffic there',
+  WARMUP > 0 ? `steady state: every build (and the mock) relayed ${WARMUP} s of the same load, untimed, before the first timed round; that warm-up's own figures are reported apart below ("first ${WARMUP} s after start"), in no median` : 'no warm-up (--warmup 0): round 1 is the first seconds after start'];
 for (let round = 0; round < ROUNDS; round++) {
   const d = summarize(directs[round].rtt);
   const head = ['figure', 'direct', ...gateways.flatMap((g) => [g.name, 'added'])];
@@ -374,6 +458,23 @@ for (let round = 0; round < ROUNDS; round++) {
     return `${b.largest} / ${f(b.share * 100, 1)} %`;
   };
   row('sends: most in one ms / share sent 4+ in one ms', burst(directs[round]), (_, p) => [burst(p), '']);
+  if (PROBE_SESSIONS > 0) {
+    const leg = (p: Phase, name: string) => p.probe?.legs.find((l) => l.name === name)?.rtt ?? [];
+    const dp = summarize(leg(directs[round], 'direct'));
+    row('probe: round trip p50 (ms; relayed leg, added over its direct leg in the same seconds)', f(dp.p50), (_, p) => {
+      const r = summarize(leg(p, 'relayed'));
+      return [f(r.p50), f(r.p50 - summarize(leg(p, 'direct')).p50)];
+    });
+    row('probe: round trip p99 (ms; same)', f(dp.p99), (_, p) => {
+      const r = summarize(leg(p, 'relayed'));
+      return [f(r.p99), f(r.p99 - summarize(leg(p, 'direct')).p99)];
+    });
+    row('probe: its direct leg in the same seconds, p50 / p99 (ms)', '', (_, p) => {
+      const d = summarize(leg(p, 'direct'));
+      return [`${f(d.p50)} / ${f(d.p99)}`, ''];
+    });
+    row('probe: events answered (direct leg / relayed leg), its loop delay p99 (ms)', `${leg(directs[round], 'direct').length}, ${f(directs[round].probe?.loopP99 ?? 0)}`, (_, p) => [`${leg(p, 'direct').length} / ${leg(p, 'relayed').length}, ${f(p.probe?.loopP99 ?? 0)}`, '']);
+  }
   if (probes) {
     const pr = probes;
     const pauses = (list: readonly Pause[], p: Phase) => {
@@ -392,6 +493,28 @@ for (let round = 0; round < ROUNDS; round++) {
         .join(', ')}, none ${f(t.none * 100, 0)} %`;
     };
     row('slowest 1 %: events, share in flight over a GC of each', causes(directs[round]), (g, p) => [causes(p, g), '']);
+    if (PROBE_SESSIONS > 0) {
+      // The probe's slowest 1 % of each leg: the gateway's GC, the mock's, the probe's own, or none of them (the machine).
+      const probeCauses = (p: Phase, name: string, g?: Gateway) => {
+        const l = p.probe?.legs.find((x) => x.name === name);
+        if (!l) return '';
+        const gatewayKinds = g && { 'gateway scavenge': () => pr.gatewayScavenges.get(g)!, 'gateway mark-compact': () => pr.gatewayMarks.get(g)!, 'gateway other GC': () => pr.gatewayOther.get(g)! };
+        const t = tailCauses({ sentAt: l.sentAt, rtt: l.rtt, thread: l.rtt.map(() => 0) }, { ...gatewayKinds, mock: () => pr.mock, probe: () => p.probe!.gc });
+        return `${t.events}: ${Object.entries(t.share).map(([k, v]) => `${k} ${f(v * 100, 0)} %`).join(', ')}, none ${f(t.none * 100, 0)} %`;
+      };
+      row('probe slowest 1 % of the relayed leg (direct phase: of the direct leg): share over a GC of each', probeCauses(directs[round], 'direct'), (g, p) => [probeCauses(p, 'relayed', g), '']);
+      row('probe slowest 1 % of its direct leg in the same seconds', '', (_, p) => [probeCauses(p, 'direct'), '']);
+    }
+  }
+}
+if (warmDirect) {
+  const d = summarize(warmDirect.rtt);
+  lines.push('', `first ${WARMUP} s after start (the warm-up, not in the medians): added p50 / p99 (ms), events answered; direct p99 ${f(d.p99)} ms`);
+  for (const g of gateways) {
+    const s = summarize(g.warm!.rtt);
+    const gc = probes ? pausesIn(probes.gateways.get(g)!, g.warm!.window[0], g.warm!.window[1]) : undefined;
+    const legP99 = (name: string) => summarize(g.warm!.probe?.legs.find((l) => l.name === name)?.rtt ?? []).p99;
+    lines.push(`- ${g.name}: ${f(s.p50 - d.p50)} / ${f(s.p99 - d.p99)}, ${s.n}${PROBE_SESSIONS > 0 ? `; probe added p99 ${f(legP99('relayed') - legP99('direct'))}` : ''}${gc ? `; gateway GC ${gc.n}, ${f(gc.sum, 1)} ms, longest ${f(gc.max, 1)} ms` : ''}`);
   }
 }
 if (ROUNDS > 1) {
@@ -399,6 +522,14 @@ if (ROUNDS > 1) {
   for (const g of gateways) {
     const added = g.phases.map((p, r) => [summarize(p.rtt).p50 - summarize(directs[r].rtt).p50, summarize(p.rtt).p99 - summarize(directs[r].rtt).p99]);
     lines.push(`- ${g.name}: ${f(median(added.map((a) => a[0])))} / ${f(median(added.map((a) => a[1])))}; per round p99 ${added.map((a) => f(a[1])).join(', ')}`);
+  }
+  if (PROBE_SESSIONS > 0) {
+    lines.push('', `the probe (its own process, ${PROBE_SESSIONS} sessions per leg, ${PROBE_RATE} events a second per leg): added p99 = relayed leg p99 less direct leg p99 in the same seconds (ms), and the direct leg's p99 (what is not the gateway)`);
+    for (const g of gateways) {
+      const legP99 = (p: Phase, name: string) => summarize(p.probe?.legs.find((l) => l.name === name)?.rtt ?? []).p99;
+      const added = g.phases.map((p) => legP99(p, 'relayed') - legP99(p, 'direct'));
+      lines.push(`- ${g.name}: median ${f(median(added))}; per round ${added.map((a) => f(a)).join(', ')}; direct leg p99 per round ${g.phases.map((p) => f(legP99(p, 'direct'))).join(', ')}`);
+    }
   }
 }
 if (values.gc) {
