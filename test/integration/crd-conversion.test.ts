@@ -15,7 +15,7 @@ import { startOperator, type OperatorProcess } from '../helpers/operator-process
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
 import { makeTestCa } from '../helpers/test-ca.ts';
 import { freePort } from '../helpers/ports.ts';
-import { eventually } from '../helpers/patience.ts';
+import { eventually, patience } from '../helpers/patience.ts';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { crdNames } from '../../operator/src/conversion/crd-config.ts';
 
@@ -81,8 +81,12 @@ after(async () => {
   await kube?.stop();
 });
 
+// Each test runs kubectl several times and waits on the operator's one-second check: on a busy
+// machine that outlasts the suite's 120 s, so the limit stretches with the load like the waits do.
+const slow = { timeout: patience(120_000) };
+
 describe('conversion through the operator', () => {
-  test('the operator points every CRD at its webhook with its CA, and puts it back when it is changed', async () => {
+  test('the operator points every CRD at its webhook with its CA, and puts it back when it is changed', slow, async () => {
     const caBundle = Buffer.from(caPem).toString('base64');
     const pointed = async () => {
       for (const name of crdNames()) {
@@ -99,7 +103,7 @@ describe('conversion through the operator', () => {
     await waitFor('the operator to point the CRDs at itself again', pointed);
   });
 
-  test('a v1alpha1 VirtualKey reads back as v1beta1 in camelCase, is stored as v1beta1, and the proxy serves it', async () => {
+  test('a v1alpha1 VirtualKey reads back as v1beta1 in camelCase, is stored as v1beta1, and the proxy serves it', slow, async () => {
     await apply({
       apiVersion: 'gateway.skybridge.dev/v1alpha1',
       kind: 'Provider',
@@ -131,7 +135,7 @@ describe('conversion through the operator', () => {
     await assert.rejects(ask(VK_ALPHA, 'openai/gpt-4o-mini'), (err: { status?: number }) => err.status === 403);
   });
 
-  test('a v1beta1 VirtualKey reads back as v1alpha1 in snake_case, and the proxy serves it', async () => {
+  test('a v1beta1 VirtualKey reads back as v1alpha1 in snake_case, and the proxy serves it', slow, async () => {
     await apply({
       apiVersion: 'gateway.skybridge.dev/v1beta1',
       kind: 'VirtualKey',
@@ -145,13 +149,13 @@ describe('conversion through the operator', () => {
     await assert.rejects(ask(VK_BETA, 'openai/gpt-4o'), (err: { status?: number }) => err.status === 403);
   });
 
-  test('a v1beta1 rule with camelCase fields is checked by its CEL rules, naming the v1beta1 field', async () => {
+  test('a v1beta1 rule with camelCase fields is checked by its CEL rules, naming the v1beta1 field', slow, async () => {
     const r = await kube!.kubectl(['apply', '-n', NS, '-f', '-'], JSON.stringify({ apiVersion: 'gateway.skybridge.dev/v1beta1', kind: 'RoutingRule', metadata: { name: 'bad-scope', namespace: NS }, spec: { scope: 'team', targets: [{ provider: 'openai', weight: 1 }] } }));
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /spec\.scopeID: Invalid value: .*scopeID is required unless scope is global/);
   });
 
-  test('the printer columns show the reason and, wide, its message', async () => {
+  test('the printer columns show the reason and, wide, its message', slow, async () => {
     await apply({ apiVersion: 'gateway.skybridge.dev/v1beta1', kind: 'VirtualKey', metadata: { name: 'no-secret', namespace: NS }, spec: { valueFrom: { secretKeyRef: { name: 'missing', key: 'x' } } } });
     const row = await waitFor('the refused key to show its reason', async () => {
       const out = await kubectl(['get', 'virtualkeys.v1beta1.gateway.skybridge.dev', 'no-secret', '-n', NS, '-o', 'wide']);
@@ -164,7 +168,7 @@ describe('conversion through the operator', () => {
     assert.match(await kubectl(['get', 'virtualkeys.v1alpha1.gateway.skybridge.dev', 'no-secret', '-n', NS]), /SecretNotFound/);
   });
 
-  test('kubectl explain shows the v1beta1 field descriptions', async () => {
+  test('kubectl explain shows the v1beta1 field descriptions', slow, async () => {
     const out = await kubectl(['explain', 'virtualkeys.spec.providerConfigs.allowedModels', '--api-version=gateway.skybridge.dev/v1beta1']);
     assert.match(out, /FIELD:\s+allowedModels/);
     assert.match(out, /DESCRIPTION:\n\s+\S/);
@@ -172,7 +176,7 @@ describe('conversion through the operator', () => {
     assert.match(provider, /baseURL\s+<string>/);
   });
 
-  test('the webhook refuses an object it cannot convert, naming the object and the field', async () => {
+  test('the webhook refuses an object it cannot convert, naming the object and the field', slow, async () => {
     const dispatcher = new Agent({ connect: { ca: caPem } });
     try {
       const review = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u1', desiredAPIVersion: 'gateway.skybridge.dev/v1alpha1', objects: [{ apiVersion: 'gateway.skybridge.dev/v1beta1', kind: 'VirtualKey', metadata: { name: 'odd', namespace: NS }, spec: { providerConfigs: [{ allowed_models: ['x'] }] } }] } };
