@@ -256,8 +256,10 @@ export class SqliteCacheStore implements CacheStore {
   async sweep(namespace: string, now: number): Promise<number> {
     const ns = this.#ns(namespace);
     for (const r of ns.expired.all(now) as { id: string }[]) this.#forget(ns, r.id);
-    // Found entries past their time are not answered anyway (getDirectNow checks).
-    return Number(ns.sweep.run(now).changes);
+    // What it removed is gone for every reader, whatever time a later lookup is asked at.
+    const n = Number(ns.sweep.run(now).changes);
+    if (n) ns.found.clear();
+    return n;
   }
 
   async drop(namespace: string): Promise<void> {
