@@ -8,6 +8,8 @@ import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { assertNoHorizontalOverflow, inNewContext, loginThroughForm, openDashboard, type OpenDashboard } from '../helpers/browser.ts';
 import { mockProviders } from '../helpers/providers.ts';
+import { apiClient, basic } from '../helpers/api.ts';
+import { eventually } from '../helpers/patience.ts';
 
 const ADMIN = 'admin';
 const PASSWORD = 'dashboard-test-password-7f3a';
@@ -86,6 +88,9 @@ describe('dashboard with authentication on', () => {
     // Routed by the rule: the detail view shows the audit trail.
     await chat(d, 'openai/gpt-4o', 'What is the capital of Burkina Faso? marker-ouagadougou', { 'x-tier': 'premium' });
     await chat(d, 'anthropic/claude-sonnet-4-5', 'An unrelated question about tides');
+    // Records are written in batches after the answers (each second): the search below runs once.
+    const api = apiClient(d.gw, basic(ADMIN, PASSWORD));
+    await eventually(async () => assert.equal((await api<{ logs: unknown[] }>('GET', '/api/logs?limit=10')).body.logs.length, 2), 10_000);
   });
   after(() => d?.close());
 
