@@ -112,16 +112,6 @@ export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'
  */
 const FIRST_TRIM_QUIET_MS = 30_000;
 
-/**
- * After a burst that grew the heap by this much (committed, since the start or the last trim) a
- * gateway collects after a second of quiet, not 30: what saturation grew (the young generation at
- * its largest, old-space pages of thousands of requests' state) V8's own reducer gives back only
- * after about 8 s. Growth under this keeps the process under about 160 MB resident, and trickles
- * and short bursts stay under it, so they pay for no recompiling (above).
- */
-const BURST_TRIM_QUIET_MS = 1000;
-const BURST_TRIM_GROWTH_BYTES = 48 * 2 ** 20;
-
 export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
   const { kube } = opts;
   // A certificate that cannot be served stops the start before anything is opened.
@@ -353,19 +343,15 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (opts.processGuards) installProcessGuards();
   // The heap is the process's: only the process's own gateway gives back what its start grew
   // (once, before the first request) and what traffic grew: after every quiet moment when asked
-  // (--memory-trim), else once after the first traffic (its first requests load and compile what
-  // they use, which grows the young generation to its largest even for a handful of requests) and
-  // after each burst that grew the heap by a saturation's worth.
+  // (--memory-trim), else once, after the first traffic (its first requests load and compile what
+  // they use, which grows the young generation to its largest even for a handful of requests).
   if (opts.processGuards) trimAfterStart();
   // An open realtime session or Responses WebSocket relays without HTTP requests: it is traffic too,
   // and a trim while it relays is a pause of tens of milliseconds in its events.
   const activity: Activity = { started: metrics.activity.started, inFlight: () => metrics.activity.inFlight() + realtimeSessions.openCount };
-  const trims = !opts.processGuards ? []
-    : opts.memoryTrimMs !== undefined ? [startMemoryTrim(activity, { idleMs: opts.memoryTrimMs })]
-    : [
-        startMemoryTrim(activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true }),
-        startMemoryTrim(activity, { idleMs: BURST_TRIM_QUIET_MS, growthBytes: BURST_TRIM_GROWTH_BYTES, fromStart: true }),
-      ];
+  const trim = !opts.processGuards ? undefined
+    : opts.memoryTrimMs !== undefined ? startMemoryTrim(activity, { idleMs: opts.memoryTrimMs })
+    : startMemoryTrim(activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true });
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
@@ -416,7 +402,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
           admin.closeAllConnections();
           admin.close();
         }
-        for (const t of trims) t.stop();
+        trim?.stop();
         await stopAll();
       })()),
   };

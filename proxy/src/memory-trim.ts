@@ -4,8 +4,8 @@
 // waits 8 s and then only if the allocation rate of the last seconds was low. So: once a gateway
 // that did work has been quiet for a moment (nothing in flight, no request arrived), it runs one
 // memory-reducing collection, which shrinks the young generation back to its start size and gives
-// old-space pages back. It runs only when the heap grew by a set amount since the last one, so a
-// gateway serving a health probe every few seconds does not collect after each.
+// old-space pages back. It runs only when the heap grew since the last one, so a gateway serving a
+// health probe every few seconds does not collect after each.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { log } from './log.ts';
@@ -25,11 +25,6 @@ export interface TrimOptions {
   /** The collection and the heap's committed bytes (tests hand in their own). */
   readonly gc?: () => void;
   readonly committed?: () => number;
-  /**
-   * Measure the growth from the heap as the watch starts (a start trim just ran), not from zero
-   * (which collects at the first quiet moment after any work).
-   */
-  readonly fromStart?: boolean;
   /** Stop after this many collections (default: no limit). */
   readonly limit?: number;
   /**
@@ -85,7 +80,7 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
   }
   // Zero: the first quiet moment after any work collects once, which also gives back what the
   // start (modules, the configuration's compile) grew the young generation to.
-  let baseline = opts.fromStart ? committed() : 0;
+  let baseline = 0;
   let left = opts.limit ?? Infinity;
   const firstStarted = activity.started();
   let lastStarted = firstStarted;

@@ -9,7 +9,7 @@ const MB = 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fake heap and traffic: `committed` is what the trim reads, and a collection shrinks it to `floor`. */
-function world(opts: { committed: number; floor: number; limit?: number; afterTraffic?: boolean; fromStart?: boolean; growthBytes?: number }) {
+function world(opts: { committed: number; floor: number; limit?: number; afterTraffic?: boolean }) {
   const w = { started: 0, inFlight: 0, committed: opts.committed, collections: 0 };
   const trim = startMemoryTrim(
     { started: () => w.started, inFlight: () => w.inFlight },
@@ -17,8 +17,7 @@ function world(opts: { committed: number; floor: number; limit?: number; afterTr
       idleMs: 60,
       ...(opts.limit !== undefined && { limit: opts.limit }),
       ...(opts.afterTraffic !== undefined && { afterTraffic: opts.afterTraffic }),
-      ...(opts.fromStart !== undefined && { fromStart: opts.fromStart }),
-      growthBytes: opts.growthBytes ?? 4 * MB,
+      growthBytes: 4 * MB,
       committed: () => w.committed,
       gc: () => {
         w.collections++;
@@ -95,29 +94,6 @@ test('once, after traffic (the default without --memory-trim): no collection bef
     w.committed = 40 * MB;
     await sleep(400);
     assert.equal(w.collections, 1);
-  } finally {
-    stop();
-  }
-});
-
-test("growth measured from the start (the default's watch after bursts): traffic that grew the heap less than a saturation burst is left alone; a burst that grew it more is given back once", async () => {
-  // The start trim just ran: the heap at the watch's start is the baseline, not zero.
-  const { w, stop } = world({ committed: 20 * MB, floor: 20 * MB, fromStart: true, growthBytes: 48 * MB });
-  try {
-    w.started += 5;
-    await sleep(300);
-    assert.equal(w.collections, 0, 'no collection for a quiet gateway that served a few requests');
-    // Steady traffic that grew the heap by 30 MB, then quiet: left alone (no recompiling to pay for).
-    w.started += 5000;
-    w.committed = 50 * MB;
-    await sleep(300);
-    assert.equal(w.collections, 0, 'no collection under the threshold');
-    // A saturation burst: 60 MB over the start. Once it is over, one collection.
-    w.started += 50_000;
-    w.committed = 80 * MB;
-    await eventually(() => assert.equal(w.collections, 1));
-    await sleep(300);
-    assert.equal(w.collections, 1, 'one collection per burst');
   } finally {
     stop();
   }
