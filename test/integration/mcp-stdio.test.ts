@@ -100,3 +100,17 @@ test('a stdio server that dies after connecting is in error with the tail of its
   }, 10_000);
   assert.match(view!.error ?? '', /closed.*stderr: test server: exiting on request/, view!.error);
 });
+
+test('a failed server keeps reporting its failure while the gateway retries it, never "connecting"', async () => {
+  const { g, by } = await gateway([stdio('flaky', ['crash'])]);
+  assert.equal(by.flaky.state, 'error');
+  // Retries start 1 s after a failure and back off from there: sample across at least one of them.
+  const seen = new Set<string>();
+  const until = Date.now() + 3_500;
+  while (Date.now() < until) {
+    const view = (await apiClient(g)<ClientView[]>('GET', '/api/mcp/clients')).body[0]!;
+    seen.add(`${view.state}${view.connecting ? ' (connecting)' : ''}: ${view.error ?? ''}`.replace(/\s+\(stderr.*$/, ''));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual([...seen].map((s) => s.split(':')[0]), ['error'], [...seen].join('\n'));
+});

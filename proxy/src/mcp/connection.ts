@@ -84,6 +84,8 @@ export class McpConnection {
     this.#attempt = 0;
     await this.#disconnect();
     this.#closed = false;
+    // Asked for: this attempt is reported as under way, whatever the last one did.
+    this.state = 'connecting';
     await this.start();
   }
 
@@ -114,7 +116,9 @@ export class McpConnection {
 
   async #connect(): Promise<void> {
     if (this.#closed) return;
-    this.state = 'connecting';
+    // A retry after a failure goes on reporting that failure until it connects: the status (and the
+    // operator's Connected condition) must not flicker to "connecting" at every backoff step.
+    if (this.state !== 'error') this.state = 'connecting';
     let client: Client | undefined;
     try {
       const sdk = await clientSdk();
