@@ -420,7 +420,8 @@ spec:
     await waitFor('operator-b to report leading', async () => (await b!.metric('skybridge_operator_leader')) === 1 || undefined);
     await apply(anthropic(7));
     await waitFor('the new leader to render an edit', async () => (await rendered())?.document.providers.anthropic.network_config?.max_retries === 7 || undefined);
-    assert.ok((await b.metric('skybridge_operator_reconciles_total{result="success"}')) > 0);
+    // A pass is counted once it ends, after the statuses it writes: the render is seen before that.
+    await waitFor('the new leader to count a successful pass', async () => (await b!.metric('skybridge_operator_reconciles_total{result="success"}')) > 0 || undefined);
 
     // A graceful stop hands the lease back at once: a fresh replica leads well before the lease would expire.
     a = await startOperator('operator-c');
