@@ -81,6 +81,13 @@ async function metric(name: string): Promise<string[]> {
 const reloadErrors = async (): Promise<number> => Number((await metric('skybridge_config_reload_errors_total'))[0]?.split(' ')[1] ?? 'NaN');
 const configHash = async (): Promise<string> => ((await (await fetch(`${proxy.url}/health`)).json()) as { config_hash: string }).config_hash;
 
+/**
+ * A log line the proxy wrote before what the test just saw (an error counted in /metrics, a request
+ * answered) can still be on its way: the proxy queues lines when its pipe is full (debug level here),
+ * and this process reads the pipe apart from HTTP answers, 64 KiB at a time. Waited for, not read once.
+ */
+const logged = (check: () => void): Promise<void> => eventually(check, 5000);
+
 const lastUpstream = (format: string) => [...mock.requests].reverse().find((r) => r.format === format && r.path.endsWith('/messages') === (format === 'anthropic'));
 
 async function chat(model = 'openai/gpt-4o', headers: Record<string, string> = {}): Promise<string | null> {
@@ -206,7 +213,7 @@ describe('a proxy following Kubernetes', () => {
     // The error is reported once the write stays incomplete (the operator's normal multi-object
     // write is incomplete for a moment too, and is not an error).
     await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 10_000);
-    assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} is incomplete: part skybridge-config-part-1 does not match its checksum/);
+    await logged(() => assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} is incomplete: part skybridge-config-part-1 does not match its checksum/));
     assert.equal(await configHash(), hashBefore, 'the loaded config hash did not change');
     assert.equal(await chat('anthropic/claude-sonnet-4-5'), 'Mock reply to: Hello', 'the last good config (with anthropic) still serves');
     assert.equal(lastUpstream('anthropic')!.headers['x-config-rev'], 'r2');
@@ -227,7 +234,7 @@ describe('a proxy following Kubernetes', () => {
     const bad = renderConfig(doc, { [OPENAI_KEY]: 'sk-openai-1', [VK]: 'sk-bf-checkout-1' }, { namespace: NS, partChars: 300 });
     await apply(bad.all);
     await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 5000);
-    assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} rejected; keeping the last good configuration: .*PROVIDER_SKYBRIDGE_ANTHROPIC_KEY0 is not set/);
+    await logged(() => assert.match(proxy.logs(), /rendered configuration revision [0-9a-f]{64} rejected; keeping the last good configuration: .*PROVIDER_SKYBRIDGE_ANTHROPIC_KEY0 is not set/));
     assert.equal(await configHash(), hashBefore);
     await chat();
     assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r4');
@@ -248,7 +255,7 @@ describe('a proxy following Kubernetes', () => {
     const leak = renderConfig(doc, SECRETS, { namespace: NS, partChars: 300, managed: { providers: ['anthropic', 'openai'], virtual_keys: ['checkout'] }, sources: { 'providers/openai': `Provider ${NS}/openai`, 'providers/anthropic': `Provider ${NS}/anthropic`, 'virtual_keys/checkout': 'VirtualKey team-a/checkout' } });
     await apply(leak.all);
     await eventually(async () => assert.equal(await reloadErrors(), errorsBefore + 1), 30_000);
-    assert.match(proxy.logs(), new RegExp(`rejected: the document references Secret entries outside their own resources: providers\\.openai\\.network_config\\.extra_headers\\.x-leak \\(Provider ${NS}/openai\\): env\\.${VK} is a Secret entry rendered for another resource`));
+    await logged(() => assert.match(proxy.logs(), new RegExp(`rejected: the document references Secret entries outside their own resources: providers\\.openai\\.network_config\\.extra_headers\\.x-leak \\(Provider ${NS}/openai\\): env\\.${VK} is a Secret entry rendered for another resource`)));
     assert.equal(await configHash(), hashBefore);
     await chat();
     assert.equal(lastUpstream('openai')!.headers['x-config-rev'], 'r6');
@@ -279,7 +286,7 @@ describe('a proxy following Kubernetes', () => {
     assert.equal(await chat(), 'Mock reply to: Hello');
     await restarted;
     process.stdout.write(`# API server restarted in ${Date.now() - restartAt} ms\n`);
-    assert.match(proxy.logs(), /kubernetes watch failed; retrying/);
+    await logged(() => assert.match(proxy.logs(), /kubernetes watch failed; retrying/));
     assert.equal(await chat(), 'Mock reply to: Hello');
     const written = await applyTimed(render({ anthropic: true, rev: 'after-restart' }, { ...SECRETS, [OPENAI_KEY]: 'sk-openai-2' }).all);
     // Reconnecting waits out the watch's backoff (at most 1 s), then the change arrives: within 2 s.

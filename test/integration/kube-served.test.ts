@@ -266,9 +266,11 @@ describe('Ready means served', { concurrency: false }, () => {
     assert.equal(ok.status?.toolCount, tools);
     assert.equal(ok.status?.lastError, undefined);
 
-    const bad = await waitFor('broken reported', async () => {
+    // Connected=False comes with the first replica that reports the failure, while the other may not
+    // serve the client yet (Ready=False Propagating, 1/2): wait for both to serve it as well.
+    const bad = await waitFor('broken reported and served by both proxies', async () => {
       const cr = await api(`${GROUP_PATH}/mcpclients/broken`);
-      return condition(cr, 'Connected')?.status === 'False' ? cr : undefined;
+      return condition(cr, 'Connected')?.status === 'False' && condition(cr, 'Ready')?.status === 'True' ? cr : undefined;
     }, 40_000);
     const connected = condition(bad, 'Connected')!;
     assert.equal(connected.reason, 'ConnectionFailed');
@@ -279,10 +281,14 @@ describe('Ready means served', { concurrency: false }, () => {
     // (The spec holds it, as the command's argument: only what the proxies and the operator report counts.)
     const everything = JSON.stringify(bad.status) + (await kubectl(['get', 'leases', '-n', NS, '-o', 'json'])) + (await kubectl(['get', 'events', '-n', NS, '-o', 'json']));
     assert.ok(!everything.includes(LEAKED), 'the credential is in no status and no report');
-    const table = await kubectl(['get', 'mcpclients', '-n', NS]);
+    // The table is another reading, made after the one above: waited for too (the last one tried is in the error).
+    const table = await waitFor('kubectl get mcpclients to show both clients', async () => {
+      const t = await kubectl(['get', 'mcpclients', '-n', NS]);
+      assert.match(t, new RegExp(`tools\\s+stdio\\s+(<none>\\s+)?True\\s+${tools}\\s+True\\s+Served\\s+2/2`));
+      assert.match(t, /broken\s+stdio\s+(<none>\s+)?False\s+(<none>\s+)?True\s+ConnectionFailed\s+2\/2/);
+      return t;
+    });
     process.stdout.write(`${table.trimEnd().replace(/^/gm, '# ')}\n`);
-    assert.match(table, new RegExp(`tools\\s+stdio\\s+(<none>\\s+)?True\\s+${tools}\\s+True\\s+Served\\s+2/2`));
-    assert.match(table, /broken\s+stdio\s+(<none>\s+)?False\s+(<none>\s+)?True\s+ConnectionFailed\s+2\/2/);
   });
 
   test('a RoutingRule whose CEL does not type-check is refused as a type error, and a refused resource shows SERVED 0/2', { timeout: 60_000 }, async () => {

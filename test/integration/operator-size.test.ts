@@ -127,7 +127,12 @@ test('a Provider whose Secret value cannot fit is TooLarge alone; the others are
   });
   assert.equal(accepted(huge)?.reason, 'TooLarge');
   assert.match(accepted(huge)?.message ?? '', / is 80\d KiB; one value can be at most 768 KiB \(one rendered Secret shard\)/);
-  assert.equal(accepted(await api(`${GROUP_PATH}/providers/openai`))?.reason, 'Valid');
+  // Statuses are written concurrently: openai's can land after huge's, so it is waited for too.
+  const openai = await waitFor('the openai Provider judged', async () => {
+    const o = await api(`${GROUP_PATH}/providers/openai`);
+    return accepted(o) ? o : undefined;
+  });
+  assert.equal(accepted(openai)?.reason, 'Valid');
   // The rest is served by the proxy; the refused one is not there at all.
   const served = await waitFor('openai served', async () => {
     const r = await chat('openai/gpt-4o');

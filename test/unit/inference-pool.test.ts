@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { KV_CACHE_SATURATED, pickServer, type Candidate } from '../../proxy/src/inference-pool/picker.ts';
 import { parseServerLoad } from '../../proxy/src/inference-pool/metrics-text.ts';
 import { poolServers } from '../../proxy/src/inference-pool/endpoints.ts';
+import { PoolSource } from '../../proxy/src/inference-pool/registry.ts';
 import { checkConfig, ConfigError } from '../../proxy/src/config/check.ts';
 import { compileSnapshot } from '../../proxy/src/config/snapshot.ts';
 import { metricsText } from '../mock-provider/vllm-metrics.ts';
@@ -134,5 +135,60 @@ describe('configuration', () => {
     assert.equal(source?.id, 'models/llama');
     assert.deepEqual(source?.pick(), { error: 'InferencePool models/llama: endpoint discovery is not running in this process' });
     assert.equal(compileSnapshot(checkConfig({ providers: { vllm: {} } }, 'test').config).providers.get('vllm')?.endpoints, undefined);
+  });
+});
+
+describe('pool state (what the served report says of the pool)', () => {
+  const ref = { name: 'llama', namespace: 'models' };
+  const spec = { matchLabels: { app: 'llama' }, targetPorts: [8000] };
+  const source = () => new PoolSource(ref, () => Promise.resolve({ namespace: 'models', stop: () => Promise.resolve() }));
+
+  test('the pool read before its EndpointSlices is still starting, not "no ready endpoint"', async () => {
+    const pool = source();
+    try {
+      pool.pool(spec);
+      assert.equal(pool.report().state, 'starting');
+      pool.slices([{ addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] }]);
+      assert.equal(pool.report().state, 'ready');
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  test('a pool created after it was missing is missing until its EndpointSlices are read', async () => {
+    const pool = source();
+    try {
+      pool.pool(undefined);
+      pool.slices([]); // no selector: nothing to follow
+      assert.equal(pool.report().state, 'missing');
+      pool.pool(spec);
+      assert.equal(pool.report().state, 'missing', 'the slices read were for no selector, not for this one');
+      pool.slices([{ addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] }]);
+      assert.equal(pool.report().state, 'ready');
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  test('EndpointSlices that cannot be read stay the reason across each re-list of the pool', async () => {
+    const pool = source();
+    try {
+      pool.pool(spec);
+      const seen = new Set<string>();
+      // The slices' list fails and is retried; the pool's watch ends and lists again meanwhile.
+      for (let i = 0; i < 3; i++) {
+        pool.error('the EndpointSlices of InferencePool models/llama (selector app=llama) cannot be read: 403');
+        seen.add(`${pool.report().state}: ${pool.report().message}`);
+        pool.pool(spec);
+        seen.add(`${pool.report().state}: ${pool.report().message}`);
+      }
+      assert.deepEqual([...seen], ['error: the EndpointSlices of InferencePool models/llama (selector app=llama) cannot be read: 403']);
+      // Read at last, and empty: that is the news.
+      pool.slices([]);
+      assert.equal(pool.report().state, 'empty');
+      assert.match(pool.report().message ?? '', /has no ready endpoint/);
+    } finally {
+      await pool.stop();
+    }
   });
 });

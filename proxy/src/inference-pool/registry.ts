@@ -49,6 +49,8 @@ export class PoolSource implements EndpointSource {
   #servers: Server[] = [];
   #state: PoolState['state'] = 'starting';
   #message: string | undefined;
+  /** Whether the watch has delivered the EndpointSlices of the pool's current selector. */
+  #slicesRead = false;
   #rr = 0;
   #watch: PoolWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -80,12 +82,15 @@ export class PoolSource implements EndpointSource {
 
   // Events from the watch.
   pool(spec: PoolSpec | undefined): void {
+    // Another selector: the slices known are another set's until the watch delivers the new one.
+    if (selectorText(spec?.matchLabels ?? {}) !== selectorText(this.#spec?.matchLabels ?? {})) this.#slicesRead = false;
     this.#spec = spec;
     this.#update();
   }
 
   slices(slices: readonly SliceLike[]): void {
     this.#slices = slices;
+    this.#slicesRead = true;
     this.#update();
   }
 
@@ -115,6 +120,10 @@ export class PoolSource implements EndpointSource {
       this.#warnOnce(this.#message);
       return;
     }
+    // The pool alone says nothing of its servers: until its EndpointSlices are read, the state stays
+    // what it was (starting, or the last failure), rather than "no ready endpoint" for a moment at
+    // start, or at each re-list of the pool while the slices cannot be read.
+    if (!this.#slicesRead) return;
     const { servers, refused } = poolServers(this.#spec.targetPorts, this.#slices);
     for (const why of refused) this.#warnOnce(`an endpoint of InferencePool ${this.id} is left out: ${why}`);
     // Keep what is known of servers that stay (their load, their requests in flight).
