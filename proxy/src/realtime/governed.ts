@@ -48,6 +48,9 @@ export class SessionRegistry {
   }
 }
 
+/** The client event types modelScreen reads. */
+export const MODEL_SCREENED: ReadonlySet<string> = new Set(['session.update']);
+
 /**
  * The session's model is the one it was admitted for: a `session.update` naming another is refused
  * with an error event (the session goes on), and one naming the admitted model by the gateway's
@@ -55,7 +58,7 @@ export class SessionRegistry {
  */
 export function modelScreen(ctx: RequestContext): (event: ClientEvent) => { refuse: string } | { relay: ClientEvent } | undefined {
   return (event) => {
-    if (event.type !== 'session.update') return undefined;
+    if (!MODEL_SCREENED.has(event.type)) return undefined;
     const session = event.session as Record<string, unknown> | undefined;
     if (typeof session !== 'object' || session === null || session.model === undefined) return undefined;
     const requested = ctx.scope.kind === 'model' ? ctx.scope.model : undefined;
@@ -100,6 +103,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
     },
     onEvent: (direction) => (direction === 'client' ? clientEvents : serverEvents).inc(),
     screen: modelScreen(ctx),
+    screened: MODEL_SCREENED,
   };
   const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), hooks);
   registry.sessions.add(session);
