@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { scannedClientType } from '../../proxy/src/realtime/client-scan.ts';
 import { isBadFrame, readClientFrame } from '../../proxy/src/realtime/protocol.ts';
 import { RealtimeSession } from '../../proxy/src/realtime/session.ts';
-import { DEFAULT_BOUNDS, MODEL_SCREENED } from '../../proxy/src/realtime/governed.ts';
+import { DEFAULT_BOUNDS, modelScreened } from '../../proxy/src/realtime/governed.ts';
 import type { ClientPort } from '../../proxy/src/realtime/client-port.ts';
 import type { UpstreamLink } from '../../proxy/src/realtime/link.ts';
 
@@ -136,6 +136,16 @@ test('frames broken at random never scan as an event the parse does not read as 
   assert.ok(agreed > 1000, `${agreed} broken frames still scanned`);
 });
 
+test('the model screen reads a session.update only when its bytes may name a model', () => {
+  const screens = (text: string, type = 'session.update'): boolean => modelScreened(type, Buffer.from(text));
+  assert.equal(screens('{"type":"session.update","session":{"voice":"alloy"}}'), false);
+  assert.equal(screens('{"type":"session.update","session":{"model":"gpt-realtime"}}'), true);
+  assert.equal(screens('{"type":"session.update","session":{"mod\\u0065l":"gpt-realtime"}}'), true);
+  assert.equal(screens('{"type":"session.update","session":{"instructions":"say \\"hi\\""}}'), true, 'any backslash: parsed');
+  assert.equal(screens('{"type":"input_audio_buffer.append","audio":"AAAA"}', 'input_audio_buffer.append'), false);
+  assert.equal(screens('{"type":"conversation.item.create","model":"x"}', 'conversation.item.create'), false);
+});
+
 test("a session relays a scanned event's own bytes to a link that sends bytes, and parses only what its screen reads", () => {
   const sent: { data: string | Buffer; event: unknown }[] = [];
   const toClient: string[] = [];
@@ -167,7 +177,7 @@ test("a session relays a scanned event's own bytes to a link that sends bytes, a
       screened.push(event.type);
       return (event.session as { model?: string } | undefined)?.model === 'other' ? { refuse: 'refused' } : undefined;
     },
-    screened: MODEL_SCREENED,
+    screens: modelScreened,
   });
   const append = Buffer.from(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(48_000).toString('base64') }));
   fromClient(append, false);
@@ -175,12 +185,18 @@ test("a session relays a scanned event's own bytes to a link that sends bytes, a
   assert.equal(sent[0].data, append, 'the frame itself, not a copy');
   assert.equal(sent[0].event, undefined);
   assert.equal(session.tracker.audioInSeconds, 1, "the append's audio is metered");
+  const voice = Buffer.from('{"type":"session.update","session":{"voice":"alloy","instructions":"be brief"}}');
+  fromClient(voice, false);
+  assert.deepEqual(screened, [], 'a session.update that names no model is not screened');
+  assert.equal(sent[1].data, voice);
   fromClient(Buffer.from('{"type":"session.update","session":{"model":"other"}}'), false);
-  assert.deepEqual(screened, ['session.update']);
-  assert.deepEqual(toClient, ['refused'], 'a screened type still meets the screen');
-  assert.equal(sent.length, 1);
+  // An escaped key is the same key to the parse: screened too.
+  fromClient(Buffer.from('{"type":"session.update","session":{"mod\\u0065l":"other"}}'), false);
+  assert.deepEqual(screened, ['session.update', 'session.update']);
+  assert.deepEqual(toClient, ['refused', 'refused'], 'one that may name a model still meets the screen');
+  assert.equal(sent.length, 2);
   fromClient(Buffer.from('{"type":"input_audio_buffer.commit"'), false);
-  assert.match(toClient[1], /invalid_json/, 'a broken frame still ends the session with its error');
-  assert.deepEqual(counted, ['client', 'client']);
+  assert.match(toClient[2], /invalid_json/, 'a broken frame still ends the session with its error');
+  assert.deepEqual(counted, ['client', 'client', 'client', 'client']);
   session.cut();
 });

@@ -48,8 +48,18 @@ export class SessionRegistry {
   }
 }
 
-/** The client event types modelScreen reads. */
-export const MODEL_SCREENED: ReadonlySet<string> = new Set(['session.update']);
+const MODEL_KEY = Buffer.from('"model"');
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether modelScreen must read a client event (its bytes valid JSON): a `session.update` that may
+ * name a model. With no backslash in it, every key of a JSON text is spelled out as its own bytes,
+ * so one without the bytes `"model"` names no model anywhere and passes the screen untouched (the
+ * bench's session.update, and most clients' changes of voice or instructions).
+ */
+export function modelScreened(type: string, data: Buffer): boolean {
+  return type === 'session.update' && (data.includes(MODEL_KEY) || data.includes(BACKSLASH));
+}
 
 /**
  * The session's model is the one it was admitted for: a `session.update` naming another is refused
@@ -58,7 +68,7 @@ export const MODEL_SCREENED: ReadonlySet<string> = new Set(['session.update']);
  */
 export function modelScreen(ctx: RequestContext): (event: ClientEvent) => { refuse: string } | { relay: ClientEvent } | undefined {
   return (event) => {
-    if (!MODEL_SCREENED.has(event.type)) return undefined;
+    if (event.type !== 'session.update') return undefined;
     const session = event.session as Record<string, unknown> | undefined;
     if (typeof session !== 'object' || session === null || session.model === undefined) return undefined;
     const requested = ctx.scope.kind === 'model' ? ctx.scope.model : undefined;
@@ -103,7 +113,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
     },
     onEvent: (direction) => (direction === 'client' ? clientEvents : serverEvents).inc(),
     screen: modelScreen(ctx),
-    screened: MODEL_SCREENED,
+    screens: modelScreened,
   };
   const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), hooks);
   registry.sessions.add(session);

@@ -38,8 +38,11 @@ export interface SessionHooks {
    * back instead of relaying it (the session goes on), or the event to relay in its place.
    */
   screen?(event: ClientEvent): { refuse: string } | { relay: ClientEvent } | undefined;
-  /** The client event types screen() reads (others pass it untouched); without it, every type. */
-  screened?: ReadonlySet<string>;
+  /**
+   * Whether screen() must see a client event, told from its type and its bytes (checked as JSON):
+   * one it would pass untouched is relayed without being parsed. Without it, every event is screened.
+   */
+  screens?(type: string, data: Buffer): boolean;
 }
 
 /** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
@@ -117,7 +120,7 @@ export class RealtimeSession {
     // and sent on as they are, with no string or object made of it; any other is parsed.
     if (upstream.bytesOnly && !isBinary && data.length <= this.#bounds.maxEventBytes) {
       const type = scannedClientType(data);
-      if (type !== undefined && !this.#screens(type)) {
+      if (type !== undefined && !this.#screens(type, data)) {
         this.#hooks.onEvent('client');
         this.tracker.client(type, data, clock);
         upstream.send(data);
@@ -146,10 +149,10 @@ export class RealtimeSession {
     upstream.send(out, event);
   }
 
-  /** Whether the hooks' screen reads events of this type. */
-  #screens(type: string): boolean {
+  /** Whether the hooks' screen must read this event. */
+  #screens(type: string, data: Buffer): boolean {
     const hooks = this.#hooks;
-    return hooks.screen !== undefined && (hooks.screened === undefined || hooks.screened.has(type));
+    return hooks.screen !== undefined && (hooks.screens === undefined || hooks.screens(type, data));
   }
 
   /** Media passed (a WebRTC call's audio): the session is not idle. */
