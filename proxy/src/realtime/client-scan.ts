@@ -52,32 +52,37 @@ function plainUntil(data: Buffer, from: number, end: number): number {
   return end;
 }
 
+/** Where the frame's next backslash is (-1: none after it; -2: not looked for yet in this frame). */
+let backslash = -2;
+
 /**
- * plainUntil over a long run (base64 audio), a 32-bit word at a time: a word with no byte under
- * 0x23 (the controls, space, `!` and the quote) and none equal to the backslash is passed whole;
- * only a word with one is looked at byte by byte. About twice the speed of the byte loop, and as
- * fast as decoding the frame and JSON.parse (measured on 6,400 characters of base64).
+ * plainUntil over a long run (base64 audio): the run's end is its next quote or backslash, found by
+ * Buffer#indexOf (memchr), and the bytes up to it are checked for controls a 32-bit word at a time,
+ * two words a step (only a word with a byte under 0x20 is looked at byte by byte). Signed words:
+ * an unsigned one over 2^31 is a float to the JIT. On 6,400 characters of base64, 1.8 µs against
+ * 3.2 µs for decoding the frame and JSON.parse (and 3.1 µs for a byte loop).
  */
 function plainRun(data: Buffer, from: number, end: number): number {
+  const quote = data.indexOf(QUOTE, from);
+  if (quote < 0) return end;
+  if (backslash !== -1 && backslash < from) backslash = data.indexOf(BACKSLASH, from);
+  const stop = backslash >= 0 && backslash < quote ? backslash : quote;
   let i = from;
-  while (i < end && ((data.byteOffset + i) & 3) !== 0) {
-    const b = data[i];
-    if (b === QUOTE || b === BACKSLASH || b < 0x20) return i;
+  while (i < stop && ((data.byteOffset + i) & 3) !== 0) {
+    if (data[i] < 0x20) return i;
     i++;
   }
-  const words = new Uint32Array(data.buffer, data.byteOffset + i, (end - i) >>> 2);
+  if (i === stop) return stop;
+  const words = new Int32Array(data.buffer, data.byteOffset + i, (stop - i) >>> 2);
   const n = words.length;
-  for (let w = 0; w < n; w++) {
-    const x = words[w];
-    const s = x ^ 0x5c5c5c5c;
-    // Nonzero exactly when some byte of x is under 0x23, or some byte of s is 0 (x's is a backslash).
-    if ((((x - 0x23232323) & ~x) | ((s - 0x01010101) & ~s)) & 0x80808080) {
-      const at = i + w * 4;
-      const stop = plainUntil(data, at, at + 4);
-      if (stop < at + 4) return stop;
-    }
+  let w = 0;
+  // Nonzero exactly when some byte of the word is under 0x20.
+  for (; w + 1 < n; w += 2) {
+    const a = words[w];
+    const b = words[w + 1];
+    if ((((a - 0x20202020) & ~a) | ((b - 0x20202020) & ~b)) & 0x80808080) break;
   }
-  return plainUntil(data, i + n * 4, end);
+  return plainUntil(data, i + w * 4, stop);
 }
 
 /** The index after the string whose opening quote is at `at`, or -1 if it is not valid JSON. */
@@ -159,6 +164,7 @@ function sameBytes(data: Buffer, from: number, to: number, bytes: Buffer): boole
  */
 export function scannedClientType(data: Buffer): string | undefined {
   const end = data.length;
+  backslash = -2;
   let i = skipSpace(data, 0);
   if (i >= end || data[i] !== OPEN_OBJECT) return undefined;
   // The last top-level `type` member's string (JSON.parse keeps the last of duplicate keys).
