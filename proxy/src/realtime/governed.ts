@@ -48,6 +48,19 @@ export class SessionRegistry {
   }
 }
 
+const MODEL_KEY = Buffer.from('"model"');
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether modelScreen must read a client event (its bytes valid JSON): a `session.update` that may
+ * name a model. With no backslash in it, every key of a JSON text is spelled out as its own bytes,
+ * so one without the bytes `"model"` names no model anywhere and passes the screen untouched (the
+ * bench's session.update, and most clients' changes of voice or instructions).
+ */
+export function modelScreened(type: string, data: Buffer): boolean {
+  return type === 'session.update' && (data.includes(MODEL_KEY) || data.includes(BACKSLASH));
+}
+
 /**
  * The session's model is the one it was admitted for: a `session.update` naming another is refused
  * with an error event (the session goes on), and one naming the admitted model by the gateway's
@@ -100,6 +113,7 @@ export async function governSession(ctx: RequestContext, registry: SessionRegist
     },
     onEvent: (direction) => (direction === 'client' ? clientEvents : serverEvents).inc(),
     screen: modelScreen(ctx),
+    screens: modelScreened,
   };
   const session = new RealtimeSession(client, link, boundsOf(ctx.snapshot.config.websocket), hooks);
   registry.sessions.add(session);

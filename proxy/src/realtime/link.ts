@@ -5,9 +5,26 @@ import type { RawData } from 'ws';
 import type { Connected } from './upstream.ts';
 import { textSender } from './ws-frame.ts';
 
-export interface UpstreamLink {
+/** A provider's side that reads the client events it sends (a translating link): each comes parsed. */
+interface ReadingLink extends LinkBase {
+  readonly bytesOnly?: false;
   /** A client event (OpenAI's shape, already checked) for the provider: its text or UTF-8 bytes, and the event read. */
   send(data: string | Buffer, event: { type: string; [k: string]: unknown }): void;
+}
+
+/**
+ * A provider's side that sends a client event's bytes as they are: the session need not parse an
+ * event it does not itself read (client-scan.ts), and hands over no event then.
+ */
+interface BytesLink extends LinkBase {
+  readonly bytesOnly: true;
+  /** A client event (already checked) for the provider: its text or UTF-8 bytes. */
+  send(data: string | Buffer, event?: { type: string; [k: string]: unknown }): void;
+}
+
+export type UpstreamLink = ReadingLink | BytesLink;
+
+interface LinkBase {
   /** Each provider event, in OpenAI's shape: text, or the UTF-8 bytes a relayed provider sent. */
   onEvent(cb: (data: string | Buffer) => void): void;
   /** The provider's socket ended (code, reason as it gave them). */
@@ -49,6 +66,7 @@ export function relayLink({ ws, takeEarly }: Connected): UpstreamLink {
     else early.push(data as Buffer);
   });
   return {
+    bytesOnly: true,
     send: (data) => {
       if (ws.readyState === 1) sendText(data);
     },

@@ -6,6 +6,7 @@
 // `backpressureMs` is disconnected. drain() ends it between turns (or at the grace period's end).
 import type { ClientPort } from './client-port.ts';
 import { badFrameEvent, errorEvent, isBadFrame, readClientFrame, type ClientEvent } from './protocol.ts';
+import { scannedClientType } from './client-scan.ts';
 import { eventType, TurnTracker, type EventData, type TurnSummary } from './turns.ts';
 import type { UpstreamLink } from './link.ts';
 
@@ -37,6 +38,11 @@ export interface SessionHooks {
    * back instead of relaying it (the session goes on), or the event to relay in its place.
    */
   screen?(event: ClientEvent): { refuse: string } | { relay: ClientEvent } | undefined;
+  /**
+   * Whether screen() must see a client event, told from its type and its bytes (checked as JSON):
+   * one it would pass untouched is relayed without being parsed. Without it, every event is screened.
+   */
+  screens?(type: string, data: Buffer): boolean;
 }
 
 /** Close codes (RFC 6455 and the registry): what the SDK reports on its socket's close event. */
@@ -109,6 +115,18 @@ export class RealtimeSession {
   #fromClient(data: Buffer, isBinary: boolean): void {
     if (this.#ended) return;
     this.#touch();
+    const upstream = this.#upstream;
+    // An event no one here reads the inside of (most are audio appends) is checked off its bytes
+    // and sent on as they are, with no string or object made of it; any other is parsed.
+    if (upstream.bytesOnly && !isBinary && data.length <= this.#bounds.maxEventBytes) {
+      const type = scannedClientType(data);
+      if (type !== undefined && !this.#screens(type, data)) {
+        this.#hooks.onEvent('client');
+        this.tracker.client(type, data, clock);
+        upstream.send(data);
+        return;
+      }
+    }
     const read = readClientFrame(data, isBinary, this.#bounds.maxEventBytes);
     if (isBadFrame(read)) {
       this.#end('bad_frame', BAD_FRAME_CLOSE[read.code] ?? CLOSE.policy, read.message, undefined, badFrameEvent(read));
@@ -128,7 +146,13 @@ export class RealtimeSession {
       out = JSON.stringify(event);
     }
     this.tracker.client(event.type, out, clock);
-    this.#upstream.send(out, event);
+    upstream.send(out, event);
+  }
+
+  /** Whether the hooks' screen must read this event. */
+  #screens(type: string, data: Buffer): boolean {
+    const hooks = this.#hooks;
+    return hooks.screen !== undefined && (hooks.screens === undefined || hooks.screens(type, data));
   }
 
   /** Media passed (a WebRTC call's audio): the session is not idle. */
