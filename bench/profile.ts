@@ -5,7 +5,7 @@
 // objects included); --gc adds V8's --trace-gc and summarises the pauses of the measured load.
 //
 //   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
-//                         [--stream] [--heap [--sample-bytes 16384]] [--gc] [--top 25]
+//                         [--stream] [--heap [--sample-bytes 16384] [--heap-mode allocated|retained|promoted]] [--gc] [--top 25]
 //   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { BENCH, ROOT, buildGateway, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
-import { allocationsBySelf, sampleAllocations, type HeapNode } from './lib/heap-sampling.ts';
+import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     held: { type: 'string' },
     /** --heap: the sampling interval in bytes (V8's default 16 KB; smaller resolves small allocations, at more cost). */
     'sample-bytes': { type: 'string', default: '16384' },
+    /** --heap: what the profile keeps (lib/heap-sampling.ts): allocated, retained or promoted. */
+    'heap-mode': { type: 'string', default: 'allocated' },
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
     'skip-ms': { type: 'string', default: '0' },
@@ -133,7 +135,7 @@ function allocationReport(profile: HeapNode, count: number, unit: 'request' | 's
   const per = Math.max(1, count);
   const short = unit === 'request' ? 'req' : 'stream';
   return [
-    `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / per / 1024).toFixed(1)} KB per ${unit}`,
+    `${values['heap-mode'] === 'allocated' ? 'Allocated' : values['heap-mode'] === 'retained' ? 'Still alive at the end' : 'Promoted (or about to be)'} during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / per / 1024).toFixed(1)} KB per ${unit}`,
     '',
     `Top ${top} functions by bytes allocated (self, freed objects included):`,
     ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / per).toFixed(0).padStart(6)} B/${short}  ${k}`),
@@ -183,7 +185,7 @@ async function main(): Promise<void> {
     if (held) {
       const opts = { n: held, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
       await heldStreams(target, { ...opts, n: Math.min(held, 512) });
-      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes'])) : undefined;
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes']), values['heap-mode'] as SampleMode) : undefined;
       measuredFrom = performance.now();
       const r = await heldStreams(target, opts);
       measuredTo = performance.now();
@@ -193,7 +195,7 @@ async function main(): Promise<void> {
       const rate = Number(values.rate);
       const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
       await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
-      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes'])) : undefined;
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes']), values['heap-mode'] as SampleMode) : undefined;
       measuredFrom = performance.now();
       const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
       measuredTo = performance.now();
