@@ -184,6 +184,38 @@ function answerIds(): { readonly id: string; created: number } {
   return new LazyIds();
 }
 
+/**
+ * A stream's outcome. Apart from executeInference: the closures a stream keeps for its life
+ * (the relay's, the scrubber) would otherwise hold that function's whole context, with the spec
+ * and its closures, until the stream ends.
+ */
+function streamOutcome<TItem>(ctx: RequestContext, attempt: Attempted, plan: StreamPlan<TItem>, extra: ExtraFields, rawRequest: unknown): Outcome {
+  const provider = attempt.target.provider.name;
+  const rt = attempt.target.provider;
+  const opts: StreamOptions = {
+    extra,
+    provider,
+    rawResponse: rt.sendBackRawResponse,
+    rawRequest,
+    decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
+    maxEventBytes: rt.maxStreamEventBytes,
+    scrub: (t) => scrubProvider(t, rt),
+  };
+  const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
+  if (relayable(ctx, plan, opts)) {
+    // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
+    return {
+      kind: 'stream',
+      items: lazyItems(() => relayText(ctx, body, plan, opts)),
+      pump: pumpText(ctx, body, plan, opts),
+      format: textFormat(plan as StreamFormat<unknown>),
+      extra: ctx.errorExtra,
+    };
+  }
+  const items = streamItems(ctx, body, plan, opts);
+  return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
+}
+
 export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
   const targets = ctx.targets;
   ctx.provider = targets[0]?.provider.name ?? 'none';
@@ -203,31 +235,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
     const rt = attempt.target.provider;
     const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
-    if (spec.stream) {
-      const plan = spec.stream(attempt, ids);
-      const opts: StreamOptions = {
-        extra,
-        provider,
-        rawResponse: rt.sendBackRawResponse,
-        rawRequest,
-        decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
-        maxEventBytes: rt.maxStreamEventBytes,
-        scrub: (t) => scrubProvider(t, rt),
-      };
-      const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
-      if (relayable(ctx, plan, opts)) {
-        // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
-        return {
-          kind: 'stream',
-          items: lazyItems(() => relayText(ctx, body, plan, opts)),
-          pump: pumpText(ctx, body, plan, opts),
-          format: textFormat(plan as StreamFormat<unknown>),
-          extra: ctx.errorExtra,
-        };
-      }
-      const items = streamItems(ctx, body, plan, opts);
-      return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
-    }
+    if (spec.stream) return streamOutcome(ctx, attempt, spec.stream(attempt, ids), extra, rawRequest);
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);
     // Bounded read; an upstream echoing the gateway's key in its answer gets it scrubbed.
     const text = scrubProvider(await attempt.answer.text(), rt);
