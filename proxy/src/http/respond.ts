@@ -91,20 +91,25 @@ async function writeStream(
   }
 }
 
-/** A stream pushed as text (pipeline/relay.ts): written as each upstream read arrives, ended as writeStream ends one. */
-async function writePumped(
+/**
+ * A stream pushed as text (pipeline/relay.ts): written as each upstream read arrives, ended as
+ * writeStream ends one. A promise chain, not an async function: a held stream would keep the
+ * function's suspended frame for its whole life.
+ */
+function writePumped(
   res: ServerResponse,
   pump: TextPump,
   format: StreamFormat<unknown>,
   extra: ErrorExtra | undefined,
   renderError?: ErrorRenderer,
 ): Promise<void> {
+  let pumping: Promise<void>;
   try {
-    await pump(new AnswerSink(res, format));
-    await endStream(res, format);
+    pumping = pump(new AnswerSink(res, format));
   } catch (err) {
-    failStream(res, err, format, extra, renderError);
+    pumping = Promise.reject(err);
   }
+  return pumping.then(() => endStream(res, format)).catch((err: unknown) => failStream(res, err, format, extra, renderError));
 }
 
 /** The answer as a pushed stream's sink. A class: one object kept per held stream, not an object, two closures and their context. */
