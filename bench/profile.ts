@@ -5,7 +5,7 @@
 // objects included); --gc adds V8's --trace-gc and summarises the pauses of the measured load.
 //
 //   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
-//                         [--stream] [--heap] [--gc] [--top 25]
+//                         [--stream] [--heap [--sample-bytes 16384] [--heap-mode allocated|retained|promoted]] [--gc] [--top 25]
 //   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { BENCH, ROOT, buildGateway, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
-import { allocationsBySelf, sampleAllocations, type HeapNode } from './lib/heap-sampling.ts';
+import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -30,6 +30,10 @@ const { values } = parseArgs({
     stream: { type: 'boolean', default: false },
     /** Profile N held streams (opened over 1 s) instead of fixed-rate load. */
     held: { type: 'string' },
+    /** --heap: the sampling interval in bytes (V8's default 16 KB; smaller resolves small allocations, at more cost). */
+    'sample-bytes': { type: 'string', default: '16384' },
+    /** --heap: what the profile keeps (lib/heap-sampling.ts): allocated, retained or promoted. */
+    'heap-mode': { type: 'string', default: 'allocated' },
     top: { type: 'string', default: '25' },
     file: { type: 'string' },
     'skip-ms': { type: 'string', default: '0' },
@@ -118,6 +122,12 @@ export function summarise(profile: CpuProfile, top: number, skipMs = 0, untilMs 
   ].join('\n');
 }
 
+/** Writes the allocation profile beside the CPU profile (DevTools opens it; its frames carry columns, so a bundle's source map resolves them). */
+function keep(head: HeapNode, dir: string): HeapNode {
+  writeFileSync(join(dir, 'allocations.heapprofile'), JSON.stringify({ head }));
+  return head;
+}
+
 /** The sampled allocations of the measured load, per request (or per held stream). */
 function allocationReport(profile: HeapNode, count: number, unit: 'request' | 'stream', top: number): string {
   const byFn = allocationsBySelf(profile, where);
@@ -125,7 +135,7 @@ function allocationReport(profile: HeapNode, count: number, unit: 'request' | 's
   const per = Math.max(1, count);
   const short = unit === 'request' ? 'req' : 'stream';
   return [
-    `Allocated during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / per / 1024).toFixed(1)} KB per ${unit}`,
+    `${values['heap-mode'] === 'allocated' ? 'Allocated' : values['heap-mode'] === 'retained' ? 'Still alive at the end' : 'Promoted (or about to be)'} during the measured load: ${(total / 2 ** 20).toFixed(0)} MB (sampled), ${(total / per / 1024).toFixed(1)} KB per ${unit}`,
     '',
     `Top ${top} functions by bytes allocated (self, freed objects included):`,
     ...byFn.slice(0, top).map(([k, b]) => `  ${((100 * b) / total).toFixed(1).padStart(5)}%  ${(b / per).toFixed(0).padStart(6)} B/${short}  ${k}`),
@@ -175,22 +185,22 @@ async function main(): Promise<void> {
     if (held) {
       const opts = { n: held, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
       await heldStreams(target, { ...opts, n: Math.min(held, 512) });
-      const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes']), values['heap-mode'] as SampleMode) : undefined;
       measuredFrom = performance.now();
       const r = await heldStreams(target, opts);
       measuredTo = performance.now();
       process.stderr.write(`${label}, ${held} held streams: ${r.completed} completed, ${r.stalled} stalled, ${r.failed} failed, last first byte ${r.lastTtftMs.toFixed(0)} ms\n`);
-      if (stopSampling) heap = allocationReport(await stopSampling(), held, 'stream', top);
+      if (stopSampling) heap = allocationReport(keep(await stopSampling(), dir), held, 'stream', top);
     } else {
       const rate = Number(values.rate);
       const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
       await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
-      const stopSampling = inspectPort ? await sampleAllocations(inspectPort) : undefined;
+      const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes']), values['heap-mode'] as SampleMode) : undefined;
       measuredFrom = performance.now();
       const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
       measuredTo = performance.now();
       process.stderr.write(`${label} @ ${rate} req/s${values.stream ? ' (stream)' : ''}: achieved ${r.achievedRps.toFixed(0)}, errors ${r.errors}, p50 ${r.latency.p50.toFixed(1)} ms, p99 ${r.latency.p99.toFixed(1)} ms\n`);
-      if (stopSampling) heap = allocationReport(await stopSampling(), r.sentAll, 'request', top);
+      if (stopSampling) heap = allocationReport(keep(await stopSampling(), dir), r.sentAll, 'request', top);
     }
   } finally {
     await stop(proc, 15_000);

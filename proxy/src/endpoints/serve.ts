@@ -49,8 +49,8 @@ export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Pr
       ctx.requestType = info.requestType!;
       ctx.errorExtra = extra;
     }
-    const writing = respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
-    if (writing) await writing;
+    // Returned, not awaited: a held stream then keeps no suspended frame of this function for its life.
+    return respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
   };
 }
 

@@ -19,12 +19,13 @@ import { applicableLimits, capacityOf, type AppliedLimit } from './limits.ts';
 import { answerCost } from './cost.ts';
 import type { ModelSet, ProviderGrant, VirtualKeyRuntime } from '../config/governance-runtime.ts';
 import { complexityTier } from './complexity.ts';
-import { chooseTargets, logDecision } from './targets.ts';
+import { chooseTargets, logDecision, namedTargets } from './targets.ts';
 import type { ComplexityTier } from '../schema/complexity.ts';
 import type { CounterStore } from './counters/store.ts';
 import type { ModelCatalog } from './catalog.ts';
 import type { GuessThrottle } from './guess-throttle.ts';
 import type { RoutingDecision } from '../routing/decide.ts';
+import type { Target } from '../pipeline/target.ts';
 
 declare module '../pipeline/context.ts' {
   interface ContextServices {
@@ -133,6 +134,15 @@ const plan: Stage = {
 function planModel(ctx: RequestContext, model: string, fallbacks: readonly string[] | undefined, tier: ComplexityTier | undefined): void {
   const snap = ctx.snapshot;
   const vk = ctx.vk;
+  // Nothing to decide (no routing rule, no key's grants): chooseTargets would answer the named
+  // model and its fallbacks; taken directly, a plain request builds none of its inputs (about 1 KB).
+  const targets = snap.routing.size === 0 && !vk ? namedTargets(snap, model, fallbacks) : chosenTargets(ctx, snap, vk, model, fallbacks, tier);
+  ctx.targets = targets;
+  const primary = targets[0];
+  ctx.limits = applicableLimits(snap.governance, vk, primary.provider.name, primary.model);
+}
+
+function chosenTargets(ctx: RequestContext, snap: Snapshot, vk: VirtualKeyRuntime | undefined, model: string, fallbacks: readonly string[] | undefined, tier: ComplexityTier | undefined): Target[] {
   const counters = ctx.services.counters;
   const chosen = chooseTargets(snap, vk, { model, fallbacks, requestType: ctx.requestType, headers: () => ctx.headers, params: () => Object.fromEntries(ctx.query()), complexityTier: tier }, {
     rules: snap.routing,
@@ -143,10 +153,7 @@ function planModel(ctx: RequestContext, model: string, fallbacks: readonly strin
     ctx.routing = chosen.decision;
     logDecision(model, chosen.decision, ctx.requestId);
   }
-  const targets = chosen.targets();
-  ctx.targets = targets;
-  const primary = targets[0];
-  ctx.limits = applicableLimits(snap.governance, vk, primary.provider.name, primary.model);
+  return chosen.targets();
 }
 
 /** One call to `provider` (any model): the key's permissions there, and its limits. */

@@ -136,11 +136,15 @@ function bareModelProvider(snapshot: Snapshot, model: string, param: string): Pr
 /** A request fallback as a model name: `provider/` keeps `model`. */
 const fallbackName = (fallback: string, model: string) => (fallback.endsWith('/') ? `${fallback}${model}` : fallback);
 
-/** No rule, no key: the named model, then each fallback. */
-function namedTargets(snap: Snapshot, model: string, fallbacks: readonly string[] | undefined): Target[] {
+/**
+ * No rule, no key: the named model, then each fallback. Exported for the plan stage, which takes
+ * this answer directly when there are no routing rules and no virtual key (chooseTargets' answer
+ * then, without the routing context, decision and closures it would build to reach it).
+ */
+export function namedTargets(snap: Snapshot, model: string, fallbacks: readonly string[] | undefined): Target[] {
   const primary = resolveTarget(snap, model);
   const targets = [primary];
-  (fallbacks ?? []).forEach((f, i) => targets.push(resolveTarget(snap, fallbackName(f, primary.model), `fallbacks[${i}]`)));
+  if (fallbacks) for (let i = 0; i < fallbacks.length; i++) targets.push(resolveTarget(snap, fallbackName(fallbacks[i], primary.model), `fallbacks[${i}]`));
   return targets;
 }
 

@@ -91,29 +91,47 @@ async function writeStream(
   }
 }
 
-/** A stream pushed as text (pipeline/relay.ts): written as each upstream read arrives, ended as writeStream ends one. */
-async function writePumped(
+/**
+ * A stream pushed as text (pipeline/relay.ts): written as each upstream read arrives, ended as
+ * writeStream ends one. A promise chain, not an async function: a held stream would keep the
+ * function's suspended frame for its whole life.
+ */
+function writePumped(
   res: ServerResponse,
   pump: TextPump,
   format: StreamFormat<unknown>,
   extra: ErrorExtra | undefined,
   renderError?: ErrorRenderer,
 ): Promise<void> {
-  const encoding = format.encoding ?? 'utf8';
-  const sink: TextSink = {
-    write: (text, bytes) => {
-      // A client gone: its text is dropped (the pump ends on the abort that follows).
-      if (res.destroyed) return true;
-      streamHead(res, format);
-      return res.write(text, bytes ?? encoding);
-    },
-    drained: () => drained(res),
-  };
+  let pumping: Promise<void>;
   try {
-    await pump(sink);
-    await endStream(res, format);
+    pumping = pump(new AnswerSink(res, format));
   } catch (err) {
-    failStream(res, err, format, extra, renderError);
+    pumping = Promise.reject(err);
+  }
+  return pumping.then(() => endStream(res, format)).catch((err: unknown) => failStream(res, err, format, extra, renderError));
+}
+
+/** The answer as a pushed stream's sink. A class: one object kept per held stream, not an object, two closures and their context. */
+class AnswerSink implements TextSink {
+  readonly #res: ServerResponse;
+  readonly #format: StreamFormat<unknown>;
+
+  constructor(res: ServerResponse, format: StreamFormat<unknown>) {
+    this.#res = res;
+    this.#format = format;
+  }
+
+  write(text: string, bytes?: 'latin1'): boolean {
+    const res = this.#res;
+    // A client gone: its text is dropped (the pump ends on the abort that follows).
+    if (res.destroyed) return true;
+    streamHead(res, this.#format);
+    return res.write(text, bytes ?? this.#format.encoding ?? 'utf8');
+  }
+
+  drained(): Promise<void> {
+    return drained(this.#res);
   }
 }
 

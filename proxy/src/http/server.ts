@@ -49,15 +49,16 @@ export function createGatewayServer(
   /** Serve HTTPS with this certificate (http/tls.ts) instead of plain HTTP and h2c. */
   tls?: SecureContextOptions,
 ): Server {
-  const table = new Map(Object.entries(routes));
-  const match = (path: string): [Methods | undefined, string[]] => {
+  // An exact route's answer is made once, here: a request to it allocates no tuple and no captures.
+  const table = new Map(Object.entries(routes).map(([path, methods]): [string, Matched] => [path, [methods, NO_PARAMS]]));
+  const match = (path: string): Matched => {
     const exact = table.get(path);
-    if (exact) return [exact, []];
+    if (exact) return exact;
     for (const [re, methods] of patterns) {
       const m = re.exec(path);
       if (m) return [methods, m.slice(1).map((v) => (v === undefined ? v : decodeParam(v, path)))];
     }
-    return [undefined, []];
+    return NO_MATCH;
   };
   /** Runs the route's handler; answers the abort the closing answer fires (undefined: nothing to abort). */
   const route = (req: IncomingMessage, res: ServerResponse, path: string, raw: string, q: number, started: number, access: Exchange['access'], requestId: string): RequestAbort | undefined => {
@@ -81,7 +82,7 @@ export function createGatewayServer(
       res,
       path,
       params,
-      query: () => new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)),
+      query: q < 0 ? NO_QUERY : () => new URLSearchParams(raw.slice(q + 1)),
       snapshot: holder.current(),
       abort,
       started,
@@ -156,6 +157,14 @@ export function createGatewayServer(
   });
   return server;
 }
+
+/** A route's handlers by method and the captures of its pattern (none for an exact path). */
+type Matched = readonly [Methods | undefined, string[]];
+/** Shared by every request without captures: nothing writes to a request's params. */
+const NO_PARAMS: string[] = [];
+const NO_MATCH: Matched = [undefined, NO_PARAMS];
+/** The query of a URL without one: empty, a new object per call as the parsed one is. */
+const NO_QUERY = (): URLSearchParams => new URLSearchParams();
 
 /** The last-resort answer: a handler threw (a bug); the client gets a 500 with the error object, the log the stack. */
 function failed(res: ServerResponse, path: string, err: unknown): void {

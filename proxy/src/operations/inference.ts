@@ -148,24 +148,72 @@ export interface AnswerIds {
  * an OpenAI answer, which carries its own, would pay for a random UUID it never uses).
  */
 export function withModel(ids: { readonly id: string; readonly created: number }, model: string): AnswerIds {
-  return {
-    model,
-    get id() {
-      return ids.id;
-    },
-    created: ids.created,
-  };
+  return new ModelIds(ids, model);
+}
+
+// Classes, not object literals with a getter: a literal's getter is a new closure per request, and
+// each such object gets a hidden class of its own (about 450 bytes per request). The getters here
+// live on the prototype, so a spread or Object.keys does not see `id`: callers read it by name.
+class ModelIds implements AnswerIds {
+  readonly model: string;
+  readonly created: number;
+  readonly #ids: { readonly id: string };
+
+  constructor(ids: { readonly id: string; readonly created: number }, model: string) {
+    this.model = model;
+    this.created = ids.created;
+    this.#ids = ids;
+  }
+
+  get id(): string {
+    return this.#ids.id;
+  }
+}
+
+class LazyIds {
+  created = Math.floor(Date.now() / 1000);
+  #id: string | undefined = undefined;
+
+  get id(): string {
+    return (this.#id ??= `chatcmpl-${randomUUID()}`);
+  }
 }
 
 /** The id and time a translated answer carries; the id is made only when a translator reads it (an OpenAI answer relayed as is has its own). */
 function answerIds(): { readonly id: string; created: number } {
-  let id: string | undefined;
-  return {
-    get id() {
-      return (id ??= `chatcmpl-${randomUUID()}`);
-    },
-    created: Math.floor(Date.now() / 1000),
+  return new LazyIds();
+}
+
+/**
+ * A stream's outcome. Apart from executeInference: the closures a stream keeps for its life
+ * (the relay's, the scrubber) would otherwise hold that function's whole context, with the spec
+ * and its closures, until the stream ends.
+ */
+function streamOutcome<TItem>(ctx: RequestContext, attempt: Attempted, plan: StreamPlan<TItem>, extra: ExtraFields, rawRequest: unknown): Outcome {
+  const provider = attempt.target.provider.name;
+  const rt = attempt.target.provider;
+  const opts: StreamOptions = {
+    extra,
+    provider,
+    rawResponse: rt.sendBackRawResponse,
+    rawRequest,
+    decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
+    maxEventBytes: rt.maxStreamEventBytes,
+    scrub: (t) => scrubProvider(t, rt),
   };
+  const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
+  if (relayable(ctx, plan, opts)) {
+    // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
+    return {
+      kind: 'stream',
+      items: lazyItems(() => relayText(ctx, body, plan, opts)),
+      pump: pumpText(ctx, body, plan, opts),
+      format: textFormat(plan as StreamFormat<unknown>),
+      extra: ctx.errorExtra,
+    };
+  }
+  const items = streamItems(ctx, body, plan, opts);
+  return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
 }
 
 export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
@@ -187,31 +235,7 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
     const rt = attempt.target.provider;
     const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
-    if (spec.stream) {
-      const plan = spec.stream(attempt, ids);
-      const opts: StreamOptions = {
-        extra,
-        provider,
-        rawResponse: rt.sendBackRawResponse,
-        rawRequest,
-        decoder: attempt.adapter.decodeStream?.({ maxEventBytes: rt.maxStreamEventBytes, provider }),
-        maxEventBytes: rt.maxStreamEventBytes,
-        scrub: (t) => scrubProvider(t, rt),
-      };
-      const body = ctx.services.openStreams?.hold(attempt.answer.body, provider) ?? attempt.answer.body;
-      if (relayable(ctx, plan, opts)) {
-        // Items for in-process readers; an HTTP answer takes the pushed form (one of the two is read).
-        return {
-          kind: 'stream',
-          items: lazyItems(() => relayText(ctx, body, plan, opts)),
-          pump: pumpText(ctx, body, plan, opts),
-          format: textFormat(plan as StreamFormat<unknown>),
-          extra: ctx.errorExtra,
-        };
-      }
-      const items = streamItems(ctx, body, plan, opts);
-      return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
-    }
+    if (spec.stream) return streamOutcome(ctx, attempt, spec.stream(attempt, ids), extra, rawRequest);
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);
     // Bounded read; an upstream echoing the gateway's key in its answer gets it scrubbed.
     const text = scrubProvider(await attempt.answer.text(), rt);

@@ -66,12 +66,30 @@ export interface AttemptFacts {
  * the upstream request for a target and checks the provider offers the operation; when it throws,
  * that target has failed and the chain moves on as for any other failure.
  */
-export async function invoke(
+export function invoke(
   targets: readonly Target[],
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSource,
   metrics: AttemptMetrics,
   facts?: AttemptFacts,
+): Promise<Attempted> {
+  // One target (no fallbacks, as most requests): the chain below would throw its failure as it
+  // comes; without the loop's async frame around the attempt, a request allocates one less.
+  if (targets.length === 1) {
+    const target = targets[0];
+    return attemptTarget(target, build, signal, metrics, facts).catch((err: unknown) => {
+      throw asTargetError(err, target);
+    });
+  }
+  return invokeChain(targets, build, signal, metrics, facts);
+}
+
+async function invokeChain(
+  targets: readonly Target[],
+  build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
+  signal: AbortSource,
+  metrics: AttemptMetrics,
+  facts: AttemptFacts | undefined,
 ): Promise<Attempted> {
   let lastError: GatewayError | undefined;
   for (let t = 0; t < targets.length; t++) {
@@ -85,12 +103,17 @@ export async function invoke(
     try {
       return await attemptTarget(target, build, signal, metrics, facts);
     } catch (err) {
-      const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, { provider: target.provider.name });
+      const e = asTargetError(err, target);
       if (signal.aborted || !canFallback(e)) throw e;
       lastError = e;
     }
   }
   throw lastError ?? new GatewayError(500, 'no target to call');
+}
+
+/** A target's failure as a GatewayError (a bug's error: a 500 naming the provider). */
+function asTargetError(err: unknown, target: Target): GatewayError {
+  return err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, { provider: target.provider.name });
 }
 
 async function attemptTarget(

@@ -23,10 +23,21 @@ export function relayable<T>(ctx: RequestContext, plan: StreamPlan<T>, opts: Str
     && opts.rawRequest === undefined && opts.decoder === undefined;
 }
 
+const asText = (text: unknown): string => text as string;
+/** One text format per plan (a relayable plan is shared by every stream: operations/chunk-stream-plan.ts). */
+const textFormats = new WeakMap<StreamFormat<unknown>, StreamFormat<unknown>>();
+
 /** The items are encoded text already. */
 export function textFormat(plan: StreamFormat<unknown>): StreamFormat<unknown> {
-  return { encode: (text) => text as string, done: plan.done, errorEvent: plan.errorEvent, ...(plan.headers && { headers: plan.headers }) };
+  let format = textFormats.get(plan);
+  if (!format) {
+    format = { encode: asText, done: plan.done, errorEvent: plan.errorEvent, ...(plan.headers && { headers: plan.headers }) };
+    textFormats.set(plan, format);
+  }
+  return format;
 }
+
+const STREAMING = { stream: true } as const;
 
 /**
  * The relay's work on the upstream's bytes, with no I/O: `take` each read, `finish` at the end, and
@@ -37,7 +48,8 @@ export class TextRelayer<T> {
   readonly #plan: StreamPlan<T> & { relay: TextRelay };
   readonly #opts: StreamOptions;
   readonly #max: number;
-  readonly #decoder = new TextDecoder();
+  /** Made on the first read the text path decodes: under the byte relay most streams never need one. */
+  #decoder: InstanceType<typeof TextDecoder> | undefined;
   /** {"provider":…,"model_requested":…,"chunk_index":: the item path's object, written once. */
   readonly head: string;
   #chunkIndex = 0;
@@ -60,7 +72,7 @@ export class TextRelayer<T> {
 
   /** One upstream read. */
   take(bytes: Uint8Array): void {
-    this.#guarded(() => this.#text(this.#decoder.decode(bytes, { stream: true })));
+    this.#guarded(() => this.#text((this.#decoder ??= new TextDecoder()).decode(bytes, STREAMING)));
   }
 
   /** The upstream ended. */

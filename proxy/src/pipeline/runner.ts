@@ -156,16 +156,26 @@ async function* observed<T>(inner: AsyncIterable<T>, list: StageList, ctx: Reque
 
 /** The pushed form of a stream: the after hooks run once it settled, as observed() runs them for the items. */
 function observedPump(pump: TextPump, list: StageList, ctx: RequestContext, outcome: Outcome): TextPump {
-  return async (sink) => {
-    let failed: Outcome | undefined;
+  // A promise chain, not an async function: a held stream would keep the function's suspended
+  // frame for its whole life, where the chain keeps two small closures.
+  const failed = (err: unknown): GatewayError => {
+    const f = failure(ctx, err);
+    finish(list, ctx, f);
+    return (f as { error: GatewayError }).error;
+  };
+  return (sink) => {
+    let pumping: Promise<void>;
     try {
-      await pump(sink);
+      pumping = pump(sink);
     } catch (err) {
-      failed = failure(ctx, err);
-      throw (failed as { error: GatewayError }).error;
-    } finally {
-      finish(list, ctx, failed ?? outcome);
+      return Promise.reject(failed(err));
     }
+    return pumping.then(
+      () => finish(list, ctx, outcome),
+      (err: unknown) => {
+        throw failed(err);
+      },
+    );
   };
 }
 
