@@ -8,22 +8,14 @@
 // alive through scavenges until a mark-compact: 1.1 MB promoted per scavenge, a 55-60 ms
 // mark-compact every 20-30 s. Without it a steady relay promotes about 10 KB per scavenge
 // (docs/benchmarks.md, "Realtime relay: the old generation").
-//
-// --heap-growing-percent=100: after each mark-compact V8 lets the old generation grow to up to four
-// times what survived before the next one, and gives the pages back only when its memory reducer
-// runs, 8 s after traffic stops. A saturation burst (128 connections) promotes what is in flight at
-// each scavenge, so the heap grew from 20 to 100 MB and the process stayed at 160-190 MB resident
-// for those 8 s. Twice what survived holds it at about 140 MB: a few more mark-compacts during a
-// burst (3 to about 6 in 10 s), each of a small heap (docs/benchmarks.md, round 40).
 import v8 from 'node:v8';
 
-const GATEWAY_V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=100'] as const;
+const GATEWAY_V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
 /** The gateway's flags, less those the node command line already sets either way (the operator's choice stands). */
 export function gatewayV8Flags(execArgv: readonly string[]): string[] {
-  const name = (a: string) => a.replace(/=.*$/, '').replace(/_/g, '-').replace(/^--no-/, '--');
-  const named = new Set(execArgv.map(name));
-  return GATEWAY_V8_FLAGS.filter((f) => !named.has(name(f)));
+  const named = new Set(execArgv.map((a) => a.replace(/=.*$/, '').replace(/_/g, '-').replace(/^--no-/, '--')));
+  return GATEWAY_V8_FLAGS.filter((f) => !named.has(f.replace(/^--no-/, '--')));
 }
 
 /** Sets the gateway's V8 flags in this process (V8 reads them at each collection, so setting them at start is enough). */
