@@ -54,8 +54,9 @@ export const USAGE = `Usage: skybridge [options]
                        (env SKYBRIDGE_TLS_CERT). Both files are re-read when they change.
   --tls-key FILE       the PEM private key of --tls-cert (env SKYBRIDGE_TLS_KEY)
   --memory-trim S      after traffic, once nothing has arrived or been in flight for S seconds, give
-                       back the memory the traffic grew (without it: only once, after the first
-                       traffic and 30 s quiet; each trim makes the traffic after it cost more CPU
+                       back the memory the traffic grew (without it: once after the first
+                       traffic and 30 s quiet, and 1 s after a burst that grew the process
+                       by 64 MB resident; each trim makes the traffic after it cost more CPU
                        for a while; env SKYBRIDGE_MEMORY_TRIM)
   --version            print the version and exit
   -h, --help           show this help

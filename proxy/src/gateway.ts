@@ -26,7 +26,7 @@ import { toolCallWatcher } from './tracing/tools.ts';
 import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { startMemoryTrim, trimAfterStart, type Activity } from './memory-trim.ts';
+import { residentBytes, startMemoryTrim, trimAfterStart, type Activity } from './memory-trim.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -111,6 +111,18 @@ export function configFile(opts: Pick<GatewayOptions, 'appDir' | 'kubeNamespace'
  * of what it will), so traffic with pauses never pays for it.
  */
 const FIRST_TRIM_QUIET_MS = 30_000;
+
+/**
+ * After a burst that grew the resident memory by this much (since the start trim or the last trim)
+ * a gateway collects after a second of quiet, not 30: what saturation grew (the young generation at
+ * its largest, old-space pages of thousands of requests' state, and the pages V8 freed but pools)
+ * V8's own reducer gives back only about 8 s later. Resident, not the heap's committed bytes: the
+ * pooled pages are a third of what a burst adds and the heap's figure leaves them out. Growth under
+ * this keeps the process under about 150 MB, and steady traffic never has a second of quiet, so
+ * trickles, short bursts and steady load pay for no recompiling (above).
+ */
+const BURST_TRIM_QUIET_MS = 1000;
+const BURST_TRIM_GROWTH_BYTES = 64 * 2 ** 20;
 
 export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions): Promise<Gateway> {
   const { kube } = opts;
@@ -343,15 +355,19 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   if (opts.processGuards) installProcessGuards();
   // The heap is the process's: only the process's own gateway gives back what its start grew
   // (once, before the first request) and what traffic grew: after every quiet moment when asked
-  // (--memory-trim), else once, after the first traffic (its first requests load and compile what
-  // they use, which grows the young generation to its largest even for a handful of requests).
+  // (--memory-trim), else once after the first traffic (its first requests load and compile what
+  // they use, which grows the young generation to its largest even for a handful of requests) and
+  // after each burst that grew the heap by a saturation's worth.
   if (opts.processGuards) trimAfterStart();
   // An open realtime session or Responses WebSocket relays without HTTP requests: it is traffic too,
   // and a trim while it relays is a pause of tens of milliseconds in its events.
   const activity: Activity = { started: metrics.activity.started, inFlight: () => metrics.activity.inFlight() + realtimeSessions.openCount };
-  const trim = !opts.processGuards ? undefined
-    : opts.memoryTrimMs !== undefined ? startMemoryTrim(activity, { idleMs: opts.memoryTrimMs })
-    : startMemoryTrim(activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true });
+  const trims = !opts.processGuards ? []
+    : opts.memoryTrimMs !== undefined ? [startMemoryTrim(activity, { idleMs: opts.memoryTrimMs })]
+    : [
+        startMemoryTrim(activity, { idleMs: FIRST_TRIM_QUIET_MS, limit: 1, afterTraffic: true }),
+        startMemoryTrim(activity, { idleMs: BURST_TRIM_QUIET_MS, growthBytes: BURST_TRIM_GROWTH_BYTES, fromStart: true, committed: residentBytes }),
+      ];
   log.info('skybridge listening', {
     ...(cluster.isWorker ? { worker: cluster.worker?.id } : {}),
     address: `${tls ? 'https' : 'http'}://${opts.host}:${port}`,
@@ -402,7 +418,7 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
           admin.closeAllConnections();
           admin.close();
         }
-        trim?.stop();
+        for (const t of trims) t.stop();
         await stopAll();
       })()),
   };

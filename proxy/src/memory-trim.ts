@@ -4,8 +4,8 @@
 // waits 8 s and then only if the allocation rate of the last seconds was low. So: once a gateway
 // that did work has been quiet for a moment (nothing in flight, no request arrived), it runs one
 // memory-reducing collection, which shrinks the young generation back to its start size and gives
-// old-space pages back. It runs only when the heap grew since the last one, so a gateway serving a
-// health probe every few seconds does not collect after each.
+// old-space pages back. It runs only when the heap grew by a set amount since the last one, so a
+// gateway serving a health probe every few seconds does not collect after each.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { log } from './log.ts';
@@ -20,11 +20,16 @@ export interface Activity {
 export interface TrimOptions {
   /** Quiet this long (no request arrived, none in flight) before collecting. */
   readonly idleMs?: number;
-  /** Collect only when the heap committed this much more than after the last collection. */
+  /** Collect only when what is measured (`committed`) grew this much since the last collection. */
   readonly growthBytes?: number;
-  /** The collection and the heap's committed bytes (tests hand in their own). */
+  /** The collection, and what growth is measured in: the heap's committed bytes unless given (tests hand in their own). */
   readonly gc?: () => void;
   readonly committed?: () => number;
+  /**
+   * Measure the growth from the heap as the watch starts (a start trim just ran), not from zero
+   * (which collects at the first quiet moment after any work).
+   */
+  readonly fromStart?: boolean;
   /** Stop after this many collections (default: no limit). */
   readonly limit?: number;
   /**
@@ -38,6 +43,11 @@ export interface TrimOptions {
 /** What the heap has committed: young generation and old-space pages alike. */
 function heapCommitted(): number {
   return v8.getHeapStatistics().total_heap_size;
+}
+
+/** The process's resident memory: the heap committed, and also the pages V8 freed but keeps pooled, and malloc's. */
+export function residentBytes(): number {
+  return process.memoryUsage.rss();
 }
 
 /**
@@ -80,7 +90,7 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
   }
   // Zero: the first quiet moment after any work collects once, which also gives back what the
   // start (modules, the configuration's compile) grew the young generation to.
-  let baseline = 0;
+  let baseline = opts.fromStart ? committed() : 0;
   let left = opts.limit ?? Infinity;
   const firstStarted = activity.started();
   let lastStarted = firstStarted;
@@ -104,11 +114,14 @@ export function startMemoryTrim(activity: Activity, opts: TrimOptions = {}): { s
         baseline = Math.min(baseline, before);
         return;
       }
+      const heapBefore = heapCommitted();
       const t0 = performance.now();
       gc();
+      const pauseMs = performance.now() - t0;
       baseline = committed();
       if (--left <= 0) clearInterval(timer);
-      log.debug('memory trimmed after traffic', { committed_mb_before: Math.round(before / 2 ** 20), committed_mb_after: Math.round(baseline / 2 ** 20), pause_ms: Math.round(performance.now() - t0) });
+      const mb = (n: number) => Math.round(n / 2 ** 20);
+      log.debug('memory trimmed after traffic', { committed_mb_before: mb(heapBefore), committed_mb_after: mb(heapCommitted()), resident_mb_after: mb(residentBytes()), pause_ms: Math.round(pauseMs) });
     },
     Math.max(50, Math.min(1000, Math.round(idleMs / 4))),
   );

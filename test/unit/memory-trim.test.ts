@@ -9,7 +9,7 @@ const MB = 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fake heap and traffic: `committed` is what the trim reads, and a collection shrinks it to `floor`. */
-function world(opts: { committed: number; floor: number; limit?: number; afterTraffic?: boolean }) {
+function world(opts: { committed: number; floor: number; limit?: number; afterTraffic?: boolean; fromStart?: boolean; growthBytes?: number }) {
   const w = { started: 0, inFlight: 0, committed: opts.committed, collections: 0 };
   const trim = startMemoryTrim(
     { started: () => w.started, inFlight: () => w.inFlight },
@@ -17,7 +17,8 @@ function world(opts: { committed: number; floor: number; limit?: number; afterTr
       idleMs: 60,
       ...(opts.limit !== undefined && { limit: opts.limit }),
       ...(opts.afterTraffic !== undefined && { afterTraffic: opts.afterTraffic }),
-      growthBytes: 4 * MB,
+      ...(opts.fromStart !== undefined && { fromStart: opts.fromStart }),
+      growthBytes: opts.growthBytes ?? 4 * MB,
       committed: () => w.committed,
       gc: () => {
         w.collections++;
@@ -94,6 +95,34 @@ test('once, after traffic (the default without --memory-trim): no collection bef
     w.committed = 40 * MB;
     await sleep(400);
     assert.equal(w.collections, 1);
+  } finally {
+    stop();
+  }
+});
+
+test("growth measured from the start (the default's watch after bursts, in resident memory): steady traffic and small bursts are left alone; a saturation burst is given back once it is over", async () => {
+  // The start trim just ran: the process as the watch starts is the baseline, not zero.
+  const { w, stop } = world({ committed: 80 * MB, floor: 95 * MB, fromStart: true, growthBytes: 64 * MB });
+  try {
+    w.started += 5;
+    await sleep(300);
+    assert.equal(w.collections, 0, 'no collection for a quiet gateway that served a few requests');
+    // Traffic that grew the process by 40 MB, then quiet: left alone (no recompiling to pay for).
+    w.started += 5000;
+    w.committed = 120 * MB;
+    await sleep(300);
+    assert.equal(w.collections, 0, 'no collection under the threshold');
+    // Steady load over the threshold: a request arrives every few milliseconds, never a quiet moment.
+    w.started += 3;
+    w.committed = 180 * MB;
+    const steady = setInterval(() => (w.started += 3), 10);
+    await sleep(400);
+    clearInterval(steady);
+    assert.equal(w.collections, 0, 'no collection while requests keep arriving');
+    // The load stops: one collection once it has been quiet, and no second one for the same growth.
+    await eventually(() => assert.equal(w.collections, 1));
+    await sleep(300);
+    assert.equal(w.collections, 1, 'one collection per burst');
   } finally {
     stop();
   }
