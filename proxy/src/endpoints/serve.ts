@@ -43,14 +43,17 @@ export function contextOf(ex: Exchange, operation: string, op?: OperationRow): R
 export function httpRoute(info: RouteInfo, accept: Accept): (ex: Exchange) => Promise<void> {
   const readFirst = info.readFirst === true;
   const extra: ErrorExtra | undefined = info.requestType === undefined ? undefined : { request_type: info.requestType };
-  return async (ex) => {
+  const renderError = info.renderError;
+  // Not async: the server catches a handler's synchronous throw as it catches a rejection, and a
+  // chain keeps no suspended frame of this function while the request runs.
+  return (ex) => {
     const ctx = contextOf(ex, info.operation, info.op);
     if (extra) {
       ctx.requestType = info.requestType!;
       ctx.errorExtra = extra;
     }
-    // Returned, not awaited: a held stream then keeps no suspended frame of this function for its life.
-    return respond(ex.res, await ex.services.pipeline.run(ctx, accept, readFirst), info.renderError);
+    // The write's promise returned, not awaited: a held stream keeps nothing of this function for its life.
+    return ex.services.pipeline.run(ctx, accept, readFirst).then((outcome) => respond(ex.res, outcome, renderError));
   };
 }
 

@@ -109,26 +109,42 @@ export function inferenceAccept<R extends ModelRequest>(route: InferenceRoute<R>
   const run = route.run;
   const scope = route.scope;
   const execute: Execute = run ? (ctx) => run(ctx.request as R, ctx) : (ctx) => executeInference(ctx, route.spec(ctx.request as R, ctx));
-  return async (ctx) => {
+  // A promise chain, not an async function: no suspended frame per request while the body is read.
+  return (ctx) => {
     ctx.requestType = route.requestType;
     ctx.errorExtra = early;
-    const req = await route.read(ctx);
-    ctx.request = req;
-    if (scope) await scope(req, ctx);
-    else ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
-    return execute;
+    let reading: Promise<R>;
+    try {
+      reading = route.read(ctx);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return reading.then((req): Execute | Promise<Execute> => {
+      ctx.request = req;
+      if (scope) return scope(req, ctx).then(() => execute);
+      ctx.scope = { kind: 'model', model: req.model, fallbacks: req.fallbacks, body: req };
+      return execute;
+    });
   };
 }
 
-/** The JSON body through `parse`: read from HTTP (bounded), or the in-process caller's input. */
-export async function readJson<R>(ctx: RequestContext, parse: (body: unknown) => R): Promise<R> {
-  if (!ctx.http) {
-    if (ctx.input === undefined) throw invalidRequest('a request body is required');
-    // An in-process input (an async job's stored body included) obeys the rule HTTP bodies do.
-    refuseProtoMembers(ctx.input);
-    return parse(ctx.input);
+/**
+ * The JSON body through `parse`: read from HTTP (bounded), or the in-process caller's input. Not
+ * async (a failure is still a rejection): the read's promise is chained, without a suspended frame.
+ */
+export function readJson<R>(ctx: RequestContext, parse: (body: unknown) => R): Promise<R> {
+  const http = ctx.http;
+  if (!http) {
+    try {
+      if (ctx.input === undefined) throw invalidRequest('a request body is required');
+      // An in-process input (an async job's stored body included) obeys the rule HTTP bodies do.
+      refuseProtoMembers(ctx.input);
+      return Promise.resolve(parse(ctx.input));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
-  return parse(withFields(parseJson(await readBody(ctx.http.req, ctx.snapshot.maxBodyBytes)), ctx.http.bodyFields));
+  return readBody(http.req, ctx.snapshot.maxBodyBytes).then((buf) => parse(withFields(parseJson(buf), http.bodyFields)));
 }
 
 function withFields(body: unknown, fields: Readonly<Record<string, unknown>> | undefined): unknown {

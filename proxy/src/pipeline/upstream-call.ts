@@ -29,15 +29,31 @@ const DEFAULT_RESPONSE_BYTES = 64 * 1024 * 1024;
 const ERROR_BODY_BYTES = 64 * 1024;
 
 export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData): UpstreamAnswer {
-  const limit = provider.maxResponseBytes ?? DEFAULT_RESPONSE_BYTES;
-  const text = () => readBounded(res.body, res.headers, limit, provider.name);
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: res.body,
-    text,
-    json: async () => parseAnswerJson(await text(), provider.name),
-  };
+  return new Answer(provider, res);
+}
+
+// A class, not an object literal with closures: every upstream call makes one, and its readers then
+// cost no allocation of their own.
+class Answer implements UpstreamAnswer {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  body: Dispatcher.ResponseData['body'];
+  readonly #provider: ProviderRuntime;
+
+  constructor(provider: ProviderRuntime, res: Dispatcher.ResponseData) {
+    this.status = res.statusCode;
+    this.headers = res.headers;
+    this.body = res.body;
+    this.#provider = provider;
+  }
+
+  text(): Promise<string> {
+    return readBounded(this.body, this.headers, this.#provider.maxResponseBytes ?? DEFAULT_RESPONSE_BYTES, this.#provider.name);
+  }
+
+  async json(): Promise<unknown> {
+    return parseAnswerJson(await this.text(), this.#provider.name);
+  }
 }
 
 export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): string {
