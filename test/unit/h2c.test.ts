@@ -53,19 +53,9 @@ test('HTTP/1.1 requests are served as before, keep-alive included', async () => 
 test('HTTP/2 prior-knowledge requests reach the same handler, pseudo-headers turned into HTTP/1 ones', async () => {
   const session = connect(url);
   try {
-    const ask = (path: string, body: string) =>
-      new Promise<{ status: number; echo: Echo }>((resolve, reject) => {
-        const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'text/plain', 'x-team': 'search' });
-        let status = 0;
-        let text = '';
-        req.on('response', (h) => (status = Number(h[':status'])));
-        req.on('data', (d: Buffer) => (text += d.toString()));
-        req.once('end', () => resolve({ status, echo: JSON.parse(text) as Echo }));
-        req.once('error', reject);
-        req.end(body);
-      });
+    const headers = { 'content-type': 'text/plain', 'x-team': 'search' };
     // Two streams on one session, concurrently.
-    const [a, b] = await Promise.all([ask('/bedrock/model/openai%2Fgpt-4o/converse', 'one'), ask('/cohere/v2/chat', 'two')]);
+    const [a, b] = await Promise.all([ask(session, '/bedrock/model/openai%2Fgpt-4o/converse', 'one', headers), ask(session, '/cohere/v2/chat', 'two', headers)]);
     assert.equal(a.status, 200);
     assert.deepEqual([a.echo.method, a.echo.url, a.echo.body], ['POST', '/bedrock/model/openai%2Fgpt-4o/converse', 'one']);
     assert.deepEqual([b.echo.url, b.echo.body], ['/cohere/v2/chat', 'two']);
@@ -78,9 +68,9 @@ test('HTTP/2 prior-knowledge requests reach the same handler, pseudo-headers tur
 });
 
 /** One POST on a session: status and the handler's echo. */
-function ask(session: ClientHttp2Session, path: string, body: string): Promise<{ status: number; echo: Echo }> {
+function ask(session: ClientHttp2Session, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; echo: Echo }> {
   return new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'POST', ':path': path });
+    const req = session.request({ ':method': 'POST', ':path': path, ...headers });
     let status = 0;
     let text = '';
     req.on('response', (h) => (status = Number(h[':status'])));
