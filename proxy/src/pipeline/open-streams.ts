@@ -13,22 +13,31 @@ export function shutdownCut(provider: string): GatewayError {
 }
 
 export class OpenStreams {
-  // A Set of callbacks rather than listeners on one AbortSignal: thousands of held streams would
-  // each add a listener, and a Set's add/delete is the cheapest per-stream cost.
-  readonly #open = new Set<() => void>();
+  // A Map of the bodies (to their provider) rather than listeners on one AbortSignal: thousands of
+  // held streams would each add a listener, and a Map's set/delete is the cheapest per-stream cost.
+  readonly #open = new Map<Readable, string>();
   #cut = false;
+  /**
+   * One listener for every body (node calls it with the body as `this`): a held stream keeps no
+   * closure of its own, nor the wrapper `once` would add (the body closes only once).
+   */
+  readonly #forget: (this: Readable) => void;
+
+  constructor() {
+    const open = this.#open;
+    this.#forget = function (this: Readable) {
+      open.delete(this);
+    };
+  }
 
   /** Tracks a body until it closes; a body opened after the cut is ended at once. */
   hold<B extends Readable>(body: B, provider: string): B {
-    const end = () => {
-      if (!body.destroyed) body.destroy(shutdownCut(provider));
-    };
     if (this.#cut) {
-      end();
+      end(body, provider);
       return body;
     }
-    this.#open.add(end);
-    body.once('close', () => this.#open.delete(end));
+    this.#open.set(body, provider);
+    body.on('close', this.#forget);
     return body;
   }
 
@@ -40,8 +49,12 @@ export class OpenStreams {
   cutAll(): number {
     this.#cut = true;
     const n = this.#open.size;
-    for (const end of [...this.#open]) end();
+    for (const [body, provider] of [...this.#open]) end(body, provider);
     this.#open.clear();
     return n;
   }
+}
+
+function end(body: Readable, provider: string): void {
+  if (!body.destroyed) body.destroy(shutdownCut(provider));
 }

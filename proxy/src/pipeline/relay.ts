@@ -14,7 +14,7 @@ import { asUpstreamFault, GatewayError, upstreamTooLarge } from '../unified/erro
 import { EVENT_LIMIT_SETTING, SseParser } from '../upstream/sse.ts';
 import { transportError } from './upstream-call.ts';
 import type { RequestContext } from './context.ts';
-import type { StreamFormat, TextPump } from './outcome.ts';
+import type { StreamFormat, TextPump, TextSink } from './outcome.ts';
 import type { StreamOptions, StreamPlan, TextRelay } from './stream.ts';
 
 /** Whether this stream may be relayed as text: the plan can, and nothing asks for the items. */
@@ -388,75 +388,108 @@ export async function* relayText<T>(
  * chain through three async iterators. Backpressure: the body pauses while the client's buffer is full.
  */
 export function pumpText<T>(ctx: RequestContext, upstream: Readable, plan: StreamPlan<T> & { relay: TextRelay }, opts: StreamOptions): TextPump {
-  return pumpRelayed(ctx, upstream, () => new ByteRelayer(ctx, plan, opts));
+  return (sink) => new PushedRelay(ctx, upstream, new ByteRelayer(ctx, plan, opts), sink).done;
 }
 
 /** The pushed relay with the relayer `make` gives (pumpText: the byte relay; the text relay too, for tests and benches). */
 export function pumpRelayed(ctx: RequestContext, upstream: Readable, make: () => Relayer): TextPump {
-  return (sink) =>
-    new Promise<void>((resolve, reject) => {
-      const relayer = make();
-      let settled = false;
-      const resume = () => {
-        if (!settled) upstream.resume();
-      };
-      const settle = (err?: unknown) => {
-        if (settled) return;
-        settled = true;
-        upstream.off('data', onData);
-        upstream.off('end', onEnd);
-        upstream.off('error', settle);
-        upstream.off('close', onClose);
-        // A body left unread must not keep its connection: destroyed unless it ended.
-        if (err !== undefined && !upstream.destroyed) {
-          upstream.on('error', ignore);
-          upstream.destroy();
-        }
-        if (err === undefined || ctx.signal.aborted) {
-          resolve();
-          return;
-        }
-        const e = relayer.failure(err);
-        const out = relayer.drain();
-        if (out) sink.write(out, relayer.encoding);
-        reject(e);
-      };
-      const onData = (bytes: Uint8Array) => {
-        try {
-          relayer.take(bytes);
-        } catch (err) {
-          settle(err);
-          return;
-        }
-        const out = relayer.drain();
-        if (out && !sink.write(out, relayer.encoding)) {
-          upstream.pause();
-          void sink.drained().then(resume);
-        }
-      };
-      const onEnd = () => {
-        try {
-          relayer.finish();
-        } catch (err) {
-          settle(err);
-          return;
-        }
-        const out = relayer.drain();
-        if (out) sink.write(out, relayer.encoding);
-        settle();
-      };
-      // Closed with neither an end nor an error (destroyed by someone else): a cut upstream, as a stream iterator reports it.
-      const onClose = () => settle(ctx.signal.aborted ? undefined : prematureClose());
-      // Gone before the answer was written (the client left, a shutdown cut it): nothing will come.
-      if (upstream.destroyed) {
-        settle(upstream.errored ?? (ctx.signal.aborted ? undefined : prematureClose()));
-        return;
-      }
-      upstream.on('data', onData);
-      upstream.once('end', onEnd);
-      upstream.on('error', settle);
-      upstream.once('close', onClose);
+  return (sink) => new PushedRelay(ctx, upstream, make(), sink).done;
+}
+
+/**
+ * One pushed stream's state, kept for the stream's life: one object of one class and its four
+ * listeners, where closures over the same state kept a context, five closures and two `once`
+ * wrappers per held stream. The listeners are removed when the relay settles, so `on`, not `once`.
+ */
+class PushedRelay {
+  /** Resolves when the upstream ended and its last bytes were written (or the client left); rejects with what the client must see. */
+  readonly done: Promise<void>;
+  readonly #ctx: RequestContext;
+  readonly #upstream: Readable;
+  readonly #relayer: Relayer;
+  readonly #sink: TextSink;
+  #resolve!: () => void;
+  #reject!: (err: unknown) => void;
+  #settled = false;
+
+  constructor(ctx: RequestContext, upstream: Readable, relayer: Relayer, sink: TextSink) {
+    this.#ctx = ctx;
+    this.#upstream = upstream;
+    this.#relayer = relayer;
+    this.#sink = sink;
+    this.done = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
     });
+    // Gone before the answer was written (the client left, a shutdown cut it): nothing will come.
+    if (upstream.destroyed) {
+      this.#settle(upstream.errored ?? (ctx.signal.aborted ? undefined : prematureClose()));
+      return;
+    }
+    upstream.on('data', this.#onData);
+    upstream.on('end', this.#onEnd);
+    upstream.on('error', this.#onError);
+    upstream.on('close', this.#onClose);
+  }
+
+  readonly #onData = (bytes: Uint8Array): void => {
+    const relayer = this.#relayer;
+    try {
+      relayer.take(bytes);
+    } catch (err) {
+      this.#settle(err);
+      return;
+    }
+    const out = relayer.drain();
+    if (out && !this.#sink.write(out, relayer.encoding)) {
+      this.#upstream.pause();
+      void this.#sink.drained().then(() => {
+        if (!this.#settled) this.#upstream.resume();
+      });
+    }
+  };
+
+  readonly #onEnd = (): void => {
+    const relayer = this.#relayer;
+    try {
+      relayer.finish();
+    } catch (err) {
+      this.#settle(err);
+      return;
+    }
+    const out = relayer.drain();
+    if (out) this.#sink.write(out, relayer.encoding);
+    this.#settle();
+  };
+
+  readonly #onError = (err: unknown): void => this.#settle(err);
+
+  // Closed with neither an end nor an error (destroyed by someone else): a cut upstream, as a stream iterator reports it.
+  readonly #onClose = (): void => this.#settle(this.#ctx.signal.aborted ? undefined : prematureClose());
+
+  #settle(err?: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const upstream = this.#upstream;
+    upstream.off('data', this.#onData);
+    upstream.off('end', this.#onEnd);
+    upstream.off('error', this.#onError);
+    upstream.off('close', this.#onClose);
+    // A body left unread must not keep its connection: destroyed unless it ended.
+    if (err !== undefined && !upstream.destroyed) {
+      upstream.on('error', ignore);
+      upstream.destroy();
+    }
+    if (err === undefined || this.#ctx.signal.aborted) {
+      this.#resolve();
+      return;
+    }
+    const relayer = this.#relayer;
+    const e = relayer.failure(err);
+    const out = relayer.drain();
+    if (out) this.#sink.write(out, relayer.encoding);
+    this.#reject(e);
+  }
 }
 
 function ignore(): void {}
