@@ -8,6 +8,7 @@
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls, GC work (traced)
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
 //   node bench/ab.ts --builds current,current+cache-hit                # one build, two configs: a hit against a miss
+//   node bench/ab.ts --builds floor,current --concurrency 128 --requests 20000   # closed loop: CPU per request and answers/s at saturation
 //   node bench/ab.ts --builds floor,git-44b1b11,current                # a commit built beside this checkout (bench/.peers)
 //
 // --config: the gateway configuration every build runs (plain, logging, logging-pg, governed,
@@ -111,6 +112,8 @@ async function main(): Promise<void> {
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
     const p50 = new Map<string, number[]>(builds.map((b) => [b, []]));
     const p99 = new Map<string, number[]>(builds.map((b) => [b, []]));
+    /** Closed loop: answers per second, the throughput at that concurrency. */
+    const rps = new Map<string, number[]>(builds.map((b) => [b, []]));
     const loads: number[] = [];
     if (streams) {
       await streamRounds(builds, procs, targets, streams, rounds, dir);
@@ -129,7 +132,9 @@ async function main(): Promise<void> {
         const proc = procs.get(b)!;
         if (concurrency) {
           const cpu0 = serviceCpuSeconds(proc);
+          const t0 = performance.now();
           const res = await closedLoop(targets.get(b)!, concurrency, requests);
+          rps.get(b)!.push((res.ok * 1000) / (performance.now() - t0));
           cpu.get(b)!.push(((serviceCpuSeconds(proc) - cpu0) * 1e6) / Math.max(1, res.ok));
           p50.get(b)!.push(res.p50);
           p99.get(b)!.push(res.p99);
@@ -162,6 +167,13 @@ async function main(): Promise<void> {
       if (base === b || !cpu.has(base)) continue;
       const ratios = cpu.get(b)!.map((c, i) => c / cpu.get(base)![i]);
       lines.push('', `${b} vs ${base}: ${median(ratios).toFixed(3)} (median of per-round ratios; per round ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+    }
+    if (concurrency) {
+      lines.push('', `| build | answers/s (median) | vs ${ref} (median of per-round ratios) | per round |`, '|---|---:|---:|---|');
+      for (const b of builds) {
+        const ratios = rps.get(b)!.map((x, i) => x / rps.get(ref)![i]);
+        lines.push(`| ${b} | ${Math.round(median(rps.get(b)!))} | ${median(ratios).toFixed(3)} | ${rps.get(b)!.map(Math.round).join(', ')} |`);
+      }
     }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
