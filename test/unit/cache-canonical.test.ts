@@ -2,7 +2,7 @@
 // hash, durations (ttl and x-bf-cache-ttl) and the per-request headers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalHash, canonicalJson } from '../../proxy/src/cache/canonical.ts';
+import { canonicalHash, canonicalJson, canonicalPair } from '../../proxy/src/cache/canonical.ts';
 import { parseDurationMs } from '../../proxy/src/cache/duration.ts';
 import { readCacheHeaders } from '../../proxy/src/cache/headers.ts';
 
@@ -58,6 +58,29 @@ test('a top-level view writes the same bytes as the copy it stands for (stored h
   }
   // No stream member sent: the view still writes it, as the copy had it set.
   assert.equal(canonicalJson({ b: 1, a: undefined }, { skip: new Set(), stream: false }), '{"b":1,"stream":false}');
+});
+
+test('two views written in one walk are the bytes each view writes alone', () => {
+  const params = new Set(['model', 'fallbacks', 'messages', 'prompt', 'input', 'instructions', 'file', 'system']);
+  const whole = new Set(['model', 'fallbacks']);
+  const bodies = [
+    '{"model":"openai/gpt-4o","fallbacks":["b/c"],"messages":[{"role":"user","content":"hi"}],"temperature":0.2,"stream":true,"n":1,"z":{"y":2,"x":[1,{"b":1,"a":2}]}}',
+    '{"messages":[{"role":"user","content":"q\\"uote \\u00e9"}],"model":"m"}',
+    '{"zz":1,"aa":null,"stream":false,"instructions":"be brief","input":[{"role":"user","content":[{"type":"input_text","text":"x"}]}]}',
+    '{}',
+  ];
+  for (const text of bodies) {
+    const body = parsed(text) as Record<string, unknown>;
+    for (const [s1, s2] of [[true, true], [false, false], [true, false]]) {
+      const a = { skip: params, stream: s1 };
+      const b = { skip: whole, stream: s2 };
+      assert.deepEqual(canonicalPair(body, a, b), [canonicalJson(body, a), canonicalJson(body, b)]);
+    }
+  }
+  assert.deepEqual(canonicalPair({ b: 1, a: { d: 1, c: [2, undefined] } }, { skip: new Set(['a']), stream: false }, { skip: new Set(['b']), stream: true }), [
+    '{"b":1,"stream":false}',
+    '{"a":{"c":[2,null],"d":1},"stream":true}',
+  ]);
 });
 
 test('durations: Go forms and integer seconds; anything else is invalid', () => {

@@ -5,18 +5,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { SqliteCacheStore } from '../../proxy/src/cache/sqlite-store.ts';
 
 const entry = (id: string, createdAt: number, ttlMs = 60_000) => ({ id, scope: 's', cacheKey: 'k', hash: 'h', value: `answer ${id}`, createdAt, expiresAt: createdAt + ttlMs });
 
-async function twoWorkers(run: (a: SqliteCacheStore, b: SqliteCacheStore) => Promise<void>): Promise<void> {
+async function twoWorkers(run: (a: SqliteCacheStore, b: SqliteCacheStore, path: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'skybridge-cache-found-'));
   const a = new SqliteCacheStore(join(dir, 'cache.db'));
   const b = new SqliteCacheStore(join(dir, 'cache.db'));
   try {
     await a.init('ns', 1);
     await b.init('ns', 1);
-    await run(a, b);
+    await run(a, b, join(dir, 'cache.db'));
   } finally {
     await a.close();
     await b.close();
@@ -59,5 +60,26 @@ test('an entry found before is not served at or after its expiry', async () => {
     await a.put('ns', entry('e1', now, 1_000));
     assert.equal(a.getDirectNow('ns', 's', 'h', now)?.id, 'e1');
     assert.equal(a.getDirectNow('ns', 's', 'h', now + 1_000), undefined);
+  });
+});
+
+test('a row changed by any other connection to the file (not a cache store) is seen, also when this worker wrote after it', async () => {
+  await twoWorkers(async (a, _b, path) => {
+    const now = Date.now();
+    await a.put('ns', entry('e1', now));
+    await a.put('ns', { ...entry('x1', now), hash: 'other' });
+    assert.equal(a.getDirectNow('ns', 's', 'h', now)?.id, 'e1');
+    const other = new DatabaseSync(path);
+    try {
+      const table = (other.prepare('SELECT table_name FROM cache_namespaces WHERE name = ?').get('ns') as { table_name: string }).table_name;
+      other.prepare(`UPDATE ${table} SET value = ? WHERE id = ?`).run('changed', 'e1');
+      // This worker's own write between the other's commit and the lookup.
+      await a.put('ns', { ...entry('x2', now), hash: 'other2' });
+      assert.equal(a.getDirectNow('ns', 's', 'h', now)?.value, 'changed', 'updated elsewhere, then this worker wrote');
+      other.prepare(`DELETE FROM ${table} WHERE id = ?`).run('e1');
+      assert.equal(a.getDirectNow('ns', 's', 'h', now), undefined, 'deleted elsewhere');
+    } finally {
+      other.close();
+    }
   });
 });

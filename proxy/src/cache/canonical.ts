@@ -15,73 +15,113 @@ export interface TopView {
 }
 
 export function canonicalJson(value: unknown, view?: TopView): string {
-  let out = '';
-  const write = (v: unknown): void => {
-    if (v === null || v === undefined) {
-      out += 'null';
-      return;
+  return view ? topObject(value as Record<string, unknown>, view) : write(value);
+}
+
+/**
+ * canonicalJson(value, a) and canonicalJson(value, b), the same bytes each, in one walk: the top
+ * level's members are sorted once and each member's value is written once, for both texts (a
+ * request's identity needs its parameters without the input and the whole request).
+ */
+export function canonicalPair(value: Record<string, unknown>, a: TopView, b: TopView): [string, string] {
+  const keys = topKeys(value, a, b);
+  let outA = '{';
+  let outB = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (k === 'stream') {
+      // Set by each view, whatever it skips (as canonicalJson's view writes it).
+      outA += `${outA.length > 1 ? ',' : ''}"stream":${a.stream}`;
+      outB += `${outB.length > 1 ? ',' : ''}"stream":${b.stream}`;
+      continue;
     }
-    switch (typeof v) {
-      case 'number':
-        // -0 and 0 are one number to a client; NaN/Infinity cannot come from JSON.
-        out += Number.isFinite(v) ? JSON.stringify(v === 0 ? 0 : v) : 'null';
-        return;
-      case 'string':
-        out += JSON.stringify(v);
-        return;
-      case 'boolean':
-        out += v ? 'true' : 'false';
-        return;
-      case 'bigint':
-        out += v.toString();
-        return;
-      case 'object':
-        break;
-      default:
-        out += 'null';
-        return;
-    }
-    if (v instanceof Uint8Array) {
-      out += JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`);
-      return;
-    }
-    if (Array.isArray(v)) {
-      out += '[';
-      for (let i = 0; i < v.length; i++) {
-        if (i) out += ',';
-        write(v[i] === undefined ? null : v[i]);
-      }
-      out += ']';
-      return;
-    }
-    writeObject(v as Record<string, unknown>, undefined);
-  };
-  const writeObject = (obj: Record<string, unknown>, top: TopView | undefined): void => {
-    // The members written, kept and sorted in place: no filtered copy per object.
-    const keys = Object.keys(obj);
-    let n = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      const v = obj[k];
-      if (v === undefined || typeof v === 'function' || (top && (k === 'stream' || top.skip.has(k)))) continue;
-      keys[n++] = k;
-    }
-    if (top) keys[n++] = 'stream';
-    keys.length = n;
-    sortKeys(keys);
-    out += '{';
-    for (let i = 0; i < n; i++) {
-      const k = keys[i];
+    const inA = !a.skip.has(k);
+    const member = `${JSON.stringify(k)}:${write(value[k])}`;
+    if (inA) outA += outA.length > 1 ? `,${member}` : member;
+    if (!b.skip.has(k)) outB += outB.length > 1 ? `,${member}` : member;
+  }
+  return [`${outA}}`, `${outB}}`];
+}
+
+/*
+ * Module functions that return their text, not closures made per call: a lookup's key is written
+ * on every request the cache sees.
+ */
+function write(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  switch (typeof v) {
+    case 'number':
+      // ToString of a finite number, as JSON.stringify writes it (-0 prints 0); NaN/Infinity cannot come from JSON.
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'string':
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+    case 'object':
+      break;
+    default:
+      return 'null';
+  }
+  if (v instanceof Uint8Array) return JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
       if (i) out += ',';
-      out += JSON.stringify(k) + ':';
-      if (top && k === 'stream') out += top.stream ? 'true' : 'false';
-      else write(obj[k]);
+      out += write(v[i]);
     }
-    out += '}';
-  };
-  if (view) writeObject(value as Record<string, unknown>, view);
-  else write(value);
-  return out;
+    return `${out}]`;
+  }
+  return object(v as Record<string, unknown>);
+}
+
+function object(obj: Record<string, unknown>): string {
+  // The members written, kept and sorted in place: no filtered copy per object.
+  const keys = Object.keys(obj);
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = obj[k];
+    if (v === undefined || typeof v === 'function') continue;
+    keys[n++] = k;
+  }
+  keys.length = n;
+  sortKeys(keys);
+  let out = '{';
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (i) out += ',';
+    out += `${JSON.stringify(k)}:${write(obj[k])}`;
+  }
+  return `${out}}`;
+}
+
+/** The top level's members as the views see them, sorted: without `stream` as sent (the views set it) and without what every view skips. */
+function topKeys(obj: Record<string, unknown>, a: TopView, b?: TopView): string[] {
+  const keys = Object.keys(obj);
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = obj[k];
+    if (v === undefined || typeof v === 'function' || k === 'stream' || (a.skip.has(k) && (!b || b.skip.has(k)))) continue;
+    keys[n++] = k;
+  }
+  keys[n++] = 'stream';
+  keys.length = n;
+  sortKeys(keys);
+  return keys;
+}
+
+function topObject(obj: Record<string, unknown>, view: TopView): string {
+  const keys = topKeys(obj, view);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (i) out += ',';
+    out += `${JSON.stringify(k)}:${k === 'stream' ? String(view.stream) : write(obj[k])}`;
+  }
+  return `${out}}`;
 }
 
 /**

@@ -4,7 +4,7 @@
 // canonical request (input, parameters, stream flag). Semantic lookups search one scope, so a
 // similar question only ever finds an answer of the same parameters and format.
 import type { RequestContext } from '../pipeline/context.ts';
-import { canonicalJson, sha256Hex, type TopView } from './canonical.ts';
+import { canonicalPair, sha256Hex } from './canonical.ts';
 import type { ResolvedCacheConfig } from './settings.ts';
 
 export interface CacheIdentity {
@@ -85,11 +85,12 @@ export function identify(ctx: RequestContext, cfg: ResolvedCacheConfig, cacheKey
   // The stream flag is part of the identity whether it was sent as false or left out.
   const stream = raw.stream === true;
   const { provider, model } = providerModel(ctx);
-  // The scope is the array [key, cache key, model, provider, format, type, params]; its last item
-  // written through a view (no copy of the request), the bytes are the same.
-  const head = canonicalJson([ctx.vk?.record.id ?? '', cacheKey, cfg.cacheByModel ? model : '', cfg.cacheByProvider ? provider : '', formatOf(ctx), ctx.requestType]);
-  const params: TopView = { skip: NOT_PARAMS, stream };
-  const scope = sha256Hex(`${head.slice(0, -1)},${canonicalJson(req, params)}]`);
-  const hash = sha256Hex(canonicalJson(req, { skip: NOT_HASHED, stream }));
+  // The scope is the canonical array [key, cache key, model, provider, format, type, params]: its
+  // strings as JSON.stringify writes them (the canonical form of an array of strings), its last
+  // item written through a view (no copy of the request), in the same walk as the hash's text.
+  const head = JSON.stringify([ctx.vk?.record.id ?? '', cacheKey, cfg.cacheByModel ? model : '', cfg.cacheByProvider ? provider : '', formatOf(ctx), ctx.requestType]);
+  const [params, whole] = canonicalPair(req, { skip: NOT_PARAMS, stream }, { skip: NOT_HASHED, stream });
+  const scope = sha256Hex(`${head.slice(0, -1)},${params}]`);
+  const hash = sha256Hex(whole);
   return { cacheKey, scope, hash, text: cfg.semantic ? semanticText(req) : '', provider, model };
 }

@@ -5,6 +5,7 @@
 // process's writes. Calls are synchronous and short (indexed reads, one-row writes); the cache
 // writes only after the answer went out. One process: other processes' writes reach this one's
 // semantic index only when that scope is loaded again (see docs/cache.md).
+import { closeSync, openSync, readSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { privateSqliteFile } from '../private-file.ts';
 import { createHash } from 'node:crypto';
@@ -48,6 +49,12 @@ const MAX_LOADED_SCOPES = 1024;
 /** Direct lookups' answers kept (see getDirectNow): at most this many, of values at most this long (4 MB at worst, shared with the stage's ready answers). */
 const FOUND_MAX = 128;
 const FOUND_MAX_CHARS = 32 * 1024;
+/**
+ * The WAL-index header at the start of the -shm file, both copies (https://www.sqlite.org/walformat.html,
+ * "The WAL-Index Header"): every commit, by any connection, changes it (its change counter, last
+ * frame and checksums); readers change only what follows it (the checkpoint info and read marks).
+ */
+const WAL_HEADER_BYTES = 96;
 
 function tableName(namespace: string): string {
   return `cache_${createHash('sha256').update(namespace).digest('hex').slice(0, 24)}`;
@@ -76,17 +83,34 @@ export class SqliteCacheStore implements CacheStore {
   readonly #db: DatabaseSync;
   readonly #namespaces = new Map<string, Namespace>();
   readonly #dataVersion: StatementSync;
-  /** The file's data_version the found entries were read at (changes when another connection commits). */
+  /** The file's data_version the found entries were read at (changes when another connection commits); -1: not known. */
   #seen = -1;
+  /**
+   * The -shm file, open for reading its WAL-index header: one read per lookup tells whether anyone
+   * committed since the found entries were read, where PRAGMA data_version takes a read
+   * transaction (two locks and a stat). Undefined when the file is not in WAL mode: the pragma then.
+   */
+  #shm: number | undefined;
+  /** The header the found entries were read at (all zero: none yet), and a buffer to read it into. */
+  readonly #header = Buffer.alloc(WAL_HEADER_BYTES);
+  readonly #read = Buffer.alloc(WAL_HEADER_BYTES);
 
   constructor(path: string) {
     this.path = path;
     privateSqliteFile(path);
     this.#db = new DatabaseSync(path, { timeout: 5000 });
-    this.#db.exec('PRAGMA journal_mode = WAL');
+    const mode = (this.#db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string }).journal_mode;
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('CREATE TABLE IF NOT EXISTS cache_namespaces (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, dimension INTEGER NOT NULL)');
     this.#dataVersion = this.#db.prepare('PRAGMA data_version');
+    // The connection has the -shm file open (and so kept) from its first read in WAL mode on.
+    if (mode === 'wal' && path !== ':memory:' && path !== '' && !path.startsWith('file:')) {
+      try {
+        this.#shm = openSync(`${path}-shm`, 'r');
+      } catch {
+        this.#shm = undefined;
+      }
+    }
   }
 
   async init(namespace: string, dimension: number): Promise<void> {
@@ -113,6 +137,7 @@ export class SqliteCacheStore implements CacheStore {
     this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_key ON ${t} (cache_key)`);
     this.#db.exec(`CREATE INDEX IF NOT EXISTS ${t}_expires ON ${t} (expires_at)`);
     if (!row) this.#db.prepare('INSERT OR IGNORE INTO cache_namespaces (name, table_name, dimension) VALUES (?, ?, ?)').run(namespace, t, dimension);
+    this.#wrote();
     const cols = 'id, scope, cache_key, hash, vector, value, created_at, expires_at';
     const ns: Namespace = {
       table: t,
@@ -153,10 +178,20 @@ export class SqliteCacheStore implements CacheStore {
    */
   getDirectNow(namespace: string, scope: string, hash: string, now: number): CacheEntry | undefined {
     const ns = this.#ns(namespace);
-    const version = Number((this.#dataVersion.get() as { data_version: number }).data_version);
-    if (version !== this.#seen) {
-      this.#forgetFound();
-      this.#seen = version;
+    if (this.#shm !== undefined) {
+      if (!this.#readHeader(this.#read) || !this.#read.equals(this.#header)) {
+        // Someone committed: what was found may be gone. The header read is the new baseline (the
+        // rows read from now on are at least that new); data_version is no longer known to match it.
+        this.#forgetFound();
+        this.#read.copy(this.#header);
+        this.#seen = -1;
+      }
+    } else {
+      const version = this.#version();
+      if (version !== this.#seen) {
+        this.#forgetFound();
+        this.#seen = version;
+      }
     }
     const key = `${scope}\u0000${hash}`;
     const known = ns.found.get(key);
@@ -174,6 +209,32 @@ export class SqliteCacheStore implements CacheStore {
 
   #forgetFound(): void {
     for (const ns of this.#namespaces.values()) ns.found.clear();
+  }
+
+  #version(): number {
+    return Number((this.#dataVersion.get() as { data_version: number }).data_version);
+  }
+
+  /** False when the header could not be read whole (the buffer then holds no baseline). */
+  #readHeader(into: Buffer): boolean {
+    if (readSync(this.#shm!, into, 0, WAL_HEADER_BYTES, 0) === WAL_HEADER_BYTES) return true;
+    into.fill(0);
+    return false;
+  }
+
+  /**
+   * After this connection committed (its writes dropped the found entries they change): the header
+   * moved, and the found entries stay only if nobody else committed since they were read. The
+   * header is read on both sides of data_version (which counts other connections' commits only);
+   * when it did not move in between, the version and the header describe the same file.
+   */
+  #wrote(): void {
+    if (this.#shm === undefined) return;
+    const before = this.#readHeader(this.#read);
+    const version = this.#version();
+    const consistent = this.#readHeader(this.#header) && before && this.#read.equals(this.#header);
+    if (!consistent || version !== this.#seen) this.#forgetFound();
+    this.#seen = consistent ? version : -1;
   }
 
   #index(ns: Namespace, scope: string, now: number): VectorIndex {
@@ -230,6 +291,7 @@ export class SqliteCacheStore implements CacheStore {
       this.#forget(ns, r.id);
     }
     ns.put.run(entry.id, entry.scope, entry.cacheKey, entry.hash, signed ? toBlob(signed.unit) : null, signed ? toBlob(signed.sig) : null, entry.value, entry.createdAt, entry.expiresAt);
+    this.#wrote();
     const index = ns.indexes.get(entry.scope);
     if (index && signed) {
       index.set(entry.id, signed.unit, entry.expiresAt, signed.sig);
@@ -242,6 +304,7 @@ export class SqliteCacheStore implements CacheStore {
     const n = Number(ns.deleteId.run(id).changes);
     this.#forget(ns, id);
     if (n) ns.found.clear();
+    this.#wrote();
     return n;
   }
 
@@ -250,6 +313,7 @@ export class SqliteCacheStore implements CacheStore {
     for (const r of ns.idsOfKey.all(cacheKey) as { id: string }[]) this.#forget(ns, r.id);
     const n = Number(ns.deleteKey.run(cacheKey).changes);
     if (n) ns.found.clear();
+    this.#wrote();
     return n;
   }
 
@@ -259,6 +323,7 @@ export class SqliteCacheStore implements CacheStore {
     // What it removed is gone for every reader, whatever time a later lookup is asked at.
     const n = Number(ns.sweep.run(now).changes);
     if (n) ns.found.clear();
+    this.#wrote();
     return n;
   }
 
@@ -269,9 +334,12 @@ export class SqliteCacheStore implements CacheStore {
     if (t) this.#db.exec(`DROP TABLE IF EXISTS ${t}`);
     this.#db.prepare('DELETE FROM cache_namespaces WHERE name = ?').run(namespace);
     this.#namespaces.delete(namespace);
+    this.#wrote();
   }
 
   async close(): Promise<void> {
+    if (this.#shm !== undefined) closeSync(this.#shm);
+    this.#shm = undefined;
     if (this.#db.isOpen) this.#db.close();
   }
 }
