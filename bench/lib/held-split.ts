@@ -42,7 +42,8 @@ export function heldSplit(profile: SplitProfile, fromMs: number, toMs: number, s
     kindOf.set(id, k);
     return k;
   };
-  const steps = Array.from({ length: Math.ceil((toMs - fromMs) / stepMs) }, (_, i) => ({
+  // A window of whole steps (to a rounding error) gets no empty step after its last.
+  const steps = Array.from({ length: Math.ceil((toMs - fromMs) / stepMs - 1e-6) }, (_, i) => ({
     from: i * stepMs, busy: 0, idle: 0, by: Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>,
   }));
   let at = 0;
