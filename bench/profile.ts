@@ -6,7 +6,8 @@
 //
 //   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
 //                         [--stream] [--heap [--sample-bytes 16384] [--heap-mode allocated|retained|promoted]] [--gc] [--top 25]
-//   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream
+//   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream,
+//                                                # and the phase's time step by step: the streams' starts against the relay of those open
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ import { fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { BENCH, ROOT, buildGateway, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { CONFIGS, servicesFor, type ConfigName } from './lib/configs.ts';
 import { allocationsBySelf, sampleAllocations, type HeapNode, type SampleMode } from './lib/heap-sampling.ts';
+import { heldSplitTable } from './lib/held-split.ts';
 
 interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
@@ -212,7 +214,11 @@ async function main(): Promise<void> {
   if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
   // Skip start-up (module loading, type stripping) and warm-up: only the measured load counts.
   // The profile's clock starts with the process, within a few ms of the spawn.
-  const parts = [summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, top, measuredFrom - spawnedAt, measuredTo - spawnedAt)];
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const parts = [summarise(profile, top, measuredFrom - spawnedAt, measuredTo - spawnedAt)];
+  // The streams open over the first second and the first of them end after about 4 s: until then,
+  // how their starts and the relay of those already open share the thread.
+  if (held) parts.push(heldSplitTable(profile, measuredFrom - spawnedAt, Math.min(measuredTo, measuredFrom + 4000) - spawnedAt));
   if (heap) parts.push(heap);
   if (values.gc) parts.push(gcPauses(readFileSync(proc.logFile, 'utf8'), measuredFrom - spawnedAt, measuredTo - spawnedAt));
   const summary = parts.join('\n\n');
