@@ -7,6 +7,7 @@
 //   node bench/ab.ts --builds before,current --config logging --rounds 5 --rate 1000 --seconds 5
 //   node bench/ab.ts --builds floor,before,current --streams 2048   # held streams: CPU per stream, stalls, GC work (traced)
 //   node bench/ab.ts --builds current,current@--max-semi-space-size=2   # one build under two node flags
+//   node bench/ab.ts --builds current,current@SKYBRIDGE_MEMORY_TRIM=86400 --streams 4096   # one build with an environment variable (no trims)
 //   node bench/ab.ts --builds current,current+cache-hit                # one build, two configs: a hit against a miss
 //   node bench/ab.ts --builds floor,current --concurrency 128 --requests 20000   # closed loop: CPU per request and answers/s at saturation
 //   node bench/ab.ts --builds floor,git-44b1b11,current                # a commit built beside this checkout (bench/.peers)
@@ -65,9 +66,19 @@ async function main(): Promise<void> {
   const config = values.config as ConfigName;
   if (!CONFIGS.includes(config)) throw new Error(`--config: one of ${CONFIGS.join(', ')}`);
   const builds = values.builds.split(',').map((s) => s.trim()).filter(Boolean);
-  // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins).
+  // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins);
+  // `name@NAME=value`: with that environment variable instead (SKYBRIDGE_MEMORY_TRIM=86400: no trims).
   const buildOf = (b: string) => b.split('@')[0].split('+')[0];
-  const flagOf = (b: string) => (b.includes('@') ? [b.slice(b.indexOf('@') + 1)] : []);
+  const extraOf = (b: string) => (b.includes('@') ? b.slice(b.indexOf('@') + 1) : undefined);
+  const isEnv = (x: string) => /^[A-Z_][A-Z0-9_]*=/.test(x);
+  const flagOf = (b: string) => {
+    const x = extraOf(b);
+    return x === undefined || isEnv(x) ? [] : [x];
+  };
+  const envOf = (b: string): Record<string, string> => {
+    const x = extraOf(b);
+    return x !== undefined && isEnv(x) ? { [x.slice(0, x.indexOf('='))]: x.slice(x.indexOf('=') + 1) } : {};
+  };
   // `name+config`: that build under its own configuration (before any @flag).
   const configOf = (b: string): ConfigName => {
     const c = b.split('@')[0].split('+')[1] ?? config;
@@ -106,7 +117,7 @@ async function main(): Promise<void> {
       const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
       const build = buildOf(b);
       const svc = svcs.get(configOf(b))!;
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: [...traced, ...flagOf(b)], ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: [...traced, ...flagOf(b)], env: envOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));
