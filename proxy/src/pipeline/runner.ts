@@ -48,27 +48,29 @@ export class Pipeline {
    * the connection and the client sees a reset instead of its 401. Other routes (passthrough,
    * files, model lists) identify the caller first, so an anonymous one learns nothing more.
    */
-  run(ctx: RequestContext, accept: Accept, readFirst = false): Promise<Outcome> {
-    // Not async: the request waits in the promises of its read and its execution, chained here
-    // once, without a suspended frame of this function for the whole request.
-    let list: StageList;
-    try {
-      list = this.stages(ctx.snapshot);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async run(ctx: RequestContext, accept: Accept, readFirst = false): Promise<Outcome> {
+    const list = this.stages(ctx.snapshot);
     ctx.taps = list.taps;
-    let running: Outcome | Promise<Outcome>;
+    let outcome: Outcome;
     try {
-      running = readFirst ? accept(ctx).then((execute) => afterRead(list, ctx, execute)) : callerFirst(list, ctx, accept);
+      if (readFirst) {
+        const execute = await accept(ctx);
+        let early = runBefore(list.caller, ctx);
+        if (early instanceof Promise) early = await early;
+        if (!early) {
+          early = runBefore(list.request, ctx);
+          if (early instanceof Promise) early = await early;
+        }
+        outcome = early ?? (await execute(ctx));
+      } else {
+        let early = runBefore(list.caller, ctx);
+        if (early instanceof Promise) early = await early;
+        outcome = early ?? (await accepted(list, ctx, accept));
+      }
     } catch (err) {
-      running = Promise.reject(err);
+      outcome = failure(ctx, err);
     }
-    if (!(running instanceof Promise)) return settled(list, ctx, running);
-    return running.then(
-      (outcome) => settle(list, ctx, outcome),
-      (err: unknown) => settle(list, ctx, failure(ctx, err)),
-    );
+    return settle(list, ctx, outcome);
   }
 
   #build(snapshot: Snapshot): StageList {
@@ -97,37 +99,11 @@ export class Pipeline {
   }
 }
 
-/** A request read first: the caller stages, then the request stages, then the execution (each until one answers). */
-function afterRead(list: StageList, ctx: RequestContext, execute: Execute): Outcome | Promise<Outcome> {
-  const early = runBefore(list.caller, ctx);
-  if (early instanceof Promise) return early.then((o) => o ?? requestStages(list, ctx, execute));
-  return early ?? requestStages(list, ctx, execute);
-}
-
-/** The caller stages before the request is read (the caller identified first). */
-function callerFirst(list: StageList, ctx: RequestContext, accept: Accept): Outcome | Promise<Outcome> {
-  const early = runBefore(list.caller, ctx);
-  if (early instanceof Promise) return early.then((o) => o ?? accepted(list, ctx, accept));
-  return early ?? accepted(list, ctx, accept);
-}
-
-function accepted(list: StageList, ctx: RequestContext, accept: Accept): Promise<Outcome> {
-  return accept(ctx).then((execute) => requestStages(list, ctx, execute));
-}
-
-function requestStages(list: StageList, ctx: RequestContext, execute: Execute): Outcome | Promise<Outcome> {
-  const early = runBefore(list.request, ctx);
-  if (early instanceof Promise) return early.then((o) => o ?? execute(ctx));
-  return early ?? execute(ctx);
-}
-
-/** An outcome the stages gave without waiting, settled as run's promise (a throw in settle its rejection, as from a chain). */
-function settled(list: StageList, ctx: RequestContext, outcome: Outcome): Promise<Outcome> {
-  try {
-    return Promise.resolve(settle(list, ctx, outcome));
-  } catch (err) {
-    return Promise.reject(err);
-  }
+async function accepted(list: StageList, ctx: RequestContext, accept: Accept): Promise<Outcome> {
+  const execute = await accept(ctx);
+  let early = runBefore(list.request, ctx);
+  if (early instanceof Promise) early = await early;
+  return early ?? (await execute(ctx));
 }
 
 type Before = Outcome | undefined | Promise<Outcome | undefined>;
