@@ -25,7 +25,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import { lazyItems, toGatewayError, type Outcome, type StreamFormat } from '../pipeline/outcome.ts';
 import type { Accept, Execute } from '../pipeline/runner.ts';
 import { parseJson, readBody, refuseProtoMembers } from '../http/body.ts';
-import { invalidRequest, requireOperation, unsupportedOperation } from '../unified/errors.ts';
+import { invalidRequest, requireOperation, unsupportedOperation, type GatewayError } from '../unified/errors.ts';
 
 export interface InferenceSpec<TOut, TItem> {
   /** This call's request type (the streaming variant when it streams). */
@@ -232,16 +232,36 @@ function streamOutcome<TItem>(ctx: RequestContext, attempt: Attempted, plan: Str
   return { kind: 'stream', items, format: plan as StreamFormat<unknown>, extra: ctx.errorExtra };
 }
 
-export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
+/**
+ * Runs the chain for the spec and turns its answer into an Outcome. Not async: the request waits
+ * for the invoke in its promise, without a suspended frame of this function; the answer half is
+ * its own step.
+ */
+export function executeInference<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>): Promise<Outcome> {
   const targets = ctx.targets;
   ctx.provider = targets[0]?.provider.name ?? 'none';
   ctx.model = targets[0]?.model ?? spec.modelRequested;
   ctx.errorExtra = { model_requested: spec.modelRequested, request_type: spec.requestType };
   const ids = answerIds();
+  let invoked: Promise<Attempted>;
   try {
     const headers = ctx.headers;
     const build = (t: Target, adapter: FormatAdapter) => withClientHeaders(spec.build(t, adapter), t.provider.kind.format, headers);
-    const attempt = await invoke(targets, build, ctx.abort, ctx.services.metrics, ctx);
+    invoked = invoke(targets, build, ctx.abort, ctx.services.metrics, ctx);
+  } catch (err) {
+    return Promise.reject(inferenceError(ctx, err));
+  }
+  return invoked.then(
+    (attempt) => inferenceAnswer(ctx, spec, attempt, ids),
+    (err: unknown) => {
+      throw inferenceError(ctx, err);
+    },
+  );
+}
+
+/** The invoke's answer as the Outcome (the answer half of executeInference). */
+async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>, attempt: Attempted, ids: { readonly id: string; created: number }): Promise<Outcome> {
+  try {
     const provider = attempt.target.provider.name;
     const model = attempt.target.model;
     ctx.provider = provider;
@@ -286,9 +306,14 @@ export async function executeInference<TOut, TItem>(ctx: RequestContext, spec: I
     ctx.usage = spec.answerUsage ? spec.answerUsage(out) : spec.usage((out as { usage?: unknown }).usage);
     return { kind: 'json', status: 200, value: out };
   } catch (err) {
-    const e = toGatewayError(err);
-    const failed = ctx.snapshot.providers.get(e.provider ?? ctx.provider);
-    if (failed) e.message = scrubProvider(e.message, failed);
-    throw e;
+    throw inferenceError(ctx, err);
   }
+}
+
+/** A failure as the GatewayError the client gets, the failed provider's secrets scrubbed from its message. */
+function inferenceError(ctx: RequestContext, err: unknown): GatewayError {
+  const e = toGatewayError(err);
+  const failed = ctx.snapshot.providers.get(e.provider ?? ctx.provider);
+  if (failed) e.message = scrubProvider(e.message, failed);
+  return e;
 }

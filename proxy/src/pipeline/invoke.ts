@@ -74,13 +74,9 @@ export function invoke(
   facts?: AttemptFacts,
 ): Promise<Attempted> {
   // One target (no fallbacks, as most requests): the chain below would throw its failure as it
-  // comes; without the loop's async frame around the attempt, a request allocates one less.
-  if (targets.length === 1) {
-    const target = targets[0];
-    return attemptTarget(target, build, signal, metrics, facts).catch((err: unknown) => {
-      throw asTargetError(err, target);
-    });
-  }
+  // comes, and attemptTarget's failures are already the chain's; without the loop's async frame
+  // around the attempt, a request allocates one less.
+  if (targets.length === 1) return attemptTarget(targets[0], build, signal, metrics, facts);
   return invokeChain(targets, build, signal, metrics, facts);
 }
 
@@ -116,47 +112,95 @@ function asTargetError(err: unknown, target: Target): GatewayError {
   return err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, { provider: target.provider.name });
 }
 
-async function attemptTarget(
+/**
+ * A target's call, retried with backoff while the failure is worth it; its failure is the target's
+ * (asTargetError). Not async: an attempt that succeeds chains the upstream call's promise once and
+ * keeps no suspended frame; only a failure takes the async retry step.
+ */
+function attemptTarget(
   target: Target,
   build: (target: Target, adapter: FormatAdapter) => UpstreamRequest,
   signal: AbortSource,
   metrics: AttemptMetrics,
   facts: AttemptFacts | undefined,
 ): Promise<Attempted> {
-  const { provider, model } = target;
-  const adapter = ADAPTERS[provider.kind.format];
-  const up = build(target, adapter);
-  const sentBody = up.body === undefined ? undefined : JSON.stringify(up.body);
-  // Made on the first failure: most calls never retry.
-  let failedKeys: Set<string> | undefined;
-  for (let attempt = 0; ; attempt++) {
-    const key = pickKey(target, failedKeys);
-    const started = performance.now();
-    const watch = facts?.attempts?.start(target, attempt, facts.fallbackIndex);
+  try {
+    const adapter = ADAPTERS[target.provider.kind.format];
+    const up = build(target, adapter);
+    const sentBody = up.body === undefined ? undefined : JSON.stringify(up.body);
+    // No set of failed keys: most calls never retry.
+    return attemptOnce({ target, adapter, up, sentBody, signal, metrics, facts }, 0, undefined);
+  } catch (err) {
+    return Promise.reject(asTargetError(err, target));
+  }
+}
+
+/** What every attempt at one target shares. */
+interface TargetCall {
+  target: Target;
+  adapter: FormatAdapter;
+  up: UpstreamRequest;
+  sentBody: string | undefined;
+  signal: AbortSource;
+  metrics: AttemptMetrics;
+  facts: AttemptFacts | undefined;
+}
+
+/** One attempt, with a key not among `failedKeys`; a throw here is the caller's to turn into a rejection. */
+function attemptOnce(call: TargetCall, attempt: number, failedKeys: Set<string> | undefined): Promise<Attempted> {
+  const { target, up, signal, facts } = call;
+  const provider = target.provider;
+  const key = pickKey(target, failedKeys);
+  const started = performance.now();
+  const watch = facts?.attempts?.start(target, attempt, facts.fallbackIndex);
+  const failed = (err: unknown): Promise<Attempted> => retried(call, attempt, failedKeys, key, watch, started, err);
+  // What follows a sent request fails as the request would (a throw there takes the retry step too).
+  const done = (answer: UpstreamAnswer): Attempted | Promise<Attempted> => {
     try {
-      const answer = await sendUpstream(provider, adapter, key, up, sentBody, signal, ownHeaders(facts?.requestId, watch?.headers));
-      // A stream cut before its first byte has sent the client nothing yet: it fails here, where
-      // retries and fallbacks still apply, instead of as an in-band error after a 200.
-      if (up.stream) await firstBytes(answer.body).catch((err: unknown) => Promise.reject(transportError(provider.name, err, signal)));
-      // The provider served this model name: from now on it is worth its own metrics label.
-      metrics.admitModel(model);
-      if (facts) facts.keyId = key?.id;
-      metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
-      watch?.end(answer.status, key?.id);
-      return { target, adapter, key, up, answer, sentBody };
+      return answered(call, key, watch, started, answer);
     } catch (err) {
-      const e = err as GatewayError;
-      watch?.end(e.status, key?.id, e);
-      metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
-      if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
-      if (key && (e.status === 429 || e.status === 401 || e.status === 403)) (failedKeys ??= new Set()).add(key.id);
-      metrics.retriesTotal.labels(provider.name, String(e.status)).inc();
-      if (facts) facts.retries++;
-      const wait = backoffMs(provider, attempt, e.retryAfter);
-      log.debug('retrying upstream call', { provider: provider.name, model, attempt: attempt + 1, status: e.status, wait_ms: Math.round(wait) });
-      await sleep(wait, undefined, { signal: signalOf(signal) }).catch(() => undefined);
-      if (signal.aborted) throw e;
+      return failed(err);
     }
+  };
+  return sendUpstream(provider, call.adapter, key, up, call.sentBody, signal, ownHeaders(facts?.requestId, watch?.headers)).then((answer) => {
+    // A stream cut before its first byte has sent the client nothing yet: it fails here, where
+    // retries and fallbacks still apply, instead of as an in-band error after a 200.
+    if (up.stream) return firstBytes(answer.body).then(() => done(answer), (err: unknown) => failed(transportError(provider.name, err, signal)));
+    return done(answer);
+  }, failed);
+}
+
+/** The attempt answered: counted, and handed on. */
+function answered(call: TargetCall, key: ProviderKey | undefined, watch: AttemptWatch | undefined, started: number, answer: UpstreamAnswer): Attempted {
+  const { target, metrics, facts } = call;
+  const { provider, model } = target;
+  // The provider served this model name: from now on it is worth its own metrics label.
+  metrics.admitModel(model);
+  if (facts) facts.keyId = key?.id;
+  metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(answer.status)).observe((performance.now() - started) / 1000);
+  watch?.end(answer.status, key?.id);
+  return { target, adapter: call.adapter, key, up: call.up, answer, sentBody: call.sentBody };
+}
+
+/** An attempt failed: counted, and tried again after the backoff while worth it; otherwise the target's failure. */
+async function retried(call: TargetCall, attempt: number, failedKeys: Set<string> | undefined, key: ProviderKey | undefined, watch: AttemptWatch | undefined, started: number, err: unknown): Promise<Attempted> {
+  const { target, signal, metrics, facts } = call;
+  const { provider, model } = target;
+  try {
+    const e = err as GatewayError;
+    watch?.end(e.status, key?.id, e);
+    metrics.upstreamTime(provider.name, metrics.modelLabel(model), String(e.status)).observe((performance.now() - started) / 1000);
+    if (signal.aborted || attempt >= provider.maxRetries || !isRetryable(e)) throw e;
+    if (key && (e.status === 429 || e.status === 401 || e.status === 403)) (failedKeys ??= new Set()).add(key.id);
+    metrics.retriesTotal.labels(provider.name, String(e.status)).inc();
+    if (facts) facts.retries++;
+    const wait = backoffMs(provider, attempt, e.retryAfter);
+    log.debug('retrying upstream call', { provider: provider.name, model, attempt: attempt + 1, status: e.status, wait_ms: Math.round(wait) });
+    await sleep(wait, undefined, { signal: signalOf(signal) }).catch(() => undefined);
+    if (signal.aborted) throw e;
+    return await attemptOnce(call, attempt + 1, failedKeys);
+  } catch (failure) {
+    throw asTargetError(failure, target);
   }
 }
 

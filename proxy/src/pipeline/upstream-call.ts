@@ -74,7 +74,12 @@ export function requestIdHeaders(requestId: string | undefined): Readonly<Record
   return requestId === undefined ? undefined : { 'x-request-id': requestId };
 }
 
-export async function sendUpstream(
+/**
+ * One call with one key. Not async: without signing or a failure, the request is built and sent
+ * synchronously and the pool's promise is chained once, so the call keeps no suspended frame of
+ * its own while the provider answers. A throw while building is still a rejection.
+ */
+export function sendUpstream(
   provider: ProviderRuntime,
   adapter: FormatAdapter,
   key: ProviderKey | undefined,
@@ -84,61 +89,99 @@ export async function sendUpstream(
   own?: Readonly<Record<string, string>>,
   resent = false,
 ): Promise<UpstreamAnswer> {
-  const unsignedBody = body;
-  let headers: Record<string, string> = {
-    ...provider.extraHeaders,
-    ...adapter.authHeaders(key?.value),
-    accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
-  };
-  // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
-  if (up.headers) {
-    for (const name in up.headers) {
-      const value = up.headers[name];
-      headers[name] = headers[name] ? `${headers[name]},${value}` : value;
-    }
-  }
-  // The gateway's own (the request id, trace context): set before signing, so SigV4 covers them.
-  // They replace a client's header of the same name; one the operator configured (extra_headers) wins.
-  if (own) for (const name in own) if (!hasHeader(provider.extraHeaders, name)) headers[name] = own[name];
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  else if (up.payload) headers['content-type'] = up.payload.contentType;
-  let path = upstreamPath(provider, up);
-  let pool = provider.pool;
-  let payload = up.payload;
-  // An InferencePool provider: this request goes to the server the pool's source picks (least loaded).
-  let picked: PickedEndpoint | undefined;
-  if (provider.endpoints) {
-    const choice = provider.endpoints.pick();
-    if ('error' in choice) {
-      throw new GatewayError(503, `provider '${provider.name}' has no model server to send to: ${choice.error}`, { type: 'upstream_unavailable', code: 'no_endpoints', provider: provider.name, upstream: true });
-    }
-    picked = choice;
-    pool = poolFor(choice.origin, provider.maxConnections, provider.allowLinkLocal);
-  }
-  if (adapter.sign) {
-    const signed = await adapter.sign({ method: up.method, origin: provider.origin, path, headers, body, basePath: provider.basePath, form: up.form }, key);
-    ({ headers, path } = signed);
-    if (signed.body !== undefined) body = signed.body;
-    if (signed.payload) payload = signed.payload;
-    // A key with its own endpoint (an Azure resource in another region) gets that origin's keep-alive pool.
-    if (signed.origin && signed.origin !== provider.origin) pool = poolFor(signed.origin, provider.maxConnections);
-  }
-  let res: Dispatcher.ResponseData;
   try {
-    res = await sendVia(pool, picked, {
+    const headers: Record<string, string> = {
+      ...provider.extraHeaders,
+      ...adapter.authHeaders(key?.value),
+      accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
+    };
+    // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
+    if (up.headers) {
+      for (const name in up.headers) {
+        const value = up.headers[name];
+        headers[name] = headers[name] ? `${headers[name]},${value}` : value;
+      }
+    }
+    // The gateway's own (the request id, trace context): set before signing, so SigV4 covers them.
+    // They replace a client's header of the same name; one the operator configured (extra_headers) wins.
+    if (own) for (const name in own) if (!hasHeader(provider.extraHeaders, name)) headers[name] = own[name];
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    else if (up.payload) headers['content-type'] = up.payload.contentType;
+    const path = upstreamPath(provider, up);
+    let pool = provider.pool;
+    // An InferencePool provider: this request goes to the server the pool's source picks (least loaded).
+    let picked: PickedEndpoint | undefined;
+    if (provider.endpoints) {
+      const choice = provider.endpoints.pick();
+      if ('error' in choice) {
+        throw new GatewayError(503, `provider '${provider.name}' has no model server to send to: ${choice.error}`, { type: 'upstream_unavailable', code: 'no_endpoints', provider: provider.name, upstream: true });
+      }
+      picked = choice;
+      pool = poolFor(choice.origin, provider.maxConnections, provider.allowLinkLocal);
+    }
+    const call: Call = { provider, adapter, key, up, body, signal, own, resent };
+    if (adapter.sign) return sendSigned(call, pool, picked, path, headers);
+    return exchange(call, pool, picked, path, headers, body ?? up.payload?.bytes);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** What sendUpstream was asked (a 401 resend asks it again with the same). */
+interface Call {
+  provider: ProviderRuntime;
+  adapter: FormatAdapter;
+  key: ProviderKey | undefined;
+  up: UpstreamRequest;
+  /** The body before signing. */
+  body: string | undefined;
+  signal: AbortSource;
+  own: Readonly<Record<string, string>> | undefined;
+  resent: boolean;
+}
+
+/** The request signed first (SigV4, an OAuth token fetched): its own async step, off the plain path. */
+async function sendSigned(call: Call, pool: Dispatcher, picked: PickedEndpoint | undefined, path: string, headers: Record<string, string>): Promise<UpstreamAnswer> {
+  const { provider, up } = call;
+  let body: string | Uint8Array | undefined = call.body;
+  let payload = up.payload;
+  const signed = await call.adapter.sign!({ method: up.method, origin: provider.origin, path, headers, body: call.body, basePath: provider.basePath, form: up.form }, call.key);
+  if (signed.body !== undefined) body = signed.body;
+  if (signed.payload) payload = signed.payload;
+  // A key with its own endpoint (an Azure resource in another region) gets that origin's keep-alive pool.
+  if (signed.origin && signed.origin !== provider.origin) pool = poolFor(signed.origin, provider.maxConnections);
+  return exchange(call, pool, picked, signed.path, signed.headers, body ?? payload?.bytes);
+}
+
+/** The request sent: a 2xx answer as it comes; anything else, or no answer, a GatewayError. */
+function exchange(call: Call, pool: Dispatcher, picked: PickedEndpoint | undefined, path: string, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamAnswer> {
+  const { provider, up, signal } = call;
+  let sending: Promise<Dispatcher.ResponseData>;
+  try {
+    sending = sendVia(pool, picked, {
       method: up.method,
       path,
       headers,
-      body: body ?? payload?.bytes,
+      body,
       // An HTTP request's own: undici listens on its emitter instead (client-gone.ts).
       signal: upstreamSignal(signal) as Dispatcher.RequestOptions['signal'],
       headersTimeout: provider.timeoutMs,
       bodyTimeout: up.stream ? provider.streamIdleTimeoutMs : provider.timeoutMs,
     });
   } catch (err) {
-    throw transportError(provider.name, err, signal);
+    return Promise.reject(transportError(provider.name, err, signal));
   }
-  if (res.statusCode >= 200 && res.statusCode < 300) return answerOf(provider, res);
+  return sending.then(
+    (res) => (res.statusCode >= 200 && res.statusCode < 300 ? answerOf(provider, res) : refused(call, res, headers)),
+    (err: unknown) => {
+      throw transportError(provider.name, err, signal);
+    },
+  );
+}
+
+/** A non-2xx answer as the GatewayError it is (or, once, the 401 of a dropped credential resent). */
+async function refused(call: Call, res: Dispatcher.ResponseData, headers: Record<string, string>): Promise<UpstreamAnswer> {
+  const { provider, adapter, key } = call;
   if (res.statusCode < 400) {
     // Redirects are not followed (the provider's key would go wherever Location points) and a 3xx
     // relayed as is would reach the client without its Location: the upstream is misconfigured.
@@ -151,9 +194,9 @@ export async function sendUpstream(
     });
   }
   // A cached credential the provider no longer takes (an OAuth token revoked or expired early) is dropped, and the call signed and sent once more.
-  if (res.statusCode === 401 && !resent && adapter.authRejected?.(key, headers)) {
+  if (res.statusCode === 401 && !call.resent && adapter.authRejected?.(key, headers)) {
     await res.body.dump();
-    return sendUpstream(provider, adapter, key, up, unsignedBody, signal, own, true);
+    return sendUpstream(provider, adapter, key, call.up, call.body, call.signal, call.own, true);
   }
   // Providers echo keys back ("Incorrect API key provided: sk-..."): scrubbed before anything reads it.
   const text = scrubProvider(await readPrefix(res.body, ERROR_BODY_BYTES), provider);
