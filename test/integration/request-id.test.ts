@@ -7,6 +7,9 @@
 // relayed as x-upstream-request-id, never in the gateway's header.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { connect as http2Connect } from 'node:http2';
 import OpenAI from 'openai';
 import { startMockProvider, type MockProvider } from '../mock-provider/server.ts';
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts';
@@ -191,4 +194,47 @@ test('/api/logs refuses a request_id longer than any id the gateway keeps, namin
   const body = (await res.json()) as { error: { param: string; message: string } };
   assert.equal(body.error.param, 'request_id');
   assert.match(body.error.message, /128/);
+});
+
+/** The answer's head as sent: every x-request-id line in it (node's rawHeaders keep repeats apart). */
+function idLines(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; ids: string[] }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const ids = res.rawHeaders.filter((_, i) => i % 2 === 1 && res.rawHeaders[i - 1]!.toLowerCase() === 'x-request-id');
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode!, ids }));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+test('each head names it once, whichever writer answers: a relayed chat answer, a stage refusal, a preflight, a 404, /api; HTTP/2 too', async () => {
+  const chat = JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+  const json = { 'content-type': 'application/json' };
+  const cases: [string, string, Record<string, string>, string | undefined, number][] = [
+    ['/v1/chat/completions', 'POST', { ...json, 'x-bf-vk': VK }, chat, 200],
+    ['/v1/chat/completions', 'POST', json, chat, 401],
+    ['/v1/chat/completions', 'OPTIONS', { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' }, undefined, 403],
+    ['/v1/no-such-thing', 'GET', {}, undefined, 404],
+    ['/api/providers', 'GET', {}, undefined, 200],
+  ];
+  for (const [path, method, headers, body, status] of cases) {
+    const id = `head-${method}-${status}`;
+    const got = await idLines(`${g.url}${path}`, method, { ...headers, 'x-request-id': id }, body);
+    assert.equal(got.status, status, `${method} ${path}`);
+    assert.deepEqual(got.ids, [id], `${method} ${path}`);
+  }
+  const session = http2Connect(g.url);
+  try {
+    const stream = session.request({ ':method': 'POST', ':path': '/v1/chat/completions', ...json, 'x-bf-vk': VK, 'x-request-id': 'head-h2' });
+    stream.end(chat);
+    const [head] = (await once(stream, 'response')) as [Record<string, string | string[]>];
+    stream.resume();
+    await once(stream, 'end');
+    assert.equal(head[':status'], 200);
+    assert.equal(head['x-request-id'], 'head-h2');
+  } finally {
+    session.close();
+  }
 });

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { constants, type Http2Stream } from 'node:http2';
 import type { GatewayError } from '../unified/errors.ts';
 import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat, type TextPump, type TextSink } from '../pipeline/outcome.ts';
-import { REQUEST_ID_HEADER } from '../request-id.ts';
+import { answerRequestId } from './answer-response.ts';
 import { noteError } from './answer-errors.ts';
 
 export { toGatewayError };
@@ -212,8 +212,7 @@ export function sendError(
   stopReading(res, headers);
   if (e.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfter));
   // The id the server put on the answer (server.ts), so a client's error names its log record.
-  const header = res.getHeader(REQUEST_ID_HEADER);
-  const id = typeof header === 'string' ? header : undefined;
+  const id = answerRequestId(res);
   if (render) {
     const native = render(e, id);
     sendJson(res, native.status, native.body, { ...headers, ...native.headers });

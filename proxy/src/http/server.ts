@@ -19,6 +19,7 @@ import { logAccess } from './access-log.ts';
 import { DEFAULT_LIMITS, type ListenerLimits } from './limits.ts';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../request-id.ts';
 import { RequestAbort } from '../pipeline/client-gone.ts';
+import { AnswerResponse } from './answer-response.ts';
 
 export type Handler = (ex: Exchange) => Promise<void> | void;
 export type Methods = Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
@@ -106,10 +107,11 @@ export function createGatewayServer(
     req.on('error', ignoreStreamError);
     res.on('error', ignoreStreamError);
     const access: Exchange['access'] = {};
-    // Answered on every route (errors, streams, 404s and /api too): set before any handler, so each
-    // writeHead carries it.
+    // Answered on every route (errors, streams, 404s and /api too), before any handler: an HTTP/1.1
+    // answer puts it in the head its writeHead is given (answer-response.ts); HTTP/2's takes setHeader.
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
+    if (res instanceof AnswerResponse) res.requestId = requestId;
+    else res.setHeader(REQUEST_ID_HEADER, requestId);
     const inFlight = services.metrics.inFlight;
     inFlight.inc();
     // One listener for the answer's end: a client gone mid-answer aborts the handler's work. 'close'
@@ -123,13 +125,17 @@ export function createGatewayServer(
     try {
       // CORS (client.allowed_origins) for every route, /api included; a preflight is answered here.
       if (req.headers.origin !== undefined && handleCors(req, res, holder.current().config.client?.allowed_origins)) return;
-      if (api && (path === '/api' || path.startsWith('/api/'))) api(req, res);
-      else abort = route(req, res, path, raw, q, started, access, requestId);
+      if (api && (path === '/api' || path.startsWith('/api/'))) {
+        // express gives the answer a prototype of its own (not AnswerResponse's writeHead): set now.
+        res.setHeader(REQUEST_ID_HEADER, requestId);
+        api(req, res);
+      } else abort = route(req, res, path, raw, q, started, access, requestId);
     } catch (err) {
       failed(res, path, err);
     }
   };
   const options = {
+    ServerResponse: AnswerResponse,
     keepAliveTimeout: limits.keepAliveMs,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
