@@ -19,8 +19,13 @@ import { startMockProvider, type MockProvider } from '../mock-provider/server.ts
 import type { LogRecord } from '../../proxy/src/logs/record.ts';
 
 const T = { timeout: 90_000 };
-/** Every chart of the overview has drawn (uPlot's canvases); a string, as the tests' typings have no DOM. */
-const CHARTS_DRAWN = "document.querySelectorAll('.uplot canvas').length >= 7";
+/**
+ * Every chart of the overview has drawn (uPlot's canvases). A function, not a string: Playwright
+ * polls a string predicate with eval inside the page, which the dashboard's CSP refuses whenever the
+ * first check finds the charts not drawn yet (a loaded machine).
+ */
+const CHARTS_DRAWN = (): boolean =>
+  (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('.uplot canvas').length >= 7;
 
 describe('overview and logs', () => {
   let d: OpenDashboard;
