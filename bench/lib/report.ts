@@ -516,9 +516,12 @@ npm run bench -- --no-baseline   # skip the baseline build
 npm run bench -- --gateway-workers 2   # cluster mode, once the gateway has it (see startGateway in bench/lib/procs.ts)
 npm run bench -- --render bench/results/<stamp>.json   # rebuild this file from saved results
 npx node bench/profile.ts [--target floor] [--stream]  # CPU profile under load: top self-time functions
+node bench/ab.ts --builds floor,git-44b1b11,current --rounds 5   # paired CPU per request: the floor, a commit, this checkout
+node bench/ab.ts --no-build --builds git-44b1b11,git-44b1b11+cache-hit,current,current+cache-hit --rounds 5   # cache hit / miss, paired
 npm run bench -- --runs 1 --targets gateway --phases streams --no-baseline   # held streams only (no peers installed)
 node bench/memory.ts imports     # RSS of each group of modules the gateway loads
 node bench/memory.ts run --configs plain,logging --flags "|--max-semi-space-size=2"   # RSS idle, at and after saturation
+node bench/memory.ts run --env "|SKYBRIDGE_MEMORY_TRIM=0.5"   # the same gateway without and with --memory-trim
 \`\`\`
 
 The harness installs Portkey (and autocannon, the fallback load tool) into \`bench/.peers/\` on
