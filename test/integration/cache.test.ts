@@ -101,6 +101,32 @@ async function untilHit(path: string, body: unknown, headers: Record<string, str
   return last!;
 }
 
+/** Entries the gateway has written to its store (a direct hit may come before: see untilSemanticHit). */
+async function writes(): Promise<number> {
+  const text = await (await fetch(`${g.url}/metrics`)).text();
+  return Number(/^skybridge_cache_writes_total (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/** Until n more entries than `since` are in the store. */
+const untilWritten = (since: number, n: number) =>
+  eventually(async () => {
+    assert.ok((await writes()) >= since + n, 'the entries are not in the store yet');
+  }, 5000);
+
+/**
+ * A paraphrase until the semantic lookup finds its entry, asked with no-store so a miss writes
+ * nothing. A direct hit can come from the entry still landing (served from memory while Redis or
+ * PostgreSQL write it, single-flight); the semantic lookup reads only the store.
+ */
+async function untilSemanticHit(body: unknown, headers: Record<string, string>) {
+  let last: Awaited<ReturnType<typeof post>> | undefined;
+  await eventually(async () => {
+    last = await post('/v1/chat/completions', body, { ...headers, 'x-bf-cache-no-store': 'true' });
+    assert.equal(debugOf(last)?.hit_type, 'semantic', JSON.stringify(last.json));
+  }, 5000);
+  return last!;
+}
+
 test('rule 1: without a cache key (header or default_cache_key) the request bypasses the cache', async () => {
   const before = calls('/chat/completions');
   const a = await post('/v1/chat/completions', chat('bypass question one'));
@@ -164,7 +190,7 @@ test('rule 3: semantic mode finds a paraphrase above the threshold, with the spe
   assert.equal(miss.provider_used, 'openai');
   assert.equal(miss.model_used, EMBED_MODEL);
   await untilHit('/v1/chat/completions', chat('What is the capital of France?'), { 'x-bf-cache-key': key });
-  const para = await post('/v1/chat/completions', chat("what's the capital city of France"), { 'x-bf-cache-key': key });
+  const para = await untilSemanticHit(chat("what's the capital city of France"), { 'x-bf-cache-key': key });
   const d = debugOf(para)!;
   assert.equal(d.cache_hit, true, JSON.stringify(d));
   assert.equal(d.hit_type, 'semantic');
@@ -185,6 +211,7 @@ test('x-bf-cache-threshold only makes the match stricter; x-bf-cache-type restri
   await post('/v1/chat/completions', chat('What is the capital of France?'), { 'x-bf-cache-key': key });
   await untilHit('/v1/chat/completions', chat('What is the capital of France?'), { 'x-bf-cache-key': key });
   const para = chat("what's the capital city of France");
+  await untilSemanticHit(para, { 'x-bf-cache-key': key });
   // Stricter than the paraphrase's similarity (~0.87): a miss, and not written (no-store).
   const strict = await post('/v1/chat/completions', para, { 'x-bf-cache-key': key, 'x-bf-cache-threshold': '0.99', 'x-bf-cache-no-store': 'true' });
   assert.equal(debugOf(strict)?.cache_hit, false);
@@ -427,18 +454,22 @@ test('single flight: concurrent identical requests make one upstream call; the o
 test('DELETE /api/cache/clear/{cache_id} and /api/cache/clear-by-key/{cache_key} remove entries', async () => {
   const key = freshKey('clear');
   const h = { 'x-bf-cache-key': key, 'x-bf-cache-type': 'direct' };
+  const written = await writes();
   await post('/v1/chat/completions', chat('clear me by id'), h);
   // The id of the entry served (a miss before the first write landed may have replaced the first one).
   const served = await untilHit('/v1/chat/completions', chat('clear me by id'), h);
+  await untilWritten(written, 1);
   const del = await fetch(`${g.url}/api/cache/clear/${debugOf(served)!.cache_id}`, { method: 'DELETE' });
   assert.equal(del.status, 200);
   assert.deepEqual(await del.json(), { message: 'Cache cleared successfully', deleted: 1 });
   assert.equal(debugOf(await post('/v1/chat/completions', chat('clear me by id'), { ...h, 'x-bf-cache-no-store': 'true' }))?.cache_hit, false);
 
+  const writtenByKey = await writes();
   await post('/v1/chat/completions', chat('clear me by key one'), h);
   await post('/v1/chat/completions', chat('clear me by key two'), h);
   await untilHit('/v1/chat/completions', chat('clear me by key one'), h);
   await untilHit('/v1/chat/completions', chat('clear me by key two'), h);
+  await untilWritten(writtenByKey, 2);
   const byKey = await fetch(`${g.url}/api/cache/clear-by-key/${encodeURIComponent(key)}`, { method: 'DELETE' });
   assert.equal(byKey.status, 200);
   assert.equal(((await byKey.json()) as { deleted: number }).deleted, 2);
