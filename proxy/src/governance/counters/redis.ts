@@ -167,8 +167,8 @@ export class RedisCounterStore implements CounterStore {
     this.#cache = new UsageCache(options.cacheKeys);
     this.#recordDelayMs = options.recordDelayMs ?? 5;
     this.#client = redis().createClient(clientOptions(config, options));
-    // node-redis times out only commands not yet written: one already sent to a Redis that hangs
-    // would wait forever. The guard bounds it; its late reply is still read (and dropped).
+    // Every command's deadline: node-redis's own times out only commands not yet written (one
+    // already sent to a Redis that hangs would wait forever). A late reply is still read (and dropped).
     this.#guard = new StoreGuard({
       name: `counter store (Redis ${config.addr.replace(/\/\/[^@/]*@/, '//')})`,
       timeoutMs: options.commandTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
@@ -389,7 +389,10 @@ function clientOptions(config: RedisConfig, options: RedisCounterStoreOptions): 
     database: config.db,
     // Fail fast while disconnected instead of queueing admissions until Redis returns.
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS },
+    // No per-command timeout of node-redis's: it costs an AbortSignal.timeout per command (a timer,
+    // and an exception built when it fires 2 s later, long after the answer); the guard's deadline
+    // covers every command, written or not, and a command it failed stays queued only until the
+    // socket drains or closes (bounded by commandsQueueMaxLength).
     // While Redis hangs, replies stop and commands pile up: past this many, fail at once.
     commandsQueueMaxLength: 10_000,
   };
