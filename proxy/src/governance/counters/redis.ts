@@ -111,6 +111,18 @@ export interface RedisCounterStoreOptions {
   recordDelayMs?: number;
 }
 
+/** A limit's key and script arguments in one window. */
+interface LimitPlan {
+  window: Window;
+  key: string;
+  expiry: string;
+  max: string;
+  /** '1': a request limit, incremented by an admission. */
+  request: '0' | '1';
+  /** Added with INCRBYFLOAT (a budget). */
+  float: boolean;
+}
+
 /** One queued add, as the admit script takes it. */
 interface QueuedAdd {
   key: string;
@@ -150,6 +162,7 @@ export class RedisCounterStore implements CounterStore {
   readonly #cache: UsageCache;
   readonly #ready: Promise<void>;
   readonly #recordDelayMs: number;
+  readonly #plans = new WeakMap<Limit, LimitPlan>();
   #batch: RecordBatch | undefined;
   #batchTimer: NodeJS.Timeout | undefined;
   #down = false;
@@ -219,10 +232,9 @@ export class RedisCounterStore implements CounterStore {
     const args: string[] = [String(limits.length), '0'];
     const windows: Window[] = [];
     for (const limit of limits) {
-      const w = limitWindow(limit, nowMs);
-      windows.push(w);
-      const idx = slotOf(keys, slot, this.#key(limit, w));
-      args.push(String(idx), String(limit.max), kindOf(limit) === 'requests' ? '1' : '0', String(w.end + this.#margin));
+      const p = this.#plan(limit, nowMs);
+      windows.push(p.window);
+      args.push(String(slotOf(keys, slot, p.key)), p.max, p.request, p.expiry);
     }
     // Usage recorded before this admission is applied ahead of it, in the same script.
     const batch = this.#takeBatch();
@@ -252,13 +264,13 @@ export class RedisCounterStore implements CounterStore {
     for (const add of adds) {
       const amount = addAmount(add);
       if (amount <= 0) continue;
-      const w = limitWindow(add.limit, nowMs);
+      const p = this.#plan(add.limit, nowMs);
       if (!batch) {
         batch = this.#batch = new RecordBatch();
         this.#batchTimer = setTimeout(() => void this.#flush(), this.#recordDelayMs);
         this.#batchTimer.unref();
       }
-      batch.adds.push({ key: this.#key(add.limit, w), amount: String(amount), float: kindOf(add.limit) === 'budget', expiry: String(w.end + this.#margin), limitKey: add.limit.key, window: w });
+      batch.adds.push({ key: p.key, amount: String(amount), float: p.float, expiry: p.expiry, limitKey: add.limit.key, window: p.window });
     }
     if (!batch) return Promise.resolve();
     if (batch.adds.length >= MAX_BATCH_ADDS) void this.#flush();
@@ -300,6 +312,17 @@ export class RedisCounterStore implements CounterStore {
 
   #key(limit: Limit, w: Window): string {
     return `${this.#prefix}c:${limit.key}:${w.start}`;
+  }
+
+  /** What a limit's commands take in the window of `nowMs`, built once per window (limits are a snapshot's, reused by every request). */
+  #plan(limit: Limit, nowMs: number): LimitPlan {
+    const known = this.#plans.get(limit);
+    if (known && nowMs >= known.window.start && nowMs < known.window.end) return known;
+    const window = limitWindow(limit, nowMs);
+    const kind = kindOf(limit);
+    const plan: LimitPlan = { window, key: this.#key(limit, window), expiry: String(window.end + this.#margin), max: String(limit.max), request: kind === 'requests' ? '1' : '0', float: kind === 'budget' };
+    this.#plans.set(limit, plan);
+    return plan;
   }
 
   #takeBatch(): RecordBatch | undefined {
