@@ -8,6 +8,10 @@
 // PROBE_EVERY_MS; its first answer, or a late answer to an earlier call, ends the stall. Each store
 // decides what a failed call means (a cache miss, a 503, a record kept for later) and shows
 // `stalled()` in its status.
+//
+// The deadlines share one timer, armed for the earliest: a call only joins a set (and leaves it
+// when answered), where a timer and a race of promises per call cost a store of one command per
+// request a few microseconds each.
 import { log } from './log.ts';
 
 /** Default deadline of a store call on the request path (SKYBRIDGE_STORE_TIMEOUT_MS). */
@@ -42,6 +46,13 @@ export interface StoreGuardOptions {
   probe: () => Promise<unknown>;
 }
 
+/** A call waiting for its answer: when it is due (performance.now()) and how to fail it then. */
+interface Pending {
+  due: number;
+  timeoutMs: number;
+  reject: (err: Error) => void;
+}
+
 export class StoreGuard {
   readonly name: string;
   readonly timeoutMs: number;
@@ -51,6 +62,10 @@ export class StoreGuard {
   #silent = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  readonly #pending = new Set<Pending>();
+  /** The deadline timer, and the moment it fires. */
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #deadlineAt = Number.POSITIVE_INFINITY;
 
   constructor(opts: StoreGuardOptions) {
     this.name = opts.name;
@@ -77,27 +92,58 @@ export class StoreGuard {
   /** `call()` under a deadline (`timeoutMs`, default the guard's); fails at once while the store is silent. */
   run<T>(call: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     if (this.#silent) return Promise.reject(new StoreTimeoutError(this.name, this.stalled() ?? `${this.name} does not answer`));
-    let late = false;
-    let timer: NodeJS.Timeout | undefined;
     let p: Promise<T>;
     try {
       p = call();
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        late = true;
-        this.#stall();
-        reject(new StoreTimeoutError(this.name, `${this.name} did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = { due: performance.now() + timeoutMs, timeoutMs, reject };
+      this.#pending.add(entry);
+      if (entry.due < this.#deadlineAt) this.#arm(entry.due);
+      else if (this.#pending.size === 1) this.#deadlineTimer?.ref();
+      // Still pending: answered in time. Gone: the deadline failed it, and an answer after it still
+      // proves the store answers (a failure after it is not news).
+      p.then(
+        (v) => {
+          if (this.#answered(entry)) resolve(v);
+          else this.#recover();
+        },
+        (err: unknown) => {
+          if (this.#answered(entry)) reject(err as Error);
+        },
+      );
     });
-    // An answer after the deadline still proves the store answers; a failure after it is not news.
-    p.then(
-      () => late && this.#recover(),
-      () => undefined,
-    );
-    return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  /** False when the deadline failed the call already. The timer stays armed, but holds no exit while nothing waits. */
+  #answered(entry: Pending): boolean {
+    if (!this.#pending.delete(entry)) return false;
+    if (this.#pending.size === 0) this.#deadlineTimer?.unref();
+    return true;
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineAt = at;
+    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(at - performance.now())));
+  }
+
+  /** Fails the calls past their deadline, and arms the timer for the next one still pending. */
+  #expire(): void {
+    this.#deadlineTimer = undefined;
+    this.#deadlineAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const entry of this.#pending) {
+      if (entry.due <= now) {
+        this.#pending.delete(entry);
+        this.#stall();
+        entry.reject(new StoreTimeoutError(this.name, `${this.name} did not answer within ${entry.timeoutMs} ms`));
+      } else if (entry.due < next) next = entry.due;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
   }
 
   /**

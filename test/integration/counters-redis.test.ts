@@ -129,6 +129,36 @@ describe('RedisCounterStore', () => {
     assert.deepEqual(await b.peek([tokens], now), [11]);
   });
 
+  test('usage recorded and not yet sent counts for the next admission, and close() sends what is queued', async () => {
+    const s = await store({ recordDelayMs: 60_000 });
+    const budget: Limit = { key: 'budget:queued', max: 1, duration: '1d' };
+    const now = Date.now();
+    assert.equal((await s.admit([budget], now)).ok, true);
+    const recorded = s.record([{ limit: budget, amount: 1.5 }], now);
+    // The admission carries the queued add ahead of itself: the budget is already spent.
+    const r = await s.admit([budget], now);
+    assert.ok(!r.ok && r.index === 0);
+    assert.deepEqual(r.usage, [1.5]);
+    await recorded;
+    assert.equal(s.cached('budget:queued'), 1.5);
+
+    const tokens: Limit = { key: 'tokens:queued', max: 100, duration: '1h' };
+    const late = s.record([{ limit: tokens, amount: 7 }], now);
+    await s.close();
+    await late;
+    const other = await store();
+    assert.deepEqual(await other.peek([tokens, budget], now), [7, 1.5], 'close() sent the queued usage');
+  });
+
+  test('queued usage goes alone after recordDelayMs when no admission comes', async () => {
+    const [a, b] = await Promise.all([store({ recordDelayMs: 20 }), store()]);
+    const budget: Limit = { key: 'budget:alone', max: 10, duration: '1d' };
+    const t = performance.now();
+    await a.record([{ limit: budget, amount: 0.25 }, { limit: budget, amount: 0.5 }], Date.now());
+    assert.ok(performance.now() - t >= 15, 'waited for an admission to carry it');
+    assert.deepEqual(await b.peek([budget], Date.now()), [0.75]);
+  });
+
   test('a 1s window rolls over: the next second admits again, and the old key expires', async () => {
     const s = await store({ expiryMarginMs: 0 });
     const limit: Limit = { key: 'requests:persec', max: 2, duration: '1s' };
