@@ -6,7 +6,7 @@
 // this module's concern.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRenderer } from '../http/respond.ts';
-import { appendMember } from '../unified/json-splice.ts';
+import { appendMemberSized } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { asUpstreamFault } from '../unified/errors.ts';
 import { answerObject } from '../unified/answer-shape.ts';
@@ -286,10 +286,10 @@ async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: Inference
     }
     if (spec.passthrough?.(attempt) && !rt.sendBackRawResponse) {
       // Already the client's format and checked above: sent as received, extra_fields spliced in.
-      const spliced = appendMember(text, 'extra_fields', answerExtra(ctx, spec, provider, rawRequest));
+      const spliced = appendMemberSized(text, 'extra_fields', answerExtra(ctx, spec, provider, rawRequest));
       if (spliced !== undefined) {
         ctx.usage = spec.answerUsage ? spec.answerUsage(body) : spec.usage((body as { usage?: unknown }).usage);
-        return { kind: 'text', status: 200, text: spliced, parsed: out };
+        return { kind: 'text', status: 200, text: spliced.text, parsed: out, length: spliced };
       }
     }
     const extra = answerExtra(ctx, spec, provider, rawRequest);
