@@ -5,6 +5,7 @@ import type { GatewayError } from '../unified/errors.ts';
 import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat, type TextPump, type TextSink } from '../pipeline/outcome.ts';
 import { answerRequestId } from './answer-response.ts';
 import { noteError } from './answer-errors.ts';
+import type { SizedText } from '../unified/json-splice.ts';
 
 export { toGatewayError };
 
@@ -27,7 +28,7 @@ export function respond(res: ServerResponse, outcome: Outcome, renderError?: Err
       sendJson(res, outcome.status, outcome.value);
       return undefined;
     case 'text':
-      sendJsonText(res, outcome.status, outcome.text, outcome.headers);
+      sendJsonText(res, outcome.status, outcome.text, outcome.headers, outcome.length);
       return undefined;
     case 'error':
       sendError(res, outcome.error, outcome.extra, renderError);
@@ -179,8 +180,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string | string[]>): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+/** `length`: the text's UTF-8 length if already counted (only when it is of this very text). */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string | string[]>, length?: SizedText): void {
+  const bytes = length !== undefined && length.text === text ? length.bytes : Buffer.byteLength(text);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes, ...headers });
   res.end(text);
 }
 

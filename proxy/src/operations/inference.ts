@@ -6,7 +6,7 @@
 // this module's concern.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRenderer } from '../http/respond.ts';
-import { appendMember } from '../unified/json-splice.ts';
+import { appendMemberSized } from '../unified/json-splice.ts';
 import type { ExtraFields, Usage } from '../unified/chat.ts';
 import { asUpstreamFault } from '../unified/errors.ts';
 import { answerObject } from '../unified/answer-shape.ts';
@@ -269,17 +269,11 @@ async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: Inference
     ctx.access.provider = provider;
     ctx.access.model = model;
     const rt = attempt.target.provider;
-    const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested };
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
-    if (spec.stream) return streamOutcome(ctx, attempt, spec.stream(attempt, ids), extra, rawRequest);
+    if (spec.stream) return streamOutcome(ctx, attempt, spec.stream(attempt, ids), { provider, request_type: spec.requestType, model_requested: spec.modelRequested }, rawRequest);
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);
     // Bounded read; an upstream echoing the gateway's key in its answer gets it scrubbed.
     const text = scrubProvider(await attempt.answer.text(), rt);
-    const extraJson = (): ExtraFields => ({
-      ...extra,
-      latency: Math.round(performance.now() - ctx.started),
-      ...(rawRequest !== undefined ? { raw_request: rawRequest } : {}),
-    });
     const body = parseAnswerJson(text, provider);
     // The one place where an answer of the wrong shape (a TypeError in a translator included)
     // becomes a 502 upstream_invalid_response, for every route that comes through here.
@@ -292,22 +286,31 @@ async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: Inference
     }
     if (spec.passthrough?.(attempt) && !rt.sendBackRawResponse) {
       // Already the client's format and checked above: sent as received, extra_fields spliced in.
-      const spliced = appendMember(text, 'extra_fields', extraJson());
+      const spliced = appendMemberSized(text, 'extra_fields', answerExtra(ctx, spec, provider, rawRequest));
       if (spliced !== undefined) {
         ctx.usage = spec.answerUsage ? spec.answerUsage(body) : spec.usage((body as { usage?: unknown }).usage);
-        return { kind: 'text', status: 200, text: spliced, parsed: out };
+        return { kind: 'text', status: 200, text: spliced.text, parsed: out, length: spliced };
       }
     }
-    out.extra_fields = {
-      ...extraJson(),
-      // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
-      ...(rt.sendBackRawResponse ? { raw_response: out === body ? JSON.parse(text) : body } : {}),
-    };
+    const extra = answerExtra(ctx, spec, provider, rawRequest);
+    // A translator may hand back the parsed body itself (OpenAI format): raw gets its own copy.
+    if (rt.sendBackRawResponse) extra.raw_response = out === body ? JSON.parse(text) : body;
+    out.extra_fields = extra;
     ctx.usage = spec.answerUsage ? spec.answerUsage(out) : spec.usage((out as { usage?: unknown }).usage);
     return { kind: 'json', status: 200, value: out };
   } catch (err) {
     throw inferenceError(ctx, err);
   }
+}
+
+/**
+ * A whole answer's extra_fields, made when the answer is: one object in the members' order, not a
+ * closure over a first object and the spreads of both (three objects and a closure per request).
+ */
+function answerExtra(ctx: RequestContext, spec: InferenceSpec<unknown, unknown>, provider: string, rawRequest: unknown): ExtraFields {
+  const extra: ExtraFields = { provider, request_type: spec.requestType, model_requested: spec.modelRequested, latency: Math.round(performance.now() - ctx.started) };
+  if (rawRequest !== undefined) extra.raw_request = rawRequest;
+  return extra;
 }
 
 /** A failure as the GatewayError the client gets, the failed provider's secrets scrubbed from its message. */

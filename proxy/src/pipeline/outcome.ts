@@ -3,6 +3,7 @@
 // upstream is read only as fast as the consumer pulls), bytes, or an error. `respond` (http/respond.ts)
 // turns one into an HTTP answer; an in-process caller reads it directly.
 import { GatewayError } from '../unified/errors.ts';
+import type { SizedText } from '../unified/json-splice.ts';
 
 /** Named in an error answer's extra_fields. */
 export interface ErrorExtra {
@@ -45,7 +46,8 @@ export type Outcome =
   | { kind: 'json'; status: number; value: unknown }
   /** Text already serialised: JSON (an upstream answer with extra_fields spliced in) unless `headers` name another content type. */
   /** `parsed`: the answer as the pipeline parsed it on the way (read-only), for stages that want its facts without reading the text again. */
-  | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]>; parsed?: unknown }
+  /** `length`: the text's UTF-8 length where it was counted on the way; used only while `text` is still that text (a stage may replace it). */
+  | { kind: 'text'; status: number; text: string; headers?: Record<string, string | string[]>; parsed?: unknown; length?: SizedText }
   /** Items in batches (one per upstream read); the iterable throws a GatewayError when the stream fails. */
   /** `pump`: the same stream as text, pushed (an HTTP answer takes it when there is one; items are then not read). */
   | { kind: 'stream'; items: AsyncIterable<readonly unknown[]>; format: StreamFormat<unknown>; extra?: ErrorExtra; pump?: TextPump }

@@ -3,10 +3,38 @@
 
 /** Adds `"key": value` as the last member of the top-level object `text`; undefined if not an object. */
 export function appendMember(text: string, key: string, value: unknown): string | undefined {
+  const end = lastBrace(text);
+  return end < 0 ? undefined : `${text.slice(0, end)}${memberAt(text, end, key, value)}${text.slice(end)}`;
+}
+
+/** A text and its length in UTF-8 bytes. */
+export interface SizedText {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/**
+ * appendMember's text with its UTF-8 length, counted on the two parts: a count of the joined text
+ * would first copy it flat, a copy the answer's write then makes again with its head.
+ */
+export function appendMemberSized(text: string, key: string, value: unknown): SizedText | undefined {
+  const end = lastBrace(text);
+  if (end < 0) return undefined;
+  const member = memberAt(text, end, key, value);
+  // Split at an ASCII `}` and joined with ASCII punctuation: no UTF-16 pair is cut, so the lengths add.
+  return { text: `${text.slice(0, end)}${member}${text.slice(end)}`, bytes: Buffer.byteLength(text) + Buffer.byteLength(member) };
+}
+
+/** Where the top-level object `text` closes; -1 if it is not an object. */
+function lastBrace(text: string): number {
   const end = text.lastIndexOf('}');
-  if (end < 0 || text.charCodeAt(0) !== 123 /* { */) return undefined;
+  return end < 0 || text.charCodeAt(0) !== 123 /* { */ ? -1 : end;
+}
+
+/** The member's text as inserted before the closing brace at `end` (a comma unless the object is empty). */
+function memberAt(text: string, end: number, key: string, value: unknown): string {
   const empty = /^\{\s*$/.test(text.slice(0, end));
-  return `${text.slice(0, end)}${empty ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}${text.slice(end)}`;
+  return `${empty ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
 }
 
 /**
