@@ -172,7 +172,8 @@ try {
       deopts.set(t.name, deopts.get(t.name)! + deoptLines(p) - deopt0);
       opts.set(t.name, opts.get(t.name)! + optLines(p) - opt0);
       const cl = client.get(t.name)!;
-      cl.wall.push(median(res.samples) * 1000);
+      // A stream's wall to its first event, as the proxy's phases end there.
+      cl.wall.push(median(stream ? res.ttft : res.samples) * 1000);
       cl.cpuPerRequest.push((c.user + c.system) / Math.max(1, res.samples.length));
     }
     log(`round ${r + 1}/${rounds}, load ${loadavg()[0].toFixed(1)}`);
@@ -200,7 +201,7 @@ try {
   const mockFigure = (name: string, f: (s: PhaseSample, next: PhaseSample | undefined) => number | undefined) => perRequest(atMock.get(name)!, f);
   const proxyWall = (n: string) => figure(n, (s) => diff(s.read, s.answerStart), 'wall');
   const legs = [
-    both('client: wall per request (median of the blocks\' medians)', (n) => median(client.get(n)!.wall)),
+    both(`client: wall per request${stream ? ' to the first event' : ''} (median of the blocks' medians)`, (n) => median(client.get(n)!.wall)),
     both('client: CPU per request', (n) => median(client.get(n)!.cpuPerRequest)),
     both('proxy: wall from the request read to its answer\'s first bytes', proxyWall),
     // Within a block: a cold start after an idle gap shows as its first requests costing more than its last.
