@@ -154,8 +154,9 @@ export interface MockProfile {
   chunkDelayMs: number;
 }
 
-export function startMock(profile: MockProfile, port: number, logDir: string): Promise<Proc> {
+export function startMock(profile: MockProfile, port: number, logDir: string, nodeFlags?: string[]): Promise<Proc> {
   return spawnService({
+    nodeFlags,
     name: 'mock',
     args: [
       join(ROOT, 'test/mock-provider/main.ts'), '--port', String(port), '--host', '127.0.0.1',
