@@ -422,14 +422,21 @@ export async function heldStreams(
 }
 
 /** `n` requests, `concurrency` at a time: CPU per answered request holds on a machine too loaded for a fixed rate. */
-export async function closedLoop(t: Target, concurrency: number, n: number): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
+export async function closedLoop(
+  t: Target,
+  concurrency: number,
+  n: number,
+  /** stream: streaming requests, read to the end; until: no new request after this performance.now(). */
+  opts: { stream?: boolean; until?: number } = {},
+): Promise<{ ok: number; errors: number; p50: number; p99: number }> {
   const pool = new Pool(t.origin, { connections: concurrency, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  const payload = body(t, false);
+  const payload = body(t, opts.stream ?? false);
+  const until = opts.until ?? Number.POSITIVE_INFINITY;
   const times: number[] = [];
   let next = 0;
   let errors = 0;
   const worker = async () => {
-    while (next < n) {
+    while (next < n && performance.now() < until) {
       next++;
       const t0 = performance.now();
       try {

@@ -18,6 +18,8 @@ export interface TargetRun {
   ttft?: Stat;
   throughput?: SaturationResult;
   rates?: (RateResult & { cpuUsPerReq: number })[];
+  /** The load phase's warm-up: a fresh process's first requests (closed loop), and its CPU per request over them. */
+  warmup?: { requests: number; seconds: number; cpuUsPerReq: number };
   streams?: StreamsResult[];
   rss?: { idleMb?: number; ratesPeakMb?: number; saturationPeakMb?: number; afterLoadMb?: number; streamsPeakMb?: number };
 }
@@ -120,6 +122,12 @@ export function rowsFor(runs: RunResult[]): Row[] {
     rows.push({
       key: 'cpu', label: `CPU per request at ${cpuRate} req/s (direct: the mock's own)`, unit: 'µs', better: 'lower',
       get: (r, t) => num(r.targets[t] && rateOf(r.targets[t], cpuRate)?.cpuUsPerReq),
+    });
+  }
+  if (runs.some((r) => Object.values(r.targets).some((t) => t?.warmup))) {
+    rows.push({
+      key: 'cpu_warmup', label: 'CPU per request over a fresh process\'s first requests (the warm-up)', unit: 'µs', better: 'lower',
+      get: (r, t) => num(r.targets[t]?.warmup?.cpuUsPerReq),
     });
   }
   rows.push(
@@ -337,6 +345,12 @@ function renderSpread(runs: RunResult[], targets: TargetName[]): string {
 
 /** How much each phase measures (full and quick runs differ only here). */
 export interface Plan {
+  /**
+   * Before the c=1 and load phases measure, each fresh process serves this many requests (closed loop,
+   * at most maxSeconds; streams: streaming ones too, in the c=1 phase) so every target is measured with
+   * its code optimized, as a long-running proxy is. Absent in results from before 2026-11-28 (measured cold).
+   */
+  warm?: { requests: number; streams: number; concurrency: number; maxSeconds: number };
   seq: { warmup: number; requests: number; blocks: number };
   ttft: { warmup: number; requests: number; blocks: number };
   satConnections: number;
@@ -484,6 +498,7 @@ answers \`Mock reply to: …\` with one SSE event per word when streaming.
 
 | Phase | Upstream (mock) | What is measured |
 |---|---|---|
+| Warm-up | as the phase's | ${p.warm ? `Before the c=1 and the load phases measure, each fresh proxy serves ${p.warm.requests.toLocaleString('en-US')} requests (closed loop, ${p.warm.concurrency} connections, at most ${p.warm.maxSeconds} s; in the c=1 phase then ${p.warm.streams.toLocaleString('en-US')} streaming ones), so every target is measured with its code optimized, as a long-running proxy is. The load phase's warm-up is also a figure: CPU per request over a fresh process's first requests.` : 'None: each phase measured fresh processes (cold).'} |
 | Latency, c=1 | ${pr.c1.latencyMs} ms to first byte | ${p.seq.warmup} warm-up + ${p.seq.requests} sequential JSON requests per target on one keep-alive connection; targets interleaved in blocks so noise drifts hit all alike. p50/p99 of the full round trip; the table shows target − direct. |
 | Time to first token | ${pr.c1.latencyMs} ms, ${pr.c1.chunkDelayMs} ms between events | ${p.ttft.warmup} warm-up + ${p.ttft.requests} sequential streaming requests; time from sending the request to the first body chunk containing \`data:\`; streams are read to \`[DONE]\`. Table shows target − direct. |
 | Throughput | ${pr.load.latencyMs} ms | Closed loop, ${p.satConnections} connections, ${p.satWarmupS} s warm-up then ${p.satDurationS} s, ${mc.loadTool.startsWith('wrk') ? 'wrk with one thread (C, so it steals less CPU than a Node generator)' : 'autocannon in a child process'}. Figure: 2xx answers per second. |
