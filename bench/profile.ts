@@ -4,7 +4,7 @@
 // --heap adds an allocation profile of the measured load (bytes allocated per function, freed
 // objects included); --gc adds V8's --trace-gc and summarises the pauses of the measured load.
 //
-//   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10]
+//   node bench/profile.ts [--target gateway|floor] [--config plain|logging|governed-redis|…] [--rate 1000] [--seconds 10] [--warmup-seconds 20]
 //                         [--stream] [--heap [--sample-bytes 16384] [--heap-mode allocated|retained|promoted]] [--gc] [--top 25]
 //   node bench/profile.ts --held 4096 [--heap]   # the held-streams phase instead (as bench/ab.ts --streams: 15 events 250 ms apart), allocations per stream,
 //                                                # and the phase's time step by step: the streams' starts against the relay of those open
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     gc: { type: 'boolean', default: false },
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
+    /** Unprofiled load first: a fresh gateway's code settles (TurboFan) after ~15,000 requests. */
+    'warmup-seconds': { type: 'string', default: '20' },
     stream: { type: 'boolean', default: false },
     /** Profile N held streams (opened over 1 s) instead of fixed-rate load. */
     held: { type: 'string' },
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
     } else {
       const rate = Number(values.rate);
       const load = { rate, drainMs: 2000, maxInFlight: 5000, stream: values.stream };
-      await fixedRate(target, { ...load, durationMs: 3000, warmupMs: 0 });
+      await fixedRate(target, { ...load, durationMs: Number(values['warmup-seconds']) * 1000, warmupMs: 0 });
       const stopSampling = inspectPort ? await sampleAllocations(inspectPort, Number(values['sample-bytes']), values['heap-mode'] as SampleMode) : undefined;
       measuredFrom = performance.now();
       const r = await fixedRate(target, { ...load, durationMs: Number(values.seconds) * 1000, warmupMs: 0 });
