@@ -122,6 +122,37 @@ describe('live reload', () => {
     assert.match(metrics, /skybridge_config_reload_errors_total 1/);
     assert.deepEqual(await loaded(), second, 'a rejected update is not a successful load');
   });
+
+  test("a reloaded key's new value and extra headers are what the provider receives; no other provider gets them", async () => {
+    const { gw, client, mock } = await gatewayWith((u: string) => ({ providers: mockProviders(u, { openai: { network_config: { base_url: `${u}/openai`, extra_headers: { 'x-team': 'first' } } } }) }));
+    const chat = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'which key' }] });
+    await chat('openai/gpt-4o');
+    assert.equal(mock.requests.at(-1)!.headers.authorization, 'Bearer sk-openai-test');
+    assert.equal(mock.requests.at(-1)!.headers['x-team'], 'first');
+
+    // The same key (its name, so its id) with a new value: the upstream headers made for the old one are not reused.
+    const rotated = mockProviders(mock.url, {
+      openai: { keys: [{ name: 'openai-key', value: 'sk-openai-rotated', weight: 1 }], network_config: { base_url: `${mock.url}/openai`, extra_headers: { 'x-team': 'second' } } },
+    });
+    gw.writeConfig({ providers: rotated });
+    await eventually(async () => {
+      await chat('openai/gpt-4o');
+      assert.equal(mock.requests.at(-1)!.headers.authorization, 'Bearer sk-openai-rotated');
+    });
+    const from = mock.requests.length;
+    await chat('openai/gpt-4o');
+    await chat('anthropic/claude-sonnet-4-5');
+    await chat('openai/gpt-4o');
+    const after = mock.requests.slice(from);
+    assert.deepEqual(
+      after.map((r) => [r.headers.authorization, r.headers['x-api-key'], r.headers['x-team']]),
+      [
+        ['Bearer sk-openai-rotated', undefined, 'second'],
+        [undefined, 'sk-anthropic-test', undefined],
+        ['Bearer sk-openai-rotated', undefined, 'second'],
+      ],
+    );
+  });
 });
 
 describe('limits and surfaces', () => {

@@ -238,3 +238,35 @@ test('each head names it once, whichever writer answers: a relayed chat answer, 
     session.close();
   }
 });
+
+/** The answer's head as sent: its header lines in order, names lower-cased, the date's value left out. */
+function headLines(url: string, method: string, headers: Record<string, string>, body?: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const lines: string[] = [];
+      for (let i = 0; i < res.rawHeaders.length; i += 2) {
+        const name = res.rawHeaders[i]!.toLowerCase();
+        lines.push(name === 'date' ? name : `${name}: ${res.rawHeaders[i + 1]}`);
+      }
+      res.resume();
+      res.once('end', () => resolve(lines));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+test("a whole JSON answer's head: the id, its content type and length, then the answer's own headers, then node's", async () => {
+  const chat = JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+  const json = { 'content-type': 'application/json' };
+  // The length's value varies (the answer's latency is in it): its line is read by its name.
+  const lengthless = (lines: string[]) => lines.map((l) => (/^content-length: \d+$/.test(l) ? 'content-length' : l));
+  const keepAlive = ['date', 'connection: keep-alive', 'keep-alive: timeout=65'];
+  const ok = await headLines(`${g.url}/v1/chat/completions`, 'POST', { ...json, 'x-bf-vk': VK, 'x-request-id': 'head-order' }, chat);
+  assert.deepEqual(lengthless(ok), ['x-request-id: head-order', 'content-type: application/json', 'content-length', ...keepAlive]);
+  const refused = await headLines(`${g.url}/v1/chat/completions`, 'POST', { ...json, 'x-request-id': 'head-401' }, chat);
+  assert.deepEqual(lengthless(refused), ['x-request-id: head-401', 'content-type: application/json', 'content-length', ...keepAlive]);
+  // An answer's own header (here the close of a request whose body is not read) after the length.
+  const missing = await headLines(`${g.url}/v1/no-such-thing`, 'GET', { 'x-request-id': 'head-404' });
+  assert.deepEqual(lengthless(missing), ['x-request-id: head-404', 'content-type: application/json', 'content-length', 'connection: close', 'date']);
+});

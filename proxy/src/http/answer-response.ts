@@ -27,6 +27,23 @@ export class AnswerResponse<Request extends IncomingMessage = IncomingMessage> e
     this.setHeader(REQUEST_ID_HEADER, id);
     return super.writeHead(statusCode, message, headers);
   }
+
+  /**
+   * A whole answer's head with its content type and length, then `headers`: the id put first in the
+   * same object, not a copy of a head already built (writeHead's spread). The same names, order and
+   * values as writeHead given that head.
+   */
+  writeContentHead(statusCode: number, contentType: string, length: number, headers?: OutgoingHttpHeaders): this {
+    const id = this.requestId;
+    if (id === undefined || this.hasHeader(REQUEST_ID_HEADER)) return super.writeHead(statusCode, { 'content-type': contentType, 'content-length': length, ...headers });
+    return super.writeHead(statusCode, { [REQUEST_ID_HEADER]: id, 'content-type': contentType, 'content-length': length, ...headers });
+  }
+}
+
+/** A whole answer's head (see AnswerResponse.writeContentHead); any other response (HTTP/2, the management API) through its writeHead. */
+export function writeContentHead(res: ServerResponse, statusCode: number, contentType: string, length: number, headers?: OutgoingHttpHeaders): void {
+  if (res instanceof AnswerResponse) res.writeContentHead(statusCode, contentType, length, headers);
+  else res.writeHead(statusCode, { 'content-type': contentType, 'content-length': length, ...headers });
 }
 
 /** The request id an answer carries or will carry: set with setHeader (HTTP/2, the management API), else the one its head will get. */

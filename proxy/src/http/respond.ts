@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { constants, type Http2Stream } from 'node:http2';
 import type { GatewayError } from '../unified/errors.ts';
 import { toGatewayError, type ErrorExtra, type Outcome, type StreamFormat, type TextPump, type TextSink } from '../pipeline/outcome.ts';
-import { answerRequestId } from './answer-response.ts';
+import { answerRequestId, writeContentHead } from './answer-response.ts';
 import { noteError } from './answer-errors.ts';
 import type { SizedText } from '../unified/json-splice.ts';
 
@@ -183,7 +183,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** `length`: the text's UTF-8 length if already counted (only when it is of this very text). */
 export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string | string[]>, length?: SizedText): void {
   const bytes = length !== undefined && length.text === text ? length.bytes : Buffer.byteLength(text);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes, ...headers });
+  writeContentHead(res, status, 'application/json', bytes, headers);
   res.end(text);
 }
 

@@ -2,7 +2,7 @@ import { validated } from '../http/body.ts';
 import { nullsAbsent } from '../unified/nulls.ts';
 import { ChatRequestSchema, asUsage, type ChatRequest, type Usage } from '../unified/chat.ts';
 import { requireOperation } from '../unified/errors.ts';
-import { readJson, type InferenceSpec, type OperationSpec, withModel } from './inference.ts';
+import { readJson, type AnswerIds, type InferenceSpec, type OperationSpec } from './inference.ts';
 import { chunkStreamPlan, passthroughChunkPlan } from './chunk-stream-plan.ts';
 import { openaiAdapter } from '../providers/openai/adapter.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
@@ -18,15 +18,13 @@ export const chatSpec: OperationSpec<ChatRequest> = {
   spec: (chat, ctx) => new ChatCall(chat, ctx.http !== undefined),
 };
 
-type Ids = { id: string; created: number };
-
 // A class, not an object literal with closures: every chat request makes one, and its methods then
 // cost no closure each (four, and a hidden class of its own, per request).
 class ChatCall implements InferenceSpec<object, unknown> {
   readonly requestType: string;
   readonly modelRequested: string;
   /** Streaming, when the request asked for it (called as the spec's method). */
-  readonly stream: ((attempt: Attempted, ids: Ids) => StreamPlan<unknown>) | undefined;
+  readonly stream: ((attempt: Attempted, ids: AnswerIds) => StreamPlan<unknown>) | undefined;
   readonly #chat: ChatRequest;
   readonly #streaming: boolean;
   readonly #relayText: boolean;
@@ -46,8 +44,8 @@ class ChatCall implements InferenceSpec<object, unknown> {
     return adapter.chatRequest(this.#chat, t.model, this.#streaming);
   }
 
-  parse(body: unknown, att: Attempted, ids: Ids): object {
-    return att.adapter.chatResponse(body, withModel(ids, att.target.model));
+  parse(body: unknown, att: Attempted, ids: AnswerIds): object {
+    return att.adapter.chatResponse(body, ids);
   }
 
   usage(usage: unknown): Usage | undefined {
@@ -58,9 +56,9 @@ class ChatCall implements InferenceSpec<object, unknown> {
     return this.#relayText && att.adapter === openaiAdapter;
   }
 
-  streamPlan(att: Attempted, ids: Ids): StreamPlan<unknown> {
+  streamPlan(att: Attempted, ids: AnswerIds): StreamPlan<unknown> {
     const includeUsage = this.#chat.stream_options?.include_usage === true;
     if (this.#relayText && att.adapter === openaiAdapter && !att.target.provider.sendBackRawResponse) return passthroughChunkPlan(includeUsage);
-    return chunkStreamPlan(att.adapter.chatStream(withModel(ids, att.target.model)), includeUsage);
+    return chunkStreamPlan(att.adapter.chatStream(ids), includeUsage);
   }
 }

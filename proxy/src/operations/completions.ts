@@ -3,7 +3,7 @@ import { nullsAbsent } from '../unified/nulls.ts';
 import { TextRequestSchema, textToChat, chatToText, chatChunkToText, type TextRequest, type TextResponse } from '../unified/text.ts';
 import { asUsage, type ChatChunk } from '../unified/chat.ts';
 import { unsupportedOperation } from '../unified/errors.ts';
-import { readJson, type OperationSpec, withModel } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { chunkStreamPlan, mapSource } from './chunk-stream-plan.ts';
 import { objectList } from '../unified/answer-shape.ts';
 
@@ -25,13 +25,13 @@ export const textSpec: OperationSpec<TextRequest> = {
         return adapter.chatRequest(textToChat(text), t.model, stream);
       },
       parse: (body, att, ids) =>
-        att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, withModel(ids, att.target.model))) : checked(body),
+        att.up.requestType === EMULATED ? chatToText(att.adapter.chatResponse(body, ids)) : checked(body),
       usage: asUsage,
       passthrough: (att) => relayText && att.up.requestType === 'text_completion',
       stream: stream
         ? (att, ids) =>
             // Native text chunks come through the OpenAI chat stream parser unchanged (it only parses JSON).
-            chunkStreamPlan(mapSource(att.adapter.chatStream(withModel(ids, att.target.model)), toTextChunk), text.stream_options?.include_usage === true)
+            chunkStreamPlan(mapSource(att.adapter.chatStream(ids), toTextChunk), text.stream_options?.include_usage === true)
         : undefined,
     };
   },

@@ -33,7 +33,7 @@ export interface InferenceSpec<TOut, TItem> {
   modelRequested: string;
   build(target: Target, adapter: FormatAdapter): UpstreamRequest;
   /** Non-streaming: the parsed upstream body into the unified answer. */
-  parse(body: unknown, attempt: Attempted, ids: { id: string; created: number }): TOut;
+  parse(body: unknown, attempt: Attempted, ids: AnswerIds): TOut;
   /** Reads the answer's `usage` member (each API shapes it its own way). */
   usage(usage: unknown): Usage | undefined;
   /** Where the usage is not the answer's `usage` member (OCR's `usage_info` in pages): read from the whole answer instead. */
@@ -44,7 +44,7 @@ export interface InferenceSpec<TOut, TItem> {
    */
   passthrough?(attempt: Attempted): boolean;
   /** Streaming, when the request asked for it. */
-  stream?: (attempt: Attempted, ids: { id: string; created: number }) => StreamPlan<TItem>;
+  stream?: (attempt: Attempted, ids: AnswerIds) => StreamPlan<TItem>;
   /** Answers that are not JSON (audio bytes, plain-text transcripts): relayed as bytes; the content type when the upstream names none. */
   relay?: string;
 }
@@ -152,52 +152,32 @@ function withFields(body: unknown, fields: Readonly<Record<string, unknown>> | u
   return { ...body, ...fields };
 }
 
-/** What a translator is given: the model answered, and the answer's id (made when it is read) and time. */
+/** What a translator is given: the model answered (the attempt's target's), and the answer's id (made when it is read) and time. */
 export interface AnswerIds {
   readonly model: string;
   readonly id: string;
   readonly created: number;
 }
 
-/**
- * `ids` with the model: the id stays unmade until a translator reads it (a spread would read it, and
- * an OpenAI answer, which carries its own, would pay for a random UUID it never uses).
- */
-export function withModel(ids: { readonly id: string; readonly created: number }, model: string): AnswerIds {
-  return new ModelIds(ids, model);
-}
-
-// Classes, not object literals with a getter: a literal's getter is a new closure per request, and
-// each such object gets a hidden class of its own (about 450 bytes per request). The getters here
-// live on the prototype, so a spread or Object.keys does not see `id`: callers read it by name.
-class ModelIds implements AnswerIds {
+// A class, not an object literal with a getter: a literal's getter is a new closure per request, and
+// each such object gets a hidden class of its own (about 450 bytes per request). The getter lives on
+// the prototype, so a spread or Object.keys does not see `id`: callers read it by name. Made once the
+// answering model is known, so a translator is given this object itself, not a second one adding
+// the model to it.
+class LazyIds implements AnswerIds {
   readonly model: string;
   readonly created: number;
-  readonly #ids: { readonly id: string };
-
-  constructor(ids: { readonly id: string; readonly created: number }, model: string) {
-    this.model = model;
-    this.created = ids.created;
-    this.#ids = ids;
-  }
-
-  get id(): string {
-    return this.#ids.id;
-  }
-}
-
-class LazyIds {
-  created = Math.floor(Date.now() / 1000);
   #id: string | undefined = undefined;
 
+  constructor(model: string, created: number) {
+    this.model = model;
+    this.created = created;
+  }
+
+  /** Made only when a translator reads it: an OpenAI answer, which carries its own, never pays for a random UUID. */
   get id(): string {
     return (this.#id ??= `chatcmpl-${randomUUID()}`);
   }
-}
-
-/** The id and time a translated answer carries; the id is made only when a translator reads it (an OpenAI answer relayed as is has its own). */
-function answerIds(): { readonly id: string; created: number } {
-  return new LazyIds();
 }
 
 /**
@@ -242,7 +222,8 @@ export function executeInference<TOut, TItem>(ctx: RequestContext, spec: Inferen
   ctx.provider = targets[0]?.provider.name ?? 'none';
   ctx.model = targets[0]?.model ?? spec.modelRequested;
   ctx.errorExtra = { model_requested: spec.modelRequested, request_type: spec.requestType };
-  const ids = answerIds();
+  // The answer's time is the request's, whichever attempt answers.
+  const created = Math.floor(Date.now() / 1000);
   let invoked: Promise<Attempted>;
   try {
     const headers = ctx.headers;
@@ -252,7 +233,7 @@ export function executeInference<TOut, TItem>(ctx: RequestContext, spec: Inferen
     return Promise.reject(inferenceError(ctx, err));
   }
   return invoked.then(
-    (attempt) => inferenceAnswer(ctx, spec, attempt, ids),
+    (attempt) => inferenceAnswer(ctx, spec, attempt, created),
     (err: unknown) => {
       throw inferenceError(ctx, err);
     },
@@ -260,7 +241,7 @@ export function executeInference<TOut, TItem>(ctx: RequestContext, spec: Inferen
 }
 
 /** The invoke's answer as the Outcome (the answer half of executeInference). */
-async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>, attempt: Attempted, ids: { readonly id: string; created: number }): Promise<Outcome> {
+async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: InferenceSpec<TOut, TItem>, attempt: Attempted, created: number): Promise<Outcome> {
   try {
     const provider = attempt.target.provider.name;
     const model = attempt.target.model;
@@ -269,6 +250,7 @@ async function inferenceAnswer<TOut, TItem>(ctx: RequestContext, spec: Inference
     ctx.access.provider = provider;
     ctx.access.model = model;
     const rt = attempt.target.provider;
+    const ids = new LazyIds(model, created);
     const rawRequest = rt.sendBackRawRequest && attempt.sentBody !== undefined ? JSON.parse(attempt.sentBody) : undefined;
     if (spec.stream) return streamOutcome(ctx, attempt, spec.stream(attempt, ids), { provider, request_type: spec.requestType, model_requested: spec.modelRequested }, rawRequest);
     if (spec.relay) return bodyOutcome(attempt.answer, provider, ctx.signal, spec.relay);

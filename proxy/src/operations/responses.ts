@@ -11,7 +11,7 @@ import { requireOperation } from '../unified/errors.ts';
 import { toUpstreamBody } from '../providers/openai/adapter.ts';
 import type { StreamPlan } from '../pipeline/stream.ts';
 import type { Attempted } from '../pipeline/invoke.ts';
-import { readJson, type OperationSpec, withModel } from './inference.ts';
+import { readJson, type OperationSpec } from './inference.ts';
 import { checkStringField, objectList } from '../unified/answer-shape.ts';
 
 const parseResponses = nullsAbsent(validated(ResponsesRequestSchema));
@@ -35,7 +35,7 @@ export const responsesSpec: OperationSpec<ResponsesRequest> = {
       parse: (body, att, ids) =>
         att.up.requestType === NATIVE
           ? nativeAnswer(body)
-          : chatToResponses(att.adapter.chatResponse(body, withModel(ids, att.target.model)), request, responseIds(ids)),
+          : chatToResponses(att.adapter.chatResponse(body, ids), request, responseIds(ids)),
       usage: (u) => fromResponsesUsage(u as ResponsesUsage | undefined),
       passthrough: (att) => relayText && att.up.requestType === NATIVE,
       stream: stream ? (att, ids) => responsesStreamPlan(att, request, responseIds(ids)) : undefined,

@@ -11,6 +11,7 @@ import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
 import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
 import { upstreamSignal, type AbortSource } from './client-gone.ts';
+import { baseHeaders } from './upstream-headers.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -90,11 +91,8 @@ export function sendUpstream(
   resent = false,
 ): Promise<UpstreamAnswer> {
   try {
-    const headers: Record<string, string> = {
-      ...provider.extraHeaders,
-      ...adapter.authHeaders(key?.value),
-      accept: up.accept ?? (up.stream ? 'text/event-stream' : 'application/json'),
-    };
+    const headers = baseHeaders(provider, adapter, key);
+    headers.accept = up.accept ?? (up.stream ? 'text/event-stream' : 'application/json');
     // Joined to an operator's value of the same header (both are comma lists, e.g. anthropic-beta).
     if (up.headers) {
       for (const name in up.headers) {

@@ -10,7 +10,7 @@ import { requireOperation } from '../../unified/errors.ts';
 import type { StreamPlan } from '../../pipeline/stream.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { EncodedItem } from '../../operations/chunk-stream-plan.ts';
-import { readJson, withModel } from '../../operations/inference.ts';
+import { readJson } from '../../operations/inference.ts';
 import { httpInference } from '../serve.ts';
 
 export interface NativeChat<TOut> {
@@ -43,9 +43,9 @@ export function nativeChat<TOut extends object>(spec: NativeChat<TOut>): (ex: Ex
           requireOperation(t.provider, 'chat');
           return adapter.chatRequest(req, t.model, stream);
         },
-        parse: (body, att, ids) => spec.answer(att.adapter.chatResponse(body, withModel(ids, att.target.model)), req, ctx),
+        parse: (body, att, ids) => spec.answer(att.adapter.chatResponse(body, ids), req, ctx),
         usage: spec.usage,
-        stream: stream ? (att, ids) => spec.stream(att.adapter.chatStream(withModel(ids, att.target.model)), req, ids, ctx) : undefined,
+        stream: stream ? (att, ids) => spec.stream(att.adapter.chatStream(ids), req, ids, ctx) : undefined,
       };
     },
   });
