@@ -126,7 +126,7 @@ export function rowsFor(runs: RunResult[]): Row[] {
   }
   if (runs.some((r) => Object.values(r.targets).some((t) => t?.warmup))) {
     rows.push({
-      key: 'cpu_warmup', label: 'CPU per request over a fresh process\'s first requests (the warm-up)', unit: 'µs', better: 'lower',
+      key: 'cpu_warmup', label: 'CPU per request over a fresh process\'s first requests (the warm-up; direct: the mock\'s own)', unit: 'µs', better: 'lower',
       get: (r, t) => num(r.targets[t]?.warmup?.cpuUsPerReq),
     });
   }
@@ -196,7 +196,7 @@ export function renderTable(runs: RunResult[], targets: TargetName[]): string {
   const lines = [head, sep];
   for (const row of rows) {
     const cells = targets.map((t) => {
-      if (t === 'direct' && row.key === 'cpu') return fmt(medianOf(row, runs, t), row.unit) + ' (mock)';
+      if (t === 'direct' && (row.key === 'cpu' || row.key === 'cpu_warmup')) return fmt(medianOf(row, runs, t), row.unit) + ' (mock)';
       const v = medianOf(row, runs, t);
       return fmt(v, row.unit) + (row.extra ? row.extra(runs, t) : '');
     });
