@@ -27,6 +27,7 @@ import { deliveryWatcher } from './tracing/webhooks.ts';
 import { execute, startExecution } from './operations/execute.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { residentBytes, startMemoryTrim, trimAfterStart, type Activity } from './memory-trim.ts';
+import { applyGatewayV8FlagsAfterStart } from './v8-flags.ts';
 import { limitMetrics } from './governance/limit-metrics.ts';
 import { openRequestLogs, type RequestLogs } from './logs/open.ts';
 import { SqlLogStore } from './logs/sql-store.ts';
@@ -358,7 +359,11 @@ export async function createGateway(loaded: LoadedConfig, opts: GatewayOptions):
   // (--memory-trim), else once after the first traffic (its first requests load and compile what
   // they use, which grows the young generation to its largest even for a handful of requests) and
   // after each burst that grew the heap by a saturation's worth.
-  if (opts.processGuards) trimAfterStart();
+  if (opts.processGuards) {
+    trimAfterStart();
+    // V8's memory reducer keeps collecting as ordinary collections from here on (v8-flags.ts).
+    applyGatewayV8FlagsAfterStart();
+  }
   // An open realtime session or Responses WebSocket relays without HTTP requests: it is traffic too,
   // and a trim while it relays is a pause of tens of milliseconds in its events.
   const activity: Activity = { started: metrics.activity.started, inFlight: () => metrics.activity.inFlight() + realtimeSessions.openCount };

@@ -1,10 +1,11 @@
-// The gateway turns V8's allocation-site pretenuring off at start (proxy/src/v8-flags.ts), unless
-// the node command line sets it either way.
+// The gateway turns V8's allocation-site pretenuring off at start, and the memory reducer's
+// memory-reducing collections once its start's trim has run (proxy/src/v8-flags.ts), unless the
+// node command line sets either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { gatewayV8Flags } from '../../proxy/src/v8-flags.ts';
+import { gatewayV8Flags, gatewayV8FlagsAfterStart } from '../../proxy/src/v8-flags.ts';
 
 test('the gateway turns pretenuring off unless the node command line chose either way', () => {
   assert.deepEqual(gatewayV8Flags([]), ['--no-allocation-site-pretenuring']);
@@ -12,6 +13,14 @@ test('the gateway turns pretenuring off unless the node command line chose eithe
   assert.deepEqual(gatewayV8Flags(['--allocation-site-pretenuring']), []);
   assert.deepEqual(gatewayV8Flags(['--no-allocation-site-pretenuring']), []);
   assert.deepEqual(gatewayV8Flags(['--allocation_site_pretenuring']), []);
+});
+
+test('after the start trim the memory reducer collects as ordinary collections, unless the node command line chose either way', () => {
+  assert.deepEqual(gatewayV8FlagsAfterStart([]), ['--no-memory-reducer-favors-memory']);
+  assert.deepEqual(gatewayV8FlagsAfterStart(['--max-semi-space-size=8', '--no-allocation-site-pretenuring']), ['--no-memory-reducer-favors-memory']);
+  assert.deepEqual(gatewayV8FlagsAfterStart(['--memory-reducer-favors-memory']), []);
+  assert.deepEqual(gatewayV8FlagsAfterStart(['--no-memory-reducer-favors-memory']), []);
+  assert.deepEqual(gatewayV8FlagsAfterStart(['--memory_reducer_favors_memory']), []);
 });
 
 /** V8's pretenuring decisions in a process that sets the gateway's flags, then keeps every object of one site alive across scavenges. */
