@@ -528,6 +528,8 @@ npm run bench -- --quick         # one short run (< 3 min); prints the table, le
 npm run bench -- --runs 5 --targets floor,gateway   # the baseline (cb05528) is measured too
 npm run bench -- --quick --targets floor,gateway --baseline HEAD~1   # A/B against the previous commit
 npm run bench -- --no-baseline   # skip the baseline build
+npm run bench -- --quick --warm-requests 0   # measure fresh processes cold, as runs before 2026-11-28 did
+node bench/warmup.ts             # a fresh process's CPU per request round by round, split by thread
 npm run bench -- --gateway-workers 2   # cluster mode, once the gateway has it (see startGateway in bench/lib/procs.ts)
 npm run bench -- --render bench/results/<stamp>.json   # rebuild this file from saved results
 npx node bench/profile.ts [--target floor] [--stream]  # CPU profile under load: top self-time functions
