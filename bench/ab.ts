@@ -39,6 +39,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '2000' },
     /** Held streams instead: this many streaming requests opened over 1 s, as bench/run.ts's streams phase (250 ms between events). */
     streams: { type: 'string' },
+    /** Requests each process serves first, unmeasured (closed loop of 64): a fresh gateway's code settles after ~15,000-30,000. */
+    'warm-requests': { type: 'string', default: '20000' },
   },
   strict: true,
 });
@@ -130,8 +132,10 @@ async function main(): Promise<void> {
       await streamRounds(builds, procs, targets, streams, rounds, dir);
       return;
     }
-    // A first pass unmeasured: JIT warm-up, pools filled, lazy modules loaded.
+    // A first pass unmeasured: JIT warm-up (as bench/run.ts's), pools filled, lazy modules loaded.
+    const warm = Number(values['warm-requests']);
     for (const b of builds) {
+      if (warm > 0) await closedLoop(targets.get(b)!, 64, warm, { until: performance.now() + 60_000 });
       if (concurrency) await closedLoop(targets.get(b)!, concurrency, Math.ceil(requests / 2));
       else await fixedRate(targets.get(b)!, { rate, durationMs: 2000, warmupMs: 0, drainMs: 1000, maxInFlight: 5000 });
     }
