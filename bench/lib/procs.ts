@@ -95,6 +95,8 @@ interface SpawnOpts {
   nodeFlags?: string[];
   /** A program other than node (a Python peer); `nodeFlags` do not apply. */
   command?: string;
+  /** A program node runs under, with its arguments (valgrind …). */
+  wrap?: string[];
   readyTimeoutMs?: number;
 }
 
@@ -102,7 +104,8 @@ async function spawnService(o: SpawnOpts): Promise<Proc> {
   mkdirSync(o.logDir, { recursive: true });
   const logFile = join(o.logDir, `${o.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(o.command ?? NODE, o.command ? o.args : [...(o.nodeFlags ?? []), ...o.args], {
+  const argv = o.command ? o.args : [...(o.wrap ? [...o.wrap.slice(1), NODE] : []), ...(o.nodeFlags ?? []), ...o.args];
+  const child = spawn(o.command ?? o.wrap?.[0] ?? NODE, argv, {
     cwd: o.cwd ?? ROOT,
     env: { ...process.env, ...o.env },
     stdio: ['ignore', fd, fd],
@@ -170,7 +173,7 @@ export function startMock(profile: MockProfile, port: number, logDir: string, no
   });
 }
 
-export function startFloor(upstream: string, port: number, logDir: string, nodeFlags?: string[]): Promise<Proc> {
+export function startFloor(upstream: string, port: number, logDir: string, nodeFlags?: string[], wrap?: string[]): Promise<Proc> {
   return spawnService({
     name: 'floor',
     args: [join(BENCH, 'floor.ts'), '--port', String(port), '--host', '127.0.0.1', '--upstream', upstream],
@@ -178,6 +181,8 @@ export function startFloor(upstream: string, port: number, logDir: string, nodeF
     logDir,
     readyPath: '/health',
     nodeFlags,
+    wrap,
+    ...(wrap && { readyTimeoutMs: 300_000 }),
   });
 }
 
@@ -194,6 +199,8 @@ export interface GatewayOptions {
   root?: string;
   /** Extra environment, e.g. MALLOC_ARENA_MAX. */
   env?: NodeJS.ProcessEnv;
+  /** A program node runs under, with its arguments (valgrind …). */
+  wrap?: string[];
 }
 
 /** The virtual key the governed targets send. */
@@ -259,7 +266,10 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
   if (!opts.root) buildGateway();
   const args = [join(opts.root ?? ROOT, 'dist/proxy/src/main.js'), '--app-dir', appDir, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--workers', String(opts.workers)];
   const start = startCommand(opts.root ?? ROOT);
-  return spawnService({ name, args, port, logDir, readyPath: '/health', nodeFlags: [...start.flags, ...(opts.nodeFlags ?? [])], env: { ...start.env, ...opts.env } });
+  return spawnService({
+    name, args, port, logDir, readyPath: '/health', nodeFlags: [...start.flags, ...(opts.nodeFlags ?? [])], env: { ...start.env, ...opts.env },
+    ...(opts.wrap && { wrap: opts.wrap, readyTimeoutMs: 300_000 }),
+  });
 }
 
 /** The node flags and environment (`K=V` before node) `npm start` passes (the build's package.json), read from there so the two cannot drift. */
