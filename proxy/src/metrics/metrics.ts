@@ -219,6 +219,9 @@ class BoundObserver {
   }
 }
 
+/** How often the event-loop lag histogram samples (ms). */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class Metrics {
   readonly registry = new Registry();
   readonly #knownModels = new Set<string>();
@@ -484,8 +487,9 @@ export class Metrics {
   /** `processMetrics`: also the process's own (CPU, memory, event loop), once per process is enough. */
   constructor(opts: { processMetrics?: boolean } = {}) {
     // The standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...), as every
-    // dashboard and alert for Node services expects them.
-    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    // dashboard and alert for Node services expects them. The event-loop lag is sampled every
+    // 100 ms, not prom-client's 10: its timer woke an idle gateway 100 times a second.
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     this.buildInfo.labels(VERSION, process.versions.node).set(1);
   }
 
