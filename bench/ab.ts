@@ -20,9 +20,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closedLoop, fixedRate, heldStreams, type Target } from './lib/load.ts';
-import { PEERS, ROOT, buildBaseline, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName, type ConfigServices } from './lib/configs.ts';
+import { buildExtras, savedBuildRoot } from './lib/builds.ts';
 import { GC_TRACE_FLAGS, gcWork } from './lib/gc-trace.ts';
 
 const { values } = parseArgs({
@@ -46,7 +47,7 @@ const { values } = parseArgs({
 });
 
 /** A saved build's root; `git-REF`: that commit built beside this checkout (as bench/run.ts's --baseline). */
-const rootOf = (name: string) => (name.startsWith('git-') ? buildBaseline(name.slice(4)).root : join(PEERS, `ab-${name}`));
+const rootOf = savedBuildRoot;
 
 /** The current dist/ kept as a named build, beside the checkout's node_modules (resolved from there). */
 function save(name: string): void {
@@ -71,16 +72,8 @@ async function main(): Promise<void> {
   // `name@--flag`: that build run with an extra node flag (after npm start's, so it wins);
   // `name@NAME=value`: with that environment variable instead (SKYBRIDGE_MEMORY_TRIM=86400: no trims).
   const buildOf = (b: string) => b.split('@')[0].split('+')[0];
-  const extraOf = (b: string) => (b.includes('@') ? b.slice(b.indexOf('@') + 1) : undefined);
-  const isEnv = (x: string) => /^[A-Z_][A-Z0-9_]*=/.test(x);
-  const flagOf = (b: string) => {
-    const x = extraOf(b);
-    return x === undefined || isEnv(x) ? [] : [x];
-  };
-  const envOf = (b: string): Record<string, string> => {
-    const x = extraOf(b);
-    return x !== undefined && isEnv(x) ? { [x.slice(0, x.indexOf('='))]: x.slice(x.indexOf('=') + 1) } : {};
-  };
+  const flagOf = (b: string) => buildExtras(b).flags;
+  const envOf = (b: string) => buildExtras(b).env;
   // `name+config`: that build under its own configuration (before any @flag).
   const configOf = (b: string): ConfigName => {
     const c = b.split('@')[0].split('+')[1] ?? config;

@@ -17,7 +17,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closedLoop, type Target } from './lib/load.ts';
-import { PEERS, buildBaseline, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { PEERS, freePort, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
+import { buildExtras, savedBuildRoot } from './lib/builds.ts';
 import { median } from './lib/stats.ts';
 
 const { values } = parseArgs({
@@ -43,21 +44,6 @@ if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const dir = join(PEERS, 'instructions', stamp);
 mkdirSync(dir, { recursive: true });
-
-/** `name@--flag`: a build run with an extra node flag; `name@NAME=value`: with an environment variable. */
-function parse(b: string): { build: string; flags: string[]; env: Record<string, string> } {
-  const [build, extra] = b.includes('@') ? [b.slice(0, b.indexOf('@')), b.slice(b.indexOf('@') + 1)] : [b, undefined];
-  if (extra === undefined) return { build, flags: [], env: {} };
-  if (/^[A-Z_][A-Z0-9_]*=/.test(extra)) return { build, flags: [], env: { [extra.slice(0, extra.indexOf('='))]: extra.slice(extra.indexOf('=') + 1) } };
-  return { build, flags: extra.split(' '), env: {} };
-}
-
-function rootOf(build: string): string | undefined {
-  if (build === 'current') return undefined;
-  const root = build.startsWith('git-') ? buildBaseline(build.slice(4)).root : join(PEERS, `ab-${build}`);
-  if (!existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${build} (node bench/ab.ts --save ${build})`);
-  return root;
-}
 
 /** The `totals:` of each thread's file of one dump: main thread (file -01) and the sum of all. */
 function readDump(prefix: string, dump: number): { main: number; all: number; gc: number } {
@@ -110,7 +96,10 @@ const procs = new Map<string, Proc>();
 const targets = new Map<string, Target>();
 try {
   for (const b of builds) {
-    const { build, flags, env } = parse(b);
+    const build = b.split('@')[0];
+    const { flags, env } = buildExtras(b);
+    const root = build === 'current' || build === 'floor' ? undefined : savedBuildRoot(build);
+    if (root && !existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${build} (node bench/ab.ts --save ${build})`);
     const out = join(dir, `cg-${procs.size}`);
     const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`];
     const port = await freePort();
@@ -118,7 +107,7 @@ try {
       ? await startFloor(upstream, port, dir, flags, wrap)
       // The trims off (as the bench's c=1 counts were taken): a pause for callgrind_control between
       // windows would let one run, and its collection is not a request's cost.
-      : await startGateway(upstream, port, dir, { workers: 1, nodeFlags: flags, env: { SKYBRIDGE_MEMORY_TRIM: '86400', ...env }, wrap, name: 'gateway', ...(rootOf(build) && { root: rootOf(build) }) });
+      : await startGateway(upstream, port, dir, { workers: 1, nodeFlags: flags, env: { SKYBRIDGE_MEMORY_TRIM: '86400', ...env }, wrap, name: 'gateway', ...(root && { root }) });
     procs.set(b, proc);
     targets.set(b, { name: build === 'floor' ? 'floor' : 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-bench' }, model: 'openai/gpt-4o' });
     process.stderr.write(`${b}: started under callgrind (pid ${proc.pid})\n`);
