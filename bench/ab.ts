@@ -23,7 +23,7 @@ import { closedLoop, fixedRate, heldStreams, type Target } from './lib/load.ts';
 import { PEERS, ROOT, freePort, serviceCpuSeconds, serviceRssMb, skipBuild, startFloor, startGateway, startMock, stop, type Proc } from './lib/procs.ts';
 import { median } from './lib/stats.ts';
 import { CONFIGS, servicesFor, type ConfigName, type ConfigServices } from './lib/configs.ts';
-import { buildExtras, savedBuildRoot } from './lib/builds.ts';
+import { buildExtras, buildRoot, savedBuildRoot } from './lib/builds.ts';
 import { GC_TRACE_FLAGS, gcWork } from './lib/gc-trace.ts';
 
 const { values } = parseArgs({
@@ -46,13 +46,10 @@ const { values } = parseArgs({
   strict: true,
 });
 
-/** A saved build's root; `git-REF`: that commit built beside this checkout (as bench/run.ts's --baseline). */
-const rootOf = savedBuildRoot;
-
 /** The current dist/ kept as a named build, beside the checkout's node_modules (resolved from there). */
 function save(name: string): void {
   if (!/^[\w.-]+$/.test(name) || name.startsWith('git-')) throw new Error('--save NAME: letters, digits, . _ - (not starting with git-, which names a commit)');
-  const root = rootOf(name);
+  const root = buildRoot(name);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true });
@@ -80,7 +77,7 @@ async function main(): Promise<void> {
     if (!CONFIGS.includes(c as ConfigName)) throw new Error(`${b}: the configuration after + is one of ${CONFIGS.join(', ')}`);
     return c as ConfigName;
   };
-  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current' && !existsSync(join(rootOf(b), 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${b} (node bench/ab.ts --save ${b})`);
+  for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current') savedBuildRoot(b);
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
   const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
@@ -112,7 +109,7 @@ async function main(): Promise<void> {
       const sub = join(dir, b.replace(/[^\w.-]/g, '_'));
       const build = buildOf(b);
       const svc = svcs.get(configOf(b))!;
-      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: [...traced, ...flagOf(b)], env: envOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: rootOf(build) }) }));
+      procs.set(b, await startGateway(mockBase, port, sub, { workers: 1, nodeFlags: [...traced, ...flagOf(b)], env: envOf(b), ...(svc.config && { config: svc.config }), ...(build !== 'current' && { root: savedBuildRoot(build) }) }));
       targets.set(b, { name: 'gateway', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: svc.headers, model: svc.model });
     }
     const cpu = new Map<string, number[]>(builds.map((b) => [b, []]));

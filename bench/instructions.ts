@@ -12,7 +12,7 @@
 // Per window and build: the main thread's instructions per request with and without V8's
 // collector (`Heap::CollectGarbage`, inclusive: a window with a collection jumps), and all threads'.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -99,7 +99,6 @@ try {
     const build = b.split('@')[0];
     const { flags, env } = buildExtras(b);
     const root = build === 'current' || build === 'floor' ? undefined : savedBuildRoot(build);
-    if (root && !existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${build} (node bench/ab.ts --save ${build})`);
     const out = join(dir, `cg-${procs.size}`);
     const wrap = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`];
     const port = await freePort();

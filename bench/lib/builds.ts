@@ -1,12 +1,20 @@
 // The builds the A/B tools name: `floor`, `current` (this checkout's dist/), a build kept with
 // `node bench/ab.ts --save NAME`, or `git-REF` (that commit built beside this checkout); each may
 // carry `@--node-flag` or `@NAME=value` (an environment variable) after its name.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PEERS, buildBaseline } from './procs.ts';
 
-/** Where a saved build (or `git-REF`) lives. */
-export function savedBuildRoot(name: string): string {
+/** Where a build of that name is kept (`git-REF`: that commit, built beside this checkout). */
+export function buildRoot(name: string): string {
   return name.startsWith('git-') ? buildBaseline(name.slice(4)).root : join(PEERS, `ab-${name}`);
+}
+
+/** A saved build's root; an error naming the command that saves it when there is none. */
+export function savedBuildRoot(name: string): string {
+  const root = buildRoot(name);
+  if (!existsSync(join(root, 'dist/proxy/src/main.js'))) throw new Error(`no saved build ${name} (node bench/ab.ts --save ${name})`);
+  return root;
 }
 
 /** The node flags and environment a build's `@…` suffix adds (none without one). */

@@ -116,7 +116,8 @@ async function spawnService(o: SpawnOpts): Promise<Proc> {
   child.once('exit', () => live.delete(child));
   const pid = child.pid;
   const proc: Proc = { name: o.name, pid, child, port: o.port, logFile, pids: () => [pid, ...descendants(pid)] };
-  await waitReady(proc, o.readyPath, o.readyTimeoutMs);
+  // Under a wrapper (valgrind) a start takes minutes.
+  await waitReady(proc, o.readyPath, o.readyTimeoutMs ?? (o.wrap ? 300_000 : undefined));
   return proc;
 }
 
@@ -182,7 +183,6 @@ export function startFloor(upstream: string, port: number, logDir: string, nodeF
     readyPath: '/health',
     nodeFlags,
     wrap,
-    ...(wrap && { readyTimeoutMs: 300_000 }),
   });
 }
 
@@ -268,7 +268,7 @@ export function startGateway(upstream: string, port: number, logDir: string, opt
   const start = startCommand(opts.root ?? ROOT);
   return spawnService({
     name, args, port, logDir, readyPath: '/health', nodeFlags: [...start.flags, ...(opts.nodeFlags ?? [])], env: { ...start.env, ...opts.env },
-    ...(opts.wrap && { wrap: opts.wrap, readyTimeoutMs: 300_000 }),
+    wrap: opts.wrap,
   });
 }
 
