@@ -78,6 +78,7 @@ async function main(): Promise<void> {
     return c as ConfigName;
   };
   for (const b of builds.map(buildOf)) if (b !== 'floor' && b !== 'current') savedBuildRoot(b);
+  if (builds.some((b) => buildOf(b) === 'floor' && (b.includes('+') || Object.keys(envOf(b)).length > 0))) throw new Error('floor takes node flags only (floor@--flag)');
   if (values['no-build']) skipBuild();
   const rounds = Number(values.rounds);
   const concurrency = values.concurrency ? Number(values.concurrency) : undefined;
@@ -100,8 +101,8 @@ async function main(): Promise<void> {
   try {
     for (const b of builds) {
       const port = await freePort();
-      if (b === 'floor') {
-        procs.set(b, await startFloor(mockBase, port, dir, traced));
+      if (buildOf(b) === 'floor') {
+        procs.set(b, await startFloor(mockBase, port, dir, [...traced, ...flagOf(b)]));
         targets.set(b, { name: 'floor', origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, model: 'openai/gpt-4o' });
         continue;
       }

@@ -17,10 +17,13 @@ export function savedBuildRoot(name: string): string {
   return root;
 }
 
-/** The node flags and environment a build's `@…` suffix adds (none without one). */
+/** The node flags and environment a build's `@…` suffixes add (none without one; `a@--flag@NAME=v` gives both). */
 export function buildExtras(b: string): { flags: string[]; env: Record<string, string> } {
-  const x = b.includes('@') ? b.slice(b.indexOf('@') + 1) : undefined;
-  if (x === undefined) return { flags: [], env: {} };
-  if (/^[A-Z_][A-Z0-9_]*=/.test(x)) return { flags: [], env: { [x.slice(0, x.indexOf('='))]: x.slice(x.indexOf('=') + 1) } };
-  return { flags: [x], env: {} };
+  const flags: string[] = [];
+  const env: Record<string, string> = {};
+  for (const x of b.split('@').slice(1)) {
+    if (/^[A-Z_][A-Z0-9_]*=/.test(x)) env[x.slice(0, x.indexOf('='))] = x.slice(x.indexOf('=') + 1);
+    else flags.push(x);
+  }
+  return { flags, env };
 }
