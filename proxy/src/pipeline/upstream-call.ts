@@ -4,12 +4,13 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderKey, ProviderRuntime } from '../providers/runtime.ts';
 import type { FormatAdapter, UpstreamRequest } from '../providers/adapter.ts';
-import { asUpstreamFault, GatewayError } from '../unified/errors.ts';
+import { asUpstreamFault, GatewayError, upstreamTooLarge } from '../unified/errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { poolFor } from '../upstream/pools.ts';
 import type { PickedEndpoint } from '../upstream/endpoint-sources.ts';
 import { scrubProvider } from '../providers/scrub.ts';
-import { parseAnswerJson, readBounded, readPrefix } from './answer-body.ts';
+import { parseAnswerJson, readBounded, readPrefix, RESPONSE_LIMIT_SETTING } from './answer-body.ts';
+import { dispatchRequest, DispatchedAnswer } from '../upstream/dispatched-answer.ts';
 import { upstreamSignal, type AbortSource } from './client-gone.ts';
 import { baseHeaders } from './upstream-headers.ts';
 
@@ -29,7 +30,7 @@ const DEFAULT_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Only an error's message is needed: a longer error body is cut here. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
-export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData): UpstreamAnswer {
+export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData | DispatchedAnswer): UpstreamAnswer {
   return new Answer(provider, res);
 }
 
@@ -38,23 +39,39 @@ export function answerOf(provider: ProviderRuntime, res: Dispatcher.ResponseData
 class Answer implements UpstreamAnswer {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
-  body: Dispatcher.ResponseData['body'];
   readonly #provider: ProviderRuntime;
+  readonly #res: Dispatcher.ResponseData | DispatchedAnswer;
 
-  constructor(provider: ProviderRuntime, res: Dispatcher.ResponseData) {
+  constructor(provider: ProviderRuntime, res: Dispatcher.ResponseData | DispatchedAnswer) {
     this.status = res.statusCode;
     this.headers = res.headers;
-    this.body = res.body;
     this.#provider = provider;
+    this.#res = res;
+  }
+
+  /** A dispatched answer's Readable is made here, on the first read (upstream/dispatched-answer.ts). */
+  get body(): Dispatcher.ResponseData['body'] {
+    return this.#res.body;
   }
 
   text(): Promise<string> {
-    return readBounded(this.body, this.headers, this.#provider.maxResponseBytes ?? DEFAULT_RESPONSE_BYTES, this.#provider.name);
+    const limit = this.#provider.maxResponseBytes ?? DEFAULT_RESPONSE_BYTES;
+    const res = this.#res;
+    if (res instanceof DispatchedAnswer) {
+      const name = this.#provider.name;
+      const whole = res.readWhole(limit, () => upstreamTooLarge(name, 'response body', limit, RESPONSE_LIMIT_SETTING));
+      if (whole) return whole.then(utf8);
+    }
+    return readBounded(res.body, this.headers, limit, this.#provider.name);
   }
 
   async json(): Promise<unknown> {
     return parseAnswerJson(await this.text(), this.#provider.name);
   }
+}
+
+function utf8(bytes: Buffer): string {
+  return bytes.toString('utf8');
 }
 
 export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): string {
@@ -154,7 +171,7 @@ async function sendSigned(call: Call, pool: Dispatcher, picked: PickedEndpoint |
 /** The request sent: a 2xx answer as it comes; anything else, or no answer, a GatewayError. */
 function exchange(call: Call, pool: Dispatcher, picked: PickedEndpoint | undefined, path: string, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<UpstreamAnswer> {
   const { provider, up, signal } = call;
-  let sending: Promise<Dispatcher.ResponseData>;
+  let sending: Promise<Dispatcher.ResponseData | DispatchedAnswer>;
   try {
     sending = sendVia(pool, picked, {
       method: up.method,
@@ -178,7 +195,7 @@ function exchange(call: Call, pool: Dispatcher, picked: PickedEndpoint | undefin
 }
 
 /** A non-2xx answer as the GatewayError it is (or, once, the 401 of a dropped credential resent). */
-async function refused(call: Call, res: Dispatcher.ResponseData, headers: Record<string, string>): Promise<UpstreamAnswer> {
+async function refused(call: Call, res: Dispatcher.ResponseData | DispatchedAnswer, headers: Record<string, string>): Promise<UpstreamAnswer> {
   const { provider, adapter, key } = call;
   if (res.statusCode < 400) {
     // Redirects are not followed (the provider's key would go wherever Location points) and a 3xx
@@ -227,11 +244,12 @@ async function refused(call: Call, res: Dispatcher.ResponseData, headers: Record
 
 /**
  * The request on `pool`; a picked server counts it in flight until its answer body is done with.
- * Not async: the pool's own promise is handed back as is, without an async frame around it whose
- * promise would resolve with it a microtask later (the call every upstream request makes).
+ * Not async: the dispatch's promise is handed back as is, without an async frame around it whose
+ * promise would resolve with it a microtask later (the call every upstream request makes). A picked
+ * server's request keeps undici's request(): its release waits on the body Readable's 'close'.
  */
-function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  return picked ? sendPicked(pool, picked, opts) : pool.request(opts);
+function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData | DispatchedAnswer> {
+  return picked ? sendPicked(pool, picked, opts) : dispatchRequest(pool, opts);
 }
 
 async function sendPicked(pool: Dispatcher, picked: PickedEndpoint, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
