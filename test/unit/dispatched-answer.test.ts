@@ -73,11 +73,11 @@ test('an answer in several chunks is read whole, without its Readable being made
   const answer = await dispatchRequest(pool, { method: 'GET', path: '/chunks' });
   assert.equal(answer.statusCode, 200);
   assert.equal(answer.headers['content-type'], 'application/json');
-  const bytes = await answer.readWhole(MB, tooLarge);
-  assert.deepEqual(JSON.parse(bytes!.toString('utf8')), { a: 'x'.repeat(1000) });
+  const text = await answer.readText(MB, tooLarge);
+  assert.deepEqual(JSON.parse(text!), { a: 'x'.repeat(1000) });
   assert.equal(answer.madeBody, false);
   // Read whole already: a second whole read is refused and the body is empty (as a consumed stream).
-  assert.equal(answer.readWhole(MB, tooLarge), undefined);
+  assert.equal(answer.readText(MB, tooLarge), undefined);
   let rest = '';
   for await (const c of answer.body as AsyncIterable<Buffer>) rest += c.toString();
   assert.equal(rest, '');
@@ -85,7 +85,7 @@ test('an answer in several chunks is read whole, without its Readable being made
 
 test('an answer past the limit is refused and its connection dropped', async () => {
   const answer = await dispatchRequest(pool, { method: 'GET', path: '/big?id=limit' });
-  await assert.rejects(answer.readWhole(256 * 1024, tooLarge)!, /too large/);
+  await assert.rejects(answer.readText(256 * 1024, tooLarge)!, /too large/);
   // The upstream stopped being read: it never got all 32 MB out.
   await new Promise((r) => setTimeout(r, 100));
   assert.ok((written.get('limit') ?? 0) < 32 * MB, `the server wrote ${written.get('limit')} bytes`);
@@ -97,8 +97,8 @@ test('an answer nobody reads yet is paused, not held in memory; a read then gets
   // The kernel buffers a few MB on both sides of a loopback connection; without the pause all 32 MB
   // would be through (and held by the gateway) by now.
   assert.ok((written.get('paused') ?? 0) < 16 * MB, `the server wrote ${written.get('paused')} bytes before anyone read`);
-  const bytes = await answer.readWhole(64 * MB, tooLarge);
-  assert.equal(bytes!.length, 32 * MB);
+  const text = await answer.readText(64 * MB, tooLarge);
+  assert.equal(text!.length, 32 * MB);
 });
 
 test('the Readable made after chunks came gives them first, then the rest, with back-pressure', async () => {
@@ -112,14 +112,14 @@ test('the Readable made after chunks came gives them first, then the rest, with 
   }
   assert.equal(size, 32 * MB);
   assert.equal(answer.madeBody, true);
-  assert.equal(answer.readWhole(64 * MB, tooLarge), undefined);
+  assert.equal(answer.readText(64 * MB, tooLarge), undefined);
 });
 
 test('a client that leaves mid-answer aborts the read, and the listener on its abort is let go once done', async () => {
   const abort = new RequestAbort();
   const gone = upstreamSignal(abort) as unknown as { on(e: 'abort', l: () => void): unknown };
   const answer = await dispatchRequest(pool, { method: 'GET', path: '/hang', signal: gone as never });
-  const reading = answer.readWhole(MB, tooLarge)!;
+  const reading = answer.readText(MB, tooLarge)!;
   abort.abort();
   await assert.rejects(reading, (err: Error) => err.name === 'AbortError');
 });
@@ -129,7 +129,7 @@ test('a finished answer lets go of its abort listener, read whole or as its Read
   const spy = { listeners: new Set<() => void>(), on(_e: 'abort', l: () => void) { this.listeners.add(l); }, removeListener(_e: 'abort', l: () => void) { this.listeners.delete(l); } };
   const whole = await dispatchRequest(pool, { method: 'GET', path: '/chunks', signal: spy as never });
   assert.equal(spy.listeners.size, 1);
-  await whole.readWhole(MB, tooLarge);
+  await whole.readText(MB, tooLarge);
   assert.equal(spy.listeners.size, 0);
   const streamed = await dispatchRequest(pool, { method: 'GET', path: '/chunks', signal: spy as never });
   for await (const c of streamed.body as AsyncIterable<Buffer>) assert.ok(c.length > 0);

@@ -59,8 +59,8 @@ class Answer implements UpstreamAnswer {
     const res = this.#res;
     if (res instanceof DispatchedAnswer) {
       const name = this.#provider.name;
-      const whole = res.readWhole(limit, () => upstreamTooLarge(name, 'response body', limit, RESPONSE_LIMIT_SETTING));
-      if (whole) return whole.then(utf8);
+      const whole = res.readText(limit, () => upstreamTooLarge(name, 'response body', limit, RESPONSE_LIMIT_SETTING));
+      if (whole) return whole;
     }
     return readBounded(res.body, this.headers, limit, this.#provider.name);
   }
@@ -68,10 +68,6 @@ class Answer implements UpstreamAnswer {
   async json(): Promise<unknown> {
     return parseAnswerJson(await this.text(), this.#provider.name);
   }
-}
-
-function utf8(bytes: Buffer): string {
-  return bytes.toString('utf8');
 }
 
 export function upstreamPath(provider: ProviderRuntime, up: UpstreamRequest): string {

@@ -25,13 +25,13 @@ type Signal = AbortSignal | { on(event: 'abort', l: () => void): unknown; remove
 interface WholeRead {
   readonly limit: number;
   readonly tooLarge: () => Error;
-  readonly resolve: (bytes: Buffer) => void;
+  readonly resolve: (text: string) => void;
   readonly reject: (err: unknown) => void;
 }
 
 const noop = (): void => {};
 
-/** An answer's head as it came; its body read whole (readWhole) or as undici's Readable (`body`). */
+/** An answer's head as it came; its body read whole (readText) or as undici's Readable (`body`). */
 export class DispatchedAnswer {
   readonly statusCode: number;
   readonly headers: Dispatcher.ResponseData['headers'];
@@ -85,16 +85,16 @@ export class DispatchedAnswer {
   }
 
   /**
-   * The whole body, once it ended (a rejection past `limit` bytes, with the upstream connection
-   * dropped); undefined once `body` was asked for (read that instead).
+   * The whole body as UTF-8 text, once it ended (a rejection past `limit` bytes, with the upstream
+   * connection dropped); undefined once `body` was asked for (read that instead).
    */
-  readWhole(limit: number, tooLarge: () => Error): Promise<Buffer> | undefined {
+  readText(limit: number, tooLarge: () => Error): Promise<string> | undefined {
     if (this.#body || this.#read) return undefined;
     this.#read = true;
     if (this.#error !== undefined) return Promise.reject(this.#error);
     if (Number(this.headers['content-length']) > limit || this.#size > limit) return Promise.reject(this.#fail(tooLarge()));
     if (this.#ended) return Promise.resolve(this.#joined());
-    const read = new Promise<Buffer>((resolve, reject) => {
+    const read = new Promise<string>((resolve, reject) => {
       this.#whole = { limit, tooLarge, resolve, reject };
     });
     // After the read is set: resuming may hand over the chunks waiting in the parser at once.
@@ -165,10 +165,10 @@ export class DispatchedAnswer {
     return err;
   }
 
-  #joined(): Buffer {
+  #joined(): string {
     const chunks = this.#chunks;
     this.#chunks = [];
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#size);
+    return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#size)).toString('utf8');
   }
 }
 
@@ -255,7 +255,7 @@ class DispatchedRequest {
 
 /**
  * `pool.request(opts)` through dispatch: the answer once its head came (any status), its body read
- * with readWhole() or `body`. A transport failure before the head is the rejection, as request()'s.
+ * with readText() or `body`. A transport failure before the head is the rejection, as request()'s.
  */
 export function dispatchRequest(pool: Dispatcher, opts: Dispatcher.RequestOptions): Promise<DispatchedAnswer> {
   return new Promise((resolve, reject) => {
