@@ -60,6 +60,11 @@ export class DispatchedAnswer {
     return this.#body !== undefined;
   }
 
+  /** The chunks go to the Readable: it was made before any whole read. */
+  get streaming(): boolean {
+    return this.#body !== undefined && !this.#read;
+  }
+
   /** The body as undici's Readable, made on the first read of this (as request() gives it). */
   get body(): BodyReadable {
     if (this.#body) return this.#body;
@@ -77,10 +82,14 @@ export class DispatchedAnswer {
       body.on('error', noop).destroy(this.#error as Error);
       return body;
     }
-    // After a whole read the chunks were that read's: the body is what is left, nothing.
-    if (!this.#read) for (const chunk of this.#chunks) body.push(chunk);
+    // Once a whole read was asked for, the chunks are that read's: the body is what is left, nothing.
+    if (this.#read) {
+      body.push(null);
+      return body;
+    }
+    for (const chunk of this.#chunks) body.push(chunk);
     this.#chunks = [];
-    if (this.#ended || this.#read) body.push(null);
+    if (this.#ended) body.push(null);
     return body;
   }
 
@@ -108,8 +117,8 @@ export class DispatchedAnswer {
   /** @internal the handler's: a chunk of the body. */
   data(chunk: Buffer): void {
     if (this.#error !== undefined) return;
-    if (this.#body) {
-      if (!this.#body.push(chunk)) this.#controller.pause();
+    if (this.streaming) {
+      if (!this.#body!.push(chunk)) this.#controller.pause();
       return;
     }
     this.#chunks.push(chunk);
@@ -128,8 +137,8 @@ export class DispatchedAnswer {
   end(trailers: Record<string, string | string[]> | undefined): void {
     if (trailers) for (const key of Object.keys(trailers)) Object.defineProperty(this.trailers, key, { value: trailers[key], enumerable: true, configurable: true, writable: true });
     this.#ended = true;
-    if (this.#body) {
-      this.#body.push(null);
+    if (this.streaming) {
+      this.#body!.push(null);
       return;
     }
     const whole = this.#whole;
@@ -144,10 +153,7 @@ export class DispatchedAnswer {
     if (this.#error !== undefined) return;
     this.#error = err;
     this.#chunks = [];
-    if (this.#body) {
-      this.#body.on('error', noop).destroy(err as Error);
-      return;
-    }
+    this.#body?.on('error', noop).destroy(err as Error);
     const whole = this.#whole;
     this.#whole = undefined;
     whole?.reject(err);
@@ -155,13 +161,13 @@ export class DispatchedAnswer {
 
   /** The client left: the Readable destroyed as request()'s is, or the exchange aborted. */
   abort(reason: Error): void {
-    if (this.#body) this.#body.on('error', noop).destroy(reason);
+    if (this.streaming) this.#body!.on('error', noop).destroy(reason);
     else this.#controller.abort(reason);
   }
 
   #fail(err: Error): Error {
     this.error(err);
-    this.#controller.abort(err);
+    if (!this.#ended) this.#controller.abort(err);
     return err;
   }
 
@@ -225,8 +231,8 @@ class DispatchedRequest {
 
   onResponseEnd(_controller: Controller, trailers: Record<string, string | string[]> | undefined): void {
     this.#answer?.end(trailers);
-    // With a Readable made, its 'close' lets go of the signal (bodyMade): a read of it may still be under way.
-    if (!this.#answer?.madeBody) this.#release();
+    // With the chunks going to a Readable, its 'close' lets go of the signal (bodyMade): a read of it may still be under way.
+    if (!this.#answer?.streaming) this.#release();
   }
 
   onResponseError(_controller: Controller | null, err: unknown): void {
