@@ -178,7 +178,7 @@ function exchange(call: Call, pool: Dispatcher, picked: PickedEndpoint | undefin
       signal: upstreamSignal(signal) as Dispatcher.RequestOptions['signal'],
       headersTimeout: provider.timeoutMs,
       bodyTimeout: up.stream ? provider.streamIdleTimeoutMs : provider.timeoutMs,
-    });
+    }, up.stream);
   } catch (err) {
     return Promise.reject(transportError(provider.name, err, signal));
   }
@@ -241,11 +241,13 @@ async function refused(call: Call, res: Dispatcher.ResponseData | DispatchedAnsw
 /**
  * The request on `pool`; a picked server counts it in flight until its answer body is done with.
  * Not async: the dispatch's promise is handed back as is, without an async frame around it whose
- * promise would resolve with it a microtask later (the call every upstream request makes). A picked
- * server's request keeps undici's request(): its release waits on the body Readable's 'close'.
+ * promise would resolve with it a microtask later (the call every upstream request makes). A stream
+ * keeps undici's request(): it needs the Readable at once, so a dispatched answer would spare it
+ * nothing. A picked server's request too: its release waits on the Readable's 'close'.
  */
-function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData | DispatchedAnswer> {
-  return picked ? sendPicked(pool, picked, opts) : dispatchRequest(pool, opts);
+function sendVia(pool: Dispatcher, picked: PickedEndpoint | undefined, opts: Dispatcher.RequestOptions, stream: boolean | undefined): Promise<Dispatcher.ResponseData | DispatchedAnswer> {
+  if (picked) return sendPicked(pool, picked, opts);
+  return stream ? pool.request(opts) : dispatchRequest(pool, opts);
 }
 
 async function sendPicked(pool: Dispatcher, picked: PickedEndpoint, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
