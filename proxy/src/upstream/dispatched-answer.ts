@@ -2,8 +2,9 @@
 // answer a Readable (with an async resource, its events and ticks, and a promise around the
 // callback), and most answers are then read whole. Here the answer's chunks are kept as they come
 // and read whole without a stream. The Readable (undici's own, the one request() gives) is made
-// only when something asks for `body` (a stream, a relay, an error's prefix). From then on it gets
-// the chunks as request()'s would, with the same back-pressure and abort.
+// only when something asks for `body` (a byte relay, an error's prefix). From then on it gets the
+// chunks as request()'s would, with the same back-pressure and abort. Streams keep request()
+// (pipeline/upstream-call.ts): they need the Readable at once.
 import { errors, type Dispatcher } from 'undici';
 import undiciReadable from 'undici/lib/api/readable.js';
 
