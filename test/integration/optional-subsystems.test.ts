@@ -34,6 +34,9 @@ const OPTIONAL: [what: string, url: RegExp][] = [
   ['the skills repository\'s YAML parser', /\/node_modules\/yaml\//],
   ['the WebRTC stack', /\/node_modules\/(@node-datachannel\/|node-datachannel\/)/],
   ['the CEL interpreter and RE2 (routing rules)', /\/node_modules\/(@marcbachmann\/cel-js|re2js)\//],
+  // The provider calls take undici's dispatcher and request files alone (upstream/pools.ts,
+  // upstream/dispatched-answer.ts): its index would load fetch, WebSocket and the caches too.
+  ["undici's package index (fetch, WebSocket, caches)", /\/node_modules\/undici\/(index\.js$|lib\/web\/)/],
 ];
 
 let mock: MockProvider;

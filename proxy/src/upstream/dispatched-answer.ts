@@ -5,8 +5,15 @@
 // only when something asks for `body` (a byte relay, an error's prefix). From then on it gets the
 // chunks as request()'s would, with the same back-pressure and abort. Streams keep request()
 // (pipeline/upstream-call.ts): they need the Readable at once.
-import { errors, type Dispatcher } from 'undici';
-import undiciReadable from 'undici/lib/api/readable.js';
+import { createRequire } from 'node:module';
+import type { Dispatcher, errors as UndiciErrors } from 'undici';
+import type undiciReadableModule from 'undici/lib/api/readable.js';
+
+// undici's own files, required as upstream/pools.ts requires its Pool: an import of the package's
+// index would load fetch, WebSocket and the rest it also holds (about 2 MB more heap at idle).
+const load = createRequire(import.meta.url);
+const undiciReadable = load('undici/lib/api/readable.js') as typeof undiciReadableModule;
+const { RequestAbortedError } = load('undici/lib/core/errors.js') as typeof UndiciErrors;
 
 type BodyReadable = Dispatcher.ResponseData['body'];
 
@@ -197,12 +204,12 @@ class DispatchedRequest {
     this.#reject = reject;
     if (!signal) return;
     if ('aborted' in signal && signal.aborted) {
-      this.#reason = (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+      this.#reason = (signal.reason as Error | undefined) ?? new RequestAbortedError();
       return;
     }
     this.#signal = signal;
     this.#onAbort = () => {
-      this.#reason = (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+      this.#reason = (signal.reason as Error | undefined) ?? new RequestAbortedError();
       if (this.#answer) this.#answer.abort(this.#reason);
       else this.#controller?.abort(this.#reason);
     };
