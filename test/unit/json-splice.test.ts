@@ -7,6 +7,9 @@ test('appendMember adds a last member that parses back', () => {
   const out = appendMember(text, 'extra_fields', { provider: 'openai', n: 1 })!;
   assert.deepEqual(JSON.parse(out), { id: 'x', choices: [{ message: { content: 'a } b' } }], extra_fields: { provider: 'openai', n: 1 } });
   assert.deepEqual(JSON.parse(appendMember('{}', 'k', 1)!), { k: 1 });
+  // An empty object with JSON's whitespace inside takes no comma; one with a member does.
+  assert.deepEqual(JSON.parse(appendMember('{ \n\t\r }\n', 'k', 1)!), { k: 1 });
+  assert.deepEqual(JSON.parse(appendMember('{"a":{} \n}', 'k', 1)!), { a: {}, k: 1 });
   assert.equal(appendMember('[1,2]', 'k', 1), undefined);
 });
 
